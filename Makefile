@@ -1,0 +1,42 @@
+# clai — build, test, lint, bench.
+GO          ?= go
+BIN         ?= bin/clai
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: all build test lint tidy-check generate update-golden bench ci clean
+
+all: build
+
+## build: the clai binary in bin/
+build:
+	$(GO) build -o $(BIN) ./cmd/clai
+
+## test: every test, with the race detector (the README's test command)
+test:
+	$(GO) test -race -count=1 ./...
+
+## lint: gofmt, go vet and staticcheck must report nothing
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+## tidy-check: go mod tidy must change nothing
+tidy-check:
+	@cp go.mod /tmp/clai.go.mod.$$$$ && cp go.sum /tmp/clai.go.sum.$$$$; \
+	  $(GO) mod tidy; \
+	  if ! git diff --quiet -- go.mod go.sum; then \
+	    echo "go mod tidy changes go.mod/go.sum:"; git --no-pager diff -- go.mod go.sum; \
+	    cp /tmp/clai.go.mod.$$$$ go.mod; cp /tmp/clai.go.sum.$$$$ go.sum; exit 1; fi; \
+	  rm -f /tmp/clai.go.mod.$$$$ /tmp/clai.go.sum.$$$$
+
+## update-golden: rewrite golden files after an intended change of output
+update-golden:
+	$(GO) test ./playbooks/... ./cmd/... -update
+
+## ci: everything CI checks
+ci: test lint tidy-check
+
+clean:
+	rm -rf bin

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+)
+
+// version is set at build time with -ldflags "-X main.version=…"; otherwise the
+// module version from the build information is used.
+var version = ""
+
+// Exit codes, documented in the README.
+const (
+	exitOK       = 0
+	exitFailed   = 1
+	exitUsage    = 2
+	exitDanger   = 3
+	exitManual   = 4
+	exitTimeout  = 124
+	exitInternal = 70
+)
+
+// exitError carries the exit code a command chose.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError is a mistake in how clai was called.
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// exitCode maps the error a command returned to the process exit code; it is the one
+// place that does.
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitUsage
+}
+
+// run is main without the process: it builds the app, runs it on args and returns the
+// exit code. Errors are printed once, with the clai: prefix, on stderr.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	err := app.RunContext(ctx, args)
+	code := exitCode(err)
+	var ee *exitError
+	if err != nil && (!errors.As(err, &ee) || ee.err != nil) {
+		fmt.Fprintf(stderr, "clai: %v\n", err)
+	}
+	return code
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:      "clai",
+		Usage:     "run interactive terminal programs from playbooks",
+		Version:   buildVersion(),
+		Reader:    stdin,
+		Writer:    stdout,
+		ErrWriter: stderr,
+		// clai maps errors to exit codes itself, in run.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return &exitError{code: exitUsage, err: err}
+		},
+		HideHelpCommand: true,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.ShowAppHelp(c)
+			}
+			return usageError("unknown command %q (see clai --help)", c.Args().First())
+		},
+		Commands: []*cli.Command{
+			lintCommand(),
+			schemaCommand(),
+			versionCommand(),
+		},
+	}
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}
+
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print clai's version",
+		Action: func(c *cli.Context) error {
+			_, err := fmt.Fprintf(c.App.Writer, "clai %s\n", buildVersion())
+			return err
+		},
+	}
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// oneOf checks a flag value against its allowed values.
+func oneOf(flag, value string, allowed []string) error {
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	return usageError("--%s %q: want one of %s", flag, value, strings.Join(allowed, ", "))
+}

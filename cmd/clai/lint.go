@@ -1,0 +1,45 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/diag"
+)
+
+func lintCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "lint",
+		Usage:     "check playbooks: syntax, schema, patterns, expressions, danger rules, timeouts",
+		ArgsUsage: "PLAYBOOK|FOLDER…",
+		Description: "Prints one finding a line, FILE:LINE:COL: error|warning: MESSAGE [RULE], then a hint.\n" +
+			"Exits 0 without errors (warnings too, unless --strict), 1 with errors, 2 on bad usage.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text, json, github or sarif"},
+			&cli.BoolFlag{Name: "strict", Usage: "fail on warnings too"},
+		},
+		Action: func(c *cli.Context) error {
+			format := c.String("format")
+			if err := oneOf("format", format, diag.Formats); err != nil {
+				return err
+			}
+			if c.NArg() == 0 {
+				return usageError("lint: name at least one playbook or folder")
+			}
+			res := playbooks.Lint(c.Args().Slice())
+			var sources map[string][]byte
+			if format == "text" && isTerminal(c.App.Writer) {
+				sources = res.Sources
+			}
+			tool := diag.ToolInfo{Name: "clai", Version: buildVersion(), URI: "https://github.com/clai-sh/clai"}
+			if err := diag.WriteFormat(c.App.Writer, format, res.Findings, tool, sources); err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			errs, warns := res.Findings.Count()
+			if errs > 0 || (c.Bool("strict") && warns > 0) {
+				return &exitError{code: exitFailed}
+			}
+			return nil
+		},
+	}
+}

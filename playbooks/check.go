@@ -1,0 +1,276 @@
+package playbooks
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/clai-sh/clai/playbooks/diag"
+)
+
+// check runs the semantic checks on a playbook that decoded without errors.
+func (d *decoder) check(pb *Playbook) {
+	d.checkNames(pb)
+	d.checkReachable(pb)
+	d.checkDanger(pb)
+	d.checkSecrets(pb)
+	d.checkBounded(pb)
+	d.checkTimeouts(pb)
+	d.checkTestRefs(pb)
+}
+
+func (d *decoder) checkNames(pb *Playbook) {
+	type named struct {
+		pos  Pos
+		name string
+	}
+	dup := func(kind string, items []named) {
+		first := map[string]Pos{}
+		for _, it := range items {
+			if it.name == "" {
+				continue
+			}
+			if p, ok := first[it.name]; ok {
+				d.report(it.pos, diag.Error, "duplicate-name", "rename one of them; names identify "+kind+"s in logs and reports", "%s name %q is already used at line %d", kind, it.name, p.Line)
+				continue
+			}
+			first[it.name] = it.pos
+		}
+	}
+	var steps, rules, dangers, tests []named
+	for _, s := range pb.Steps {
+		steps = append(steps, named{s.Pos, s.Name})
+	}
+	for _, r := range pb.Rules {
+		rules = append(rules, named{r.Pos, r.Name})
+	}
+	for _, r := range pb.Danger {
+		dangers = append(dangers, named{r.Pos, r.Name})
+	}
+	for _, t := range pb.Tests {
+		tests = append(tests, named{t.Pos, t.Name})
+	}
+	dup("step", steps)
+	dup("rule", rules)
+	dup("danger rule", dangers)
+	dup("test", tests)
+}
+
+// onlyEOF reports whether a matcher matches nothing but the end of output.
+func onlyEOF(m *Matcher) bool {
+	if m == nil {
+		return false
+	}
+	for _, p := range m.Patterns {
+		if p.Kind != EOF {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *decoder) checkReachable(pb *Playbook) {
+	var blocker string
+	for _, s := range pb.Steps {
+		if blocker != "" {
+			d.report(s.Pos, diag.Error, "unreachable", "remove the step or move it before the one that ends the run", "step %s can never run: %s", stepLabel(s), blocker)
+			continue
+		}
+		if onlyEOF(s.Expect) {
+			blocker = fmt.Sprintf("step %s waits for the program to end", stepLabel(s))
+		}
+		if len(s.Cases) > 0 {
+			allRepeat, allEOF := true, true
+			for _, c := range s.Cases {
+				allRepeat = allRepeat && c.Repeat
+				allEOF = allEOF && onlyEOF(c.Match)
+			}
+			switch {
+			case allRepeat:
+				blocker = fmt.Sprintf("every case of step %s repeats, so it never moves on", stepLabel(s))
+			case allEOF:
+				blocker = fmt.Sprintf("step %s waits for the program to end", stepLabel(s))
+			}
+		}
+		for i, c := range s.Cases {
+			for _, earlier := range s.Cases[:i] {
+				if earlier.Match != nil && c.Match != nil && earlier.Match.String() == c.Match.String() {
+					d.report(c.Pos, diag.Error, "unreachable", "remove the duplicate case or change its pattern", "this case of step %s can never match: an earlier case has the same pattern %s", stepLabel(s), c.Match)
+					break
+				}
+			}
+		}
+	}
+}
+
+func stepLabel(s *Step) string {
+	if s.Name != "" {
+		return fmt.Sprintf("%q", s.Name)
+	}
+	return fmt.Sprintf("%d", s.Index+1)
+}
+
+// responder is a step, case or rule that answers what its pattern matches.
+type responder struct {
+	what  string
+	pos   Pos
+	match *Matcher
+	when  *Expr
+	env   *Env
+	act   *Action
+}
+
+func responders(pb *Playbook) []responder {
+	var out []responder
+	for _, s := range pb.Steps {
+		if s.Expect != nil && s.Action != nil {
+			out = append(out, responder{"step " + stepLabel(s), s.Expect.Pos, s.Expect, nil, s.Env, s.Action})
+		}
+		for i, c := range s.Cases {
+			if c.Match != nil && c.Action != nil {
+				out = append(out, responder{fmt.Sprintf("case %d of step %s", i+1, stepLabel(s)), c.Match.Pos, c.Match, nil, c.Env, c.Action})
+			}
+		}
+	}
+	for _, r := range pb.Rules {
+		if r.Match != nil && r.Action != nil {
+			out = append(out, responder{fmt.Sprintf("rule %q", r.Name), r.Match.Pos, r.Match, r.When, r.Env, r.Action})
+		}
+	}
+	return out
+}
+
+// matchValues returns the expression values of the first pattern of m matching text.
+func matchValues(m *Matcher, text string) (Values, bool) {
+	for _, p := range m.Patterns {
+		if groups, named, ok := p.Groups(text); ok {
+			return Values{Text: groups[0], Groups: groups, Named: named}, true
+		}
+	}
+	return Values{}, false
+}
+
+func (d *decoder) checkDanger(pb *Playbook) {
+	vars := map[string]string{}
+	for _, v := range pb.Vars {
+		vars[v.Name] = v.Value
+	}
+	for _, dr := range pb.Danger {
+		for _, ex := range dr.Examples {
+			if _, ok := matchValues(dr.Match, ex.Text); !ok {
+				d.report(ex.Pos, diag.Error, "danger-example", "widen the pattern, or fix the example to be a text the program really prints", "danger rule %q does not match its own example %q", dr.Name, excerpt(ex.Text))
+			}
+		}
+	}
+	for _, r := range responders(pb) {
+		for _, dr := range pb.Danger {
+			for _, ex := range dr.Examples {
+				vals, ok := matchValues(r.match, ex.Text)
+				if !ok {
+					continue
+				}
+				if r.when != nil {
+					vals.Vars, vals.State = vars, "running"
+					if hit, err := r.when.Eval(r.env.Value(vals)); err == nil && !hit {
+						continue
+					}
+				}
+				d.report(r.pos, diag.Warning, "danger-overlap", "narrow the pattern or add a when: that excludes it; danger rules are checked first, but this one would approve the prompt if the danger rule changed", "%s would answer danger rule %q's example %q", r.what, dr.Name, excerpt(ex.Text))
+			}
+		}
+	}
+}
+
+// secretPrompt recognises prompts that ask for a password, passphrase, PIN or token.
+var secretPrompt = regexp.MustCompile(`(?i)pass(word|phrase|code)|\bpin\b|token|secret|api[ _-]?key|credential`)
+
+func (d *decoder) checkSecrets(pb *Playbook) {
+	for _, r := range responders(pb) {
+		if r.act.Kind != ActSend && r.act.Kind != ActLine {
+			continue
+		}
+		if r.act.Text.IsStatic() && r.act.Text.Source == "" {
+			continue // an empty answer, e.g. no passphrase
+		}
+		for _, p := range r.match.Patterns {
+			if p.Kind != EOF && secretPrompt.MatchString(p.Source) {
+				d.report(r.act.Pos, diag.Warning, "literal-secret", "write secret: env:NAME (or file:PATH) so the value stays out of the playbook, logs and reports", "%s types a literal answer at what looks like a password prompt (%s)", r.what, p)
+				break
+			}
+		}
+	}
+}
+
+func (d *decoder) checkBounded(pb *Playbook) {
+	for _, r := range pb.Rules {
+		if r.Cooldown == 0 && r.Limit == 0 {
+			d.report(r.Pos, diag.Warning, "unbounded", "add limit: N (then the run escalates) or cooldown: 2s", "rule %q has neither cooldown nor limit: a program that repeats its prompt is answered forever", r.Name)
+		}
+	}
+}
+
+func (d *decoder) checkTimeouts(pb *Playbook) {
+	t := pb.Timeouts
+	if t.Total > 0 {
+		if t.StepPos.Line != 0 && t.Step > t.Total {
+			d.report(t.StepPos, diag.Error, "timeouts", "lower timeouts.step or raise timeouts.total", "timeouts.step %s is longer than timeouts.total %s", t.Step, t.Total)
+		}
+		for _, s := range pb.Steps {
+			if s.Timeout > t.Total && s.Timeout != t.Step {
+				d.report(s.Pos, diag.Error, "timeouts", "lower the step's timeout or raise timeouts.total", "step %s waits up to %s, longer than timeouts.total %s", stepLabel(s), s.Timeout, t.Total)
+			}
+		}
+		if t.Idle > t.Total {
+			d.report(t.IdlePos, diag.Error, "timeouts", "lower timeouts.idle or raise timeouts.total", "timeouts.idle %s is longer than timeouts.total %s, so idle never fires", t.Idle, t.Total)
+		}
+		if t.PromptPos.Line != 0 && t.Prompt > t.Total {
+			d.report(t.PromptPos, diag.Error, "timeouts", "lower timeouts.prompt or raise timeouts.total", "timeouts.prompt %s is longer than timeouts.total %s", t.Prompt, t.Total)
+		}
+	}
+	if t.Idle > 0 && pb.Settings.Settle >= t.Idle {
+		d.report(t.IdlePos, diag.Error, "timeouts", "make settings.settle shorter than timeouts.idle", "timeouts.idle %s is not longer than settings.settle %s: the program is declared idle before clai sees it waiting at a prompt", t.Idle, pb.Settings.Settle)
+	}
+	if n := pb.Nudge; n != nil {
+		if t.Idle == 0 {
+			d.report(n.Pos, diag.Error, "timeouts", "set timeouts.idle, the quiet time after which nudges start", "nudge never runs: timeouts.idle is not set")
+		} else if span := n.Gap * time.Duration(n.Max); span > t.Idle {
+			d.report(n.Pos, diag.Error, "timeouts", "shorten nudge.gap or lower nudge.max, or raise timeouts.idle", "the nudge sequence takes %s (%d × %s), longer than timeouts.idle %s", span, n.Max, n.Gap, t.Idle)
+		}
+	}
+}
+
+func (d *decoder) checkTestRefs(pb *Playbook) {
+	var names []string
+	for _, r := range pb.Rules {
+		names = append(names, r.Name)
+	}
+	for _, r := range pb.Danger {
+		names = append(names, r.Name)
+	}
+	for _, s := range pb.Steps {
+		if s.Name != "" {
+			names = append(names, s.Name)
+		}
+	}
+	for _, t := range pb.Tests {
+		for _, f := range t.Expect.Fired {
+			if !slices.Contains(names, f) {
+				msg := fmt.Sprintf("test %q expects %q to fire, but no rule, danger rule or step has that name", t.Name, f)
+				if c := closest(f, names); c != "" {
+					msg += fmt.Sprintf("; did you mean %q?", c)
+				}
+				d.report(t.Pos, diag.Error, "reference", "name a rule, danger rule or step of this playbook", "%s", msg)
+			}
+		}
+	}
+}
+
+// excerpt shortens a text for a message.
+func excerpt(s string) string {
+	r := []rune(s)
+	if len(r) > 60 {
+		return string(r[:57]) + "..."
+	}
+	return s
+}

@@ -1,0 +1,50 @@
+package diag
+
+// Rule describes one check of `clai lint`.
+type Rule struct {
+	ID       string
+	Severity Severity
+	// Summary is one sentence saying what the check finds.
+	Summary string
+	// Structural rules are the ones the JSON Schema can decide as well; the loader and
+	// the schema must agree on them.
+	Structural bool
+}
+
+// Rules is the catalogue of lint checks, in the order they are documented.
+var Rules = []Rule{
+	{ID: "io", Severity: Error, Summary: "The playbook file is missing, unreadable, or a folder holds no playbook."},
+	{ID: "yaml", Severity: Error, Summary: "The file is not valid YAML.", Structural: true},
+	{ID: "schema", Severity: Error, Summary: "A key is unknown, a value has the wrong type, a required key is missing, or keys that exclude each other are combined.", Structural: true},
+	{ID: "duration", Severity: Error, Summary: "A duration does not parse (write 300ms, 1.5s, 2m, 1h30m).", Structural: true},
+	{ID: "size", Severity: Error, Summary: "A size does not parse (write 512, 8KiB, 1MiB).", Structural: true},
+	{ID: "keys", Severity: Error, Summary: "A name in `keys` is not a key clai knows.", Structural: true},
+	{ID: "regex", Severity: Error, Summary: "A regular expression does not compile."},
+	{ID: "pcre", Severity: Error, Summary: "A regular expression uses PCRE-only syntax that Go's RE2 does not support (lookaround, backreferences, possessive quantifiers, atomic groups, \\Z)."},
+	{ID: "expr", Severity: Error, Summary: "A `when` expression does not compile, does not type-check, or uses an unknown name."},
+	{ID: "template", Severity: Error, Summary: "A `{{ }}` template is malformed or its expression does not compile."},
+	{ID: "duplicate-name", Severity: Error, Summary: "Two steps, rules, danger rules or tests share a name."},
+	{ID: "unreachable", Severity: Error, Summary: "A step or case can never run (it follows `expect: eof`, or repeats an earlier case)."},
+	{ID: "danger-example", Severity: Error, Summary: "A danger rule's example is not matched by the rule's own pattern."},
+	{ID: "danger-overlap", Severity: Warning, Summary: "A rule or step would answer a danger rule's example: it could auto-approve a dangerous prompt if the danger rule were changed."},
+	{ID: "literal-secret", Severity: Warning, Summary: "A literal answer is typed at a password, passphrase or token prompt; it would be logged."},
+	{ID: "unbounded", Severity: Warning, Summary: "A rule has neither `cooldown` nor `limit`, so a program that repeats its prompt gets answered forever."},
+	{ID: "reference", Severity: Error, Summary: "A test expects a rule, danger rule or step that the playbook does not have."},
+	{ID: "timeouts", Severity: Error, Summary: "Timeouts contradict each other (a step longer than the whole run, nudges that outlast the idle time…)."},
+}
+
+// RuleByID returns the catalogue entry of a rule id.
+func RuleByID(id string) (Rule, bool) {
+	for _, r := range Rules {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// IsStructural reports whether findings of the rule id are ones the JSON Schema decides too.
+func IsStructural(id string) bool {
+	r, ok := RuleByID(id)
+	return ok && r.Structural
+}

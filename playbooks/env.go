@@ -1,0 +1,205 @@
+package playbooks
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/vm"
+)
+
+// StepInfo is the step part of the expression environment.
+type StepInfo struct {
+	Name  string `expr:"name"`
+	Index int    `expr:"index"`
+	Tries int    `expr:"tries"`
+}
+
+// Values are the run-time values of an expression environment.
+type Values struct {
+	// Text is the matched text, Groups the groups by number (0 is the whole match),
+	// Named the named groups.
+	Text   string
+	Groups []string
+	Named  map[string]string
+	// Vars are the playbook variables after --var overrides.
+	Vars     map[string]string
+	Environ  map[string]string
+	State    string
+	Elapsed  time.Duration
+	Idle     time.Duration
+	Fired    map[string]int
+	Step     StepInfo
+	Screen   string
+	ExitCode int
+}
+
+// Env is the typed expression environment of one place in a playbook: the names in
+// DESIGN §2, with match carrying a field for each named group of the place's pattern
+// and vars a field for each declared variable, so that a misspelt name fails when the
+// playbook loads rather than when the rule fires.
+type Env struct {
+	root   reflect.Type
+	match  reflect.Type
+	vars   reflect.Type
+	groups []string
+	names  []string
+	// zero is a zero value of root, the type-checking environment.
+	zero any
+}
+
+var (
+	stringType   = reflect.TypeFor[string]()
+	durationType = reflect.TypeFor[time.Duration]()
+)
+
+// newEnv builds the environment for a pattern with the given named groups.
+func newEnv(groups, vars []string) *Env {
+	e := &Env{groups: groups, names: vars}
+	matchFields := []reflect.StructField{
+		{Name: "Text", Type: stringType, Tag: `expr:"text"`},
+		{Name: "Groups", Type: reflect.TypeFor[[]string](), Tag: `expr:"groups"`},
+	}
+	for i, g := range groups {
+		if g == "text" || g == "groups" {
+			continue
+		}
+		matchFields = append(matchFields, reflect.StructField{Name: fmt.Sprintf("G%d", i), Type: stringType, Tag: reflect.StructTag(fmt.Sprintf(`expr:%q`, g))})
+	}
+	e.match = reflect.StructOf(matchFields)
+	var varFields []reflect.StructField
+	for i, v := range vars {
+		varFields = append(varFields, reflect.StructField{Name: fmt.Sprintf("V%d", i), Type: stringType, Tag: reflect.StructTag(fmt.Sprintf(`expr:%q`, v))})
+	}
+	e.vars = reflect.StructOf(varFields)
+	e.root = reflect.StructOf([]reflect.StructField{
+		{Name: "Match", Type: e.match, Tag: `expr:"match"`},
+		{Name: "Vars", Type: e.vars, Tag: `expr:"vars"`},
+		{Name: "Env", Type: reflect.TypeFor[map[string]string](), Tag: `expr:"env"`},
+		{Name: "State", Type: stringType, Tag: `expr:"state"`},
+		{Name: "Elapsed", Type: durationType, Tag: `expr:"elapsed"`},
+		{Name: "Idle", Type: durationType, Tag: `expr:"idle"`},
+		{Name: "Fired", Type: reflect.TypeFor[map[string]int](), Tag: `expr:"fired"`},
+		{Name: "Step", Type: reflect.TypeFor[StepInfo](), Tag: `expr:"step"`},
+		{Name: "Screen", Type: stringType, Tag: `expr:"screen"`},
+		{Name: "ExitCode", Type: reflect.TypeFor[int](), Tag: `expr:"exit_code"`},
+	})
+	e.zero = reflect.New(e.root).Elem().Interface()
+	return e
+}
+
+// Value builds the environment value for a run of an expression.
+func (e *Env) Value(v Values) any {
+	root := reflect.New(e.root).Elem()
+	match := root.Field(0)
+	match.Field(0).SetString(v.Text)
+	match.Field(1).Set(reflect.ValueOf(v.Groups))
+	for i := 2; i < match.NumField(); i++ {
+		match.Field(i).SetString(v.Named[e.match.Field(i).Tag.Get("expr")])
+	}
+	vars := root.Field(1)
+	for i, name := range e.names {
+		vars.Field(i).SetString(v.Vars[name])
+	}
+	root.Field(2).Set(reflect.ValueOf(v.Environ))
+	root.Field(3).SetString(v.State)
+	root.Field(4).SetInt(int64(v.Elapsed))
+	root.Field(5).SetInt(int64(v.Idle))
+	root.Field(6).Set(reflect.ValueOf(v.Fired))
+	root.Field(7).Set(reflect.ValueOf(v.Step))
+	root.Field(8).SetString(v.Screen)
+	root.Field(9).SetInt(int64(v.ExitCode))
+	return root.Interface()
+}
+
+// Expr is a compiled boolean expression (a rule's when).
+type Expr struct {
+	Pos
+	Source  string
+	program *vm.Program
+}
+
+// Eval runs the expression in env.
+func (x *Expr) Eval(env any) (bool, error) {
+	out, err := expr.Run(x.program, env)
+	if err != nil {
+		return false, fmt.Errorf("when %q: %w", x.Source, err)
+	}
+	b, _ := out.(bool)
+	return b, nil
+}
+
+// compile compiles src in the environment; asBool requires a boolean result.
+func (e *Env) compile(src string, asBool bool) (*vm.Program, error) {
+	opts := []expr.Option{expr.Env(e.zero)}
+	if asBool {
+		opts = append(opts, expr.AsBool())
+	}
+	prog, err := expr.Compile(src, opts...)
+	if err != nil {
+		return nil, e.explain(err)
+	}
+	return prog, nil
+}
+
+var noFieldMessage = regexp.MustCompile(`^type (.*) has no field (\w+)$`)
+
+// explain turns an expr compile error into one line that speaks of the playbook's
+// names rather than of Go types.
+func (e *Env) explain(err error) error {
+	var fe *file.Error
+	if !errors.As(err, &fe) {
+		return err
+	}
+	msg := fe.Message
+	if m := noFieldMessage.FindStringSubmatch(msg); m != nil {
+		owner, fields := e.describe(m[1])
+		msg = fmt.Sprintf("%s has no field %q", owner, m[2])
+		if s := closest(m[2], fields); s != "" {
+			msg += fmt.Sprintf(", did you mean %q?", s)
+		}
+		switch {
+		case owner == "vars":
+			msg += " (declare it under vars:)"
+		case owner == "match" && len(e.groups) == 0:
+			msg += " (the pattern has no named groups; use {regex: '(?P<name>…)'})"
+		case len(fields) > 0:
+			msg += " (it has " + strings.Join(fields, ", ") + ")"
+		}
+	} else if name, ok := strings.CutPrefix(msg, "unknown name "); ok {
+		top := []string{"match", "vars", "env", "state", "elapsed", "idle", "fired", "step", "screen", "exit_code"}
+		msg = fmt.Sprintf("unknown name %q", name)
+		if s := closest(name, top); s != "" {
+			msg += fmt.Sprintf(", did you mean %q?", s)
+		} else if slices.Contains(e.names, name) {
+			msg += fmt.Sprintf(", did you mean vars.%s?", name)
+		}
+	}
+	return fmt.Errorf("%s (column %d)", msg, fe.Column+1)
+}
+
+// describe names the part of the environment a Go type stands for, with its fields.
+func (e *Env) describe(typeName string) (string, []string) {
+	fieldsOf := func(t reflect.Type) []string {
+		var out []string
+		for i := range t.NumField() {
+			out = append(out, t.Field(i).Tag.Get("expr"))
+		}
+		return out
+	}
+	switch typeName {
+	case e.match.String():
+		return "match", fieldsOf(e.match)
+	case e.vars.String():
+		return "vars", fieldsOf(e.vars)
+	case reflect.TypeFor[StepInfo]().String():
+		return "step", fieldsOf(reflect.TypeFor[StepInfo]())
+	}
+	return "the value", nil
+}

@@ -1,0 +1,362 @@
+package playbooks
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+
+	"github.com/clai-sh/clai/playbooks/diag"
+)
+
+// Defaults of the format (docs/playbook.md).
+const (
+	DefaultSettle          = 300 * time.Millisecond
+	DefaultWindow          = 8 << 10
+	DefaultMinSendInterval = 200 * time.Millisecond
+	DefaultStepTimeout     = 30 * time.Second
+	DefaultPromptTimeout   = 5 * time.Minute
+	DefaultNudgeGap        = time.Second
+	DefaultNudgeMax        = 3
+)
+
+// DefaultNudgeSequence is what nudge sends when the playbook names no sequence.
+var DefaultNudgeSequence = []string{"\r", "y\r", "continue\r"}
+
+// Presets are the names extends accepts.
+var Presets = []string{"claude-code", "codex", "gemini", "aider", "apt"}
+
+// Load reads and compiles the playbook at path. Its error is a diag.List of every
+// error found (warnings are left to Lint), or the error reading the file.
+func Load(path string) (*Playbook, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read playbook: %w", err)
+	}
+	pb, findings := Parse(path, src)
+	var errs diag.List
+	for _, f := range findings {
+		if f.Severity == diag.Error {
+			errs = append(errs, f)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return pb, nil
+}
+
+// Parse decodes and compiles a playbook and runs every check on it. It returns the
+// playbook, or nil when it has errors, and all findings, sorted.
+func Parse(name string, src []byte) (*Playbook, diag.List) {
+	d := &decoder{file: name, anchors: map[string]ast.Node{}, typos: map[ast.Node]map[string]bool{}}
+	pb := d.playbook(src)
+	if pb != nil && !d.diags.HasErrors() {
+		d.check(pb)
+	}
+	d.diags.Sort()
+	if d.diags.HasErrors() {
+		return nil, d.diags
+	}
+	return pb, d.diags
+}
+
+func (d *decoder) playbook(src []byte) *Playbook {
+	file, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		d.syntaxError(err)
+		return nil
+	}
+	var docs []*ast.DocumentNode
+	for _, doc := range file.Docs {
+		if doc.Body != nil {
+			docs = append(docs, doc)
+		}
+	}
+	if len(docs) == 0 {
+		d.report(Pos{File: d.file, Line: 1, Col: 1}, diag.Error, "schema", "start with version: 1, name: and spawn:", "the file is empty")
+		return nil
+	}
+	if len(docs) > 1 {
+		d.errorAt(docs[1], "yaml", "put each playbook in a file of its own", "the file holds %d YAML documents, a playbook is one", len(docs))
+	}
+	root := docs[0].Body
+	pb := &Playbook{Pos: d.pos(root), Path: d.file, Source: src}
+	top := []string{"version", "name", "description", "extends", "spawn", "vars", "settings", "timeouts", "steps", "rules", "danger", "nudge", "tests"}
+	present, ok := d.fields(root, "the playbook", top, func(string, ast.Node) {})
+	if !ok {
+		return nil
+	}
+	d.require(root, present, "the playbook", "version", "name", "spawn")
+	if e, ok := present["version"]; ok {
+		if v, ok := d.resolve(e.value).(*ast.IntegerNode); ok && intValue(v) != 1 {
+			d.errorAt(v, "schema", "write version: 1", "version %d is not supported: this clai reads playbook version 1", intValue(v))
+		} else if v, ok := d.integer(e.value, "version", 1, 1); ok {
+			pb.Version = v
+		}
+	}
+	if e, ok := present["name"]; ok {
+		pb.Name, _ = d.text(e.value, "name")
+	}
+	if e, ok := present["description"]; ok {
+		pb.Description, _ = d.str(e.value, "description")
+	}
+	if e, ok := present["extends"]; ok {
+		pb.Extends = d.enum(e.value, "extends", Presets)
+	}
+	if e, ok := present["vars"]; ok {
+		pb.Vars = d.vars(e.value)
+	}
+	varNames := make([]string, len(pb.Vars))
+	for i, v := range pb.Vars {
+		varNames[i] = v.Name
+	}
+	if e, ok := present["spawn"]; ok {
+		pb.Spawn = d.spawn(e.value)
+	}
+	pb.Settings = Settings{Match: MatchStream, Settle: DefaultSettle, Window: DefaultWindow, MinSendInterval: DefaultMinSendInterval}
+	if e, ok := present["settings"]; ok {
+		d.settings(e.value, &pb.Settings)
+	}
+	pb.Timeouts = Timeouts{Step: DefaultStepTimeout, Prompt: DefaultPromptTimeout}
+	if e, ok := present["timeouts"]; ok {
+		d.timeouts(e.value, &pb.Timeouts)
+	}
+	if e, ok := present["steps"]; ok {
+		items, _ := d.seq(e.value, "steps")
+		for i, item := range items {
+			if s := d.step(item, i, varNames, pb.Timeouts.Step); s != nil {
+				pb.Steps = append(pb.Steps, s)
+			}
+		}
+	}
+	if e, ok := present["rules"]; ok {
+		items, _ := d.seq(e.value, "rules")
+		for i, item := range items {
+			if r := d.rule(item, i, varNames); r != nil {
+				pb.Rules = append(pb.Rules, r)
+			}
+		}
+	}
+	if e, ok := present["danger"]; ok {
+		items, _ := d.seq(e.value, "danger")
+		for i, item := range items {
+			if r := d.danger(item, i, varNames); r != nil {
+				pb.Danger = append(pb.Danger, r)
+			}
+		}
+	}
+	if e, ok := present["nudge"]; ok {
+		pb.Nudge = d.nudge(e.value)
+	}
+	if e, ok := present["tests"]; ok {
+		items, _ := d.seq(e.value, "tests")
+		for i, item := range items {
+			if t := d.test(item, i); t != nil {
+				pb.Tests = append(pb.Tests, t)
+			}
+		}
+	}
+	return pb
+}
+
+// syntaxError reports a YAML parse error at its position.
+func (d *decoder) syntaxError(err error) {
+	var ye yaml.Error
+	p := Pos{File: d.file, Line: 1, Col: 1}
+	msg := err.Error()
+	if errors.As(err, &ye) {
+		msg = ye.GetMessage()
+		if tk := ye.GetToken(); tk != nil {
+			p.Line, p.Col = tk.Position.Line, tk.Position.Column
+		}
+	}
+	d.report(p, diag.Error, "yaml", "check indentation, quoting and brackets around this place", "invalid YAML: %s", msg)
+}
+
+// enum decodes a string that must be one of allowed.
+func (d *decoder) enum(n ast.Node, what string, allowed []string) string {
+	s, ok := d.str(n, what)
+	if !ok {
+		return ""
+	}
+	if !slices.Contains(allowed, s) {
+		msg := fmt.Sprintf("%s %q is not one of %s", what, s, strings.Join(allowed, ", "))
+		if c := closest(s, allowed); c != "" {
+			msg += fmt.Sprintf("; did you mean %q?", c)
+		}
+		d.errorAt(d.resolve(n), "schema", "write one of "+strings.Join(allowed, ", "), "%s", msg)
+		return ""
+	}
+	return s
+}
+
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (d *decoder) vars(n ast.Node) []Var {
+	es, ok := d.entries(n, "vars")
+	if !ok {
+		return nil
+	}
+	var out []Var
+	for _, e := range es {
+		if !identifier.MatchString(e.key) {
+			d.errorAt(e.keyN, "schema", "use letters, digits and _ (a name expressions can use as vars.NAME)", "variable name %q is not an identifier", e.key)
+			continue
+		}
+		v, _ := d.str(e.value, "vars."+e.key)
+		out = append(out, Var{Pos: d.pos(e.keyN), Name: e.key, Value: v})
+	}
+	return out
+}
+
+func (d *decoder) spawn(n ast.Node) Spawn {
+	s := Spawn{Pos: d.pos(n)}
+	present, ok := d.fields(n, "spawn", []string{"command", "shell", "env", "dir", "size", "tmux"}, func(key string, v ast.Node) {
+		switch key {
+		case "command":
+			s.Command, _ = d.strings(v, "spawn.command")
+			if len(s.Command) > 0 && s.Command[0] == "" {
+				d.errorAt(v, "schema", "the first entry is the program to run", "spawn.command names no program")
+			}
+			if len(s.Command) == 0 {
+				if _, isSeq := d.resolve(v).(*ast.SequenceNode); isSeq {
+					d.errorAt(v, "schema", "write the program and its arguments, e.g. [ssh-keygen, -t, ed25519]", "spawn.command is an empty list")
+				}
+			}
+		case "shell":
+			s.Shell, _ = d.str(v, "spawn.shell")
+			if strings.TrimSpace(s.Shell) == "" {
+				d.errorAt(v, "schema", "write the command line to run", "spawn.shell is empty")
+			}
+		case "env":
+			es, _ := d.entries(v, "spawn.env")
+			for _, e := range es {
+				val, _ := d.str(e.value, "spawn.env."+e.key)
+				s.Env = append(s.Env, EnvVar{Name: e.key, Value: val})
+			}
+		case "dir":
+			s.Dir, _ = d.str(v, "spawn.dir")
+		case "size":
+			s.Size = d.termSize(v, "spawn.size")
+		case "tmux":
+			s.Tmux = d.tmux(v)
+		}
+	})
+	if !ok {
+		return s
+	}
+	_, hasCommand := present["command"]
+	_, hasShell := present["shell"]
+	switch {
+	case s.Tmux != nil && s.Tmux.Target != "":
+		if hasCommand || hasShell {
+			d.errorAt(n, "schema", "remove command/shell, or use tmux: {session: NAME} to start the command in a new session", "spawn.tmux.target drives a pane that already runs a program, so spawn takes no command or shell")
+		}
+	case hasCommand && hasShell:
+		d.errorAt(present["shell"].keyN, "schema", "keep one: command: [argv…] runs without a shell, shell: \"…\" runs through $SHELL -c", "spawn has both command and shell")
+	case !hasCommand && !hasShell && !d.mistyped(n, "command") && !d.mistyped(n, "shell"):
+		d.errorAt(n, "schema", "add command: [program, args…] or shell: \"command line\"", "spawn has neither command nor shell")
+	}
+	return s
+}
+
+func (d *decoder) termSize(n ast.Node, what string) *TermSize {
+	t := &TermSize{}
+	present, ok := d.fields(n, what, []string{"rows", "cols"}, func(key string, v ast.Node) {
+		if key == "rows" {
+			t.Rows, _ = d.integer(v, sub(what, "rows"), 1, 1000)
+		} else {
+			t.Cols, _ = d.integer(v, sub(what, "cols"), 1, 1000)
+		}
+	})
+	if !ok || !d.require(n, present, what, "rows", "cols") {
+		return nil
+	}
+	return t
+}
+
+func (d *decoder) tmux(n ast.Node) *Tmux {
+	t := &Tmux{Pos: d.pos(n)}
+	present, ok := d.fields(n, "spawn.tmux", []string{"target", "session"}, func(key string, v ast.Node) {
+		if key == "target" {
+			t.Target, _ = d.text(v, "spawn.tmux.target")
+		} else {
+			t.Session, _ = d.text(v, "spawn.tmux.session")
+		}
+	})
+	if !ok {
+		return nil
+	}
+	if len(present) != 1 {
+		d.errorAt(n, "schema", `write {target: "session:window.pane"} to drive a pane, or {session: NAME} to start one`, "spawn.tmux needs exactly one of target and session")
+		return nil
+	}
+	return t
+}
+
+func (d *decoder) settings(n ast.Node, s *Settings) {
+	d.fields(n, "settings", []string{"match", "settle", "window", "min_send_interval"}, func(key string, v ast.Node) {
+		switch key {
+		case "match":
+			if m := d.enum(v, "settings.match", []string{"stream", "screen"}); m != "" {
+				s.Match = MatchMode(m)
+			}
+		case "settle":
+			s.Settle, _ = d.duration(v, "settings.settle")
+		case "window":
+			if w, ok := d.size(v, "settings.window"); ok {
+				s.Window = w
+			}
+		case "min_send_interval":
+			s.MinSendInterval, _ = d.duration(v, "settings.min_send_interval")
+		}
+	})
+}
+
+func (d *decoder) timeouts(n ast.Node, t *Timeouts) {
+	d.fields(n, "timeouts", []string{"total", "step", "idle", "prompt"}, func(key string, v ast.Node) {
+		dur, ok := d.duration(v, "timeouts."+key)
+		if !ok {
+			return
+		}
+		p := d.pos(d.resolve(v))
+		switch key {
+		case "total":
+			t.Total, t.TotalPos = dur, p
+		case "step":
+			t.Step, t.StepPos = dur, p
+		case "idle":
+			t.Idle, t.IdlePos = dur, p
+		case "prompt":
+			t.Prompt, t.PromptPos = dur, p
+		}
+	})
+}
+
+func (d *decoder) nudge(n ast.Node) *Nudge {
+	nu := &Nudge{Pos: d.pos(n), Sequence: DefaultNudgeSequence, Gap: DefaultNudgeGap, Max: DefaultNudgeMax}
+	d.fields(n, "nudge", []string{"sequence", "gap", "max"}, func(key string, v ast.Node) {
+		switch key {
+		case "sequence":
+			seq, ok := d.strings(v, "nudge.sequence")
+			if ok && len(seq) == 0 {
+				d.errorAt(v, "schema", `list what to send, e.g. ["\r", "continue\r"]`, "nudge.sequence is empty")
+			} else if ok {
+				nu.Sequence = seq
+			}
+		case "gap":
+			nu.Gap, _ = d.duration(v, "nudge.gap")
+		case "max":
+			nu.Max, _ = d.integer(v, "nudge.max", 1, 1000)
+		}
+	})
+	return nu
+}

@@ -1,0 +1,244 @@
+// Package playbooks loads clai playbooks: it decodes the YAML strictly, keeping the
+// file:line:col of every element, applies defaults, compiles patterns, expressions and
+// templates once, and checks the result. A loaded Playbook is the plan the runner
+// executes; Lint adds the checks that only report.
+package playbooks
+
+import (
+	"time"
+
+	"github.com/clai-sh/clai/playbooks/diag"
+)
+
+// Pos is the place of an element in its playbook file.
+type Pos = diag.Pos
+
+// Playbook is a loaded, compiled playbook.
+type Playbook struct {
+	Pos
+	// Path is the file the playbook was read from; Source its bytes.
+	Path   string
+	Source []byte
+
+	Version     int
+	Name        string
+	Description string
+	// Extends names a built-in preset the playbook starts from, or "".
+	Extends  string
+	Spawn    Spawn
+	Vars     []Var
+	Settings Settings
+	Timeouts Timeouts
+	Steps    []*Step
+	Rules    []*Rule
+	Danger   []*Danger
+	// Nudge is nil when the playbook has no nudge section.
+	Nudge *Nudge
+	Tests []*Test
+}
+
+// Var is a playbook variable with its default value.
+type Var struct {
+	Pos
+	Name  string
+	Value string
+}
+
+// Spawn says what program to run and how.
+type Spawn struct {
+	Pos
+	// Command is the argv, unexpanded; Shell a command line for $SHELL -c. One is set,
+	// unless Tmux targets an existing pane.
+	Command []string
+	Shell   string
+	Env     []EnvVar
+	// Dir is the working directory as written; relative paths are relative to the
+	// playbook's folder. "" means the current directory.
+	Dir string
+	// Size is nil when the playbook leaves the terminal size to the user's terminal.
+	Size *TermSize
+	Tmux *Tmux
+}
+
+// EnvVar is one entry of spawn.env, unexpanded.
+type EnvVar struct {
+	Name  string
+	Value string
+}
+
+// TermSize is a terminal size in character cells.
+type TermSize struct {
+	Rows int
+	Cols int
+}
+
+// Tmux makes clai drive a tmux pane instead of a pseudo-terminal of its own.
+type Tmux struct {
+	Pos
+	// Target is an existing pane ("work:0.1"); Session the name of a detached session
+	// clai starts with the spawn command.
+	Target  string
+	Session string
+}
+
+// MatchMode says what patterns are matched against.
+type MatchMode string
+
+// The match modes of settings.match.
+const (
+	MatchStream MatchMode = "stream"
+	MatchScreen MatchMode = "screen"
+)
+
+// Settings tune matching and pacing.
+type Settings struct {
+	Match           MatchMode
+	Settle          time.Duration
+	Window          int64
+	MinSendInterval time.Duration
+}
+
+// Timeouts are the run's time limits; zero means no limit.
+type Timeouts struct {
+	Total  time.Duration
+	Step   time.Duration
+	Idle   time.Duration
+	Prompt time.Duration
+
+	// Where each was written, for findings; zero when defaulted.
+	TotalPos, StepPos, IdlePos, PromptPos Pos
+}
+
+// Step is one entry of steps: wait for Expect, then act.
+type Step struct {
+	Pos
+	Name  string
+	Index int
+	// Expect is nil for a step that acts at once.
+	Expect *Matcher
+	// Cases is set instead of Expect and Action for a branching step.
+	Cases  []*Case
+	Action *Action
+	// Timeout is the step's own limit, or timeouts.step.
+	Timeout time.Duration
+	// Env is the expression environment of the step's templates.
+	Env *Env
+}
+
+// Case is one branch of a step's expect list.
+type Case struct {
+	Pos
+	Match  *Matcher
+	Action *Action
+	Repeat bool
+	Env    *Env
+}
+
+// Rule is a reactive answer, active during the whole run.
+type Rule struct {
+	Pos
+	Name     string
+	Match    *Matcher
+	When     *Expr
+	Action   *Action
+	Cooldown time.Duration
+	// Limit is how often the rule may fire; 0 means no limit.
+	Limit int
+	Env   *Env
+}
+
+// DangerAction is what a danger rule does when it matches.
+type DangerAction string
+
+// The danger actions.
+const (
+	DangerManual DangerAction = "manual"
+	DangerDeny   DangerAction = "deny"
+	DangerAbort  DangerAction = "abort"
+)
+
+// Danger is a prompt that must never be auto-approved.
+type Danger struct {
+	Pos
+	Name   string
+	Match  *Matcher
+	Action DangerAction
+	// Refusal is what deny sends; nil for manual and abort.
+	Refusal  *Action
+	Examples []Example
+	Env      *Env
+}
+
+// Example is a text a danger rule must match.
+type Example struct {
+	Pos
+	Text string
+}
+
+// Nudge is what clai sends when the program goes idle.
+type Nudge struct {
+	Pos
+	Sequence []string
+	Gap      time.Duration
+	Max      int
+}
+
+// Test is one of the playbook's own tests.
+type Test struct {
+	Pos
+	Name   string
+	Output string
+	Cast   string
+	Size   *TermSize
+	Expect TestExpect
+}
+
+// TestExpect is what must hold at the end of a test; nil fields are not checked.
+type TestExpect struct {
+	State *string
+	Sent  *string
+	Fired []string
+	Exit  *int
+}
+
+// ActionKind names what an action sends.
+type ActionKind string
+
+// The action kinds.
+const (
+	ActSend   ActionKind = "send"
+	ActLine   ActionKind = "line"
+	ActKeys   ActionKind = "keys"
+	ActChoose ActionKind = "choose"
+	ActSecret ActionKind = "secret"
+)
+
+// Action is what a step, case, rule or danger refusal sends.
+type Action struct {
+	Pos
+	Kind ActionKind
+	// Text is the template of send and line.
+	Text *Template
+	// Keys are the named keys of a keys action.
+	Keys []Key
+	// Choose is the label of a choose action.
+	Choose *Pattern
+	// Secret is where a secret action's value comes from.
+	Secret SecretRef
+}
+
+// SecretSource says where a secret comes from.
+type SecretSource string
+
+// The secret sources.
+const (
+	SecretEnv  SecretSource = "env"
+	SecretFile SecretSource = "file"
+)
+
+// SecretRef names a secret without holding its value.
+type SecretRef struct {
+	Source SecretSource
+	// Name is the environment variable or the file path.
+	Name string
+}

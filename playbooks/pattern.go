@@ -1,0 +1,280 @@
+package playbooks
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// PatternKind says how a pattern matches.
+type PatternKind int
+
+// The pattern kinds.
+const (
+	// Literal patterns match their text exactly.
+	Literal PatternKind = iota
+	// Regex patterns are RE2 regular expressions.
+	Regex
+	// EOF matches the end of the program's output.
+	EOF
+)
+
+// Pattern is one compiled pattern.
+type Pattern struct {
+	Pos
+	Kind PatternKind
+	// Source is the literal text or the regular expression as written.
+	Source string
+	// Regexp is the compiled expression of a Regex pattern, nil otherwise.
+	Regexp *regexp.Regexp
+}
+
+// String shows the pattern as a playbook would write it.
+func (p *Pattern) String() string {
+	switch p.Kind {
+	case Regex:
+		return fmt.Sprintf("{regex: %q}", p.Source)
+	case EOF:
+		return "eof"
+	}
+	return fmt.Sprintf("%q", p.Source)
+}
+
+// FindIndex returns the location of the leftmost match in text, or nil.
+func (p *Pattern) FindIndex(text string) []int {
+	switch p.Kind {
+	case Regex:
+		return p.Regexp.FindStringIndex(text)
+	case Literal:
+		if i := strings.Index(text, p.Source); i >= 0 {
+			return []int{i, i + len(p.Source)}
+		}
+	}
+	return nil
+}
+
+// Groups returns the text matched and each group of the leftmost match in text
+// (groups[0] is the whole match) with the named groups, or ok false.
+func (p *Pattern) Groups(text string) (groups []string, named map[string]string, ok bool) {
+	switch p.Kind {
+	case Literal:
+		if strings.Contains(text, p.Source) {
+			return []string{p.Source}, nil, true
+		}
+	case Regex:
+		m := p.Regexp.FindStringSubmatch(text)
+		if m == nil {
+			return nil, nil, false
+		}
+		named = map[string]string{}
+		for i, name := range p.Regexp.SubexpNames() {
+			if name != "" {
+				named[name] = m[i]
+			}
+		}
+		return m, named, true
+	}
+	return nil, nil, false
+}
+
+// Matcher is a set of patterns of which any may match.
+type Matcher struct {
+	Pos
+	Patterns []*Pattern
+}
+
+// HasEOF reports whether the matcher waits for the end of output.
+func (m *Matcher) HasEOF() bool {
+	for _, p := range m.Patterns {
+		if p.Kind == EOF {
+			return true
+		}
+	}
+	return false
+}
+
+// GroupNames lists the named groups of all the matcher's patterns.
+func (m *Matcher) GroupNames() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, p := range m.Patterns {
+		if p.Kind != Regex {
+			continue
+		}
+		for _, n := range p.Regexp.SubexpNames() {
+			if n != "" && !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
+// String shows the matcher as a playbook would write it.
+func (m *Matcher) String() string {
+	if len(m.Patterns) == 1 {
+		return m.Patterns[0].String()
+	}
+	parts := make([]string, len(m.Patterns))
+	for i, p := range m.Patterns {
+		parts[i] = p.String()
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// matcher decodes a pattern or a list of patterns; allowEOF admits the eof keyword.
+func (d *decoder) matcher(n ast.Node, what string, allowEOF bool) *Matcher {
+	m := &Matcher{Pos: d.pos(n)}
+	items := []ast.Node{n}
+	if _, isSeq := d.resolve(n).(*ast.SequenceNode); isSeq {
+		items, _ = d.seq(n, what)
+		if len(items) == 0 {
+			d.errorAt(n, "schema", "give at least one pattern", "%s is an empty list", what)
+			return nil
+		}
+	}
+	for _, item := range items {
+		if p := d.pattern(item, what, allowEOF); p != nil {
+			m.Patterns = append(m.Patterns, p)
+		}
+	}
+	if len(m.Patterns) != len(items) {
+		return nil
+	}
+	return m
+}
+
+// pattern decodes one pattern: "text", eof, {regex: …} or {literal: …}.
+func (d *decoder) pattern(n ast.Node, what string, allowEOF bool) *Pattern {
+	p := &Pattern{Pos: d.pos(d.resolve(n))}
+	switch v := d.resolve(n).(type) {
+	case *ast.StringNode, *ast.LiteralNode:
+		text, _ := d.str(v, what)
+		if text == "eof" {
+			if !allowEOF {
+				d.errorAt(v, "schema", `a rule reacts to text; to match the word write {literal: "eof"}`, "%s cannot be eof", what)
+				return nil
+			}
+			p.Kind = EOF
+			return p
+		}
+		p.Kind, p.Source = Literal, text
+	case *ast.MappingNode, *ast.MappingValueNode:
+		present, ok := d.fields(v, what, []string{"regex", "literal"}, func(key string, value ast.Node) {
+			p.Source, _ = d.str(value, sub(what, key))
+			if key == "regex" {
+				p.Kind = Regex
+			}
+		})
+		if !ok || len(present) == 0 {
+			if ok {
+				d.errorAt(v, "schema", `write {regex: '…'} or {literal: "…"}`, "%s is an empty mapping", what)
+			}
+			return nil
+		}
+		if len(present) > 1 {
+			d.errorAt(v, "schema", "keep one of them", "%s has both regex and literal", what)
+			return nil
+		}
+	case *ast.SequenceNode:
+		d.errorAt(v, "schema", "flatten the list: a list of patterns already means any of them", "%s cannot nest a list in a list", what)
+		return nil
+	default:
+		d.typeError(v, what, `a pattern ("text", {regex: '…'} or eof)`)
+		return nil
+	}
+	if p.Source == "" {
+		d.errorAt(n, "schema", "write the text to wait for", "%s is empty, which would match anything", what)
+		return nil
+	}
+	if p.Kind == Regex {
+		re, err := regexp.Compile(p.Source)
+		if err != nil {
+			d.regexError(d.resolve(n), what, p.Source, err)
+			return nil
+		}
+		if re.MatchString("") {
+			d.errorAt(n, "regex", "make at least one part of it required, e.g. + instead of *", "%s matches the empty text, so it would match anything", what)
+			return nil
+		}
+		p.Regexp = re
+	}
+	return p
+}
+
+// regexError reports a regex that does not compile, explaining PCRE-only syntax.
+func (d *decoder) regexError(n ast.Node, what, src string, err error) {
+	if construct, hint := pcreOnly(src); construct != "" {
+		d.errorAt(n, "pcre", hint, "%s uses %s, which Go's RE2 does not support", what, construct)
+		return
+	}
+	msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+	d.errorAt(n, "regex", "fix the expression; test it with RE2 syntax (https://github.com/google/re2/wiki/Syntax)", "%s does not compile: %s", what, msg)
+}
+
+// pcreOnly finds the first construct in src that PCRE supports and RE2 does not, and
+// says how to write it in RE2.
+func pcreOnly(src string) (construct, hint string) {
+	const whenHint = "match the text itself and put the condition in when:, e.g. when: 'not (match.text contains \"--force\")'"
+	inClass := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		rest := src[i:]
+		switch {
+		case c == '\\' && i+1 < len(src):
+			e := src[i+1]
+			i++
+			switch {
+			case e == 'Q':
+				if end := strings.Index(src[i:], `\E`); end >= 0 {
+					i += end + 1
+				} else {
+					i = len(src)
+				}
+			case inClass:
+			case e >= '1' && e <= '9':
+				return "the backreference \\" + string(e), "RE2 has no backreferences: capture both parts and compare them in when:, e.g. when: 'match.groups[1] == match.groups[2]'"
+			case e == 'k' || e == 'g':
+				return "the backreference \\" + string(e), "RE2 has no backreferences: capture both parts and compare them in when:, e.g. when: 'match.groups[1] == match.groups[2]'"
+			case e == 'Z':
+				return `\Z`, `write \z for the end of the text, or \n?\z to allow one final newline as PCRE's \Z does`
+			case e == 'G':
+				return `\G`, `RE2 has no \G; anchor with ^ or \A`
+			case e == 'h':
+				return `\h`, `write [ \t] for horizontal white space`
+			case e == 'R':
+				return `\R`, `write (?:\r\n|\n|\r) for a line break`
+			case e == 'K':
+				return `\K`, "put the part you want in a named group and use match.NAME"
+			}
+		case inClass:
+			if c == ']' {
+				inClass = false
+			}
+		case c == '[':
+			inClass = true
+			if strings.HasPrefix(rest, "[]") || strings.HasPrefix(rest, "[^]") {
+				i += strings.Index(rest, "]")
+			}
+		case strings.HasPrefix(rest, "(?=") || strings.HasPrefix(rest, "(?!"):
+			return "the lookahead " + rest[:3] + "…)", "RE2 has no lookaround: " + whenHint
+		case strings.HasPrefix(rest, "(?<=") || strings.HasPrefix(rest, "(?<!"):
+			return "the lookbehind " + rest[:4] + "…)", "RE2 has no lookaround: " + whenHint
+		case strings.HasPrefix(rest, "(?>"):
+			return "the atomic group (?>…)", "RE2 never backtracks, so a plain group (?:…) does the same"
+		case strings.HasPrefix(rest, "(?#"):
+			return "the comment group (?#…)", "move the comment into a YAML comment"
+		case strings.HasPrefix(rest, "(?'"):
+			return "the quoted group name (?'name'…)", "write (?P<name>…)"
+		case strings.HasPrefix(rest, "(?|"), strings.HasPrefix(rest, "(?("), strings.HasPrefix(rest, "(?R"),
+			len(rest) > 2 && strings.HasPrefix(rest, "(?") && rest[2] >= '0' && rest[2] <= '9':
+			return "a conditional, recursion or branch-reset group", "RE2 does not support it: split the pattern into several patterns (a list means any of them)"
+		case (c == '*' || c == '+' || c == '?' || c == '}') && i+1 < len(src) && src[i+1] == '+' && i > 0 && src[i-1] != '\\' && !(c == '?' && src[i-1] == '('):
+			return "the possessive quantifier " + src[i:i+2], "RE2 never backtracks, so the plain quantifier does the same: drop the second +"
+		}
+	}
+	return "", ""
+}

@@ -1,0 +1,91 @@
+package playbooks
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
+)
+
+// Template is text with {{ expression }} parts, compiled once.
+type Template struct {
+	Pos
+	Source string
+	parts  []templatePart
+}
+
+type templatePart struct {
+	text    string
+	expr    string
+	program *vm.Program
+}
+
+// IsStatic reports whether the template has no expressions.
+func (t *Template) IsStatic() bool {
+	for _, p := range t.parts {
+		if p.program != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Render evaluates the template in env.
+func (t *Template) Render(env any) (string, error) {
+	var b strings.Builder
+	for _, p := range t.parts {
+		if p.program == nil {
+			b.WriteString(p.text)
+			continue
+		}
+		out, err := expr.Run(p.program, env)
+		if err != nil {
+			return "", fmt.Errorf("template {{ %s }}: %w", p.expr, err)
+		}
+		if out != nil {
+			fmt.Fprint(&b, out)
+		}
+	}
+	return b.String(), nil
+}
+
+// compileTemplate splits src into text and {{ }} expressions and compiles each in env.
+func compileTemplate(src string, env *Env) (*Template, error) {
+	t := &Template{Source: src}
+	var errs []error
+	rest := src
+	for {
+		open := strings.Index(rest, "{{")
+		if open < 0 {
+			if close := strings.Index(rest, "}}"); close >= 0 {
+				errs = append(errs, fmt.Errorf("stray }} at byte %d", len(src)-len(rest)+close+1))
+			}
+			t.parts = append(t.parts, templatePart{text: rest})
+			break
+		}
+		if open > 0 {
+			t.parts = append(t.parts, templatePart{text: rest[:open]})
+		}
+		body := rest[open+2:]
+		close := strings.Index(body, "}}")
+		if close < 0 {
+			errs = append(errs, fmt.Errorf("{{ at byte %d is never closed with }}", len(src)-len(rest)+open+1))
+			break
+		}
+		code := strings.TrimSpace(body[:close])
+		if code == "" {
+			errs = append(errs, fmt.Errorf("empty {{ }} at byte %d", len(src)-len(rest)+open+1))
+		} else if prog, err := env.compile(code, false); err != nil {
+			errs = append(errs, fmt.Errorf("{{ %s }}: %w", code, err))
+		} else {
+			t.parts = append(t.parts, templatePart{expr: code, program: prog})
+		}
+		rest = body[close+2:]
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return t, nil
+}
