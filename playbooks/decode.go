@@ -23,6 +23,15 @@ type decoder struct {
 }
 
 func (d *decoder) pos(n ast.Node) Pos {
+	// A mapping is where its first key is, not where its first colon is.
+	switch v := n.(type) {
+	case *ast.MappingNode:
+		if len(v.Values) > 0 {
+			n = v.Values[0].Key
+		}
+	case *ast.MappingValueNode:
+		n = v.Key
+	}
 	if n == nil || n.GetToken() == nil {
 		return Pos{File: d.file, Line: 1, Col: 1}
 	}

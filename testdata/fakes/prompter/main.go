@@ -1,0 +1,110 @@
+// Command prompter asks questions in a terminal, like an installer or a
+// scaffolder, and echoes each answer as "got: ANSWER".
+//
+//	prompter -q "Project name: " -q "Continue? [y/n] " [-secret 2]
+//
+// Question N given by -secret (1-based) is read with echo off, the way a
+// password prompt does it: echo is turned off before the question is printed,
+// so an answer sent after the question is never echoed. It exits 0 after the
+// last answer and 3 if input ends early.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+type questions []string
+
+func (q *questions) String() string     { return strings.Join(*q, "|") }
+func (q *questions) Set(s string) error { *q = append(*q, s); return nil }
+
+func main() {
+	var qs questions
+	flag.Var(&qs, "q", "a question to ask (repeatable, in order)")
+	secret := flag.Int("secret", 0, "ask question `N` (1-based) with echo off")
+	flag.Parse()
+	if len(qs) == 0 {
+		qs = questions{"Name: "}
+	}
+	for i, q := range qs {
+		var answer string
+		var err error
+		if i+1 == *secret {
+			answer, err = readSecret(q)
+		} else {
+			fmt.Print(q)
+			answer, err = readLine(os.Stdin)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "\nprompter: question %d: %v\n", i+1, err)
+			os.Exit(3)
+		}
+		fmt.Printf("got: %s\n", answer)
+	}
+}
+
+// readLine reads one line a byte at a time, so nothing is read ahead of it.
+func readLine(r io.Reader) (string, error) {
+	var line []byte
+	b := make([]byte, 1)
+	for {
+		n, err := r.Read(b)
+		if n == 1 {
+			if b[0] == '\n' {
+				return strings.TrimSuffix(string(line), "\r"), nil
+			}
+			line = append(line, b[0])
+			continue
+		}
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, io.EOF) && len(line) > 0 {
+			return string(line), nil
+		}
+		return "", err
+	}
+}
+
+// readSecret turns echo off, asks q and reads the answer up to Enter, then
+// restores the terminal.
+func readSecret(q string) (string, error) {
+	fd := int(os.Stdin.Fd())
+	if !term.IsTerminal(fd) {
+		fmt.Print(q)
+		return readLine(os.Stdin)
+	}
+	state, err := term.MakeRaw(fd)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = term.Restore(fd, state) }()
+	fmt.Print(q)
+	var line []byte
+	b := make([]byte, 1)
+	for {
+		if _, err := os.Stdin.Read(b); err != nil {
+			return "", err
+		}
+		switch b[0] {
+		case '\r', '\n':
+			fmt.Print("\r\n")
+			return string(line), nil
+		case 3: // Ctrl-C: raw mode has no signals
+			return "", errors.New("interrupted")
+		case 0x7f, 8:
+			if len(line) > 0 {
+				line = line[:len(line)-1]
+			}
+		default:
+			line = append(line, b[0])
+		}
+	}
+}
