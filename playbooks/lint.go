@@ -18,13 +18,15 @@ type LintResult struct {
 	Sources map[string][]byte
 	// Files lists the playbooks linted, in order.
 	Files []string
+	// Playbooks holds each file that loaded without errors.
+	Playbooks map[string]*Playbook
 }
 
 // Lint checks the playbooks at paths: files, or folders searched for *.yaml and
 // *.yml. A missing or unreadable path, or a folder with no playbook, is an error
 // finding, never a skip. Findings are sorted.
 func Lint(paths []string) LintResult {
-	res := LintResult{Sources: map[string][]byte{}}
+	res := LintResult{Sources: map[string][]byte{}, Playbooks: map[string]*Playbook{}}
 	for _, p := range paths {
 		files, err := playbookFiles(p)
 		if err != nil {
@@ -39,8 +41,11 @@ func Lint(paths []string) LintResult {
 				continue
 			}
 			res.Sources[f] = src
-			_, findings := Parse(f, src)
+			pb, findings := Parse(f, src)
 			res.Findings = append(res.Findings, findings...)
+			if pb != nil {
+				res.Playbooks[f] = pb
+			}
 		}
 	}
 	res.Findings.Sort()

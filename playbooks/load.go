@@ -222,8 +222,9 @@ func (d *decoder) spawn(n ast.Node) Spawn {
 	present, ok := d.fields(n, "spawn", []string{"command", "shell", "env", "dir", "size", "tmux"}, func(key string, v ast.Node) {
 		switch key {
 		case "command":
-			s.Command, _ = d.strings(v, "spawn.command")
-			if len(s.Command) > 0 && s.Command[0] == "" {
+			var ok bool
+			s.Command, ok = d.strings(v, "spawn.command")
+			if ok && len(s.Command) > 0 && s.Command[0] == "" {
 				d.errorAt(v, "schema", "the first entry is the program to run", "spawn.command names no program")
 			}
 			if len(s.Command) == 0 {

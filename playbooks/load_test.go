@@ -235,3 +235,22 @@ func TestSecretNeverEchoed(t *testing.T) {
 		t.Errorf("finding echoes the secret: %s", s)
 	}
 }
+
+func TestRequiredLiteral(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		`Overwrite (?P<file>\S+)\? \[y/N\]`: "Overwrite ",
+		`rm\s+-rf\s+/(\s|$)`:                "-rf",
+		`Select a framework`:                "Select a framework",
+		`(?i)continue\?`:                    "",
+		`(yes|no)`:                          "",
+		`a*b`:                               "",
+		`(?:Stage this hunk)+ \[`:           "Stage this hunk",
+	}
+	for src, want := range cases {
+		pb := mustParse(t, "version: 1\nname: x\nspawn: {command: [x]}\nsteps:\n  - expect: {regex: '"+strings.ReplaceAll(src, "'", "''")+"'}\n")
+		if got := pb.Steps[0].Expect.Patterns[0].Required; got != want {
+			t.Errorf("%s: required %q, want %q", src, got, want)
+		}
+	}
+}

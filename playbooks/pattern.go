@@ -29,6 +29,9 @@ type Pattern struct {
 	Source string
 	// Regexp is the compiled expression of a Regex pattern, nil otherwise.
 	Regexp *regexp.Regexp
+	// Required is text every match contains (the literal itself for a Literal
+	// pattern), or "": a text without it cannot match.
+	Required string
 }
 
 // String shows the pattern as a playbook would write it.
@@ -46,6 +49,9 @@ func (p *Pattern) String() string {
 func (p *Pattern) FindIndex(text string) []int {
 	switch p.Kind {
 	case Regex:
+		if p.Required != "" && !strings.Contains(text, p.Required) {
+			return nil
+		}
 		return p.Regexp.FindStringIndex(text)
 	case Literal:
 		if i := strings.Index(text, p.Source); i >= 0 {
@@ -161,7 +167,7 @@ func (d *decoder) pattern(n ast.Node, what string, allowEOF bool) *Pattern {
 			p.Kind = EOF
 			return p
 		}
-		p.Kind, p.Source = Literal, text
+		p.Kind, p.Source, p.Required = Literal, text, text
 	case *ast.MappingNode, *ast.MappingValueNode:
 		present, ok := d.fields(v, what, []string{"regex", "literal"}, func(key string, value ast.Node) {
 			p.Source, _ = d.str(value, sub(what, key))
@@ -201,6 +207,9 @@ func (d *decoder) pattern(n ast.Node, what string, allowEOF bool) *Pattern {
 			return nil
 		}
 		p.Regexp = re
+		p.Required = requiredLiteral(p.Source)
+	} else if p.Kind == Literal {
+		p.Required = p.Source
 	}
 	return p
 }

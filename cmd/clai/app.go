@@ -95,6 +95,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			return usageError("unknown command %q (see clai --help)", c.Args().First())
 		},
 		Commands: []*cli.Command{
+			runCommand(),
 			lintCommand(),
 			schemaCommand(),
 			versionCommand(),

@@ -5,6 +5,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/diag"
+	"github.com/clai-sh/clai/runner"
 )
 
 func lintCommand() *cli.Command {
@@ -26,7 +27,7 @@ func lintCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return usageError("lint: name at least one playbook or folder")
 			}
-			res := playbooks.Lint(c.Args().Slice())
+			res := lintPaths(c.Args().Slice())
 			var sources map[string][]byte
 			if format == "text" && isTerminal(c.App.Writer) {
 				sources = res.Sources
@@ -42,4 +43,16 @@ func lintCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// lintPaths runs every check on the playbooks at paths, their own tests included.
+func lintPaths(paths []string) playbooks.LintResult {
+	res := playbooks.Lint(paths)
+	for _, f := range res.Files {
+		if pb := res.Playbooks[f]; pb != nil {
+			res.Findings = append(res.Findings, runner.TestFindings(pb)...)
+		}
+	}
+	res.Findings.Sort()
+	return res
 }

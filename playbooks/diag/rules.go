@@ -30,6 +30,7 @@ var Rules = []Rule{
 	{ID: "literal-secret", Severity: Warning, Summary: "A literal answer is typed at a password, passphrase or token prompt; it would be logged."},
 	{ID: "unbounded", Severity: Warning, Summary: "A rule has neither `cooldown` nor `limit`, so a program that repeats its prompt gets answered forever."},
 	{ID: "reference", Severity: Error, Summary: "A test expects a rule, danger rule or step that the playbook does not have."},
+	{ID: "test", Severity: Error, Summary: "One of the playbook's own tests fails when its output is run through the engine."},
 	{ID: "timeouts", Severity: Error, Summary: "Timeouts contradict each other (a step longer than the whole run, nudges that outlast the idle time…)."},
 }
 

@@ -1,8 +1,7 @@
-package playbooks_test
+package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,20 +11,18 @@ import (
 	"github.com/clai-sh/clai/playbooks/diag"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // TestLintGolden lints each fixture in testdata/lint and compares the text output
 // with its .golden file. Every check of the catalogue must have a fixture that
 // triggers it.
 func TestLintGolden(t *testing.T) {
 	t.Parallel()
-	fixtures, err := filepath.Glob("../testdata/lint/*.yaml")
+	fixtures, err := filepath.Glob("../../testdata/lint/*.yaml")
 	if err != nil || len(fixtures) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}
 	seen := map[string]bool{}
 	for _, path := range fixtures {
-		res := playbooks.Lint([]string{path})
+		res := lintPaths([]string{path})
 		for _, f := range res.Findings {
 			seen[f.Rule] = true
 		}
@@ -34,7 +31,7 @@ func TestLintGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Golden files hold paths relative to the repository root.
-		got := strings.ReplaceAll(out.String(), "../testdata/", "testdata/")
+		got := strings.ReplaceAll(out.String(), "../../testdata/", "testdata/")
 		golden := strings.TrimSuffix(path, ".yaml") + ".golden"
 		if *update {
 			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -44,7 +41,7 @@ func TestLintGolden(t *testing.T) {
 		}
 		want, err := os.ReadFile(golden)
 		if err != nil {
-			t.Fatalf("%v (run go test ./playbooks -update to create it)", err)
+			t.Fatalf("%v (run go test ./cmd/clai -update to create it)", err)
 		}
 		if got != string(want) {
 			t.Errorf("%s: lint output differs from %s\n--- got\n%s--- want\n%s", path, golden, got, want)
@@ -60,7 +57,7 @@ func TestLintGolden(t *testing.T) {
 func TestLintMissingAndEmpty(t *testing.T) {
 	t.Parallel()
 	empty := t.TempDir()
-	res := playbooks.Lint([]string{"../testdata/lint/does-not-exist.yaml", empty})
+	res := playbooks.Lint([]string{"../../testdata/lint/does-not-exist.yaml", empty})
 	if len(res.Findings) != 2 {
 		t.Fatalf("want 2 findings, got %v", res.Findings)
 	}
@@ -73,8 +70,8 @@ func TestLintMissingAndEmpty(t *testing.T) {
 
 func TestLintFolderFindsEveryPlaybook(t *testing.T) {
 	t.Parallel()
-	res := playbooks.Lint([]string{"../testdata/lint"})
-	fixtures, _ := filepath.Glob("../testdata/lint/*.yaml")
+	res := playbooks.Lint([]string{"../../testdata/lint"})
+	fixtures, _ := filepath.Glob("../../testdata/lint/*.yaml")
 	if len(res.Files) != len(fixtures) {
 		t.Fatalf("linted %d files, want %d", len(res.Files), len(fixtures))
 	}

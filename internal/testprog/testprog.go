@@ -1,0 +1,180 @@
+// Package testprog builds the fake interactive programs under testdata/fakes
+// (prompter, danger, flood, roundtrip, silent, binary, stubborn, forker, echo)
+// so tests and benchmarks can run them in a terminal.
+//
+// Build compiles each fake once per test binary into a directory under
+// os.TempDir named after the test process; directories of test processes that
+// are gone are swept on first use. Call Cleanup from TestMain to remove this
+// process's directory at once.
+package testprog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+const dirPrefix = "clai-testprog-"
+
+var (
+	mu     sync.Mutex
+	builds = map[string]*build{}
+
+	cacheOnce sync.Once
+	cacheDir  string
+	cacheErr  error
+)
+
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Build returns the path of the fake program testdata/fakes/<name>, building
+// it on first use in this test binary. It fails t with the compiler's output
+// if the build fails.
+func Build(t testing.TB, name string) string {
+	t.Helper()
+	mu.Lock()
+	b := builds[name]
+	if b == nil {
+		b = &build{}
+		builds[name] = b
+	}
+	mu.Unlock()
+	b.once.Do(func() {
+		cacheOnce.Do(func() { cacheDir, cacheErr = makeCacheDir() })
+		if cacheErr != nil {
+			b.err = cacheErr
+			return
+		}
+		if b.err = BuildAll(cacheDir, name); b.err == nil {
+			b.path = filepath.Join(cacheDir, name)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// BuildAll builds the named fakes (all of them when names is empty) into dir,
+// creating it if needed; each binary is dir/<name>. For benchmarks and
+// TestMain, where there is no testing.TB yet.
+func BuildAll(dir string, names ...string) error {
+	root, err := ModuleRoot()
+	if err != nil {
+		return err
+	}
+	fakes := filepath.Join(root, "testdata", "fakes")
+	if len(names) == 0 {
+		entries, err := os.ReadDir(fakes)
+		if err != nil {
+			return fmt.Errorf("list fakes: %w", err)
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("build fakes: %w", err)
+	}
+	args := []string{"build", "-buildvcs=false", "-o", dir + string(filepath.Separator)}
+	for _, name := range names {
+		if name == "" || strings.ContainsAny(name, `/\`) {
+			return fmt.Errorf("build fake %q: not a fake's name", name)
+		}
+		if _, err := os.Stat(filepath.Join(fakes, name, "main.go")); err != nil {
+			return fmt.Errorf("build fake %q: %w", name, err)
+		}
+		args = append(args, "./testdata/fakes/"+name)
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(goTool(), args...)
+	cmd.Dir = root
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("build fakes %s: %w\n%s", strings.Join(names, ", "), err, out.Bytes())
+	}
+	return nil
+}
+
+// ModuleRoot returns the directory holding go.mod, found by walking up from
+// the working directory (a package directory when run by go test).
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find module root: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("find module root: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Cleanup removes the binaries Build made for this process. Call it from
+// TestMain after m.Run; without it they are removed by the next test binary
+// that builds fakes.
+func Cleanup() {
+	_ = os.RemoveAll(filepath.Join(os.TempDir(), dirPrefix+strconv.Itoa(os.Getpid())))
+}
+
+func makeCacheDir() (string, error) {
+	tmp := os.TempDir()
+	sweep(tmp)
+	dir := filepath.Join(tmp, dirPrefix+strconv.Itoa(os.Getpid()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("make fakes directory: %w", err)
+	}
+	return dir, nil
+}
+
+// sweep removes the directories of test processes that no longer exist.
+func sweep(tmp string) {
+	matches, _ := filepath.Glob(filepath.Join(tmp, dirPrefix+"*"))
+	for _, m := range matches {
+		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(m), dirPrefix))
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			_ = os.RemoveAll(m)
+		}
+	}
+}
+
+// goTool is the go command that runs the tests, else the one on PATH.
+func goTool() string {
+	if goroot := os.Getenv("GOROOT"); goroot != "" {
+		if p := filepath.Join(goroot, "bin", "go"); isFile(p) {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return "go"
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}

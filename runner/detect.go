@@ -1,0 +1,47 @@
+package runner
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The generic prompt detector (DESIGN §4): what a line a program waits at looks like.
+var (
+	questionLine = regexp.MustCompile(`(?i)(\[[yn](/[yn])+\]|\((y/n|yes/no)\)|\[[^\]\n]{1,40}\]\s*[?:]?|[?:>$#])\s*$`)
+	menuLine     = regexp.MustCompile(`^\s*([❯›●>]\s*)?\d{1,2}[.)]\s+\S|^\s*[❯›●]\s+\S`)
+)
+
+// lastLines returns up to n non-blank lines at the end of text, last first.
+func lastLines(text []byte, n int) []string {
+	var out []string
+	s := string(text)
+	for len(out) < n && s != "" {
+		i := strings.LastIndexByte(s, '\n')
+		line := strings.TrimRight(s[i+1:], " \t\u00a0")
+		if line != "" {
+			out = append(out, line)
+		}
+		if i < 0 {
+			break
+		}
+		s = s[:i]
+	}
+	return out
+}
+
+// detectPrompt returns the question the program seems to wait at, or "".
+func detectPrompt(window []byte) string {
+	lines := lastLines(window, 12)
+	if len(lines) == 0 {
+		return ""
+	}
+	if questionLine.MatchString(lines[0]) {
+		return lines[0]
+	}
+	for _, l := range lines {
+		if menuLine.MatchString(l) {
+			return lines[0]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,67 @@
+// Package driver defines how clai talks to a running program, whatever carries
+// the bytes: a pseudo-terminal it spawned (runner/driver/pty), an existing tmux
+// pane, or a recorded session replayed in virtual time.
+//
+// The engine never touches a terminal itself: a driver produces the output
+// bytes it observes and accepts the bytes its actions send.
+package driver
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrEnded is wrapped by the error of a Write or Resize that failed because
+// the program ended or the driver was closed.
+var ErrEnded = errors.New("program ended")
+
+// Driver is a running program clai talks to.
+//
+// Read and Write may be called concurrently with each other and with Resize,
+// Wait and Close; Read and Write are each used by one goroutine at a time.
+type Driver interface {
+	// Read reads output of the program, as its terminal shows it (escape
+	// sequences included). It returns io.EOF once the program ended and all
+	// of its output has been drained, and io.EOF after Close.
+	Read(p []byte) (int, error)
+
+	// Write sends bytes to the program's terminal input, as if typed:
+	// "\r" is Enter, "\x03" is Ctrl-C. Once the program ended the error
+	// wraps ErrEnded.
+	Write(p []byte) (int, error)
+
+	// Resize changes the terminal size the program sees (it gets SIGWINCH).
+	Resize(rows, cols uint16) error
+
+	// Wait blocks until the program ended and returns how it ended. A
+	// program that exits with a non-zero code is not an error: the error is
+	// for a failure to observe the program. Safe to call more than once and
+	// from several goroutines; every call returns the same result.
+	Wait() (ExitStatus, error)
+
+	// Close ends the program if it is still running (politely first, then
+	// by force after a grace period), waits for it, and releases everything
+	// the driver holds. Idempotent; a pending Read returns io.EOF.
+	Close() error
+}
+
+// ExitStatus is how a program ended.
+type ExitStatus struct {
+	// Code is the exit code, or 128+N when the program was ended by signal
+	// N, as shells report it (137 for SIGKILL).
+	Code int
+	// Signal names the signal that ended the program ("killed",
+	// "terminated", "hangup"), or is empty when it exited by itself.
+	Signal string
+}
+
+// Signaled reports whether the program was ended by a signal.
+func (s ExitStatus) Signaled() bool { return s.Signal != "" }
+
+// String describes the status for logs and reports: "exit 0", "exit 137 (killed)".
+func (s ExitStatus) String() string {
+	if s.Signal != "" {
+		return fmt.Sprintf("exit %d (%s)", s.Code, s.Signal)
+	}
+	return fmt.Sprintf("exit %d", s.Code)
+}

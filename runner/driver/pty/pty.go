@@ -1,0 +1,390 @@
+// Package pty is the driver that spawns a program in a pseudo-terminal of its
+// own and talks to it through the master side.
+//
+// The program runs in a new session with the terminal as its controlling
+// terminal, so it and everything it starts form one process group (and one
+// session) that Close and context cancellation end as a whole: SIGHUP and
+// SIGTERM first, SIGKILL after a grace period, and the program is always
+// waited for. Output is read from the master directly, in the caller's
+// chunks, without any copying goroutine.
+package pty
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	cpty "github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
+	"github.com/clai-sh/clai/runner/driver"
+)
+
+// Defaults for the zero values of Options.
+const (
+	DefaultRows   = 24
+	DefaultCols   = 80
+	DefaultGrace  = 2 * time.Second
+	DefaultLinger = 250 * time.Millisecond
+)
+
+// Options says what to run and how.
+type Options struct {
+	// Argv is the program and its arguments; no shell is involved. A name
+	// without a slash is looked up in the PATH of Env.
+	Argv []string
+	// Env is the program's full environment ("KEY=value"). Nil means clai's
+	// own environment. Nothing is added (set TERM yourself).
+	Env []string
+	// Dir is the working directory; empty means clai's.
+	Dir string
+	// Rows and Cols are the initial terminal size; zero means 24x80.
+	Rows, Cols uint16
+	// Grace is how long Close (or cancelling the context) waits after
+	// SIGHUP and SIGTERM before it sends SIGKILL. Zero means DefaultGrace;
+	// negative means SIGKILL at once.
+	Grace time.Duration
+	// Linger bounds how long Read keeps waiting for output once the program
+	// itself has exited while a descendant still holds the terminal open:
+	// after that much quiet, Read returns io.EOF. Zero means DefaultLinger;
+	// negative means wait until the terminal is closed by everyone.
+	Linger time.Duration
+}
+
+// Process is a program running in a pseudo-terminal. It implements
+// driver.Driver. Close must be called, even after the program ended: it ends
+// what the program left behind and releases the terminal.
+type Process struct {
+	master *os.File
+	cmd    *exec.Cmd
+	pid    int
+	grace  time.Duration
+	linger time.Duration
+
+	exited atomic.Bool // the program exited (it may not be reaped yet)
+	eof    atomic.Bool // Read returned io.EOF; it always will
+
+	done    chan struct{} // closed once the program is reaped and status set
+	status  driver.ExitStatus
+	waitErr error
+
+	// sigMu orders reaping the program against signalling its process
+	// group, so a group signal never reaches a stranger that got the
+	// program's recycled PID (see signalGroup).
+	sigMu  sync.Mutex
+	reaped bool
+
+	termOnce  sync.Once
+	closeOnce sync.Once
+	closing   chan struct{}
+	closeErr  error
+	wg        sync.WaitGroup
+}
+
+var _ driver.Driver = (*Process)(nil)
+
+// Start runs opts.Argv in a new pseudo-terminal. Cancelling ctx ends the
+// program as Close does, but leaves the terminal open so the remaining output
+// can still be read; Close must still be called.
+func Start(ctx context.Context, opts Options) (*Process, error) {
+	if len(opts.Argv) == 0 || opts.Argv[0] == "" {
+		return nil, errors.New("start: empty command")
+	}
+	name := opts.Argv[0]
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("start %q: %w", name, context.Cause(ctx))
+	}
+	path, err := lookPath(name, opts.Env)
+	if err != nil {
+		return nil, fmt.Errorf("start %q: %w", name, err)
+	}
+	if opts.Dir != "" {
+		// Checked here: a failed chdir in the child would be reported as
+		// if the program itself were missing.
+		if st, err := os.Stat(opts.Dir); err != nil {
+			return nil, fmt.Errorf("start %q: working directory: %w", name, err)
+		} else if !st.IsDir() {
+			return nil, fmt.Errorf("start %q: working directory %s: not a directory", name, opts.Dir)
+		}
+	}
+	rows, cols := opts.Rows, opts.Cols
+	if rows == 0 {
+		rows = DefaultRows
+	}
+	if cols == 0 {
+		cols = DefaultCols
+	}
+	master, tty, err := openPTY()
+	if err != nil {
+		return nil, fmt.Errorf("start %q: open pty: %w", name, err)
+	}
+	if err := setSize(master, rows, cols); err != nil {
+		_ = tty.Close()
+		_ = master.Close()
+		return nil, fmt.Errorf("start %q: set terminal size: %w", name, err)
+	}
+	cmd := &exec.Cmd{
+		Path:   path,
+		Args:   opts.Argv,
+		Env:    opts.Env,
+		Dir:    opts.Dir,
+		Stdin:  tty,
+		Stdout: tty,
+		Stderr: tty,
+		// Ctty 0 is the child's stdin, the terminal.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true},
+	}
+	err = cmd.Start()
+	_ = tty.Close() // the child has its own copy; ours would keep EOF away
+	if err != nil {
+		_ = master.Close()
+		return nil, fmt.Errorf("start %q: %w", name, err)
+	}
+
+	p := &Process{
+		master:  master,
+		cmd:     cmd,
+		pid:     cmd.Process.Pid,
+		grace:   opts.Grace,
+		linger:  opts.Linger,
+		done:    make(chan struct{}),
+		closing: make(chan struct{}),
+	}
+	if p.grace == 0 {
+		p.grace = DefaultGrace
+	}
+	if p.linger == 0 {
+		p.linger = DefaultLinger
+	}
+	p.wg.Add(1)
+	go p.reap()
+	if ctx.Done() != nil {
+		p.wg.Add(1)
+		go p.watch(ctx)
+	}
+	return p, nil
+}
+
+// openPTY opens a pseudo-terminal pair. The master is made non-blocking and
+// handed to the runtime poller: creack/pty's ioctls call (*os.File).Fd, which
+// switches a file to blocking mode, and a blocking master can neither be
+// interrupted by Close nor given a read deadline.
+func openPTY() (master, tty *os.File, err error) {
+	m, t, err := cpty.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	fd, err := unix.FcntlInt(m.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	_ = m.Close()
+	if err != nil {
+		_ = t.Close()
+		return nil, nil, fmt.Errorf("dup master: %w", err)
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		_ = unix.Close(fd)
+		_ = t.Close()
+		return nil, nil, fmt.Errorf("set master non-blocking: %w", err)
+	}
+	return os.NewFile(uintptr(fd), "/dev/ptmx"), t, nil
+}
+
+// control runs fn on f's descriptor without taking it out of the poller
+// (which (*os.File).Fd would do).
+func control(f *os.File, fn func(fd int) error) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
+}
+
+func setSize(master *os.File, rows, cols uint16) error {
+	return control(master, func(fd int) error {
+		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols})
+	})
+}
+
+// Pid is the process id of the program, which is also the id of its process
+// group and session.
+func (p *Process) Pid() int { return p.pid }
+
+// Done is closed once the program has ended and Wait no longer blocks.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Read reads the program's output. It returns io.EOF once the program ended
+// and its output is drained: when every holder of the terminal closed it, or
+// Options.Linger after the program exited while a descendant keeps the
+// terminal open, or after Close.
+func (p *Process) Read(b []byte) (int, error) {
+	if p.eof.Load() {
+		return 0, io.EOF
+	}
+	if p.linger > 0 && p.exited.Load() {
+		// Each Read after the exit gets the full quiet period, however
+		// long the caller took to come back for the buffered output.
+		_ = p.master.SetReadDeadline(time.Now().Add(p.linger))
+	}
+	n, err := p.master.Read(b)
+	if n > 0 || err == nil {
+		return n, nil
+	}
+	if errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.EIO) || // Linux: every slave descriptor closed
+		errors.Is(err, os.ErrClosed) || // Close
+		(errors.Is(err, os.ErrDeadlineExceeded) && p.exited.Load()) {
+		p.eof.Store(true)
+		return 0, io.EOF
+	}
+	return 0, fmt.Errorf("read pty: %w", err)
+}
+
+// Write sends b to the program's terminal input. Once the program exited, or
+// after Close, it fails with an error wrapping driver.ErrEnded (the terminal
+// itself would swallow the bytes).
+func (p *Process) Write(b []byte) (int, error) {
+	if p.exited.Load() || p.closed() {
+		return 0, fmt.Errorf("write pty: %w", driver.ErrEnded)
+	}
+	n, err := p.master.Write(b)
+	if err != nil {
+		if errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded) {
+			err = driver.ErrEnded
+		}
+		return n, fmt.Errorf("write pty: %w", err)
+	}
+	return n, nil
+}
+
+// Resize sets the terminal size; the program's foreground process group gets
+// SIGWINCH.
+func (p *Process) Resize(rows, cols uint16) error {
+	if err := setSize(p.master, rows, cols); err != nil {
+		if p.closed() {
+			err = driver.ErrEnded
+		}
+		return fmt.Errorf("resize pty to %dx%d: %w", rows, cols, err)
+	}
+	return nil
+}
+
+// Echo reports whether the terminal echoes input, as the program set it.
+// A program reading a password turns echo off, so this tells a secret prompt
+// from an ordinary one.
+func (p *Process) Echo() (bool, error) {
+	var on bool
+	err := control(p.master, func(fd int) (err error) {
+		on, err = termEcho(fd)
+		return err
+	})
+	if err != nil {
+		if p.closed() {
+			err = driver.ErrEnded
+		}
+		return false, fmt.Errorf("read terminal mode: %w", err)
+	}
+	return on, nil
+}
+
+// Wait blocks until the program ended and returns how it ended.
+func (p *Process) Wait() (driver.ExitStatus, error) {
+	<-p.done
+	return p.status, p.waitErr
+}
+
+// Close ends the program and what it started if they still run (SIGHUP and
+// SIGTERM to the process group, SIGKILL to the group and the session after
+// Options.Grace), waits for the program, closes the terminal and waits for
+// the driver's goroutines. A pending Read returns io.EOF. Idempotent.
+func (p *Process) Close() error {
+	p.closeOnce.Do(func() {
+		close(p.closing)
+		p.terminate()
+		if err := p.master.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			p.closeErr = fmt.Errorf("close pty: %w", err)
+		}
+		p.wg.Wait()
+	})
+	return p.closeErr
+}
+
+// closed reports whether Close was called.
+func (p *Process) closed() bool {
+	select {
+	case <-p.closing:
+		return true
+	default:
+		return false
+	}
+}
+
+// watch ends the program when ctx is cancelled before Close.
+func (p *Process) watch(ctx context.Context) {
+	defer p.wg.Done()
+	select {
+	case <-ctx.Done():
+		p.terminate()
+	case <-p.closing:
+	}
+}
+
+// reap waits for the program to exit, records its status and closes done.
+func (p *Process) reap() {
+	defer p.wg.Done()
+	var err error
+	if waitExited(p.pid) {
+		// The program is a zombie: its PID, and so its process group
+		// id, cannot be recycled until it is reaped under sigMu.
+		p.markExited()
+		p.sigMu.Lock()
+		err = p.cmd.Wait()
+		p.reaped = true
+		p.sigMu.Unlock()
+	} else {
+		err = p.cmd.Wait()
+		p.sigMu.Lock()
+		p.reaped = true
+		p.sigMu.Unlock()
+	}
+	p.markExited()
+	p.status, p.waitErr = exitStatus(p.cmd.ProcessState, err)
+	close(p.done)
+}
+
+// markExited records that the program exited and starts the linger period
+// for a Read that is already blocked.
+// A Write blocked on a full input buffer fails at once.
+func (p *Process) markExited() {
+	if p.exited.CompareAndSwap(false, true) {
+		_ = p.master.SetWriteDeadline(time.Now())
+		if p.linger > 0 {
+			_ = p.master.SetReadDeadline(time.Now().Add(p.linger))
+		}
+	}
+}
+
+func exitStatus(ps *os.ProcessState, err error) (driver.ExitStatus, error) {
+	if ps == nil {
+		return driver.ExitStatus{Code: -1}, fmt.Errorf("wait: %w", err)
+	}
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		err = fmt.Errorf("wait: %w", err)
+	} else {
+		err = nil
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return driver.ExitStatus{Code: 128 + int(ws.Signal()), Signal: ws.Signal().String()}, err
+	}
+	return driver.ExitStatus{Code: ps.ExitCode()}, err
+}

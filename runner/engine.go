@@ -1,0 +1,446 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/driver"
+)
+
+// Config is what an Engine needs besides the playbook.
+type Config struct {
+	// Vars are the playbook variables after --var overrides.
+	Vars map[string]string
+	// Environ is the environment expressions see as env.
+	Environ map[string]string
+	// Interactive is set when a person sits at the terminal: MANUAL then hands
+	// the program to them instead of waiting for the prompt timeout.
+	Interactive bool
+	// DryRun turns every send into a would-send.
+	DryRun bool
+}
+
+// verifyAfter is how long clai waits for any reaction to an answer before it
+// sends the answer once more.
+const verifyAfter = time.Second
+
+// doubleInterrupt is how close two Ctrl-C must be to end the run.
+const doubleInterrupt = time.Second
+
+// Engine is the state machine that drives one run. It is not safe for concurrent
+// use; Run calls it from one goroutine.
+type Engine struct {
+	pb  *playbooks.Playbook
+	cfg Config
+
+	start time.Time
+	now   time.Time
+	state State
+
+	strip   Stripper
+	scratch []byte
+	// window is the stripped output not yet consumed, at most Settings.Window bytes.
+	window []byte
+	danger dangerScanner
+
+	stepIdx   int
+	stepSince time.Time
+	stepTries int
+
+	fired    map[string]int
+	lastFire map[*playbooks.Rule]time.Time
+
+	lastOutput time.Time
+	lastSend   time.Time
+	sent       bool
+	// wake is when a deferred answer may be sent.
+	wake time.Time
+
+	// verify is set after an answer until the program reacts to it.
+	verify     bool
+	verifyAt   time.Time
+	retried    bool
+	lastAnswer Send
+
+	nudges    int
+	nextNudge time.Time
+	lastNudge string
+
+	// dryWait is set in a dry run after a would-send: the program waits for an
+	// answer that never comes, and the run ends once its output settles.
+	dryWait   bool
+	dryAnswer string
+
+	// refusal is the pending answer of a deny danger rule, sent once the output
+	// settles.
+	refusal *playbooks.Danger
+
+	promptChecked bool
+	promptSince   time.Time
+	question      string
+	manualSince   time.Time
+	lastInterrupt time.Time
+
+	exitCode int
+	result   *Result
+	out      []Action
+}
+
+// NewEngine makes an engine for a loaded playbook.
+func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
+	if cfg.Vars == nil {
+		cfg.Vars = map[string]string{}
+		for _, v := range pb.Vars {
+			cfg.Vars[v.Name] = v.Value
+		}
+	}
+	return &Engine{
+		pb: pb, cfg: cfg, state: Starting,
+		fired:    map[string]int{},
+		lastFire: map[*playbooks.Rule]time.Time{},
+		danger:   dangerScanner{limit: int(pb.Settings.Window)},
+	}
+}
+
+// State returns the current state.
+func (e *Engine) State() State { return e.state }
+
+// Result returns how the run ended, or nil while it goes on.
+func (e *Engine) Result() *Result { return e.result }
+
+// Fired returns how often each rule and danger rule fired.
+func (e *Engine) Fired() map[string]int { return e.fired }
+
+// Start begins the run at now.
+func (e *Engine) Start(now time.Time) []Action {
+	e.begin(now)
+	e.start, e.lastOutput, e.stepSince = now, now, now
+	e.emit(Event{Name: "start", Reason: e.pb.Name})
+	e.setState(Running, "program started")
+	e.evaluate()
+	return e.end()
+}
+
+// Output observes bytes the program wrote.
+func (e *Engine) Output(now time.Time, data []byte) []Action {
+	e.begin(now)
+	if e.result != nil {
+		return e.end()
+	}
+	e.scratch = e.strip.Append(e.scratch[:0], data)
+	text := e.scratch
+	if e.state == Nudging && e.isNudgeEcho(text) {
+		// The program echoed the nudge: that is not a sign of life.
+		e.scanDanger(text)
+		e.appendWindow(text)
+		return e.end()
+	}
+	e.lastOutput = now
+	e.promptChecked = false
+	e.verify = false
+	e.dryWait = false
+	e.nudges = 0
+	if len(text) > 0 {
+		switch e.state {
+		case Prompting, Nudging:
+			e.setState(Running, "output resumed")
+		}
+	}
+	e.scanDanger(text)
+	e.appendWindow(text)
+	e.evaluate()
+	return e.end()
+}
+
+// Tick observes the passing of time: timeouts, deferred answers, settling.
+func (e *Engine) Tick(now time.Time) []Action {
+	e.begin(now)
+	if e.result == nil {
+		e.timers()
+	}
+	return e.end()
+}
+
+// Input observes n bytes the person at the terminal typed; their content is never
+// seen, so what is typed at a password prompt cannot leak.
+func (e *Engine) Input(now time.Time, n int) []Action {
+	e.begin(now)
+	if e.result == nil {
+		e.emit(Event{Name: "input", Bytes: n})
+		// The person acted: what was on screen is no longer fresh.
+		e.window = e.window[:0]
+		e.verify = false
+		if e.state == Prompting {
+			e.setState(Running, "answered at the terminal")
+		}
+	}
+	return e.end()
+}
+
+// Interrupt observes a Ctrl-C from the person at the terminal (which Run passes on
+// to the program): clai goes to MANUAL; a second one within a second ends the run.
+func (e *Engine) Interrupt(now time.Time) []Action {
+	e.begin(now)
+	if e.result != nil {
+		return e.end()
+	}
+	e.emit(Event{Name: "interrupt"})
+	if !e.lastInterrupt.IsZero() && now.Sub(e.lastInterrupt) <= doubleInterrupt {
+		e.finish(Aborted, ExitInterrupted, "Ctrl-C twice", true)
+		return e.end()
+	}
+	e.lastInterrupt = now
+	e.toManual("Ctrl-C from the user")
+	return e.end()
+}
+
+// Cancel ends the run from outside (a signal to clai, a cancelled context).
+func (e *Engine) Cancel(now time.Time, reason string) []Action {
+	e.begin(now)
+	if e.result == nil {
+		e.finish(Aborted, ExitInterrupted, reason, true)
+	}
+	return e.end()
+}
+
+// Exit observes the end of the program; all its output has been observed before.
+func (e *Engine) Exit(now time.Time, status driver.ExitStatus) []Action {
+	e.begin(now)
+	if e.result != nil {
+		if e.result.Child == nil {
+			e.result.Child = &status
+		}
+		return e.end()
+	}
+	e.exitCode = status.Code
+	if tail := e.strip.Flush(nil); len(tail) > 0 {
+		e.scanDanger(tail)
+		e.appendWindow(tail)
+		e.evaluate()
+	}
+	e.emit(Event{Name: "exit", Reason: status.String()})
+	if e.result != nil {
+		e.result.Child = &status
+		return e.end()
+	}
+	// The end of output satisfies a step or case waiting for eof.
+	for e.stepIdx < len(e.pb.Steps) {
+		s := e.pb.Steps[e.stepIdx]
+		if !stepAcceptsEOF(s) {
+			break
+		}
+		e.emit(Event{Name: "match", Step: stepName(s), Excerpt: "eof"})
+		e.stepIdx++
+	}
+	switch {
+	case e.state == Manual:
+		e.finishChild(Manual, ExitManual, "the program ended while clai was in MANUAL", status)
+	case e.stepIdx < len(e.pb.Steps):
+		s := e.pb.Steps[e.stepIdx]
+		e.finishChild(Failed, ExitFailed, fmt.Sprintf("the program ended (%s) while step %s waited for %s; last output: %q", status, stepName(s), describeWait(s), e.tail()), status)
+	case status.Code != 0 || status.Signaled():
+		e.finishChild(Failed, ExitFailed, "the program failed: "+status.String(), status)
+	default:
+		e.finishChild(Done, ExitDone, "the program ended: "+status.String(), status)
+	}
+	return e.end()
+}
+
+// isNudgeEcho reports whether text is no more than the echo of the last nudge.
+func (e *Engine) isNudgeEcho(text []byte) bool {
+	t := strings.TrimSpace(string(text))
+	return t == "" || t == strings.TrimSpace(e.lastNudge)
+}
+
+// Deadline returns the next time the engine wants a Tick, if any.
+func (e *Engine) Deadline() (time.Time, bool) {
+	if e.result != nil {
+		return time.Time{}, false
+	}
+	var next time.Time
+	at := func(t time.Time) {
+		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	t := e.pb.Timeouts
+	if t.Total > 0 {
+		at(e.start.Add(t.Total))
+	}
+	if s := e.currentStep(); s != nil && s.Expect != nil || s != nil && len(s.Cases) > 0 {
+		if e.state != Manual && s.Timeout > 0 {
+			at(e.stepSince.Add(s.Timeout))
+		}
+	}
+	at(e.wake)
+	settle := e.lastOutput.Add(e.pb.Settings.Settle)
+	if e.refusal != nil && !e.promptChecked {
+		at(settle)
+	}
+	if e.verify {
+		at(e.verifyAt)
+	}
+	if e.dryWait {
+		at(e.lastSend.Add(e.pb.Settings.Settle))
+	}
+	switch e.state {
+	case Running:
+		if !e.promptChecked {
+			at(settle)
+		}
+		if t.Idle > 0 {
+			at(e.lastOutput.Add(t.Idle))
+		}
+	case Prompting:
+		if t.Prompt > 0 && !e.cfg.Interactive {
+			at(e.promptSince.Add(t.Prompt))
+		}
+		if t.Idle > 0 {
+			at(e.lastOutput.Add(t.Idle))
+		}
+	case Nudging:
+		at(e.nextNudge)
+	case Manual:
+		if t.Prompt > 0 && !e.cfg.Interactive {
+			at(e.manualDeadline())
+		}
+	}
+	return next, !next.IsZero()
+}
+
+func (e *Engine) begin(now time.Time) {
+	if now.After(e.now) {
+		e.now = now
+	}
+	e.out = e.out[:0]
+}
+
+func (e *Engine) end() []Action {
+	out := e.out
+	e.out = nil
+	return out
+}
+
+func (e *Engine) emit(ev Event) {
+	ev.At = e.now.Sub(e.start)
+	if ev.State == "" {
+		ev.State = e.state
+	}
+	e.out = append(e.out, ev)
+}
+
+func (e *Engine) setState(s State, reason string) {
+	if s == e.state {
+		return
+	}
+	from := e.state
+	e.state = s
+	e.emit(Event{Name: "state", From: from, State: s, Reason: reason})
+}
+
+func (e *Engine) toManual(reason string) {
+	e.refusal = nil
+	e.wake = time.Time{}
+	e.verify = false
+	e.manualSince = e.now
+	e.setState(Manual, reason)
+}
+
+func (e *Engine) manualDeadline() time.Time {
+	from := e.manualSince
+	if e.lastOutput.After(from) {
+		from = e.lastOutput
+	}
+	return from.Add(e.pb.Timeouts.Prompt)
+}
+
+func (e *Engine) finish(s State, code int, reason string, kill bool) {
+	e.finishChild(s, code, reason, driver.ExitStatus{})
+	e.result.Child = nil
+	if kill {
+		e.out = append(e.out, Kill{Reason: reason})
+	}
+}
+
+func (e *Engine) finishChild(s State, code int, reason string, status driver.ExitStatus) {
+	if s.Final() {
+		e.setState(s, reason)
+	}
+	e.result = &Result{State: s, ExitCode: code, Reason: reason, Child: &status}
+	e.emit(Event{Name: "finish", State: s, Reason: reason})
+	e.out = append(e.out, Finish{Result: *e.result})
+}
+
+// appendWindow adds stripped text to the window, keeping only the newest bytes.
+func (e *Engine) appendWindow(text []byte) {
+	limit := int(e.pb.Settings.Window)
+	if len(text) >= limit {
+		e.window = append(e.window[:0], text[len(text)-limit:]...)
+		return
+	}
+	if over := len(e.window) + len(text) - limit; over > 0 {
+		n := copy(e.window, e.window[over:])
+		e.window = e.window[:n]
+	}
+	e.window = append(e.window, text...)
+}
+
+// consume drops the window up to end: that text was answered.
+func (e *Engine) consume(end int) {
+	n := copy(e.window, e.window[end:])
+	e.window = e.window[:n]
+}
+
+// tail returns the last few hundred bytes of output, for error messages.
+func (e *Engine) tail() string {
+	const n = 300
+	if len(e.window) > n {
+		return string(e.window[len(e.window)-n:])
+	}
+	return string(e.window)
+}
+
+func (e *Engine) currentStep() *playbooks.Step {
+	if e.stepIdx < len(e.pb.Steps) {
+		return e.pb.Steps[e.stepIdx]
+	}
+	return nil
+}
+
+func (e *Engine) advanceStep() {
+	e.stepIdx++
+	e.stepTries = 0
+	e.stepSince = e.now
+}
+
+func stepName(s *playbooks.Step) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return fmt.Sprintf("%d", s.Index+1)
+}
+
+func stepAcceptsEOF(s *playbooks.Step) bool {
+	if s.Expect != nil {
+		return s.Expect.HasEOF()
+	}
+	for _, c := range s.Cases {
+		if c.Match != nil && c.Match.HasEOF() {
+			return true
+		}
+	}
+	return false
+}
+
+func describeWait(s *playbooks.Step) string {
+	if s.Expect != nil {
+		return s.Expect.String()
+	}
+	parts := make([]string, 0, len(s.Cases))
+	for _, c := range s.Cases {
+		parts = append(parts, c.Match.String())
+	}
+	return "one of " + strings.Join(parts, ", ")
+}

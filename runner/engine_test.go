@@ -1,0 +1,535 @@
+package runner_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/driver"
+)
+
+// sim drives an engine in virtual time and records what it asks for.
+type sim struct {
+	t      *testing.T
+	e      *runner.Engine
+	t0     time.Time
+	now    time.Time
+	sent   []string
+	events []runner.Event
+	killed bool
+	result *runner.Result
+}
+
+func newSim(t *testing.T, yaml string, cfg runner.Config) *sim {
+	t.Helper()
+	pb, findings := playbooks.Parse("test.yaml", []byte(yaml))
+	if pb == nil {
+		t.Fatalf("playbook: %v", findings)
+	}
+	s := &sim{t: t, e: runner.NewEngine(pb, cfg), t0: time.Unix(1_700_000_000, 0)}
+	s.now = s.t0
+	s.apply(s.e.Start(s.now))
+	return s
+}
+
+func (s *sim) apply(actions []runner.Action) {
+	for _, a := range actions {
+		switch a := a.(type) {
+		case runner.Send:
+			text := string(a.Data)
+			if a.Secret.Source != "" {
+				text = "<" + string(a.Secret.Source) + ":" + a.Secret.Name + ">" + text
+			}
+			if a.DryRun {
+				text = "dry:" + text
+			}
+			s.sent = append(s.sent, text)
+		case runner.Event:
+			s.events = append(s.events, a)
+		case runner.Kill:
+			s.killed = true
+		case runner.Finish:
+			r := a.Result
+			s.result = &r
+		}
+	}
+}
+
+// out feeds output after d of virtual time.
+func (s *sim) out(d time.Duration, text string) {
+	s.advance(d)
+	s.apply(s.e.Output(s.now, []byte(text)))
+}
+
+// advance moves virtual time by d, ticking at every deadline on the way, as Run does.
+func (s *sim) advance(d time.Duration) {
+	end := s.now.Add(d)
+	for {
+		next, ok := s.e.Deadline()
+		if !ok || next.After(end) {
+			break
+		}
+		if next.After(s.now) {
+			s.now = next
+		}
+		s.apply(s.e.Tick(s.now))
+	}
+	s.now = end
+	s.apply(s.e.Tick(s.now))
+}
+
+func (s *sim) exit(d time.Duration, code int) {
+	s.advance(d)
+	s.apply(s.e.Exit(s.now, driver.ExitStatus{Code: code}))
+}
+
+func (s *sim) wantSent(want ...string) {
+	s.t.Helper()
+	if strings.Join(s.sent, "|") != strings.Join(want, "|") {
+		s.t.Fatalf("sent %q, want %q\nevents:\n%s", s.sent, want, s.timeline())
+	}
+}
+
+func (s *sim) wantState(want runner.State) {
+	s.t.Helper()
+	if got := s.e.State(); got != want {
+		s.t.Fatalf("state %s, want %s\nevents:\n%s", got, want, s.timeline())
+	}
+}
+
+func (s *sim) wantResult(state runner.State, code int) {
+	s.t.Helper()
+	if s.result == nil {
+		s.t.Fatalf("run not finished (state %s)\nevents:\n%s", s.e.State(), s.timeline())
+	}
+	if s.result.State != state || s.result.ExitCode != code {
+		s.t.Fatalf("result %s/%d (%s), want %s/%d\nevents:\n%s", s.result.State, s.result.ExitCode, s.result.Reason, state, code, s.timeline())
+	}
+}
+
+func (s *sim) timeline() string {
+	var b strings.Builder
+	for _, e := range s.events {
+		b.WriteString("  " + e.At.String() + " " + e.Name + " " + string(e.State) + " " + e.Rule + e.Step + " " + e.Excerpt + e.Sent + " " + e.Reason + "\n")
+	}
+	return b.String()
+}
+
+const header = "version: 1\nname: t\nspawn: {command: [x]}\n"
+
+func TestStepsInOrderWithTemplates(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+vars: {project: demo}
+settings: {min_send_interval: 0s}
+steps:
+  - expect: "Project name:"
+    line: "{{ vars.project }}"
+  - expect: {regex: 'Code (?P<code>\d+):'}
+    line: "{{ match.code }}"
+  - expect: eof
+`, runner.Config{Vars: map[string]string{"project": "override"}})
+	s.out(10*time.Millisecond, "\x1b[1mProject name:\x1b[0m ")
+	s.wantSent("override\r")
+	s.out(10*time.Millisecond, "override\r\nCode 4")
+	s.out(10*time.Millisecond, "21: ")
+	s.wantSent("override\r", "421\r")
+	s.exit(10*time.Millisecond, 0)
+	s.wantResult(runner.Done, 0)
+}
+
+func TestMatchConsumesSoOnePromptIsAnsweredOnce(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {min_send_interval: 0s}
+rules:
+  - {name: yes, match: "Continue? [y/n]", line: "y", limit: 5}
+`, runner.Config{})
+	s.out(time.Millisecond, "Continue? [y/n] ")
+	s.out(time.Millisecond, "y\r\n")
+	s.wantSent("y\r")
+	s.out(time.Millisecond, "working\r\nContinue? [y/n] ")
+	s.wantSent("y\r", "y\r")
+}
+
+func TestOldTextNeverAnswersAfterASend(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {min_send_interval: 0s}
+steps:
+  - expect: "Name:"
+    line: "a"
+rules:
+  - {name: old, match: "Overwrite?", line: "y", limit: 5}
+`, runner.Config{})
+	// The step answers first; the rule's text arrived in the same read, before
+	// the answer, and must not be answered later.
+	s.out(time.Millisecond, "Overwrite? no wait\nName: ")
+	s.wantSent("a\r")
+	s.out(time.Millisecond, "a\r\nthanks\r\n")
+	s.wantSent("a\r")
+}
+
+func TestCasesRepeatAndEOF(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {min_send_interval: 0s}
+steps:
+  - expect:
+      - case: "not empty. Remove files?"
+        keys: [down, enter]
+        repeat: true
+      - case: {regex: 'Done\. Now run'}
+  - expect: eof
+`, runner.Config{})
+	s.out(time.Millisecond, "Target directory not empty. Remove files? ")
+	s.out(time.Millisecond, "again: not empty. Remove files? ")
+	s.wantSent("\x1b[B\r", "\x1b[B\r")
+	s.out(time.Millisecond, "Done. Now run:\n  npm install\n")
+	s.exit(time.Millisecond, 0)
+	s.wantResult(runner.Done, 0)
+}
+
+func TestWhenAndNamedGroups(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {min_send_interval: 0s}
+rules:
+  - name: docs
+    match: {regex: 'Overwrite (?P<file>\S+)\? \[y/N\]'}
+    when: 'match.file endsWith ".md"'
+    line: "y"
+    limit: 5
+  - name: others
+    match: {regex: 'Overwrite (?P<file>\S+)\? \[y/N\]'}
+    line: "n"
+    limit: 5
+`, runner.Config{})
+	s.out(time.Millisecond, "Overwrite README.md? [y/N] ")
+	s.out(time.Millisecond, "Overwrite main.go? [y/N] ")
+	s.wantSent("y\r", "n\r")
+	if f := s.e.Fired(); f["docs"] != 1 || f["others"] != 1 {
+		t.Fatalf("fired %v", f)
+	}
+}
+
+func TestDangerManualStopsAutomation(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {min_send_interval: 0s}
+rules:
+  - {name: proceed, match: "Proceed? [y/N]", line: "y", limit: 5}
+danger:
+  - name: wipe
+    match: {regex: 'rm\s+-rf\s+/(\s|$)'}
+`, runner.Config{})
+	s.out(time.Millisecond, "About to run: rm -rf /\nProceed? [y/N] ")
+	s.wantSent()
+	s.wantState(runner.Manual)
+	s.out(time.Millisecond, "Proceed? [y/N] ")
+	s.wantSent()
+}
+
+func TestDangerSplitAcrossReadsAndFlood(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {min_send_interval: 0s, window: 1KiB}
+rules:
+  - {name: proceed, match: "Proceed?", line: "y", limit: 5}
+danger:
+  - {name: wipe, match: "rm -rf /", action: abort}
+`, runner.Config{})
+	// A flood far larger than the window cannot hide the dangerous text, even
+	// when it is split across two reads.
+	s.out(time.Millisecond, strings.Repeat("log line\n", 10000)+"About to run: rm -")
+	s.out(time.Millisecond, "rf /\n"+strings.Repeat("more\n", 10000)+"Proceed? ")
+	s.wantSent()
+	s.wantResult(runner.Aborted, runner.ExitDanger)
+	if !s.killed {
+		t.Fatal("abort did not kill the program")
+	}
+}
+
+func TestDangerSeesEachByteOnce(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+danger:
+  - {name: sudo, match: "sudo ", action: deny, line: "n"}
+`, runner.Config{})
+	s.out(time.Millisecond, "Run sudo apt update? ")
+	s.advance(time.Second)
+	s.out(time.Millisecond, "n\r\nok\n")
+	s.out(time.Millisecond, "done\n")
+	s.wantSent("n\r")
+	if n := s.e.Fired()["sudo"]; n != 1 {
+		t.Fatalf("danger fired %d times, want 1", n)
+	}
+}
+
+func TestDenyAnswersTheNextPromptInsteadOfTheRule(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms, min_send_interval: 0s}
+rules:
+  - {name: proceed, match: "Proceed? [y/N]", line: "y", limit: 5}
+danger:
+  - {name: force, match: {regex: 'push --force'}, action: deny, line: "n"}
+`, runner.Config{})
+	// The prompt of the dangerous command arrives later, after the output has
+	// settled: the refusal must wait for it, and answer it instead of the rule.
+	s.out(time.Millisecond, "git push --force origin main\n")
+	s.advance(time.Second)
+	s.wantSent()
+	s.out(time.Millisecond, "Proceed? [y/N] ")
+	s.wantSent("n\r")
+	s.out(time.Millisecond, "n\r\nAborted.\nProceed? [y/N] ")
+	s.wantSent("n\r", "y\r")
+	s.wantState(runner.Running)
+}
+
+func TestDenyAtAGenericPrompt(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms}
+danger:
+  - {name: sudo, match: "sudo ", action: deny, keys: [esc]}
+`, runner.Config{})
+	s.out(time.Millisecond, "I will run: sudo rm /etc/hosts\nAllow? ")
+	s.wantSent()
+	s.advance(400 * time.Millisecond)
+	s.wantSent("\x1b")
+}
+
+func TestCooldownDefersNeverDrops(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {min_send_interval: 0s}
+rules:
+  - {name: again, match: "Again?", line: "y", cooldown: 2s, limit: 10}
+`, runner.Config{})
+	s.out(time.Millisecond, "Again? ")
+	s.out(100*time.Millisecond, "y\r\nAgain? ")
+	s.wantSent("y\r")
+	s.advance(time.Second)
+	s.wantSent("y\r")
+	s.advance(time.Second)
+	s.wantSent("y\r", "y\r")
+}
+
+func TestMinSendIntervalIsGlobal(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {min_send_interval: 500ms}
+rules:
+  - {name: a, match: "A?", line: "a", limit: 10}
+  - {name: b, match: "B?", line: "b", limit: 10}
+`, runner.Config{})
+	s.out(time.Millisecond, "A? ")
+	s.out(10*time.Millisecond, "a\r\nB? ")
+	s.wantSent("a\r")
+	s.advance(500 * time.Millisecond)
+	s.wantSent("a\r", "b\r")
+}
+
+func TestLimitEscalatesToManual(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {min_send_interval: 0s}
+rules:
+  - {name: retry, match: "Retry?", line: "y", limit: 2}
+`, runner.Config{})
+	for range 3 {
+		s.out(10*time.Millisecond, "Retry? ")
+	}
+	s.wantSent("y\r", "y\r")
+	s.wantState(runner.Manual)
+}
+
+func TestStepTimeoutQuotesTheOutput(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+steps:
+  - expect: "Password:"
+    secret: env:PASS
+    timeout: 5s
+`, runner.Config{})
+	s.out(time.Millisecond, "Connecting to host...\n")
+	s.advance(6 * time.Second)
+	s.wantResult(runner.TimedOut, runner.ExitTimeout)
+	if !strings.Contains(s.result.Reason, "Connecting to host") || !strings.Contains(s.result.Reason, `"Password:"`) {
+		t.Fatalf("reason %q", s.result.Reason)
+	}
+	if !s.killed {
+		t.Fatal("timeout did not end the program")
+	}
+}
+
+func TestTotalTimeout(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"timeouts: {total: 1m}\n", runner.Config{})
+	s.advance(59 * time.Second)
+	if s.result != nil {
+		t.Fatal("finished early")
+	}
+	s.advance(2 * time.Second)
+	s.wantResult(runner.TimedOut, runner.ExitTimeout)
+}
+
+func TestSecretIsSentByReference(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+steps:
+  - expect: "Enter passphrase"
+    secret: env:PASS
+`, runner.Config{})
+	s.out(time.Millisecond, "Enter passphrase (empty for no passphrase): ")
+	s.wantSent("<env:PASS>\r")
+	for _, e := range s.events {
+		if e.Name == "send" && e.Sent != "secret env:PASS" {
+			t.Fatalf("send event shows %q", e.Sent)
+		}
+	}
+}
+
+func TestPromptingThenPromptTimeout(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms}
+timeouts: {prompt: 1m}
+`, runner.Config{})
+	s.out(time.Millisecond, "Do you accept the license? (yes/no) ")
+	s.advance(400 * time.Millisecond)
+	s.wantState(runner.Prompting)
+	s.out(time.Second, "\nthinking...\n")
+	s.wantState(runner.Running)
+	s.out(time.Second, "Continue? [y/n] ")
+	s.advance(time.Minute + time.Second)
+	s.wantResult(runner.Prompting, runner.ExitManual)
+}
+
+func TestNoPromptingForPlainOutput(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"settings: {settle: 300ms}\n", runner.Config{})
+	s.out(time.Millisecond, "compiling 12 packages\n")
+	s.advance(time.Second)
+	s.wantState(runner.Running)
+}
+
+func TestNudgesThenManual(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms}
+timeouts: {idle: 10s, prompt: 1m}
+nudge: {sequence: ["\r", "continue\r"], gap: 2s, max: 3}
+`, runner.Config{})
+	s.out(time.Millisecond, "Working...\n")
+	s.advance(10 * time.Second)
+	s.wantState(runner.Nudging)
+	s.wantSent("\r")
+	s.out(100*time.Millisecond, "\r\n") // the echo of the nudge is no sign of life
+	s.advance(2 * time.Second)
+	s.wantSent("\r", "continue\r")
+	s.advance(2 * time.Second)
+	s.wantSent("\r", "continue\r", "continue\r")
+	s.advance(2 * time.Second)
+	s.wantState(runner.Manual)
+	s.advance(time.Minute)
+	s.wantResult(runner.Manual, runner.ExitManual)
+}
+
+func TestNudgeStopsWhenOutputResumes(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+timeouts: {idle: 10s}
+nudge: {sequence: ["continue\r"], gap: 2s, max: 3}
+`, runner.Config{})
+	s.advance(10 * time.Second)
+	s.wantSent("continue\r")
+	s.out(time.Second, "Resuming the task\n")
+	s.wantState(runner.Running)
+	s.advance(5 * time.Second)
+	s.wantSent("continue\r")
+}
+
+func TestIdleWithoutNudgeGoesManual(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"timeouts: {idle: 5s}\n", runner.Config{Interactive: true})
+	s.advance(6 * time.Second)
+	s.wantState(runner.Manual)
+	s.advance(time.Hour)
+	if s.result != nil {
+		t.Fatal("an interactive MANUAL run must wait for the person")
+	}
+}
+
+func TestRetryOnceThenPrompting(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms, min_send_interval: 0s}
+steps:
+  - expect: "Name:"
+    line: "x"
+  - expect: eof
+`, runner.Config{})
+	s.out(time.Millisecond, "Name: ")
+	s.advance(time.Second)
+	s.wantSent("x\r", "x\r")
+	s.advance(time.Second)
+	s.wantState(runner.Prompting)
+}
+
+func TestInterruptOnceManualTwiceAbort(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header, runner.Config{Interactive: true})
+	s.apply(s.e.Interrupt(s.now))
+	s.wantState(runner.Manual)
+	s.advance(500 * time.Millisecond)
+	s.apply(s.e.Interrupt(s.now))
+	s.wantResult(runner.Aborted, runner.ExitInterrupted)
+}
+
+func TestExitCodes(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"steps:\n  - expect: \"Done\"\n", runner.Config{})
+	s.exit(time.Millisecond, 0)
+	s.wantResult(runner.Failed, runner.ExitFailed)
+	if !strings.Contains(s.result.Reason, `waited for "Done"`) {
+		t.Fatalf("reason %q", s.result.Reason)
+	}
+
+	s = newSim(t, header, runner.Config{})
+	s.exit(time.Millisecond, 3)
+	s.wantResult(runner.Failed, runner.ExitFailed)
+
+	s = newSim(t, header+"danger:\n  - {name: d, match: \"DROP TABLE\"}\n", runner.Config{})
+	s.out(time.Millisecond, "DROP TABLE users;")
+	s.exit(time.Millisecond, 0)
+	s.wantResult(runner.Manual, runner.ExitManual)
+}
+
+func TestDryRunWouldSend(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"rules:\n  - {name: y, match: \"[y/n]\", line: \"y\", limit: 1}\n", runner.Config{DryRun: true})
+	s.out(time.Millisecond, "Continue? [y/n] ")
+	s.wantSent("dry:y\r")
+	if s.events[len(s.events)-1].Name != "would-send" {
+		t.Fatalf("last event %+v", s.events[len(s.events)-1])
+	}
+}
+
+func TestWindowStaysBounded(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {window: 4KiB, min_send_interval: 0s}
+rules:
+  - {name: y, match: "Continue? [y/n]", line: "y", limit: 1}
+`, runner.Config{})
+	chunk := strings.Repeat("\x1b[32mINFO\x1b[0m all good\r\n", 2000)
+	for range 50 {
+		s.out(time.Microsecond, chunk)
+	}
+	s.out(time.Microsecond, "Continue? [y/n] ")
+	s.wantSent("y\r")
+}

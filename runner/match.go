@@ -1,0 +1,276 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/clai-sh/clai/playbooks"
+)
+
+// maxMatchesPerRead bounds how many steps one read can satisfy, so a playbook whose
+// steps match each other's text cannot loop.
+const maxMatchesPerRead = 64
+
+// hit is a match of a pattern in the window.
+type hit struct {
+	start, end int
+	pattern    *playbooks.Pattern
+}
+
+// find returns the leftmost match of any of the matcher's text patterns in text.
+func find(m *playbooks.Matcher, text string) (hit, bool) {
+	best := hit{start: -1}
+	for _, p := range m.Patterns {
+		if p.Kind == playbooks.EOF {
+			continue
+		}
+		if loc := p.FindIndex(text); loc != nil && (best.start < 0 || loc[0] < best.start) {
+			best = hit{start: loc[0], end: loc[1], pattern: p}
+		}
+	}
+	return best, best.start >= 0
+}
+
+// values builds the expression values of a hit.
+func (e *Engine) values(h *hit, text string) playbooks.Values {
+	v := playbooks.Values{
+		Vars:     e.cfg.Vars,
+		Environ:  e.cfg.Environ,
+		State:    string(e.state),
+		Elapsed:  e.now.Sub(e.start),
+		Idle:     e.now.Sub(e.lastOutput),
+		Fired:    e.fired,
+		ExitCode: e.exitCode,
+	}
+	if s := e.currentStep(); s != nil {
+		v.Step = playbooks.StepInfo{Name: s.Name, Index: s.Index, Tries: e.stepTries}
+	}
+	if h != nil {
+		matched := text[h.start:h.end]
+		v.Text, v.Groups = matched, []string{matched}
+		if groups, named, ok := h.pattern.Groups(matched); ok {
+			v.Groups, v.Named = groups, named
+		}
+	}
+	return v
+}
+
+// evaluate answers what the window holds: the current step's cases first, then the
+// rules in file order. Nothing is answered in MANUAL, while a refusal is pending, or
+// after the run ended.
+func (e *Engine) evaluate() {
+	if e.refusal != nil {
+		e.refuse(false)
+		return
+	}
+	for range maxMatchesPerRead {
+		if e.result != nil || e.state == Manual || e.refusal != nil {
+			return
+		}
+		progressed, stop := e.evaluateStep()
+		if stop {
+			return
+		}
+		if progressed {
+			continue
+		}
+		e.evaluateRules()
+		return
+	}
+}
+
+// evaluateStep tries the current step. progressed means a step was satisfied without
+// sending, so the next one may match the rest of the window; stop means nothing more
+// may happen now (an answer was sent or deferred).
+func (e *Engine) evaluateStep() (progressed, stop bool) {
+	s := e.currentStep()
+	if s == nil {
+		return false, false
+	}
+	if s.Expect == nil && len(s.Cases) == 0 {
+		// A step without expect acts at once.
+		if !e.canSend() {
+			return false, true
+		}
+		e.emit(Event{Name: "match", Step: stepName(s)})
+		sent := e.act(s.Action, s.Env, nil, "", stepName(s))
+		e.advanceStep()
+		return !sent, sent
+	}
+	text := string(e.window)
+	if s.Expect != nil {
+		h, ok := find(s.Expect, text)
+		if !ok {
+			return false, false
+		}
+		if s.Action != nil && !e.canSend() {
+			return false, true
+		}
+		e.emit(Event{Name: "match", Step: stepName(s), Excerpt: excerpt(text[h.start:h.end])})
+		vals := e.values(&h, text)
+		e.consume(h.end)
+		sent := s.Action != nil && e.act(s.Action, s.Env, &vals, "", stepName(s))
+		e.advanceStep()
+		return !sent, sent
+	}
+	// Cases: the leftmost match wins; the first case listed breaks a tie.
+	var best hit
+	var bestCase *playbooks.Case
+	for _, c := range s.Cases {
+		if h, ok := find(c.Match, text); ok && (bestCase == nil || h.start < best.start) {
+			best, bestCase = h, c
+		}
+	}
+	if bestCase == nil {
+		return false, false
+	}
+	if bestCase.Action != nil && !e.canSend() {
+		return false, true
+	}
+	e.emit(Event{Name: "match", Step: stepName(s), Excerpt: excerpt(text[best.start:best.end])})
+	vals := e.values(&best, text)
+	e.consume(best.end)
+	sent := bestCase.Action != nil && e.act(bestCase.Action, bestCase.Env, &vals, "", stepName(s))
+	if bestCase.Repeat {
+		e.stepTries++
+		e.stepSince = e.now
+	} else {
+		e.advanceStep()
+	}
+	return !sent, sent
+}
+
+// evaluateRules fires the first rule whose pattern matches and whose when holds.
+func (e *Engine) evaluateRules() {
+	text := string(e.window)
+	for _, r := range e.pb.Rules {
+		h, ok := find(r.Match, text)
+		if !ok {
+			continue
+		}
+		vals := e.values(&h, text)
+		if r.When != nil {
+			hold, err := r.When.Eval(r.Env.Value(vals))
+			if err != nil {
+				e.emit(Event{Name: "error", Rule: r.Name, Reason: err.Error()})
+				continue
+			}
+			if !hold {
+				continue
+			}
+		}
+		if r.Limit > 0 && e.fired[r.Name] >= r.Limit {
+			e.emit(Event{Name: "match", Rule: r.Name, Excerpt: excerpt(text[h.start:h.end]), Reason: "limit reached"})
+			e.toManual(fmt.Sprintf("rule %q reached its limit of %d", r.Name, r.Limit))
+			return
+		}
+		if last, ok := e.lastFire[r]; ok && r.Cooldown > 0 && e.now.Before(last.Add(r.Cooldown)) {
+			e.deferUntil(last.Add(r.Cooldown), r.Name, "cooldown")
+			return
+		}
+		if !e.canSend() {
+			return
+		}
+		e.emit(Event{Name: "match", Rule: r.Name, Excerpt: excerpt(text[h.start:h.end])})
+		e.consume(h.end)
+		e.fired[r.Name]++
+		e.lastFire[r] = e.now
+		e.act(r.Action, r.Env, &vals, r.Name, "")
+		return
+	}
+}
+
+// canSend reports whether min_send_interval allows a send now, and otherwise defers.
+func (e *Engine) canSend() bool {
+	if !e.sent {
+		return true
+	}
+	next := e.lastSend.Add(e.pb.Settings.MinSendInterval)
+	if e.now.Before(next) {
+		e.deferUntil(next, "", "min_send_interval")
+		return false
+	}
+	return true
+}
+
+func (e *Engine) deferUntil(t time.Time, rule, why string) {
+	if e.wake.Equal(t) {
+		return
+	}
+	e.wake = t
+	e.emit(Event{Name: "defer", Rule: rule, Reason: fmt.Sprintf("%s until +%s", why, t.Sub(e.start).Round(time.Millisecond))})
+}
+
+// act renders and sends an action. It reports whether anything was sent.
+func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Values, rule, step string) bool {
+	if a == nil {
+		return false
+	}
+	if vals == nil {
+		v := e.values(nil, "")
+		vals = &v
+	}
+	var send Send
+	var shown string
+	switch a.Kind {
+	case playbooks.ActSend, playbooks.ActLine:
+		text, err := a.Text.Render(env.Value(*vals))
+		if err != nil {
+			e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: err.Error()})
+			e.toManual("a template failed: " + err.Error())
+			return false
+		}
+		if a.Kind == playbooks.ActLine {
+			text += "\r"
+		}
+		send.Data, shown = []byte(text), text
+	case playbooks.ActKeys:
+		names := make([]string, len(a.Keys))
+		for i, k := range a.Keys {
+			send.Data = append(send.Data, k.Bytes(false)...)
+			names[i] = string(k)
+		}
+		shown = "keys " + strings.Join(names, " ")
+	case playbooks.ActSecret:
+		send.Secret, send.Data = a.Secret, []byte("\r")
+		shown = fmt.Sprintf("secret %s:%s", a.Secret.Source, a.Secret.Name)
+	default:
+		e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: string(a.Kind) + " needs screen matching"})
+		e.toManual(string(a.Kind) + " needs screen matching")
+		return false
+	}
+	e.send(send, shown, rule, step)
+	e.lastAnswer = send
+	if e.cfg.DryRun {
+		// Nothing reached the program: it will wait for the answer.
+		e.dryWait, e.dryAnswer = true, shown
+		return true
+	}
+	e.verify, e.retried = true, false
+	e.verifyAt = e.now.Add(max(verifyAfter, 2*e.pb.Settings.Settle))
+	return true
+}
+
+// send emits a Send (or a would-send in a dry run) and makes the window stale.
+func (e *Engine) send(s Send, shown, rule, step string) {
+	s.DryRun = e.cfg.DryRun
+	name := "send"
+	if s.DryRun {
+		name = "would-send"
+	}
+	e.emit(Event{Name: name, Rule: rule, Step: step, Sent: shown})
+	e.out = append(e.out, s)
+	e.lastSend, e.sent = e.now, true
+	e.wake = time.Time{}
+	// Only fresh text acts: what was shown before this answer never answers again.
+	e.window = e.window[:0]
+}
+
+func excerpt(s string) string {
+	const n = 200
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

@@ -1,0 +1,149 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/diag"
+	"github.com/clai-sh/clai/runner/driver"
+)
+
+// TestResult is the outcome of one of a playbook's own tests.
+type TestResult struct {
+	Test *playbooks.Test
+	// Failures says what did not hold; empty when the test passed.
+	Failures []string
+	State    State
+	Sent     string
+	Fired    []string
+	// Exit is the exit code clai would return if the program ended (with status 0)
+	// at the end of the test's output.
+	Exit int
+}
+
+// Passed reports whether every expectation held.
+func (r TestResult) Passed() bool { return len(r.Failures) == 0 }
+
+// RunTests runs the playbook's tests through the engine in virtual time; nothing is
+// spawned. A test's output is fed a line at a time, as a program writes it, and
+// clai's answers (deferred ones included) go out before the next line: the output
+// of a test reads like a transcript of a session.
+func RunTests(pb *playbooks.Playbook) []TestResult {
+	out := make([]TestResult, 0, len(pb.Tests))
+	for _, t := range pb.Tests {
+		out = append(out, runTest(pb, t))
+	}
+	return out
+}
+
+func runTest(pb *playbooks.Playbook, t *playbooks.Test) TestResult {
+	res := TestResult{Test: t}
+	if t.Cast != "" {
+		res.Failures = []string{"cast: recordings are not supported by this version; use output:"}
+		return res
+	}
+	e := NewEngine(pb, Config{})
+	now := time.Unix(0, 0).UTC()
+	var sent strings.Builder
+	take := func(actions []Action) {
+		for _, a := range actions {
+			if s, ok := a.(Send); ok {
+				if s.Secret.Source != "" {
+					fmt.Fprintf(&sent, "<secret %s:%s>", s.Secret.Source, s.Secret.Name)
+				}
+				sent.Write(s.Data)
+			}
+		}
+	}
+	// settleFor lets deferred answers go out, as they would while the program waits.
+	horizon := max(pb.Settings.Settle, pb.Settings.MinSendInterval) + time.Millisecond
+	settleFor := func() {
+		end := now.Add(horizon)
+		for {
+			next, ok := e.Deadline()
+			if !ok || next.After(end) {
+				break
+			}
+			if next.After(now) {
+				now = next
+			}
+			take(e.Tick(now))
+		}
+		now = end
+	}
+	take(e.Start(now))
+	for _, line := range splitLines(t.Output) {
+		if e.Result() != nil {
+			break
+		}
+		now = now.Add(time.Millisecond)
+		take(e.Output(now, []byte(line)))
+		settleFor()
+	}
+	res.State, res.Sent = e.State(), sent.String()
+	for name, n := range e.Fired() {
+		if n > 0 {
+			res.Fired = append(res.Fired, name)
+		}
+	}
+	slices.Sort(res.Fired)
+	if r := e.Result(); r != nil {
+		res.State, res.Exit = r.State, r.ExitCode
+	} else {
+		e.Exit(now, driver.ExitStatus{})
+		res.Exit = e.Result().ExitCode
+	}
+	exp := t.Expect
+	if exp.State != nil && string(res.State) != *exp.State {
+		res.Failures = append(res.Failures, fmt.Sprintf("state is %s, want %s", res.State, *exp.State))
+	}
+	if exp.Sent != nil && res.Sent != *exp.Sent {
+		res.Failures = append(res.Failures, fmt.Sprintf("sent %q, want %q", res.Sent, *exp.Sent))
+	}
+	if exp.Fired != nil {
+		want := append([]string(nil), exp.Fired...)
+		slices.Sort(want)
+		if !slices.Equal(res.Fired, want) {
+			res.Failures = append(res.Failures, fmt.Sprintf("fired %v, want %v", res.Fired, want))
+		}
+	}
+	if exp.Exit != nil && res.Exit != *exp.Exit {
+		res.Failures = append(res.Failures, fmt.Sprintf("exit code is %d, want %d", res.Exit, *exp.Exit))
+	}
+	return res
+}
+
+// splitLines splits text after each newline, keeping the newlines.
+func splitLines(text string) []string {
+	var out []string
+	for text != "" {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			out = append(out, text)
+			break
+		}
+		out = append(out, text[:i+1])
+		text = text[i+1:]
+	}
+	return out
+}
+
+// TestFindings runs the playbook's tests and reports each failure as a finding at
+// the test's line.
+func TestFindings(pb *playbooks.Playbook) diag.List {
+	var out diag.List
+	for _, r := range RunTests(pb) {
+		if r.Passed() {
+			continue
+		}
+		out = append(out, diag.Diagnostic{
+			Pos: r.Test.Pos, Severity: diag.Error, Rule: "test",
+			Message: fmt.Sprintf("test %q fails: %s", r.Test.Name, strings.Join(r.Failures, "; ")),
+			Hint:    "fix the playbook, or the test's expect if the playbook is right",
+		})
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+package runner
+
+import (
+	"bytes"
+	"io"
+	"strings"
+)
+
+// mask replaces a secret wherever it would be shown.
+const mask = "******"
+
+// Redactor hides secret values in text: in the mirrored output, which it filters as
+// a stream, and in excerpts of events.
+type Redactor struct {
+	secrets [][]byte
+	w       io.Writer
+	pending []byte
+}
+
+// NewRedactor writes to w what passes through it, with every secret masked.
+func NewRedactor(w io.Writer, secrets []string) *Redactor {
+	r := &Redactor{w: w}
+	for _, s := range secrets {
+		if s != "" {
+			r.secrets = append(r.secrets, []byte(s))
+		}
+	}
+	return r
+}
+
+// String masks the secrets in s.
+func (r *Redactor) String(s string) string {
+	for _, sec := range r.secrets {
+		s = strings.ReplaceAll(s, string(sec), mask)
+	}
+	return s
+}
+
+// Write masks and writes p. The end of p is held back while it could be the start
+// of a secret that the next write completes.
+func (r *Redactor) Write(p []byte) (int, error) {
+	if len(r.secrets) == 0 {
+		return r.w.Write(p)
+	}
+	buf := append(r.pending, p...)
+	for _, sec := range r.secrets {
+		buf = bytes.ReplaceAll(buf, sec, []byte(mask))
+	}
+	hold := 0
+	for _, sec := range r.secrets {
+		for k := min(len(sec)-1, len(buf)); k > hold; k-- {
+			if bytes.HasSuffix(buf, sec[:k]) {
+				hold = k
+				break
+			}
+		}
+	}
+	r.pending = append(r.pending[:0], buf[len(buf)-hold:]...)
+	if _, err := r.w.Write(buf[:len(buf)-hold]); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes what was held back.
+func (r *Redactor) Flush() error {
+	if len(r.pending) == 0 {
+		return nil
+	}
+	_, err := r.w.Write(r.pending)
+	r.pending = r.pending[:0]
+	return err
+}

@@ -1,0 +1,151 @@
+package runner
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/driver"
+)
+
+// maxTimeline bounds the events a report keeps, so a long run's report stays small;
+// the count of events left out is reported.
+const maxTimeline = 10_000
+
+// Report is what a run did, for --report. It is versioned: fields are only added.
+type Report struct {
+	Version  int            `json:"version"`
+	Playbook ReportPlaybook `json:"playbook"`
+	// Mode is "live" or "dry-run".
+	Mode       string    `json:"mode"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS int64     `json:"duration_ms"`
+	Outcome    State     `json:"outcome"`
+	ExitCode   int       `json:"exit_code"`
+	Reason     string    `json:"reason"`
+	// Child is how the program ended; null when it could not be started.
+	Child *ReportChild `json:"child"`
+	// Timeline lists the run's events in order; TimelineDropped counts those left
+	// out past the first maxTimeline.
+	Timeline        []ReportEvent  `json:"timeline"`
+	TimelineDropped int            `json:"timeline_dropped,omitempty"`
+	Rules           map[string]int `json:"rules"`
+	NeverFired      []string       `json:"never_fired"`
+	DangerHits      []ReportEvent  `json:"danger_hits"`
+	Unanswered      []ReportEvent  `json:"unanswered_prompts"`
+}
+
+// ReportPlaybook identifies the playbook a run used.
+type ReportPlaybook struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// ReportChild is how the program ended.
+type ReportChild struct {
+	Code   int    `json:"code"`
+	Signal string `json:"signal,omitempty"`
+}
+
+// ReportEvent is an Event as a report shows it.
+type ReportEvent struct {
+	TimeMS  float64 `json:"t_ms"`
+	Event   string  `json:"event"`
+	State   State   `json:"state"`
+	From    State   `json:"from,omitempty"`
+	Rule    string  `json:"rule,omitempty"`
+	Step    string  `json:"step,omitempty"`
+	Excerpt string  `json:"excerpt,omitempty"`
+	Sent    string  `json:"sent,omitempty"`
+	Reason  string  `json:"reason,omitempty"`
+	Bytes   int     `json:"bytes,omitempty"`
+}
+
+// recorder builds a Report from the events of a run.
+type recorder struct {
+	report Report
+	redact *Redactor
+	start  time.Time
+}
+
+func newRecorder(pb *playbooks.Playbook, dryRun bool, redact *Redactor) *recorder {
+	sum := sha256.Sum256(pb.Source)
+	mode := "live"
+	if dryRun {
+		mode = "dry-run"
+	}
+	r := &recorder{redact: redact}
+	r.report = Report{
+		Version:  1,
+		Playbook: ReportPlaybook{Name: pb.Name, Path: pb.Path, SHA256: hex.EncodeToString(sum[:])},
+		Mode:     mode,
+		Rules:    map[string]int{},
+		Timeline: []ReportEvent{}, NeverFired: []string{}, DangerHits: []ReportEvent{}, Unanswered: []ReportEvent{},
+	}
+	for _, rule := range pb.Rules {
+		r.report.Rules[rule.Name] = 0
+	}
+	for _, d := range pb.Danger {
+		r.report.Rules[d.Name] = 0
+	}
+	return r
+}
+
+func (r *recorder) event(e Event) {
+	re := ReportEvent{
+		TimeMS: float64(e.At.Microseconds()) / 1000, Event: e.Name, State: e.State, From: e.From,
+		Rule: e.Rule, Step: e.Step, Excerpt: r.redact.String(e.Excerpt), Sent: r.redact.String(e.Sent),
+		Reason: r.redact.String(e.Reason), Bytes: e.Bytes,
+	}
+	switch e.Name {
+	case "danger":
+		r.report.DangerHits = append(r.report.DangerHits, re)
+	case "prompt":
+		r.report.Unanswered = append(r.report.Unanswered, re)
+	}
+	if len(r.report.Timeline) < maxTimeline {
+		r.report.Timeline = append(r.report.Timeline, re)
+	} else {
+		r.report.TimelineDropped++
+	}
+}
+
+func (r *recorder) finish(res Result, fired map[string]int, child *driver.ExitStatus, end time.Time) *Report {
+	rep := &r.report
+	rep.StartedAt = r.start
+	rep.DurationMS = end.Sub(r.start).Milliseconds()
+	rep.Outcome, rep.ExitCode, rep.Reason = res.State, res.ExitCode, r.redact.String(res.Reason)
+	if child != nil {
+		rep.Child = &ReportChild{Code: child.Code, Signal: child.Signal}
+	}
+	for name := range rep.Rules {
+		rep.Rules[name] = fired[name]
+		if fired[name] == 0 {
+			rep.NeverFired = append(rep.NeverFired, name)
+		}
+	}
+	slices.Sort(rep.NeverFired)
+	return rep
+}
+
+// WriteFile writes the report as JSON (the only format of this version).
+func (rep *Report) WriteFile(path string) error {
+	if ext := filepath.Ext(path); ext != ".json" {
+		return fmt.Errorf("report %s: unknown format %q (write .json)", path, ext)
+	}
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}

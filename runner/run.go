@@ -1,0 +1,475 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/driver/pty"
+)
+
+// readSize is the size of one read from the program; maxBatch bounds how much
+// output is handed to the engine at once when it arrives faster than it is matched.
+const (
+	readSize = 64 << 10
+	maxBatch = 256 << 10
+)
+
+// UnsupportedError says the playbook needs a capability this version does not have.
+type UnsupportedError struct{ What string }
+
+func (e *UnsupportedError) Error() string {
+	return e.What + " is parsed and linted, but this version of clai cannot run it yet (it needs screen matching)"
+}
+
+// StartError says the program could not be started, or the run could not be set up.
+type StartError struct{ Err error }
+
+func (e *StartError) Error() string { return e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// options are the settings of one Run.
+type options struct {
+	logger   *zap.Logger
+	clock    Clock
+	mirror   io.Writer
+	terminal *Terminal
+	vars     map[string]string
+	args     []string
+	environ  []string
+	dryRun   bool
+	start    func(ctx context.Context, s Spawn) (driver.Driver, error)
+}
+
+// Option configures Run.
+type Option func(*options)
+
+// WithLogger logs every event of the run (default: none).
+func WithLogger(l *zap.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithClock sets the clock (default: the wall clock).
+func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
+
+// WithMirror copies the program's output to w, secrets masked (default: nowhere).
+func WithMirror(w io.Writer) Option { return func(o *options) { o.mirror = w } }
+
+// WithTerminal makes the run interactive: the person at t sees the program, types
+// to it, and takes over in MANUAL.
+func WithTerminal(t *Terminal) Option { return func(o *options) { o.terminal = t } }
+
+// WithVars overrides playbook variables; each must be declared in the playbook.
+func WithVars(v map[string]string) Option { return func(o *options) { o.vars = v } }
+
+// WithArgs appends arguments to the spawned command.
+func WithArgs(args []string) Option { return func(o *options) { o.args = args } }
+
+// WithEnviron sets the environment the program inherits and ${VAR} expands from
+// (default: clai's own).
+func WithEnviron(env []string) Option { return func(o *options) { o.environ = env } }
+
+// WithDryRun records what would be sent instead of sending it.
+func WithDryRun(on bool) Option { return func(o *options) { o.dryRun = on } }
+
+// WithStarter replaces how the program is started (default: a pseudo-terminal).
+func WithStarter(start func(ctx context.Context, s Spawn) (driver.Driver, error)) Option {
+	return func(o *options) { o.start = start }
+}
+
+// Check reports what in a playbook this version cannot run.
+func Check(pb *playbooks.Playbook) error {
+	var errs []error
+	if pb.Extends != "" {
+		errs = append(errs, &UnsupportedError{What: "extends: " + pb.Extends})
+	}
+	if pb.Settings.Match == playbooks.MatchScreen {
+		errs = append(errs, &UnsupportedError{What: "settings.match: screen"})
+	}
+	if pb.Spawn.Tmux != nil {
+		errs = append(errs, &UnsupportedError{What: "spawn.tmux"})
+	}
+	uses := func(a *playbooks.Action) {
+		if a != nil && a.Kind == playbooks.ActChoose {
+			errs = append(errs, &UnsupportedError{What: fmt.Sprintf("choose at line %d", a.Line)})
+		}
+	}
+	for _, s := range pb.Steps {
+		uses(s.Action)
+		for _, c := range s.Cases {
+			uses(c.Action)
+		}
+	}
+	for _, r := range pb.Rules {
+		uses(r.Action)
+	}
+	return errors.Join(errs...)
+}
+
+// Run drives the playbook's program to the end and returns the report. The error is
+// for a run that could not happen (an unsupported feature, a missing secret, a
+// program that cannot start); how the run ended is in the report.
+func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, error) {
+	o := options{logger: zap.NewNop(), clock: SystemClock{}, environ: os.Environ()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.start == nil {
+		o.start = startPTY
+	}
+	if err := Check(pb); err != nil {
+		return nil, err
+	}
+	vars, err := mergeVars(pb, o.vars)
+	if err != nil {
+		return nil, err
+	}
+	secrets, err := readSecrets(pb, o.environ, o.dryRun)
+	if err != nil {
+		return nil, err
+	}
+	spawn, err := ResolveSpawn(pb, o.environ, o.args)
+	if err != nil {
+		return nil, err
+	}
+	if spawn.Rows == 0 && o.terminal != nil {
+		spawn.Rows, spawn.Cols = o.terminal.Size()
+	}
+	mirror := o.mirror
+	if o.terminal != nil {
+		mirror = o.terminal.Out
+	}
+	if mirror == nil {
+		mirror = io.Discard
+	}
+	redact := NewRedactor(mirror, secretValues(secrets))
+	rec := newRecorder(pb, o.dryRun, redact)
+	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun})
+
+	drv, err := o.start(ctx, spawn)
+	if err != nil {
+		return nil, &StartError{Err: err}
+	}
+	s := &session{o: o, pb: pb, drv: drv, engine: engine, rec: rec, redact: redact, secrets: secrets}
+	return s.run(ctx)
+}
+
+func startPTY(ctx context.Context, s Spawn) (driver.Driver, error) {
+	return pty.Start(ctx, pty.Options{Argv: s.Argv, Env: s.Env, Dir: s.Dir, Rows: s.Rows, Cols: s.Cols})
+}
+
+// mergeVars applies --var overrides to the playbook's variables.
+func mergeVars(pb *playbooks.Playbook, overrides map[string]string) (map[string]string, error) {
+	vars := map[string]string{}
+	var names []string
+	for _, v := range pb.Vars {
+		vars[v.Name] = v.Value
+		names = append(names, v.Name)
+	}
+	for k, v := range overrides {
+		if _, ok := vars[k]; !ok {
+			if len(names) == 0 {
+				return nil, fmt.Errorf("--var %s: the playbook declares no variables (add them under vars:)", k)
+			}
+			return nil, fmt.Errorf("--var %s: the playbook declares no such variable (it has %s)", k, strings.Join(names, ", "))
+		}
+		vars[k] = v
+	}
+	return vars, nil
+}
+
+// readSecrets reads every secret the playbook uses, before anything starts, so a
+// missing one fails at once rather than halfway through a run.
+func readSecrets(pb *playbooks.Playbook, environ []string, dryRun bool) (map[playbooks.SecretRef]string, error) {
+	out := map[playbooks.SecretRef]string{}
+	var errs []error
+	add := func(a *playbooks.Action) {
+		if a == nil || a.Kind != playbooks.ActSecret {
+			return
+		}
+		if _, done := out[a.Secret]; done {
+			return
+		}
+		v, err := SecretValue(a.Secret, environ)
+		if err != nil {
+			if !dryRun {
+				errs = append(errs, err)
+			}
+			return
+		}
+		out[a.Secret] = v
+	}
+	for _, s := range pb.Steps {
+		add(s.Action)
+		for _, c := range s.Cases {
+			add(c.Action)
+		}
+	}
+	for _, r := range pb.Rules {
+		add(r.Action)
+	}
+	return out, errors.Join(errs...)
+}
+
+func secretValues(m map[playbooks.SecretRef]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// session is one run in progress.
+type session struct {
+	o       options
+	pb      *playbooks.Playbook
+	drv     driver.Driver
+	engine  *Engine
+	rec     *recorder
+	redact  *Redactor
+	secrets map[playbooks.SecretRef]string
+
+	result *Result
+	child  *driver.ExitStatus
+	kill   bool
+}
+
+// chunk is a piece of output from the reader goroutine, in a pooled buffer.
+type chunk struct {
+	buf *[]byte
+	n   int
+}
+
+func (c chunk) bytes() []byte { return (*c.buf)[:c.n] }
+
+func (s *session) run(parent context.Context) (rep *Report, err error) {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	clock := s.o.clock
+	s.rec.start = clock.Now()
+
+	pool := sync.Pool{New: func() any { b := make([]byte, readSize); return &b }}
+	chunks := make(chan chunk, 16)
+	output := (<-chan chunk)(chunks)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(chunks)
+		for {
+			buf := pool.Get().(*[]byte)
+			n, err := s.drv.Read(*buf)
+			if n > 0 {
+				chunks <- chunk{buf: buf, n: n}
+			} else {
+				pool.Put(buf)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	exited := make(chan driver.ExitStatus, 1)
+
+	var input <-chan []byte
+	var resized <-chan struct{}
+	if t := s.o.terminal; t != nil {
+		restore, err := t.Raw()
+		if err != nil {
+			return nil, s.abandon(&wg, chunks, fmt.Errorf("terminal: %w", err))
+		}
+		defer restore()
+		input = t.Input(ctx)
+		resized = t.Resized(ctx)
+	}
+
+	defer func() {
+		// Whatever happened, the program is ended and waited for, and every
+		// goroutine is gone before Run returns.
+		if cerr := s.drv.Close(); cerr != nil && err == nil {
+			s.o.logger.Warn("close", zap.String("event", "error"), zap.Error(cerr))
+		}
+		for range chunks {
+			// Unblock the reader; it stops at the end of output.
+		}
+		wg.Wait()
+		if s.child == nil {
+			if st, werr := s.drv.Wait(); werr == nil {
+				s.child = &st
+			}
+		}
+		_ = s.redact.Flush()
+		if rep != nil && s.child != nil && rep.Child == nil {
+			rep.Child = &ReportChild{Code: s.child.Code, Signal: s.child.Signal}
+		}
+	}()
+
+	s.apply(s.engine.Start(clock.Now()))
+	timer := clock.NewTimer(time.Hour)
+	defer timer.Stop()
+	var batch []byte
+	for s.result == nil {
+		if next, ok := s.engine.Deadline(); ok {
+			timer.Reset(max(next.Sub(clock.Now()), 0))
+		} else {
+			timer.Reset(time.Hour)
+		}
+		select {
+		case c, ok := <-output:
+			if !ok {
+				output = nil
+				go func() {
+					st, _ := s.drv.Wait()
+					exited <- st
+				}()
+				continue
+			}
+			batch = append(batch[:0], c.bytes()...)
+			pool.Put(c.buf)
+			// Take what else has arrived: under a flood the engine matches once
+			// per batch, not once per read.
+		drain:
+			for len(batch) < maxBatch {
+				select {
+				case c, ok := <-output:
+					if !ok {
+						output = nil
+						go func() {
+							st, _ := s.drv.Wait()
+							exited <- st
+						}()
+						break drain
+					}
+					batch = append(batch, c.bytes()...)
+					pool.Put(c.buf)
+				default:
+					break drain
+				}
+			}
+			_, _ = s.redact.Write(batch)
+			s.apply(s.engine.Output(clock.Now(), batch))
+		case st := <-exited:
+			s.child = &st
+			s.apply(s.engine.Exit(clock.Now(), st))
+		case in, ok := <-input:
+			if !ok {
+				input = nil
+				continue
+			}
+			s.userInput(clock.Now(), in)
+		case _, ok := <-resized:
+			if !ok {
+				resized = nil
+				continue
+			}
+			if rows, cols := s.o.terminal.Size(); rows > 0 {
+				_ = s.drv.Resize(rows, cols)
+			}
+		case <-timer.C():
+			s.apply(s.engine.Tick(clock.Now()))
+		case <-parent.Done():
+			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
+		}
+	}
+	if s.kill {
+		_ = s.drv.Close()
+		if st, werr := s.drv.Wait(); werr == nil {
+			s.child = &st
+		}
+	}
+	return s.rec.finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
+}
+
+// abandon ends the program after a failure to set up the run.
+func (s *session) abandon(wg *sync.WaitGroup, chunks chan chunk, err error) error {
+	_ = s.drv.Close()
+	for range chunks {
+	}
+	wg.Wait()
+	return err
+}
+
+// userInput passes what the person typed to the program; Ctrl-C also tells the
+// engine, which switches to MANUAL.
+func (s *session) userInput(now time.Time, in []byte) {
+	if _, err := s.drv.Write(in); err != nil && !errors.Is(err, driver.ErrEnded) {
+		s.o.logger.Warn("input", zap.String("event", "error"), zap.Error(err))
+	}
+	if strings.IndexByte(string(in), 0x03) >= 0 {
+		s.apply(s.engine.Interrupt(now))
+		return
+	}
+	s.apply(s.engine.Input(now, len(in)))
+}
+
+// apply carries out the engine's actions.
+func (s *session) apply(actions []Action) {
+	for _, a := range actions {
+		switch a := a.(type) {
+		case Event:
+			s.rec.event(a)
+			s.log(a)
+		case Send:
+			if a.DryRun {
+				continue
+			}
+			data := a.Data
+			if a.Secret.Source != "" {
+				data = append([]byte(s.secrets[a.Secret]), a.Data...)
+			}
+			if _, err := s.drv.Write(data); err != nil {
+				s.o.logger.Warn("send failed", zap.String("event", "error"), zap.Error(err))
+			}
+		case Kill:
+			s.kill = true
+		case Finish:
+			r := a.Result
+			s.result = &r
+		}
+	}
+}
+
+// log writes an event as one JSON line with stable field names.
+func (s *session) log(e Event) {
+	fields := []zap.Field{
+		zap.String("event", e.Name),
+		zap.String("state", string(e.State)),
+		zap.Int64("elapsed_ms", e.At.Milliseconds()),
+	}
+	if e.From != "" {
+		fields = append(fields, zap.String("from", string(e.From)))
+	}
+	if e.Rule != "" {
+		fields = append(fields, zap.String("rule", e.Rule))
+	}
+	if e.Step != "" {
+		fields = append(fields, zap.String("step", e.Step))
+	}
+	if e.Excerpt != "" {
+		fields = append(fields, zap.String("excerpt", s.redact.String(e.Excerpt)))
+	}
+	if e.Sent != "" {
+		fields = append(fields, zap.String("sent", s.redact.String(e.Sent)))
+	}
+	if e.Reason != "" {
+		fields = append(fields, zap.String("reason", s.redact.String(e.Reason)))
+	}
+	if e.Bytes != 0 {
+		fields = append(fields, zap.Int("bytes", e.Bytes))
+	}
+	level := zap.InfoLevel
+	switch e.Name {
+	case "match", "defer", "input":
+		level = zap.DebugLevel
+	case "danger", "timeout", "error":
+		level = zap.WarnLevel
+	}
+	s.o.logger.Log(level, e.Name, fields...)
+}

@@ -1,0 +1,148 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/clai-sh/clai/playbooks"
+)
+
+// Spawn is a playbook's spawn section resolved for one run: variables expanded,
+// paths made absolute, the environment complete.
+type Spawn struct {
+	Argv []string
+	Env  []string
+	Dir  string
+	// Rows and Cols are zero when the playbook leaves the size to the terminal.
+	Rows, Cols uint16
+}
+
+// ResolveSpawn expands ${VAR} and ${VAR:-default} in every spawn field from environ
+// ("KEY=value" entries), appends extra arguments, and resolves a relative dir against
+// the playbook's folder.
+func ResolveSpawn(pb *playbooks.Playbook, environ []string, extra []string) (Spawn, error) {
+	lookup := envLookup(environ)
+	var errs []error
+	expand := func(field, s string) string {
+		out, err := ExpandVars(s, lookup)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("spawn.%s: %w", field, err))
+		}
+		return out
+	}
+	sp := pb.Spawn
+	var s Spawn
+	switch {
+	case len(sp.Command) > 0:
+		for i, a := range sp.Command {
+			s.Argv = append(s.Argv, expand(fmt.Sprintf("command[%d]", i), a))
+		}
+		s.Argv = append(s.Argv, extra...)
+	case sp.Shell != "":
+		shell := lookup("SHELL")
+		if shell == "" {
+			shell = "/bin/sh"
+		}
+		// Extra arguments become $1, $2 … of the command line.
+		s.Argv = append([]string{shell, "-c", expand("shell", sp.Shell), "clai"}, extra...)
+	default:
+		return Spawn{}, errors.New("spawn has no command")
+	}
+	env := append([]string(nil), environ...)
+	if lookup("TERM") == "" {
+		env = append(env, "TERM=xterm-256color")
+	}
+	for _, v := range sp.Env {
+		env = append(env, v.Name+"="+expand("env."+v.Name, v.Value))
+	}
+	s.Env = env
+	if sp.Dir != "" {
+		dir := expand("dir", sp.Dir)
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(filepath.Dir(pb.Path), dir)
+		}
+		s.Dir = dir
+	}
+	if sp.Size != nil {
+		s.Rows, s.Cols = uint16(sp.Size.Rows), uint16(sp.Size.Cols)
+	}
+	if len(errs) > 0 {
+		return Spawn{}, errors.Join(errs...)
+	}
+	return s, nil
+}
+
+// envLookup returns a lookup function over "KEY=value" entries; the last entry wins.
+func envLookup(environ []string) func(string) string {
+	m := EnvMap(environ)
+	return func(k string) string { return m[k] }
+}
+
+// EnvMap turns "KEY=value" entries into a map; the last entry wins.
+func EnvMap(environ []string) map[string]string {
+	m := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// ExpandVars replaces ${VAR} and ${VAR:-default} in s. A bare $name is left alone:
+// it belongs to the shell.
+func ExpandVars(s string, lookup func(string) string) (string, error) {
+	if !strings.Contains(s, "${") {
+		return s, nil
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		b.WriteString(s[:i])
+		end := strings.IndexByte(s[i:], '}')
+		if end < 0 {
+			return "", fmt.Errorf("%q: ${ is never closed with }", s)
+		}
+		body := s[i+2 : i+end]
+		name, def, hasDef := strings.Cut(body, ":-")
+		if name == "" {
+			return "", fmt.Errorf("%q: empty ${}", s)
+		}
+		val := lookup(name)
+		if val == "" && hasDef {
+			val = def
+		}
+		b.WriteString(val)
+		s = s[i+end+1:]
+	}
+}
+
+// SecretValue reads the value a secret reference names.
+func SecretValue(ref playbooks.SecretRef, environ []string) (string, error) {
+	switch ref.Source {
+	case playbooks.SecretEnv:
+		v, ok := EnvMap(environ)[ref.Name]
+		if !ok || v == "" {
+			return "", fmt.Errorf("secret env:%s: the environment variable is not set", ref.Name)
+		}
+		return v, nil
+	case playbooks.SecretFile:
+		data, err := os.ReadFile(ref.Name)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return "", fmt.Errorf("secret file:%s: %w", ref.Name, err)
+		}
+		return strings.TrimRight(string(data), "\r\n"), nil
+	}
+	return "", fmt.Errorf("secret %s:%s: unknown source", ref.Source, ref.Name)
+}

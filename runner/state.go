@@ -1,0 +1,111 @@
+// Package runner is clai's engine: it drives a program from a compiled playbook.
+//
+// The Engine is pure. It takes observations — output bytes, the passing of time,
+// the program's exit, the user's keystrokes — each with the time it happened, and
+// returns actions: bytes to send, events to log and report, ending the program,
+// finishing the run. It never reads a clock, a terminal or a file, so live runs,
+// dry runs, replays and tests all go through the same code in virtual time. Run
+// connects an Engine to a driver, a clock, the user's terminal and the logs.
+package runner
+
+import (
+	"time"
+
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/driver"
+)
+
+// State is where a run is (DESIGN §4).
+type State string
+
+// The states of a run.
+const (
+	Starting  State = "starting"
+	Running   State = "running"
+	Prompting State = "prompting"
+	Nudging   State = "nudging"
+	Manual    State = "manual"
+	Done      State = "done"
+	TimedOut  State = "timeout"
+	Failed    State = "failed"
+	Aborted   State = "aborted"
+)
+
+// Exit codes of a run (README, DESIGN §5).
+const (
+	ExitDone        = 0
+	ExitFailed      = 1
+	ExitUsage       = 2
+	ExitDanger      = 3
+	ExitManual      = 4
+	ExitInterrupted = 130
+	ExitTimeout     = 124
+)
+
+// Result is how a run ended.
+type Result struct {
+	// State is the final state: done, timeout, failed or aborted, or manual and
+	// prompting for a run that ended waiting for a person.
+	State    State
+	ExitCode int
+	Reason   string
+	// Child is how the program ended; nil when it was still running and clai
+	// ended it (the driver reports the final status).
+	Child *driver.ExitStatus
+}
+
+// Action is something the engine asks for. It is one of Send, Event, Kill and
+// Finish.
+type Action interface{ action() }
+
+// Send asks for bytes to be written to the program.
+type Send struct {
+	// Data is what to write; for a secret it is what follows the secret ("\r").
+	Data []byte
+	// Secret, when its Source is set, is read and written before Data; its value
+	// never appears in an action, an event or a log.
+	Secret playbooks.SecretRef
+	// DryRun marks a send that must not reach the program: it is only reported.
+	DryRun bool
+}
+
+// Kill asks for the program to be ended.
+type Kill struct{ Reason string }
+
+// Finish ends the run.
+type Finish struct{ Result Result }
+
+// Event is a line of the run's timeline, for logs and reports.
+type Event struct {
+	// At is the time since the run started.
+	At time.Duration
+	// Name is the kind of event: start, match, send, would-send, defer, state,
+	// danger, prompt, nudge, input, interrupt, timeout, exit, finish, error.
+	Name  string
+	State State
+	// From is the previous state of a state event.
+	From State
+	Rule string
+	Step string
+	// Excerpt is the text that matched, or the text around the event.
+	Excerpt string
+	// Sent describes what was sent ("y⏎", "keys down enter", "secret env:PASS").
+	Sent   string
+	Reason string
+	// Bytes counts output or input bytes where that is what happened.
+	Bytes int
+}
+
+func (Send) action()   {}
+func (Kill) action()   {}
+func (Finish) action() {}
+func (Event) action()  {}
+
+// Final reports whether a run in state s has ended.
+func (s State) Final() bool {
+	switch s {
+	case Done, TimedOut, Failed, Aborted:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,116 @@
+package runner
+
+// Stripper removes terminal control sequences from a byte stream, so patterns see the
+// text a person reads. It keeps its state between writes, so a sequence split across
+// two reads is still removed. CSI, OSC, DCS, SOS, PM and APC sequences, two-byte
+// escapes and C0 controls other than tab and newline are dropped; "\r\n" and a lone
+// "\r" become "\n". Invalid UTF-8 passes through unchanged.
+type Stripper struct {
+	state stripState
+	// pendingCR is set after a "\r" whose following byte has not been seen yet.
+	pendingCR bool
+}
+
+// plain marks the bytes copied as they are: all but C0 controls (except tab and
+// newline) and DEL.
+var plain = func() (t [256]bool) {
+	for i := range t {
+		t[i] = i >= 0x20 && i != 0x7f || i == '\n' || i == '\t'
+	}
+	return t
+}()
+
+type stripState uint8
+
+const (
+	sGround    stripState = iota
+	sEscape               // after ESC
+	sEscInter             // ESC followed by intermediate bytes (ESC ( B …)
+	sCSI                  // ESC [ …
+	sString               // OSC, DCS, SOS, PM, APC body, ended by BEL or ESC \
+	sStringEsc            // ESC inside a string: ST if followed by '\'
+)
+
+// Append strips src and appends the text to dst.
+func (s *Stripper) Append(dst, src []byte) []byte {
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch s.state {
+		case sGround:
+			// Fast path: copy a run of printable bytes at once.
+			j := i
+			for j < len(src) && plain[src[j]] {
+				j++
+			}
+			if j > i {
+				if s.pendingCR {
+					s.pendingCR = false
+					if src[i] != '\n' {
+						dst = append(dst, '\n')
+					}
+				}
+				dst = append(dst, src[i:j]...)
+				i = j - 1
+				continue
+			}
+			if s.pendingCR && c != '\r' {
+				s.pendingCR = false
+				dst = append(dst, '\n')
+			}
+			switch c {
+			case 0x1b:
+				s.state = sEscape
+			case '\r':
+				s.pendingCR = true
+			case 0x9b: // 8-bit CSI is not decoded: it is a UTF-8 continuation byte.
+				dst = append(dst, c)
+			}
+		case sEscape:
+			switch {
+			case c == '[':
+				s.state = sCSI
+			case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_':
+				s.state = sString
+			case c >= 0x20 && c <= 0x2f:
+				s.state = sEscInter
+			case c == 0x1b:
+				// ESC ESC: stay.
+			default:
+				s.state = sGround
+			}
+		case sEscInter:
+			if c < 0x20 || c > 0x2f {
+				s.state = sGround
+			}
+		case sCSI:
+			if c >= 0x40 && c <= 0x7e {
+				s.state = sGround
+			} else if c == 0x1b {
+				s.state = sEscape
+			}
+		case sString:
+			switch c {
+			case 0x07:
+				s.state = sGround
+			case 0x1b:
+				s.state = sStringEsc
+			}
+		case sStringEsc:
+			if c == '\\' {
+				s.state = sGround
+			} else if c != 0x1b {
+				s.state = sString
+			}
+		}
+	}
+	return dst
+}
+
+// Flush returns the text held back at the end of the stream (a final "\r").
+func (s *Stripper) Flush(dst []byte) []byte {
+	if s.pendingCR {
+		s.pendingCR = false
+		dst = append(dst, '\n')
+	}
+	return dst
+}
