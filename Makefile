@@ -33,7 +33,15 @@ tidy-check:
 
 ## update-golden: rewrite golden files after an intended change of output
 update-golden:
-	$(GO) test ./playbooks/... ./cmd/... -update
+	$(GO) test ./cmd/clai/ -update
+
+## bench: Go benchmarks, then whole-process workloads W1–W4 against a floor
+## measured in the same run (RUNS=N runs each, ONLY=W1,W2 to pick)
+RUNS ?= 5
+ONLY ?=
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./runner/...
+	$(GO) run ./internal/cmd/bench -runs $(RUNS) -only "$(ONLY)"
 
 ## ci: everything CI checks
 ci: test lint tidy-check

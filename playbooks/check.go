@@ -172,7 +172,7 @@ func (d *decoder) checkDanger(pb *Playbook) {
 				}
 				if r.when != nil {
 					vals.Vars, vals.State = vars, "running"
-					if hit, err := r.when.Eval(r.env.Value(vals)); err == nil && !hit {
+					if hit, err := r.when.Eval(r.env, vals); err == nil && !hit {
 						continue
 					}
 				}

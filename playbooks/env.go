@@ -50,7 +50,7 @@ type Env struct {
 	vars   reflect.Type
 	groups []string
 	names  []string
-	// zero is a zero value of root, the type-checking environment.
+	// zero points at a zero value of root, the type-checking environment.
 	zero any
 }
 
@@ -90,13 +90,15 @@ func newEnv(groups, vars []string) *Env {
 		{Name: "Screen", Type: stringType, Tag: `expr:"screen"`},
 		{Name: "ExitCode", Type: reflect.TypeFor[int](), Tag: `expr:"exit_code"`},
 	})
-	e.zero = reflect.New(e.root).Elem().Interface()
+	e.zero = reflect.New(e.root).Interface()
 	return e
 }
 
-// Value builds the environment value for a run of an expression.
+// Value builds the environment value for a run of an expression: a pointer, so that
+// handing it to expr copies nothing.
 func (e *Env) Value(v Values) any {
-	root := reflect.New(e.root).Elem()
+	ptr := reflect.New(e.root)
+	root := ptr.Elem()
 	match := root.Field(0)
 	match.Field(0).SetString(v.Text)
 	match.Field(1).Set(reflect.ValueOf(v.Groups))
@@ -115,7 +117,7 @@ func (e *Env) Value(v Values) any {
 	root.Field(7).Set(reflect.ValueOf(v.Step))
 	root.Field(8).SetString(v.Screen)
 	root.Field(9).SetInt(int64(v.ExitCode))
-	return root.Interface()
+	return ptr.Interface()
 }
 
 // Expr is a compiled boolean expression (a rule's when).
@@ -125,9 +127,9 @@ type Expr struct {
 	program *vm.Program
 }
 
-// Eval runs the expression in env.
-func (x *Expr) Eval(env any) (bool, error) {
-	out, err := expr.Run(x.program, env)
+// Eval runs the expression with the values of env.
+func (x *Expr) Eval(env *Env, v Values) (bool, error) {
+	out, err := expr.Run(x.program, env.Value(v))
 	if err != nil {
 		return false, fmt.Errorf("when %q: %w", x.Source, err)
 	}

@@ -63,7 +63,7 @@ steps:
 	if s[0].Action.Kind != playbooks.ActLine || s[0].Action.Text.IsStatic() {
 		t.Errorf("line template: %+v", s[0].Action)
 	}
-	out, err := s[0].Action.Text.Render(s[0].Env.Value(playbooks.Values{Vars: map[string]string{"project": "x", "size": "9"}}))
+	out, err := s[0].Action.Text.Render(s[0].Env, playbooks.Values{Vars: map[string]string{"project": "x", "size": "9"}})
 	if err != nil || out != "x-9" {
 		t.Errorf("render = %q, %v", out, err)
 	}
@@ -124,11 +124,11 @@ tests:
 		t.Fatalf("rule: %+v", r)
 	}
 	vals := playbooks.Values{Text: "Overwrite a.md? [y/N]", Named: map[string]string{"file": "a.md"}}
-	if ok, err := r.When.Eval(r.Env.Value(vals)); err != nil || !ok {
+	if ok, err := r.When.Eval(r.Env, vals); err != nil || !ok {
 		t.Errorf("when on a.md = %v, %v", ok, err)
 	}
 	vals.Named["file"] = "a.go"
-	if ok, _ := r.When.Eval(r.Env.Value(vals)); ok {
+	if ok, _ := r.When.Eval(r.Env, vals); ok {
 		t.Errorf("when on a.go = true")
 	}
 	if a := pb.Rules[1].Action; a.Kind != playbooks.ActSecret || a.Secret.Source != playbooks.SecretEnv || a.Secret.Name != "API_TOKEN" {

@@ -1,6 +1,7 @@
 package playbooks
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -31,7 +32,8 @@ type Pattern struct {
 	Regexp *regexp.Regexp
 	// Required is text every match contains (the literal itself for a Literal
 	// pattern), or "": a text without it cannot match.
-	Required string
+	Required      string
+	requiredBytes []byte
 }
 
 // String shows the pattern as a playbook would write it.
@@ -45,44 +47,56 @@ func (p *Pattern) String() string {
 	return fmt.Sprintf("%q", p.Source)
 }
 
-// FindIndex returns the location of the leftmost match in text, or nil.
-func (p *Pattern) FindIndex(text string) []int {
+// Find returns the leftmost match in text: the start and end of the match, then of
+// each group, as regexp's submatch indices; nil when there is none. Text without the
+// pattern's required literal is rejected without running the expression.
+func (p *Pattern) Find(text []byte) []int {
 	switch p.Kind {
 	case Regex:
-		if p.Required != "" && !strings.Contains(text, p.Required) {
+		if p.Required != "" && !bytes.Contains(text, p.requiredBytes) {
 			return nil
 		}
-		return p.Regexp.FindStringIndex(text)
+		return p.Regexp.FindSubmatchIndex(text)
 	case Literal:
-		if i := strings.Index(text, p.Source); i >= 0 {
-			return []int{i, i + len(p.Source)}
+		if i := bytes.Index(text, p.requiredBytes); i >= 0 {
+			return []int{i, i + len(p.requiredBytes)}
 		}
 	}
 	return nil
 }
 
-// Groups returns the text matched and each group of the leftmost match in text
-// (groups[0] is the whole match) with the named groups, or ok false.
-func (p *Pattern) Groups(text string) (groups []string, named map[string]string, ok bool) {
-	switch p.Kind {
-	case Literal:
-		if strings.Contains(text, p.Source) {
-			return []string{p.Source}, nil, true
+// Values returns the groups of a match Find returned (groups[0] is the whole match)
+// and the named groups.
+func (p *Pattern) Values(text []byte, loc []int) (groups []string, named map[string]string) {
+	groups = make([]string, len(loc)/2)
+	for i := range groups {
+		if loc[2*i] >= 0 {
+			groups[i] = string(text[loc[2*i]:loc[2*i+1]])
 		}
-	case Regex:
-		m := p.Regexp.FindStringSubmatch(text)
-		if m == nil {
-			return nil, nil, false
-		}
-		named = map[string]string{}
+	}
+	if p.Kind == Regex {
 		for i, name := range p.Regexp.SubexpNames() {
 			if name != "" {
-				named[name] = m[i]
+				if named == nil {
+					named = map[string]string{}
+				}
+				named[name] = groups[i]
 			}
 		}
-		return m, named, true
 	}
-	return nil, nil, false
+	return groups, named
+}
+
+// Groups returns the groups and named groups of the leftmost match in text, or ok
+// false.
+func (p *Pattern) Groups(text string) (groups []string, named map[string]string, ok bool) {
+	b := []byte(text)
+	loc := p.Find(b)
+	if loc == nil {
+		return nil, nil, false
+	}
+	groups, named = p.Values(b, loc)
+	return groups, named, true
 }
 
 // Matcher is a set of patterns of which any may match.
@@ -167,7 +181,7 @@ func (d *decoder) pattern(n ast.Node, what string, allowEOF bool) *Pattern {
 			p.Kind = EOF
 			return p
 		}
-		p.Kind, p.Source, p.Required = Literal, text, text
+		p.Kind, p.Source = Literal, text
 	case *ast.MappingNode, *ast.MappingValueNode:
 		present, ok := d.fields(v, what, []string{"regex", "literal"}, func(key string, value ast.Node) {
 			p.Source, _ = d.str(value, sub(what, key))
@@ -211,6 +225,7 @@ func (d *decoder) pattern(n ast.Node, what string, allowEOF bool) *Pattern {
 	} else if p.Kind == Literal {
 		p.Required = p.Source
 	}
+	p.requiredBytes = []byte(p.Required)
 	return p
 }
 

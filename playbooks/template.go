@@ -3,6 +3,7 @@ package playbooks
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/expr-lang/expr"
@@ -20,6 +21,24 @@ type templatePart struct {
 	text    string
 	expr    string
 	program *vm.Program
+	// field, when set, names a value the part reads directly, without running
+	// the program: "match.text", "match.NAME" or "vars.NAME".
+	field string
+}
+
+// directField recognises the expressions a template part can read directly.
+var directField = regexp.MustCompile(`^(match|vars)\.[A-Za-z_][A-Za-z0-9_]*$`)
+
+// lookup reads a direct field from the values.
+func lookup(field string, v Values) string {
+	scope, name, _ := strings.Cut(field, ".")
+	if scope == "vars" {
+		return v.Vars[name]
+	}
+	if name == "text" {
+		return v.Text
+	}
+	return v.Named[name]
 }
 
 // IsStatic reports whether the template has no expressions.
@@ -32,15 +51,23 @@ func (t *Template) IsStatic() bool {
 	return true
 }
 
-// Render evaluates the template in env.
-func (t *Template) Render(env any) (string, error) {
+// Render evaluates the template with the values of env.
+func (t *Template) Render(env *Env, v Values) (string, error) {
 	var b strings.Builder
+	var value any
 	for _, p := range t.parts {
 		if p.program == nil {
 			b.WriteString(p.text)
 			continue
 		}
-		out, err := expr.Run(p.program, env)
+		if p.field != "" {
+			b.WriteString(lookup(p.field, v))
+			continue
+		}
+		if value == nil {
+			value = env.Value(v)
+		}
+		out, err := expr.Run(p.program, value)
 		if err != nil {
 			return "", fmt.Errorf("template {{ %s }}: %w", p.expr, err)
 		}
@@ -80,7 +107,11 @@ func compileTemplate(src string, env *Env) (*Template, error) {
 		} else if prog, err := env.compile(code, false); err != nil {
 			errs = append(errs, fmt.Errorf("{{ %s }}: %w", code, err))
 		} else {
-			t.parts = append(t.parts, templatePart{expr: code, program: prog})
+			part := templatePart{expr: code, program: prog}
+			if directField.MatchString(code) && (code == "match.text" || !strings.HasPrefix(code, "match.groups")) {
+				part.field = code
+			}
+			t.parts = append(t.parts, part)
 		}
 		rest = body[close+2:]
 	}

@@ -27,7 +27,7 @@ func (d *dangerScanner) scan(rules []*playbooks.Danger, text []byte) (hits []dan
 		d.from = make([]int, len(rules))
 	}
 	d.buf = append(d.buf, text...)
-	buf := string(d.buf)
+	buf := d.buf
 	for i, r := range rules {
 		for d.from[i] < len(buf) {
 			h, ok := find(r.Match, buf[d.from[i]:])
@@ -35,7 +35,7 @@ func (d *dangerScanner) scan(rules []*playbooks.Danger, text []byte) (hits []dan
 				break
 			}
 			start, end := d.from[i]+h.start, d.from[i]+h.end
-			hits = append(hits, dangerHit{rule: r, text: buf[start:end]})
+			hits = append(hits, dangerHit{rule: r, text: string(buf[start:end])})
 			d.from[i] = max(end, start+1)
 		}
 	}
@@ -114,14 +114,14 @@ func (e *Engine) refuse(settled bool) {
 		return
 	}
 	e.refusal = nil
-	vals := e.values(nil, "")
+	vals := e.values(nil, nil)
 	e.emit(Event{Name: "match", Rule: r.Name, Excerpt: excerpt(lastLine(e.window)), Reason: "deny"})
 	e.act(r.Refusal, r.Env, &vals, r.Name, "")
 }
 
 // promptPending reports whether the window shows a prompt.
 func (e *Engine) promptPending(settled bool) bool {
-	text := string(e.window)
+	text := e.window
 	if s := e.currentStep(); s != nil {
 		if s.Expect != nil {
 			if _, ok := find(s.Expect, text); ok {

@@ -22,6 +22,17 @@ type Config struct {
 	DryRun bool
 }
 
+// Under a flood, matching every read would multiply the cost of many patterns: a
+// read of at least bigRead bytes is only absorbed (stripped, scanned for danger,
+// added to the window), and matching waits until output pauses for batchQuiet or
+// maxUnmatched bytes have arrived. A program waiting at a prompt is quiet, so its
+// prompt is answered at most batchQuiet late.
+const (
+	bigRead      = 2 << 10
+	maxUnmatched = 256 << 10
+	batchQuiet   = time.Millisecond
+)
+
 // verifyAfter is how long clai waits for any reaction to an answer before it
 // sends the answer once more.
 const verifyAfter = time.Second
@@ -41,9 +52,11 @@ type Engine struct {
 
 	strip   Stripper
 	scratch []byte
-	// window is the stripped output not yet consumed, at most Settings.Window bytes.
-	window []byte
-	danger dangerScanner
+	// window is the stripped output not yet consumed, at most Settings.Window bytes,
+	// in backing.
+	window  []byte
+	backing []byte
+	danger  dangerScanner
 
 	stepIdx   int
 	stepSince time.Time
@@ -86,6 +99,9 @@ type Engine struct {
 	exitCode int
 	result   *Result
 	out      []Action
+
+	// unmatched counts output bytes absorbed since matching last ran.
+	unmatched int
 }
 
 // NewEngine makes an engine for a loaded playbook.
@@ -112,6 +128,8 @@ func (e *Engine) Result() *Result { return e.result }
 
 // Fired returns how often each rule and danger rule fired.
 func (e *Engine) Fired() map[string]int { return e.fired }
+
+// The actions a method returns are valid until the next call.
 
 // Start begins the run at now.
 func (e *Engine) Start(now time.Time) []Action {
@@ -150,13 +168,26 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	}
 	e.scanDanger(text)
 	e.appendWindow(text)
-	e.evaluate()
+	e.unmatched += len(data)
+	if len(data) >= bigRead && e.unmatched < maxUnmatched {
+		return e.end()
+	}
+	e.match()
 	return e.end()
+}
+
+// match runs the steps and rules over the window.
+func (e *Engine) match() {
+	e.unmatched = 0
+	e.evaluate()
 }
 
 // Tick observes the passing of time: timeouts, deferred answers, settling.
 func (e *Engine) Tick(now time.Time) []Action {
 	e.begin(now)
+	if e.result == nil && e.unmatched > 0 && !now.Before(e.lastOutput.Add(batchQuiet)) {
+		e.match()
+	}
 	if e.result == nil {
 		e.timers()
 	}
@@ -218,7 +249,10 @@ func (e *Engine) Exit(now time.Time, status driver.ExitStatus) []Action {
 	if tail := e.strip.Flush(nil); len(tail) > 0 {
 		e.scanDanger(tail)
 		e.appendWindow(tail)
-		e.evaluate()
+		e.unmatched++
+	}
+	if e.unmatched > 0 {
+		e.match()
 	}
 	e.emit(Event{Name: "exit", Reason: status.String()})
 	if e.result != nil {
@@ -264,6 +298,9 @@ func (e *Engine) Deadline() (time.Time, bool) {
 		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
 			next = t
 		}
+	}
+	if e.unmatched > 0 {
+		at(e.lastOutput.Add(batchQuiet))
 	}
 	t := e.pb.Timeouts
 	if t.Total > 0 {
@@ -317,10 +354,9 @@ func (e *Engine) begin(now time.Time) {
 	e.out = e.out[:0]
 }
 
+// end returns the actions of the call; the slice is reused by the next call.
 func (e *Engine) end() []Action {
-	out := e.out
-	e.out = nil
-	return out
+	return e.out
 }
 
 func (e *Engine) emit(ev Event) {
@@ -373,24 +409,32 @@ func (e *Engine) finishChild(s State, code int, reason string, status driver.Exi
 	e.out = append(e.out, Finish{Result: *e.result})
 }
 
-// appendWindow adds stripped text to the window, keeping only the newest bytes.
+// appendWindow adds stripped text to the window, keeping only the newest bytes. The
+// window is a slice of a backing array four times its size, so dropping old text is
+// a reslice and the bytes are moved only when the array is used up.
 func (e *Engine) appendWindow(text []byte) {
 	limit := int(e.pb.Settings.Window)
+	if e.backing == nil {
+		e.backing = make([]byte, 0, 4*limit)
+		e.window = e.backing
+	}
 	if len(text) >= limit {
-		e.window = append(e.window[:0], text[len(text)-limit:]...)
+		e.window = append(e.backing[:0], text[len(text)-limit:]...)
 		return
 	}
 	if over := len(e.window) + len(text) - limit; over > 0 {
-		n := copy(e.window, e.window[over:])
-		e.window = e.window[:n]
+		e.window = e.window[over:]
+	}
+	if cap(e.window)-len(e.window) < len(text) {
+		n := copy(e.backing[:cap(e.backing)], e.window)
+		e.window = e.backing[:n]
 	}
 	e.window = append(e.window, text...)
 }
 
 // consume drops the window up to end: that text was answered.
 func (e *Engine) consume(end int) {
-	n := copy(e.window, e.window[end:])
-	e.window = e.window[:n]
+	e.window = e.window[end:]
 }
 
 // tail returns the last few hundred bytes of output, for error messages.

@@ -15,25 +15,27 @@ const maxMatchesPerRead = 64
 // hit is a match of a pattern in the window.
 type hit struct {
 	start, end int
-	pattern    *playbooks.Pattern
+	// loc holds the submatch indices of the match.
+	loc     []int
+	pattern *playbooks.Pattern
 }
 
 // find returns the leftmost match of any of the matcher's text patterns in text.
-func find(m *playbooks.Matcher, text string) (hit, bool) {
+func find(m *playbooks.Matcher, text []byte) (hit, bool) {
 	best := hit{start: -1}
 	for _, p := range m.Patterns {
 		if p.Kind == playbooks.EOF {
 			continue
 		}
-		if loc := p.FindIndex(text); loc != nil && (best.start < 0 || loc[0] < best.start) {
-			best = hit{start: loc[0], end: loc[1], pattern: p}
+		if loc := p.Find(text); loc != nil && (best.start < 0 || loc[0] < best.start) {
+			best = hit{start: loc[0], end: loc[1], loc: loc, pattern: p}
 		}
 	}
 	return best, best.start >= 0
 }
 
-// values builds the expression values of a hit.
-func (e *Engine) values(h *hit, text string) playbooks.Values {
+// values builds the expression values of a hit in text.
+func (e *Engine) values(h *hit, text []byte) playbooks.Values {
 	v := playbooks.Values{
 		Vars:     e.cfg.Vars,
 		Environ:  e.cfg.Environ,
@@ -47,11 +49,8 @@ func (e *Engine) values(h *hit, text string) playbooks.Values {
 		v.Step = playbooks.StepInfo{Name: s.Name, Index: s.Index, Tries: e.stepTries}
 	}
 	if h != nil {
-		matched := text[h.start:h.end]
-		v.Text, v.Groups = matched, []string{matched}
-		if groups, named, ok := h.pattern.Groups(matched); ok {
-			v.Groups, v.Named = groups, named
-		}
+		v.Groups, v.Named = h.pattern.Values(text, h.loc)
+		v.Text = v.Groups[0]
 	}
 	return v
 }
@@ -98,7 +97,7 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 		e.advanceStep()
 		return !sent, sent
 	}
-	text := string(e.window)
+	text := e.window
 	if s.Expect != nil {
 		h, ok := find(s.Expect, text)
 		if !ok {
@@ -107,7 +106,7 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 		if s.Action != nil && !e.canSend() {
 			return false, true
 		}
-		e.emit(Event{Name: "match", Step: stepName(s), Excerpt: excerpt(text[h.start:h.end])})
+		e.emit(Event{Name: "match", Step: stepName(s), Excerpt: excerpt(string(text[h.start:h.end]))})
 		vals := e.values(&h, text)
 		e.consume(h.end)
 		sent := s.Action != nil && e.act(s.Action, s.Env, &vals, "", stepName(s))
@@ -128,7 +127,7 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 	if bestCase.Action != nil && !e.canSend() {
 		return false, true
 	}
-	e.emit(Event{Name: "match", Step: stepName(s), Excerpt: excerpt(text[best.start:best.end])})
+	e.emit(Event{Name: "match", Step: stepName(s), Excerpt: excerpt(string(text[best.start:best.end]))})
 	vals := e.values(&best, text)
 	e.consume(best.end)
 	sent := bestCase.Action != nil && e.act(bestCase.Action, bestCase.Env, &vals, "", stepName(s))
@@ -143,7 +142,7 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 
 // evaluateRules fires the first rule whose pattern matches and whose when holds.
 func (e *Engine) evaluateRules() {
-	text := string(e.window)
+	text := e.window
 	for _, r := range e.pb.Rules {
 		h, ok := find(r.Match, text)
 		if !ok {
@@ -151,7 +150,7 @@ func (e *Engine) evaluateRules() {
 		}
 		vals := e.values(&h, text)
 		if r.When != nil {
-			hold, err := r.When.Eval(r.Env.Value(vals))
+			hold, err := r.When.Eval(r.Env, vals)
 			if err != nil {
 				e.emit(Event{Name: "error", Rule: r.Name, Reason: err.Error()})
 				continue
@@ -161,7 +160,7 @@ func (e *Engine) evaluateRules() {
 			}
 		}
 		if r.Limit > 0 && e.fired[r.Name] >= r.Limit {
-			e.emit(Event{Name: "match", Rule: r.Name, Excerpt: excerpt(text[h.start:h.end]), Reason: "limit reached"})
+			e.emit(Event{Name: "match", Rule: r.Name, Excerpt: excerpt(string(text[h.start:h.end])), Reason: "limit reached"})
 			e.toManual(fmt.Sprintf("rule %q reached its limit of %d", r.Name, r.Limit))
 			return
 		}
@@ -172,7 +171,7 @@ func (e *Engine) evaluateRules() {
 		if !e.canSend() {
 			return
 		}
-		e.emit(Event{Name: "match", Rule: r.Name, Excerpt: excerpt(text[h.start:h.end])})
+		e.emit(Event{Name: "match", Rule: r.Name, Excerpt: excerpt(string(text[h.start:h.end]))})
 		e.consume(h.end)
 		e.fired[r.Name]++
 		e.lastFire[r] = e.now
@@ -208,14 +207,14 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 		return false
 	}
 	if vals == nil {
-		v := e.values(nil, "")
+		v := e.values(nil, nil)
 		vals = &v
 	}
 	var send Send
 	var shown string
 	switch a.Kind {
 	case playbooks.ActSend, playbooks.ActLine:
-		text, err := a.Text.Render(env.Value(*vals))
+		text, err := a.Text.Render(env, *vals)
 		if err != nil {
 			e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: err.Error()})
 			e.toManual("a template failed: " + err.Error())

@@ -254,7 +254,99 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 	defer cancel()
 	clock := s.o.clock
 	s.rec.start = clock.Now()
+	defer func() {
+		// Whatever happened, the program is ended and waited for before Run
+		// returns.
+		if cerr := s.drv.Close(); cerr != nil {
+			s.o.logger.Warn("close", zap.String("event", "error"), zap.Error(cerr))
+		}
+		if s.child == nil {
+			if st, werr := s.drv.Wait(); werr == nil {
+				s.child = &st
+			}
+		}
+		_ = s.redact.Flush()
+		if rep != nil && s.child != nil && rep.Child == nil {
+			rep.Child = &ReportChild{Code: s.child.Code, Signal: s.child.Signal}
+		}
+	}()
 
+	s.apply(s.engine.Start(clock.Now()))
+	dr, direct := s.drv.(driver.DeadlineReader)
+	_, realClock := clock.(SystemClock)
+	if direct && realClock && s.o.terminal == nil {
+		s.readLoop(parent, dr)
+	} else if err := s.selectLoop(ctx, parent); err != nil {
+		return nil, err
+	}
+	if s.kill {
+		_ = s.drv.Close()
+		if st, werr := s.drv.Wait(); werr == nil {
+			s.child = &st
+		}
+	}
+	return s.rec.finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
+}
+
+// farAway is the read deadline when the engine needs no tick.
+const farAway = time.Hour
+
+// readLoop is the headless loop: one goroutine reads the program with a deadline set
+// to the engine's next one, so output goes from the terminal to the engine and the
+// answer back without a hand-over between goroutines.
+func (s *session) readLoop(ctx context.Context, dr driver.DeadlineReader) {
+	clock := s.o.clock
+	// Cancelling wakes a pending Read with a deadline in the past.
+	stop := context.AfterFunc(ctx, func() { _ = dr.SetReadDeadline(time.Unix(1, 0)) })
+	defer stop()
+	buf := make([]byte, readSize)
+	// set is the read deadline in force. It is moved only when the engine needs
+	// an earlier one, or when it passed: waking early costs a no-op Tick, while
+	// moving a deadline on every read costs a timer update each time.
+	var set time.Time
+	for s.result == nil {
+		if ctx.Err() != nil {
+			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
+			continue
+		}
+		now := clock.Now()
+		deadline := now.Add(farAway)
+		if next, ok := s.engine.Deadline(); ok {
+			deadline = next
+		}
+		if set.IsZero() || deadline.Before(set) || !now.Before(set) {
+			set = deadline
+			_ = dr.SetReadDeadline(set)
+			if ctx.Err() != nil {
+				continue
+			}
+		}
+		n, err := dr.Read(buf)
+		if n > 0 {
+			_, _ = s.redact.Write(buf[:n])
+			s.apply(s.engine.Output(clock.Now(), buf[:n]))
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			set = time.Time{}
+			s.apply(s.engine.Tick(clock.Now()))
+		case ctx.Err() != nil:
+			// Cancelling also ends the program: that is not its own end.
+			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
+		default:
+			// The end of output: the program ended.
+			st, _ := dr.Wait()
+			s.child = &st
+			s.apply(s.engine.Exit(clock.Now(), st))
+		}
+	}
+}
+
+// selectLoop serves a terminal (keystrokes, size changes) or a virtual clock: a
+// goroutine reads the program, and the loop waits for whichever comes first.
+func (s *session) selectLoop(ctx, parent context.Context) error {
+	clock := s.o.clock
 	pool := sync.Pool{New: func() any { b := make([]byte, readSize); return &b }}
 	chunks := make(chan chunk, 16)
 	output := (<-chan chunk)(chunks)
@@ -276,59 +368,47 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 			}
 		}
 	}()
+	defer func() {
+		_ = s.drv.Close()
+		for range chunks {
+			// Unblock the reader; it stops at the end of output.
+		}
+		wg.Wait()
+	}()
 	exited := make(chan driver.ExitStatus, 1)
+	wait := func() {
+		output = nil
+		go func() {
+			st, _ := s.drv.Wait()
+			exited <- st
+		}()
+	}
 
 	var input <-chan []byte
 	var resized <-chan struct{}
 	if t := s.o.terminal; t != nil {
 		restore, err := t.Raw()
 		if err != nil {
-			return nil, s.abandon(&wg, chunks, fmt.Errorf("terminal: %w", err))
+			return fmt.Errorf("terminal: %w", err)
 		}
 		defer restore()
 		input = t.Input(ctx)
 		resized = t.Resized(ctx)
 	}
 
-	defer func() {
-		// Whatever happened, the program is ended and waited for, and every
-		// goroutine is gone before Run returns.
-		if cerr := s.drv.Close(); cerr != nil && err == nil {
-			s.o.logger.Warn("close", zap.String("event", "error"), zap.Error(cerr))
-		}
-		for range chunks {
-			// Unblock the reader; it stops at the end of output.
-		}
-		wg.Wait()
-		if s.child == nil {
-			if st, werr := s.drv.Wait(); werr == nil {
-				s.child = &st
-			}
-		}
-		_ = s.redact.Flush()
-		if rep != nil && s.child != nil && rep.Child == nil {
-			rep.Child = &ReportChild{Code: s.child.Code, Signal: s.child.Signal}
-		}
-	}()
-
-	s.apply(s.engine.Start(clock.Now()))
-	timer := clock.NewTimer(time.Hour)
+	timer := clock.NewTimer(farAway)
 	defer timer.Stop()
 	var batch []byte
 	for s.result == nil {
 		if next, ok := s.engine.Deadline(); ok {
 			timer.Reset(max(next.Sub(clock.Now()), 0))
 		} else {
-			timer.Reset(time.Hour)
+			timer.Reset(farAway)
 		}
 		select {
 		case c, ok := <-output:
 			if !ok {
-				output = nil
-				go func() {
-					st, _ := s.drv.Wait()
-					exited <- st
-				}()
+				wait()
 				continue
 			}
 			batch = append(batch[:0], c.bytes()...)
@@ -340,11 +420,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 				select {
 				case c, ok := <-output:
 					if !ok {
-						output = nil
-						go func() {
-							st, _ := s.drv.Wait()
-							exited <- st
-						}()
+						wait()
 						break drain
 					}
 					batch = append(batch, c.bytes()...)
@@ -357,6 +433,10 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 			s.apply(s.engine.Output(clock.Now(), batch))
 		case st := <-exited:
 			s.child = &st
+			if parent.Err() != nil {
+				s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
+				continue
+			}
 			s.apply(s.engine.Exit(clock.Now(), st))
 		case in, ok := <-input:
 			if !ok {
@@ -378,22 +458,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
 		}
 	}
-	if s.kill {
-		_ = s.drv.Close()
-		if st, werr := s.drv.Wait(); werr == nil {
-			s.child = &st
-		}
-	}
-	return s.rec.finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
-}
-
-// abandon ends the program after a failure to set up the run.
-func (s *session) abandon(wg *sync.WaitGroup, chunks chan chunk, err error) error {
-	_ = s.drv.Close()
-	for range chunks {
-	}
-	wg.Wait()
-	return err
+	return nil
 }
 
 // userInput passes what the person typed to the program; Ctrl-C also tells the
@@ -438,6 +503,16 @@ func (s *session) apply(actions []Action) {
 
 // log writes an event as one JSON line with stable field names.
 func (s *session) log(e Event) {
+	level := zap.InfoLevel
+	switch e.Name {
+	case "match", "defer", "input":
+		level = zap.DebugLevel
+	case "danger", "timeout", "error":
+		level = zap.WarnLevel
+	}
+	if !s.o.logger.Core().Enabled(level) {
+		return
+	}
 	fields := []zap.Field{
 		zap.String("event", e.Name),
 		zap.String("state", string(e.State)),
@@ -463,13 +538,6 @@ func (s *session) log(e Event) {
 	}
 	if e.Bytes != 0 {
 		fields = append(fields, zap.Int("bytes", e.Bytes))
-	}
-	level := zap.InfoLevel
-	switch e.Name {
-	case "match", "defer", "input":
-		level = zap.DebugLevel
-	case "danger", "timeout", "error":
-		level = zap.WarnLevel
 	}
 	s.o.logger.Log(level, e.Name, fields...)
 }

@@ -1,5 +1,7 @@
 package runner
 
+import "encoding/binary"
+
 // Stripper removes terminal control sequences from a byte stream, so patterns see the
 // text a person reads. It keeps its state between writes, so a sequence split across
 // two reads is still removed. CSI, OSC, DCS, SOS, PM and APC sequences, two-byte
@@ -33,13 +35,17 @@ const (
 
 // Append strips src and appends the text to dst.
 func (s *Stripper) Append(dst, src []byte) []byte {
-	for i := 0; i < len(src); i++ {
-		c := src[i]
+	i, n := 0, len(src)
+	for i < n {
 		switch s.state {
 		case sGround:
-			// Fast path: copy a run of printable bytes at once.
+			// Copy a run of plain bytes at once, eight at a time while no byte
+			// in the word is a control character.
 			j := i
-			for j < len(src) && plain[src[j]] {
+			for j+8 <= n && !hasControl(binary.LittleEndian.Uint64(src[j:])) {
+				j += 8
+			}
+			for j < n && plain[src[j]] {
 				j++
 			}
 			if j > i {
@@ -50,9 +56,13 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 					}
 				}
 				dst = append(dst, src[i:j]...)
-				i = j - 1
-				continue
+				i = j
+				if i == n {
+					return dst
+				}
 			}
+			c := src[i]
+			i++
 			if s.pendingCR && c != '\r' {
 				s.pendingCR = false
 				dst = append(dst, '\n')
@@ -62,10 +72,10 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 				s.state = sEscape
 			case '\r':
 				s.pendingCR = true
-			case 0x9b: // 8-bit CSI is not decoded: it is a UTF-8 continuation byte.
-				dst = append(dst, c)
 			}
 		case sEscape:
+			c := src[i]
+			i++
 			switch {
 			case c == '[':
 				s.state = sCSI
@@ -79,23 +89,40 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 				s.state = sGround
 			}
 		case sEscInter:
-			if c < 0x20 || c > 0x2f {
+			if c := src[i]; c < 0x20 || c > 0x2f {
 				s.state = sGround
 			}
+			i++
 		case sCSI:
-			if c >= 0x40 && c <= 0x7e {
-				s.state = sGround
-			} else if c == 0x1b {
-				s.state = sEscape
+			// Skip parameters and intermediates up to the final byte.
+			for i < n {
+				c := src[i]
+				i++
+				if c >= 0x40 && c <= 0x7e {
+					s.state = sGround
+					break
+				}
+				if c == 0x1b {
+					s.state = sEscape
+					break
+				}
 			}
 		case sString:
-			switch c {
-			case 0x07:
-				s.state = sGround
-			case 0x1b:
-				s.state = sStringEsc
+			for i < n {
+				c := src[i]
+				i++
+				if c == 0x07 {
+					s.state = sGround
+					break
+				}
+				if c == 0x1b {
+					s.state = sStringEsc
+					break
+				}
 			}
 		case sStringEsc:
+			c := src[i]
+			i++
 			if c == '\\' {
 				s.state = sGround
 			} else if c != 0x1b {
@@ -104,6 +131,16 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 		}
 	}
 	return dst
+}
+
+// hasControl reports whether any byte of the little-endian word w is below 0x20
+// or is DEL (bytes of UTF-8 sequences, 0x80 and above, are never flagged).
+func hasControl(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := (w - ones*0x20) & ^w & highs
+	del := w ^ (ones * 0x7f)
+	del = (del - ones) & ^del & highs
+	return below|del != 0
 }
 
 // Flush returns the text held back at the end of the stream (a final "\r").

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -49,5 +50,36 @@ func BenchmarkStripper(b *testing.B) {
 	var s Stripper
 	for b.Loop() {
 		dst = s.Append(dst[:0], src)
+	}
+}
+
+// TestStripperSplitsAnywhere feeds random output, rich in escapes and controls,
+// whole and in random pieces: the text must be the same.
+func TestStripperSplitsAnywhere(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("ab \x1b[]();0123456789mHJK\x07\\\r\n\t\x7fP_^X❯\xff")
+	for range 500 {
+		src := make([]byte, rng.IntN(300))
+		for i := range src {
+			src[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		var whole Stripper
+		want := string(whole.Flush(whole.Append(nil, src)))
+		var pieces Stripper
+		var got []byte
+		for rest := src; len(rest) > 0; {
+			k := 1 + rng.IntN(len(rest))
+			got = pieces.Append(got, rest[:k])
+			rest = rest[k:]
+		}
+		if string(pieces.Flush(got)) != want {
+			t.Fatalf("%q: split %q, whole %q", src, got, want)
+		}
+		for _, c := range []byte(want) {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				t.Fatalf("%q: control %#x left in %q", src, c, want)
+			}
+		}
 	}
 }

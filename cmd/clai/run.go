@@ -137,9 +137,12 @@ func openLog(path, level, name string) (*zap.Logger, func(), error) {
 	enc := zap.NewProductionEncoderConfig()
 	enc.TimeKey, enc.MessageKey = "ts", "msg"
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
-	core := zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.AddSync(f), lvl)
+	// Buffered: a busy run logs thousands of events, and a write each would slow
+	// every answer. The buffer is flushed every second and when the run ends.
+	out := &zapcore.BufferedWriteSyncer{WS: zapcore.AddSync(f), FlushInterval: time.Second}
+	core := zapcore.NewCore(zapcore.NewJSONEncoder(enc), out, lvl)
 	logger := zap.New(core).With(zap.String("playbook", name))
-	return logger, func() { _ = logger.Sync(); _ = f.Close() }, nil
+	return logger, func() { _ = logger.Sync(); _ = out.Stop(); _ = f.Close() }, nil
 }
 
 // stateDir is where run logs go: $XDG_STATE_HOME/clai/logs or ~/.local/state/clai/logs.

@@ -9,6 +9,7 @@ package driver
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrEnded is wrapped by the error of a Write or Resize that failed because
@@ -43,6 +44,15 @@ type Driver interface {
 	// by force after a grace period), waits for it, and releases everything
 	// the driver holds. Idempotent; a pending Read returns io.EOF.
 	Close() error
+}
+
+// DeadlineReader is a Driver whose Read can be bounded in time, so that one
+// goroutine can wait for output and for the engine's next deadline at once,
+// without handing every read to another goroutine. A Read past the deadline
+// fails with an error wrapping os.ErrDeadlineExceeded.
+type DeadlineReader interface {
+	Driver
+	SetReadDeadline(t time.Time) error
 }
 
 // ExitStatus is how a program ended.

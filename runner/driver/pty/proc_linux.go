@@ -81,3 +81,31 @@ func termEcho(fd int) (bool, error) {
 	}
 	return t.Lflag&unix.ECHO != 0, nil
 }
+
+// ignoredSignals returns those of sigs whose disposition in this process is
+// SIG_IGN, from /proc/self/status (signal.Ignored does not see the SIG_IGN
+// that signal.Stop restores).
+func ignoredSignals(sigs ...syscall.Signal) []os.Signal {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return ignoredSignalsPortable(sigs...)
+	}
+	for line := range bytes.Lines(b) {
+		hex, ok := bytes.CutPrefix(line, []byte("SigIgn:"))
+		if !ok {
+			continue
+		}
+		mask, err := strconv.ParseUint(string(bytes.TrimSpace(hex)), 16, 64)
+		if err != nil {
+			break
+		}
+		var out []os.Signal
+		for _, s := range sigs {
+			if mask&(1<<(uint(s)-1)) != 0 {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return ignoredSignalsPortable(sigs...)
+}

@@ -2,7 +2,11 @@
 
 package pty
 
-import "errors"
+import (
+	"errors"
+	"os"
+	"syscall"
+)
 
 // waitExited cannot wait without reaping here; the caller reaps directly.
 func waitExited(int) bool { return false }
@@ -12,3 +16,5 @@ func waitExited(int) bool { return false }
 func killSession(int) {}
 
 func termEcho(int) (bool, error) { return false, errors.ErrUnsupported }
+
+func ignoredSignals(sigs ...syscall.Signal) []os.Signal { return ignoredSignalsPortable(sigs...) }

@@ -6,7 +6,13 @@
 // session) that Close and context cancellation end as a whole: SIGHUP and
 // SIGTERM first, SIGKILL after a grace period, and the program is always
 // waited for. Output is read from the master directly, in the caller's
-// chunks, without any copying goroutine.
+// chunks, without any copying goroutine. The program gets the default action
+// for SIGINT and SIGHUP even when clai runs with them ignored, so Ctrl-C
+// written to the terminal interrupts it.
+//
+// On Linux the whole session is killed (found through /proc), so a
+// descendant that a job-control shell moved to a process group of its own
+// cannot survive either; elsewhere the process group is.
 package pty
 
 import (
@@ -68,8 +74,9 @@ type Process struct {
 	grace  time.Duration
 	linger time.Duration
 
-	exited atomic.Bool // the program exited (it may not be reaped yet)
-	eof    atomic.Bool // Read returned io.EOF; it always will
+	exited   atomic.Bool  // the program exited (it may not be reaped yet)
+	eof      atomic.Bool  // Read returned io.EOF; it always will
+	deadline atomic.Int64 // of SetReadDeadline, Unix nanoseconds; 0: none
 
 	done    chan struct{} // closed once the program is reaped and status set
 	status  driver.ExitStatus
@@ -92,7 +99,10 @@ var _ driver.Driver = (*Process)(nil)
 
 // Start runs opts.Argv in a new pseudo-terminal. Cancelling ctx ends the
 // program as Close does, but leaves the terminal open so the remaining output
-// can still be read; Close must still be called.
+// can still be read; Close must still be called. Cancelling is concurrent with
+// the caller's own reaction to ctx: a caller that tells "cancelled" from
+// "the program ended" must check ctx when Read reports io.EOF, or pass
+// context.WithoutCancel and end the program with Close.
 func Start(ctx context.Context, opts Options) (*Process, error) {
 	if len(opts.Argv) == 0 || opts.Argv[0] == "" {
 		return nil, errors.New("start: empty command")
@@ -141,7 +151,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		// Ctty 0 is the child's stdin, the terminal.
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true},
 	}
-	err = cmd.Start()
+	err = startWithDefaultSignals(cmd.Start)
 	_ = tty.Close() // the child has its own copy; ours would keep EOF away
 	if err != nil {
 		_ = master.Close()
@@ -225,29 +235,70 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 // Read reads the program's output. It returns io.EOF once the program ended
 // and its output is drained: when every holder of the terminal closed it, or
 // Options.Linger after the program exited while a descendant keeps the
-// terminal open, or after Close.
+// terminal open, or after Close. Past a deadline set with SetReadDeadline it
+// fails with an error wrapping os.ErrDeadlineExceeded.
 func (p *Process) Read(b []byte) (int, error) {
-	if p.eof.Load() {
-		return 0, io.EOF
+	for {
+		if p.eof.Load() {
+			return 0, io.EOF
+		}
+		lingering := p.linger > 0 && p.exited.Load()
+		if lingering {
+			// Each Read after the exit gets the full quiet period,
+			// however long the caller took to come back for the
+			// buffered output.
+			_ = p.master.SetReadDeadline(time.Now().Add(p.linger))
+		}
+		n, err := p.master.Read(b)
+		if n > 0 || err == nil {
+			return n, nil
+		}
+		if errors.Is(err, io.EOF) ||
+			errors.Is(err, syscall.EIO) || // Linux: every slave descriptor closed
+			errors.Is(err, os.ErrClosed) || // Close
+			(lingering && errors.Is(err, os.ErrDeadlineExceeded)) {
+			p.eof.Store(true)
+			return 0, io.EOF
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) && !p.callerDeadlinePassed() {
+			// The program exited during this Read and the linger
+			// deadline markExited set fired: read on, lingering.
+			continue
+		}
+		return 0, fmt.Errorf("read pty: %w", err)
 	}
-	if p.linger > 0 && p.exited.Load() {
-		// Each Read after the exit gets the full quiet period, however
-		// long the caller took to come back for the buffered output.
-		_ = p.master.SetReadDeadline(time.Now().Add(p.linger))
-	}
-	n, err := p.master.Read(b)
-	if n > 0 || err == nil {
-		return n, nil
-	}
-	if errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.EIO) || // Linux: every slave descriptor closed
-		errors.Is(err, os.ErrClosed) || // Close
-		(errors.Is(err, os.ErrDeadlineExceeded) && p.exited.Load()) {
-		p.eof.Store(true)
-		return 0, io.EOF
-	}
-	return 0, fmt.Errorf("read pty: %w", err)
 }
+
+// callerDeadlinePassed reports whether the deadline of SetReadDeadline, if
+// any, has passed.
+func (p *Process) callerDeadlinePassed() bool {
+	d := p.deadline.Load()
+	return d != 0 && time.Now().UnixNano() >= d
+}
+
+// SetReadDeadline bounds the next Reads in time (and a pending one): past t,
+// Read fails with an error wrapping os.ErrDeadlineExceeded. Once the program
+// has exited, Options.Linger governs Read instead and this does nothing, so
+// the remaining output is still drained to io.EOF.
+func (p *Process) SetReadDeadline(t time.Time) error {
+	var d int64
+	if !t.IsZero() {
+		d = t.UnixNano()
+	}
+	p.deadline.Store(d)
+	if p.linger > 0 && p.exited.Load() {
+		return nil
+	}
+	if err := p.master.SetReadDeadline(t); err != nil {
+		if p.closed() {
+			err = driver.ErrEnded
+		}
+		return fmt.Errorf("set read deadline: %w", err)
+	}
+	return nil
+}
+
+var _ driver.DeadlineReader = (*Process)(nil)
 
 // Write sends b to the program's terminal input. Once the program exited, or
 // after Close, it fails with an error wrapping driver.ErrEnded (the terminal
@@ -362,8 +413,8 @@ func (p *Process) reap() {
 }
 
 // markExited records that the program exited and starts the linger period
-// for a Read that is already blocked.
-// A Write blocked on a full input buffer fails at once.
+// for a Read that is already blocked; a Write blocked on a full input buffer
+// fails at once.
 func (p *Process) markExited() {
 	if p.exited.CompareAndSwap(false, true) {
 		_ = p.master.SetWriteDeadline(time.Now())

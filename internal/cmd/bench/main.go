@@ -1,0 +1,288 @@
+// Command bench measures clai as a whole process against a floor measured in the same
+// run: a minimal program that reads the pseudo-terminal in 64 KiB chunks, checks the
+// tail for the prompt and discards the rest. It prints medians, ratios and clai's
+// peak resident memory for the workloads of `make bench`:
+//
+//	W1  64 MiB of coloured log lines, then "Continue? [y/n] " answered y
+//	W2  5,000 prompt/answer round trips, echoing a captured number through a template
+//	W3  16 MiB with 200 decoy regex rules beside the real one, against one rule
+//	W4  W1 at 256 MiB (memory must not grow with the output)
+//
+// Usage: go run ./internal/cmd/bench [-runs 5] [-only W1,W3]
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	cpty "github.com/creack/pty"
+
+	"github.com/clai-sh/clai/internal/testprog"
+)
+
+func main() {
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "floor-") {
+		if err := floor(os.Args[1], os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "floor:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	runs := flag.Int("runs", 5, "runs of each measurement (the median is reported)")
+	only := flag.String("only", "", "comma-separated workloads to run (default: all)")
+	flag.Parse()
+	if err := bench(*runs, *only); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// measurement is one whole-process run.
+type measurement struct {
+	wall time.Duration
+	// peakKiB is the process's own peak resident set (VmHWM), sampled while it ran.
+	peakKiB int64
+}
+
+type workload struct {
+	name, what string
+	// floor is the floor program's arguments; clai the playbook to run, or "".
+	floor []string
+	clai  string
+	// baseline, when set, is a second playbook the workload is compared to instead
+	// of the floor (W3: the same run with one rule).
+	baseline string
+	// perOp divides times for a per-operation figure (W2: round trips).
+	perOp  int
+	target float64
+}
+
+func bench(runs int, only string) error {
+	dir, err := os.MkdirTemp("", "clai-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	root, err := testprog.ModuleRoot()
+	if err != nil {
+		return err
+	}
+	clai := filepath.Join(dir, "clai")
+	build := exec.Command("go", "build", "-o", clai, "./cmd/clai")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build clai: %w", err)
+	}
+	if err := testprog.BuildAll(dir, "flood", "roundtrip"); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	flood, roundtrip := filepath.Join(dir, "flood"), filepath.Join(dir, "roundtrip")
+	write := func(name, yaml string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+			panic(err)
+		}
+		return p
+	}
+	floodPlaybook := func(name, size string, decoys int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "version: 1\nname: %s\nspawn: {command: [%q, -bytes, %s]}\nsettings: {min_send_interval: 0s}\nrules:\n", name, flood, size)
+		for i := range decoys {
+			fmt.Fprintf(&b, "  - {name: decoy-%d, match: {regex: 'Decoy question %d (?P<what>\\w+)\\? \\[(yes|no)\\]'}, line: \"no\", limit: 1}\n", i, i)
+		}
+		b.WriteString("  - {name: continue, match: {regex: 'Continue\\? \\[y/n\\] $'}, line: \"y\", limit: 1}\n")
+		return write(name+".yaml", b.String())
+	}
+	const rounds = 5000
+	workloads := []workload{
+		{name: "W1", what: "64 MiB coloured log, then a prompt", floor: []string{"floor-flood", flood, "64MiB"}, clai: floodPlaybook("w1", "64MiB", 0), target: 1.15},
+		{name: "W2", what: fmt.Sprintf("%d round trips through a template", rounds), floor: []string{"floor-roundtrip", roundtrip, strconv.Itoa(rounds)},
+			clai:  write("w2.yaml", fmt.Sprintf("version: 1\nname: w2\nspawn: {command: [%q, -n, \"%d\"]}\nsettings: {min_send_interval: 0s}\nrules:\n  - {name: code, match: {regex: 'Enter code (?P<code>\\d+) \\[\\d+\\]: $'}, line: \"{{ match.code }}\", limit: 1000000}\n", roundtrip, rounds)),
+			perOp: rounds, target: 1.10},
+		{name: "W3", what: "16 MiB, 200 decoy regex rules vs one rule", clai: floodPlaybook("w3", "16MiB", 200), baseline: floodPlaybook("w3-one", "16MiB", 0), target: 1.3},
+		{name: "W4", what: "256 MiB coloured log, then a prompt", floor: []string{"floor-flood", flood, "256MiB"}, clai: floodPlaybook("w4", "256MiB", 0), target: 1.15},
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workload\tbaseline median\tclai median\tratio\ttarget\tclai peak RSS\t")
+	for _, w := range workloads {
+		if only != "" && !slices.Contains(strings.Split(only, ","), w.name) {
+			continue
+		}
+		var base, mine []measurement
+		for range runs {
+			var b measurement
+			if w.baseline != "" {
+				b, err = measure(clai, "run", "-q", "--log", os.DevNull, w.baseline)
+			} else {
+				b, err = measure(self, w.floor...)
+			}
+			if err != nil {
+				return fmt.Errorf("%s baseline: %w", w.name, err)
+			}
+			m, err := measure(clai, "run", "-q", "--log", os.DevNull, w.clai)
+			if err != nil {
+				return fmt.Errorf("%s clai: %w", w.name, err)
+			}
+			base, mine = append(base, b), append(mine, m)
+		}
+		bm, mm := median(base), median(mine)
+		ratio := float64(mm) / float64(bm)
+		peak := slices.MaxFunc(mine, func(a, b measurement) int { return int(a.peakKiB - b.peakKiB) }).peakKiB
+		label := "floor"
+		if w.baseline != "" {
+			label = "1 rule"
+		}
+		bs, ms := bm.Round(time.Millisecond).String(), mm.Round(time.Millisecond).String()
+		if w.perOp > 0 {
+			bs = fmt.Sprintf("%.1fµs/op", float64(bm.Microseconds())/float64(w.perOp))
+			ms = fmt.Sprintf("%.1fµs/op", float64(mm.Microseconds())/float64(w.perOp))
+		}
+		verdict := "ok"
+		if ratio > w.target {
+			verdict = "OVER"
+		}
+		fmt.Fprintf(tw, "%s %s\t%s (%s)\t%s\t%.3f×\t≤%.2f× %s\t%.1f MiB\t\n", w.name, w.what, bs, label, ms, ratio, w.target, verdict, float64(peak)/1024)
+		tw.Flush()
+	}
+	fmt.Printf("\nmedians of %d interleaved runs each; ratio = clai / baseline measured in the same run\n", runs)
+	return tw.Flush()
+}
+
+func median(ms []measurement) time.Duration {
+	d := make([]time.Duration, len(ms))
+	for i, m := range ms {
+		d[i] = m.wall
+	}
+	slices.Sort(d)
+	return d[len(d)/2]
+}
+
+// measure runs a command to the end and returns its wall time and peak memory.
+func measure(name string, args ...string) (measurement, error) {
+	cmd := exec.Command(name, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return measurement{}, err
+	}
+	done := make(chan struct{})
+	peak := make(chan int64, 1)
+	go func() {
+		var max int64
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if kib := vmHWM(cmd.Process.Pid); kib > max {
+				max = kib
+			}
+			select {
+			case <-done:
+				peak <- max
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	wall := time.Since(start)
+	close(done)
+	m := measurement{wall: wall, peakKiB: <-peak}
+	if err != nil {
+		return m, fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), strings.Join(args, " "), err, stderr.String())
+	}
+	return m, nil
+}
+
+// vmHWM reads a process's peak resident set in KiB, or 0.
+func vmHWM(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// floor is the minimal program clai is compared to: it reads the terminal in 64 KiB
+// chunks, checks the tail for the prompt, answers and discards.
+func floor(mode string, args []string) error {
+	if len(args) != 2 {
+		return errors.New("usage: floor-flood FLOOD SIZE | floor-roundtrip ROUNDTRIP N")
+	}
+	var argv []string
+	switch mode {
+	case "floor-flood":
+		argv = []string{args[0], "-bytes", args[1]}
+	case "floor-roundtrip":
+		argv = []string{args[0], "-n", args[1]}
+	default:
+		return fmt.Errorf("unknown floor %q", mode)
+	}
+	cmd := exec.CommandContext(context.Background(), argv[0], argv[1:]...)
+	tty, err := cpty.StartWithSize(cmd, &cpty.Winsize{Rows: 24, Cols: 80})
+	if err != nil {
+		return err
+	}
+	defer tty.Close()
+	buf := make([]byte, 64<<10)
+	var tail []byte
+	for {
+		n, err := tty.Read(buf)
+		if n > 0 {
+			tail = append(tail, buf[:n]...)
+			if len(tail) > 64 {
+				tail = tail[len(tail)-64:]
+			}
+			switch mode {
+			case "floor-flood":
+				if bytes.HasSuffix(tail, []byte("Continue? [y/n] ")) {
+					if _, err := tty.Write([]byte("y\r")); err != nil {
+						return err
+					}
+					tail = tail[:0]
+				}
+			case "floor-roundtrip":
+				if bytes.HasSuffix(tail, []byte("]: ")) {
+					i := bytes.LastIndex(tail, []byte("Enter code "))
+					if i < 0 {
+						return fmt.Errorf("no code in %q", tail)
+					}
+					code, _, _ := bytes.Cut(tail[i+len("Enter code "):], []byte(" "))
+					if _, err := tty.Write(append(code, '\r')); err != nil {
+						return err
+					}
+					tail = tail[:0]
+				}
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package runner_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner"
+)
+
+// BenchmarkRunRoundTrips is workload W2 in process: prompt/answer round trips with
+// a captured number echoed through a template, real PTY, real program.
+func BenchmarkRunRoundTrips(b *testing.B) {
+	const rounds = 2000
+	bin := testprog.Build(b, "roundtrip")
+	src := "version: 1\nname: w2\nspawn: {command: [\"" + bin + "\", -n, \"2000\"]}\nsettings: {min_send_interval: 0s}\nrules:\n  - {name: code, match: {regex: 'Enter code (?P<code>\\d+) \\[\\d+\\]: $'}, line: \"{{ match.code }}\", limit: 1000000}\n"
+	pb, findings := playbooks.Parse("w2.yaml", []byte(src))
+	if pb == nil {
+		b.Fatal(findings)
+	}
+	for b.Loop() {
+		rep, err := runner.Run(b.Context(), pb)
+		if err != nil || rep.ExitCode != 0 {
+			b.Fatalf("%v %+v", err, rep)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*rounds), "µs/roundtrip")
+}
+
+// BenchmarkEngineOutput measures the engine alone on a coloured log, with one rule
+// and with 200 decoy regex rules beside it.
+func BenchmarkEngineOutput(b *testing.B) {
+	line := "\x1b[32m12:00:01.123\x1b[0m \x1b[1mINFO\x1b[0m compiling package github.com/example/module/internal/thing ... ok\r\n"
+	chunk := []byte(strings.Repeat(line, 64<<10/len(line)))
+	for _, decoys := range []int{0, 200} {
+		var sb strings.Builder
+		sb.WriteString("version: 1\nname: e\nspawn: {command: [x]}\nrules:\n")
+		for i := range decoys {
+			sb.WriteString("  - {name: decoy-" + itoa(i) + ", match: {regex: 'Decoy question " + itoa(i) + " (?P<what>\\w+)\\? \\[(yes|no)\\]'}, line: \"no\", limit: 1}\n")
+		}
+		sb.WriteString("  - {name: continue, match: {regex: 'Continue\\? \\[y/n\\] $'}, line: \"y\", limit: 1}\n")
+		pb, findings := playbooks.Parse("e.yaml", []byte(sb.String()))
+		if pb == nil {
+			b.Fatal(findings)
+		}
+		b.Run("rules="+itoa(decoys+1), func(b *testing.B) {
+			e := runner.NewEngine(pb, runner.Config{})
+			now := time.Unix(0, 0)
+			e.Start(now)
+			b.SetBytes(int64(len(chunk)))
+			for b.Loop() {
+				now = now.Add(time.Millisecond)
+				e.Output(now, chunk)
+			}
+		})
+	}
+}
+
+func itoa(i int) string {
+	const digits = "0123456789"
+	if i < 10 {
+		return digits[i : i+1]
+	}
+	return itoa(i/10) + digits[i%10:i%10+1]
+}
+
+// BenchmarkEngineRoundTrip measures the engine's share of one W2 round trip: the
+// prompt, the answer through a template, the echo.
+func BenchmarkEngineRoundTrip(b *testing.B) {
+	src := "version: 1\nname: w2\nspawn: {command: [x]}\nsettings: {min_send_interval: 0s}\nrules:\n  - {name: code, match: {regex: 'Enter code (?P<code>\\d+) \\[\\d+\\]: $'}, line: \"{{ match.code }}\", limit: 1000000}\n"
+	pb, findings := playbooks.Parse("w2.yaml", []byte(src))
+	if pb == nil {
+		b.Fatal(findings)
+	}
+	e := runner.NewEngine(pb, runner.Config{})
+	now := time.Unix(0, 0)
+	e.Start(now)
+	prompt, echo := []byte("Enter code 48213 [17]: "), []byte("48213\r\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(10 * time.Microsecond)
+		e.Output(now, prompt)
+		now = now.Add(10 * time.Microsecond)
+		e.Output(now, echo)
+	}
+}
+
+// BenchmarkRunFlood is workload W1 in process, at 16 MiB.
+func BenchmarkRunFlood(b *testing.B) {
+	bin := testprog.Build(b, "flood")
+	src := "version: 1\nname: w1\nspawn: {command: [\"" + bin + "\", -bytes, 16MiB]}\nsettings: {min_send_interval: 0s}\nrules:\n  - {name: continue, match: {regex: 'Continue\\? \\[y/n\\] $'}, line: \"y\", limit: 1}\n"
+	pb, findings := playbooks.Parse("w1.yaml", []byte(src))
+	if pb == nil {
+		b.Fatal(findings)
+	}
+	b.SetBytes(16 << 20)
+	for b.Loop() {
+		rep, err := runner.Run(b.Context(), pb)
+		if err != nil || rep.ExitCode != 0 {
+			b.Fatalf("%v %+v", err, rep)
+		}
+	}
+}
