@@ -24,10 +24,14 @@ type StepInfo struct {
 // Values are the run-time values of an expression environment.
 type Values struct {
 	// Text is the matched text, Groups the groups by number (0 is the whole match),
-	// Named the named groups.
+	// Named the named groups. SetMatch fills them from a match lazily instead.
 	Text   string
 	Groups []string
 	Named  map[string]string
+	// The match SetMatch recorded: its text, submatch indices and pattern.
+	src []byte
+	loc []int
+	pat *Pattern
 	// Vars are the playbook variables after --var overrides.
 	Vars     map[string]string
 	Environ  map[string]string
@@ -38,6 +42,34 @@ type Values struct {
 	Step     StepInfo
 	Screen   string
 	ExitCode int
+}
+
+// SetMatch records a match of p in text at loc (Pattern.Find's indices). Its groups
+// are read from text only when an expression asks for them, so text must stay
+// unchanged while the values are in use.
+func (v *Values) SetMatch(p *Pattern, text []byte, loc []int) {
+	v.src, v.loc, v.pat = text, loc, p
+	v.Text = string(text[loc[0]:loc[1]])
+}
+
+// groupList returns the groups by number.
+func (v *Values) groupList() []string {
+	if v.Groups == nil && v.pat != nil {
+		v.Groups, v.Named = v.pat.Values(v.src, v.loc)
+	}
+	return v.Groups
+}
+
+// group returns the named group, or "".
+func (v *Values) group(name string) string {
+	if v.Named == nil && v.pat != nil && v.pat.Kind == Regex {
+		i := v.pat.Regexp.SubexpIndex(name)
+		if i < 0 || 2*i+1 >= len(v.loc) || v.loc[2*i] < 0 {
+			return ""
+		}
+		return string(v.src[v.loc[2*i]:v.loc[2*i+1]])
+	}
+	return v.Named[name]
 }
 
 // Env is the typed expression environment of one place in a playbook: the names in
@@ -101,9 +133,9 @@ func (e *Env) Value(v Values) any {
 	root := ptr.Elem()
 	match := root.Field(0)
 	match.Field(0).SetString(v.Text)
-	match.Field(1).Set(reflect.ValueOf(v.Groups))
+	match.Field(1).Set(reflect.ValueOf(v.groupList()))
 	for i := 2; i < match.NumField(); i++ {
-		match.Field(i).SetString(v.Named[e.match.Field(i).Tag.Get("expr")])
+		match.Field(i).SetString(v.group(e.match.Field(i).Tag.Get("expr")))
 	}
 	vars := root.Field(1)
 	for i, name := range e.names {

@@ -38,7 +38,7 @@ func lookup(field string, v Values) string {
 	if name == "text" {
 		return v.Text
 	}
-	return v.Named[name]
+	return v.group(name)
 }
 
 // IsStatic reports whether the template has no expressions.

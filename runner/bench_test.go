@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/driver/pty"
 )
 
 // BenchmarkRunRoundTrips is workload W2 in process: prompt/answer round trips with
@@ -102,4 +104,36 @@ func BenchmarkRunFlood(b *testing.B) {
 			b.Fatalf("%v %+v", err, rep)
 		}
 	}
+}
+
+// BenchmarkFloorRoundTrips is the floor of BenchmarkRunRoundTrips: the same driver
+// and program, answered by a minimal loop instead of the engine.
+func BenchmarkFloorRoundTrips(b *testing.B) {
+	const rounds = 2000
+	bin := testprog.Build(b, "roundtrip")
+	buf := make([]byte, 64<<10)
+	for b.Loop() {
+		p, err := pty.Start(b.Context(), pty.Options{Argv: []string{bin, "-n", "2000"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var tail []byte
+		for {
+			n, err := p.ReadBefore(buf, time.Now().Add(time.Second))
+			tail = append(tail, buf[:n]...)
+			if bytes.HasSuffix(tail, []byte("]: ")) {
+				i := bytes.LastIndex(tail, []byte("Enter code "))
+				code, _, _ := bytes.Cut(tail[i+11:], []byte(" "))
+				if _, err := p.Write(append(code, '\r')); err != nil {
+					b.Fatal(err)
+				}
+				tail = tail[:0]
+			}
+			if err != nil {
+				break
+			}
+		}
+		p.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*rounds), "µs/roundtrip")
 }

@@ -115,8 +115,7 @@ func (e *Engine) refuse(settled bool) {
 	}
 	e.refusal = nil
 	vals := e.values(nil, nil)
-	e.emit(Event{Name: "match", Rule: r.Name, Excerpt: excerpt(lastLine(e.window)), Reason: "deny"})
-	e.act(r.Refusal, r.Env, &vals, r.Name, "")
+	e.act(r.Refusal, r.Env, &vals, r.Name, "", excerpt(lastLine(e.window)))
 }
 
 // promptPending reports whether the window shows a prompt.

@@ -49,8 +49,7 @@ func (e *Engine) values(h *hit, text []byte) playbooks.Values {
 		v.Step = playbooks.StepInfo{Name: s.Name, Index: s.Index, Tries: e.stepTries}
 	}
 	if h != nil {
-		v.Groups, v.Named = h.pattern.Values(text, h.loc)
-		v.Text = v.Groups[0]
+		v.SetMatch(h.pattern, text, h.loc)
 	}
 	return v
 }
@@ -92,8 +91,7 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 		if !e.canSend() {
 			return false, true
 		}
-		e.emit(Event{Name: "match", Step: stepName(s)})
-		sent := e.act(s.Action, s.Env, nil, "", stepName(s))
+		sent := e.act(s.Action, s.Env, nil, "", stepName(s), "")
 		e.advanceStep()
 		return !sent, sent
 	}
@@ -106,10 +104,10 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 		if s.Action != nil && !e.canSend() {
 			return false, true
 		}
-		e.emit(Event{Name: "match", Step: stepName(s), Excerpt: excerpt(string(text[h.start:h.end]))})
+		matched := excerpt(string(text[h.start:h.end]))
 		vals := e.values(&h, text)
 		e.consume(h.end)
-		sent := s.Action != nil && e.act(s.Action, s.Env, &vals, "", stepName(s))
+		sent := e.act(s.Action, s.Env, &vals, "", stepName(s), matched)
 		e.advanceStep()
 		return !sent, sent
 	}
@@ -127,10 +125,10 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 	if bestCase.Action != nil && !e.canSend() {
 		return false, true
 	}
-	e.emit(Event{Name: "match", Step: stepName(s), Excerpt: excerpt(string(text[best.start:best.end]))})
+	matched := excerpt(string(text[best.start:best.end]))
 	vals := e.values(&best, text)
 	e.consume(best.end)
-	sent := bestCase.Action != nil && e.act(bestCase.Action, bestCase.Env, &vals, "", stepName(s))
+	sent := e.act(bestCase.Action, bestCase.Env, &vals, "", stepName(s), matched)
 	if bestCase.Repeat {
 		e.stepTries++
 		e.stepSince = e.now
@@ -171,11 +169,11 @@ func (e *Engine) evaluateRules() {
 		if !e.canSend() {
 			return
 		}
-		e.emit(Event{Name: "match", Rule: r.Name, Excerpt: excerpt(string(text[h.start:h.end]))})
+		matched := excerpt(string(text[h.start:h.end]))
 		e.consume(h.end)
 		e.fired[r.Name]++
 		e.lastFire[r] = e.now
-		e.act(r.Action, r.Env, &vals, r.Name, "")
+		e.act(r.Action, r.Env, &vals, r.Name, "", matched)
 		return
 	}
 }
@@ -201,9 +199,11 @@ func (e *Engine) deferUntil(t time.Time, rule, why string) {
 	e.emit(Event{Name: "defer", Rule: rule, Reason: fmt.Sprintf("%s until +%s", why, t.Sub(e.start).Round(time.Millisecond))})
 }
 
-// act renders and sends an action. It reports whether anything was sent.
-func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Values, rule, step string) bool {
+// act renders and sends an action, and records what matched: one send event, or a
+// match event when there is nothing to send. It reports whether anything was sent.
+func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Values, rule, step, matched string) bool {
 	if a == nil {
+		e.emit(Event{Name: "match", Rule: rule, Step: step, Excerpt: matched})
 		return false
 	}
 	if vals == nil {
@@ -239,7 +239,7 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 		e.toManual(string(a.Kind) + " needs screen matching")
 		return false
 	}
-	e.send(send, shown, rule, step)
+	e.send(send, shown, rule, step, matched)
 	e.lastAnswer = send
 	if e.cfg.DryRun {
 		// Nothing reached the program: it will wait for the answer.
@@ -252,13 +252,13 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 }
 
 // send emits a Send (or a would-send in a dry run) and makes the window stale.
-func (e *Engine) send(s Send, shown, rule, step string) {
+func (e *Engine) send(s Send, shown, rule, step, matched string) {
 	s.DryRun = e.cfg.DryRun
 	name := "send"
 	if s.DryRun {
 		name = "would-send"
 	}
-	e.emit(Event{Name: name, Rule: rule, Step: step, Sent: shown})
+	e.emit(Event{Name: name, Rule: rule, Step: step, Sent: shown, Excerpt: matched})
 	e.out = append(e.out, s)
 	e.lastSend, e.sent = e.now, true
 	e.wake = time.Time{}

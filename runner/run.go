@@ -288,40 +288,30 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 	return s.rec.finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
 }
 
-// farAway is the read deadline when the engine needs no tick.
-const farAway = time.Hour
+// farAway is the timer of the select loop when the engine needs no tick;
+// cancelCheck is how often the read loop looks for cancellation.
+const (
+	farAway     = time.Hour
+	cancelCheck = 50 * time.Millisecond
+)
 
-// readLoop is the headless loop: one goroutine reads the program with a deadline set
-// to the engine's next one, so output goes from the terminal to the engine and the
-// answer back without a hand-over between goroutines.
+// readLoop is the headless loop: one goroutine reads the program until the engine's
+// next deadline, so output goes from the terminal to the engine and the answer back
+// without a hand-over between goroutines.
 func (s *session) readLoop(ctx context.Context, dr driver.DeadlineReader) {
 	clock := s.o.clock
-	// Cancelling wakes a pending Read with a deadline in the past.
-	stop := context.AfterFunc(ctx, func() { _ = dr.SetReadDeadline(time.Unix(1, 0)) })
-	defer stop()
 	buf := make([]byte, readSize)
-	// set is the read deadline in force. It is moved only when the engine needs
-	// an earlier one, or when it passed: waking early costs a no-op Tick, while
-	// moving a deadline on every read costs a timer update each time.
-	var set time.Time
 	for s.result == nil {
 		if ctx.Err() != nil {
 			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
 			continue
 		}
-		now := clock.Now()
-		deadline := now.Add(farAway)
-		if next, ok := s.engine.Deadline(); ok {
+		// Wake at least this often to notice cancellation.
+		deadline := clock.Now().Add(cancelCheck)
+		if next, ok := s.engine.Deadline(); ok && next.Before(deadline) {
 			deadline = next
 		}
-		if set.IsZero() || deadline.Before(set) || !now.Before(set) {
-			set = deadline
-			_ = dr.SetReadDeadline(set)
-			if ctx.Err() != nil {
-				continue
-			}
-		}
-		n, err := dr.Read(buf)
+		n, err := dr.ReadBefore(buf, deadline)
 		if n > 0 {
 			_, _ = s.redact.Write(buf[:n])
 			s.apply(s.engine.Output(clock.Now(), buf[:n]))
@@ -329,7 +319,6 @@ func (s *session) readLoop(ctx context.Context, dr driver.DeadlineReader) {
 		switch {
 		case err == nil:
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			set = time.Time{}
 			s.apply(s.engine.Tick(clock.Now()))
 		case ctx.Err() != nil:
 			// Cancelling also ends the program: that is not its own end.
@@ -474,24 +463,25 @@ func (s *session) userInput(now time.Time, in []byte) {
 	s.apply(s.engine.Input(now, len(in)))
 }
 
-// apply carries out the engine's actions.
+// apply carries out the engine's actions. Sends go first: the program is waiting
+// for them, while logging and recording can wait a few microseconds.
 func (s *session) apply(actions []Action) {
+	for _, a := range actions {
+		if send, ok := a.(Send); ok && !send.DryRun {
+			data := send.Data
+			if send.Secret.Source != "" {
+				data = append([]byte(s.secrets[send.Secret]), send.Data...)
+			}
+			if _, err := s.drv.Write(data); err != nil {
+				s.o.logger.Warn("send failed", zap.String("event", "error"), zap.Error(err))
+			}
+		}
+	}
 	for _, a := range actions {
 		switch a := a.(type) {
 		case Event:
 			s.rec.event(a)
 			s.log(a)
-		case Send:
-			if a.DryRun {
-				continue
-			}
-			data := a.Data
-			if a.Secret.Source != "" {
-				data = append([]byte(s.secrets[a.Secret]), a.Data...)
-			}
-			if _, err := s.drv.Write(data); err != nil {
-				s.o.logger.Warn("send failed", zap.String("event", "error"), zap.Error(err))
-			}
 		case Kill:
 			s.kill = true
 		case Finish:

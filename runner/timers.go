@@ -38,7 +38,7 @@ func (e *Engine) timers() {
 			e.retried = true
 			e.verifyAt = now.Add(verifyAfter)
 			e.emit(Event{Name: "retry", Reason: "no reaction to the answer"})
-			e.send(e.lastAnswer, "the same answer again", "", "")
+			e.send(e.lastAnswer, "the same answer again", "", "", "")
 		} else {
 			e.verify = false
 			e.enterPrompting("no reaction to the answer, sent twice", e.question)
@@ -104,5 +104,5 @@ func (e *Engine) nudge() {
 	e.lastNudge = text
 	e.nextNudge = e.now.Add(e.pb.Nudge.Gap)
 	e.emit(Event{Name: "nudge", Reason: fmt.Sprintf("nudge %d of %d", e.nudges, e.pb.Nudge.Max)})
-	e.send(Send{Data: []byte(text)}, text, "", "")
+	e.send(Send{Data: []byte(text)}, text, "", "", "")
 }

@@ -46,13 +46,13 @@ type Driver interface {
 	Close() error
 }
 
-// DeadlineReader is a Driver whose Read can be bounded in time, so that one
+// DeadlineReader is a Driver whose reads can be bounded in time, so that one
 // goroutine can wait for output and for the engine's next deadline at once,
-// without handing every read to another goroutine. A Read past the deadline
-// fails with an error wrapping os.ErrDeadlineExceeded.
+// without handing every read to another goroutine. Past the deadline,
+// ReadBefore returns 0 and an error wrapping os.ErrDeadlineExceeded.
 type DeadlineReader interface {
 	Driver
-	SetReadDeadline(t time.Time) error
+	ReadBefore(p []byte, deadline time.Time) (int, error)
 }
 
 // ExitStatus is how a program ended.

@@ -77,6 +77,9 @@ type Process struct {
 	exited   atomic.Bool  // the program exited (it may not be reaped yet)
 	eof      atomic.Bool  // Read returned io.EOF; it always will
 	deadline atomic.Int64 // of SetReadDeadline, Unix nanoseconds; 0: none
+	// quietSince is when the reader, after the program exited, last found no
+	// output; only the one reading goroutine uses it.
+	quietSince time.Time
 
 	done    chan struct{} // closed once the program is reaped and status set
 	status  driver.ExitStatus
@@ -182,10 +185,10 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	return p, nil
 }
 
-// openPTY opens a pseudo-terminal pair. The master is made non-blocking and
-// handed to the runtime poller: creack/pty's ioctls call (*os.File).Fd, which
-// switches a file to blocking mode, and a blocking master can neither be
-// interrupted by Close nor given a read deadline.
+// openPTY opens a pseudo-terminal pair. The master is a blocking descriptor kept
+// out of the runtime's poller: clai waits for output in ppoll(2) on the terminal
+// itself (see readBefore), which wakes the reader as directly as a blocking read
+// and spares the runtime an epoll wake-up each time the program reads or writes.
 func openPTY() (master, tty *os.File, err error) {
 	m, t, err := cpty.Open()
 	if err != nil {
@@ -197,10 +200,10 @@ func openPTY() (master, tty *os.File, err error) {
 		_ = t.Close()
 		return nil, nil, fmt.Errorf("dup master: %w", err)
 	}
-	if err := unix.SetNonblock(fd, true); err != nil {
+	if err := unix.SetNonblock(fd, false); err != nil {
 		_ = unix.Close(fd)
 		_ = t.Close()
-		return nil, nil, fmt.Errorf("set master non-blocking: %w", err)
+		return nil, nil, fmt.Errorf("set master blocking: %w", err)
 	}
 	return os.NewFile(uintptr(fd), "/dev/ptmx"), t, nil
 }
@@ -239,33 +242,98 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 // fails with an error wrapping os.ErrDeadlineExceeded.
 func (p *Process) Read(b []byte) (int, error) {
 	for {
-		if p.eof.Load() {
-			return 0, io.EOF
+		// Wake at least every readPoll to notice Close and a new deadline.
+		wake := time.Now().Add(readPoll)
+		caller := p.deadline.Load()
+		if caller != 0 && caller < wake.UnixNano() {
+			wake = time.Unix(0, caller)
 		}
-		lingering := p.linger > 0 && p.exited.Load()
-		if lingering {
-			// Each Read after the exit gets the full quiet period,
-			// however long the caller took to come back for the
-			// buffered output.
-			_ = p.master.SetReadDeadline(time.Now().Add(p.linger))
+		n, err := p.ReadBefore(b, wake)
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			return n, err
 		}
-		n, err := p.master.Read(b)
-		if n > 0 || err == nil {
-			return n, nil
+		if p.callerDeadlinePassed() {
+			return 0, err
 		}
-		if errors.Is(err, io.EOF) ||
-			errors.Is(err, syscall.EIO) || // Linux: every slave descriptor closed
-			errors.Is(err, os.ErrClosed) || // Close
-			(lingering && errors.Is(err, os.ErrDeadlineExceeded)) {
-			p.eof.Store(true)
-			return 0, io.EOF
+	}
+}
+
+// readPoll bounds how long Read waits in one go, so that Close ends it.
+const readPoll = 50 * time.Millisecond
+
+// ReadBefore reads the program's output like Read, waiting at most until
+// deadline: past it, it returns 0 and an error wrapping os.ErrDeadlineExceeded.
+// Close does not interrupt it: callers bound the deadline. The latency of every
+// question and answer depends on how directly it wakes (see openPTY).
+func (p *Process) ReadBefore(b []byte, deadline time.Time) (int, error) {
+	if p.eof.Load() || p.closed() {
+		p.eof.Store(true)
+		return 0, io.EOF
+	}
+	raw, err := p.master.SyscallConn()
+	if err != nil {
+		return 0, io.EOF
+	}
+	var n int
+	var rerr error
+	cerr := raw.Control(func(fd uintptr) {
+		n, rerr = p.readBefore(int(fd), b, deadline)
+	})
+	if cerr != nil {
+		// The terminal was closed.
+		p.eof.Store(true)
+		return 0, io.EOF
+	}
+	return n, rerr
+}
+
+func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) {
+	for {
+		now := time.Now()
+		left := deadline.Sub(now)
+		if p.linger > 0 && p.exited.Load() {
+			// The program exited: once its descendants have been quiet for
+			// the linger period, the output is over.
+			if p.quietSince.IsZero() {
+				p.quietSince = now
+			}
+			linger := p.linger - now.Sub(p.quietSince)
+			if linger <= 0 {
+				p.eof.Store(true)
+				return 0, io.EOF
+			}
+			left = min(left, linger)
 		}
-		if errors.Is(err, os.ErrDeadlineExceeded) && !p.callerDeadlinePassed() {
-			// The program exited during this Read and the linger
-			// deadline markExited set fired: read on, lingering.
+		// The descriptor blocks: wait until it is readable (or hung up), so
+		// the read below returns at once.
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		ts := unix.NsecToTimespec(max(left, 0).Nanoseconds())
+		ready, err := unix.Ppoll(fds, &ts, nil)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			return 0, fmt.Errorf("poll pty: %w", err)
+		case ready == 0:
+			if left <= 0 || !time.Now().Before(deadline) {
+				return 0, fmt.Errorf("read pty: %w", os.ErrDeadlineExceeded)
+			}
 			continue
 		}
-		return 0, fmt.Errorf("read pty: %w", err)
+		n, err := unix.Read(fd, b)
+		switch {
+		case n > 0:
+			p.quietSince = time.Time{}
+			return n, nil
+		case err == nil || errors.Is(err, unix.EIO):
+			// 0 bytes or EIO: every holder of the terminal closed it.
+			p.eof.Store(true)
+			return 0, io.EOF
+		case errors.Is(err, unix.EINTR), errors.Is(err, unix.EAGAIN):
+			continue
+		default:
+			return 0, fmt.Errorf("read pty: %w", err)
+		}
 	}
 }
 
@@ -276,25 +344,16 @@ func (p *Process) callerDeadlinePassed() bool {
 	return d != 0 && time.Now().UnixNano() >= d
 }
 
-// SetReadDeadline bounds the next Reads in time (and a pending one): past t,
-// Read fails with an error wrapping os.ErrDeadlineExceeded. Once the program
-// has exited, Options.Linger governs Read instead and this does nothing, so
-// the remaining output is still drained to io.EOF.
+// SetReadDeadline bounds the next Reads in time (and a pending one, within
+// readPoll): past t, Read fails with an error wrapping os.ErrDeadlineExceeded.
+// Once the program has exited, Options.Linger governs Read as well, so the
+// remaining output is still drained to io.EOF.
 func (p *Process) SetReadDeadline(t time.Time) error {
 	var d int64
 	if !t.IsZero() {
 		d = t.UnixNano()
 	}
 	p.deadline.Store(d)
-	if p.linger > 0 && p.exited.Load() {
-		return nil
-	}
-	if err := p.master.SetReadDeadline(t); err != nil {
-		if p.closed() {
-			err = driver.ErrEnded
-		}
-		return fmt.Errorf("set read deadline: %w", err)
-	}
 	return nil
 }
 
@@ -302,19 +361,39 @@ var _ driver.DeadlineReader = (*Process)(nil)
 
 // Write sends b to the program's terminal input. Once the program exited, or
 // after Close, it fails with an error wrapping driver.ErrEnded (the terminal
-// itself would swallow the bytes).
+// itself would swallow the bytes); so does a Write waiting for room in the
+// terminal's input when the program exits.
 func (p *Process) Write(b []byte) (int, error) {
-	if p.exited.Load() || p.closed() {
-		return 0, fmt.Errorf("write pty: %w", driver.ErrEnded)
-	}
-	n, err := p.master.Write(b)
-	if err != nil {
-		if errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded) {
-			err = driver.ErrEnded
+	written := 0
+	for written < len(b) {
+		if p.exited.Load() || p.closed() {
+			return written, fmt.Errorf("write pty: %w", driver.ErrEnded)
 		}
-		return n, fmt.Errorf("write pty: %w", err)
+		var n int
+		var werr error
+		err := control(p.master, func(fd int) error {
+			// Wait for room, a while at a time, so an exit is noticed.
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+			ts := unix.NsecToTimespec(readPoll.Nanoseconds())
+			if ready, err := unix.Ppoll(fds, &ts, nil); err != nil || ready == 0 {
+				return nil
+			}
+			n, werr = unix.Write(fd, b[written:])
+			return nil
+		})
+		if err != nil {
+			return written, fmt.Errorf("write pty: %w", driver.ErrEnded)
+		}
+		written += max(n, 0)
+		switch {
+		case werr == nil, errors.Is(werr, unix.EINTR), errors.Is(werr, unix.EAGAIN):
+		case errors.Is(werr, unix.EIO):
+			return written, fmt.Errorf("write pty: %w", driver.ErrEnded)
+		default:
+			return written, fmt.Errorf("write pty: %w", werr)
+		}
 	}
-	return n, nil
+	return written, nil
 }
 
 // Resize sets the terminal size; the program's foreground process group gets
@@ -412,16 +491,10 @@ func (p *Process) reap() {
 	close(p.done)
 }
 
-// markExited records that the program exited and starts the linger period
-// for a Read that is already blocked; a Write blocked on a full input buffer
-// fails at once.
+// markExited records that the program exited: reads start their linger
+// period and writes fail.
 func (p *Process) markExited() {
-	if p.exited.CompareAndSwap(false, true) {
-		_ = p.master.SetWriteDeadline(time.Now())
-		if p.linger > 0 {
-			_ = p.master.SetReadDeadline(time.Now().Add(p.linger))
-		}
-	}
+	p.exited.Store(true)
 }
 
 func exitStatus(ps *os.ProcessState, err error) (driver.ExitStatus, error) {
