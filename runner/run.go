@@ -456,8 +456,10 @@ func (s *session) userInput(now time.Time, in []byte) {
 	if _, err := s.drv.Write(in); err != nil && !errors.Is(err, driver.ErrEnded) {
 		s.o.logger.Warn("input", zap.String("event", "error"), zap.Error(err))
 	}
-	if strings.IndexByte(string(in), 0x03) >= 0 {
-		s.apply(s.engine.Interrupt(now))
+	if n := strings.Count(string(in), "\x03"); n > 0 {
+		for range n {
+			s.apply(s.engine.Interrupt(now))
+		}
 		return
 	}
 	s.apply(s.engine.Input(now, len(in)))

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	expect "github.com/Netflix/go-expect"
+	cpty "github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
+	"github.com/clai-sh/clai/internal/testprog"
+)
+
+// These tests drive clai itself through a terminal, as a person would: go-expect's
+// Console is the terminal, and clai runs with it as its controlling terminal.
+
+var claiBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "clai-terminal-test-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "clai")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// terminalRun starts clai in a fresh terminal and returns the console.
+func terminalRun(t *testing.T, playbook string, args ...string) (*expect.Console, *claiProcess, *bytes.Buffer) {
+	t.Helper()
+	bin, err := claiBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pb := filepath.Join(dir, "pb.yaml")
+	if err := os.WriteFile(pb, []byte(playbook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var screen bytes.Buffer
+	c, err := expect.NewConsole(expect.WithDefaultTimeout(20*time.Second), expect.WithStdout(&screen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	cmd := exec.Command(bin, append(append([]string{"run", "--log", filepath.Join(dir, "run.log")}, args...), pb)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Tty(), c.Tty(), c.Tty()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &claiProcess{cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return c, p, &screen
+}
+
+// claiProcess is a clai started by terminalRun, waited for in the background.
+type claiProcess struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func waitExit(t *testing.T, p *claiProcess) int {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(20 * time.Second):
+		t.Fatal("clai did not end")
+		return -1
+	}
+}
+
+func readLog(t *testing.T, p *claiProcess) string {
+	t.Helper()
+	data, err := os.ReadFile(p.cmd.Args[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// canonical reports whether the terminal is back in cooked mode.
+func canonical(t *testing.T, c *expect.Console) bool {
+	t.Helper()
+	tio, err := unix.IoctlGetTermios(int(c.Tty().Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tio.Lflag&unix.ICANON != 0 && tio.Lflag&unix.ECHO != 0
+}
+
+func TestTerminalPassthrough(t *testing.T) {
+	t.Parallel()
+	prompter := testprog.Build(t, "prompter")
+	c, cmd, _ := terminalRun(t, fmt.Sprintf(`
+version: 1
+name: passthrough
+spawn: {command: [%q, -q, "First: ", -q, "Second: "]}
+steps:
+  - {expect: "First:", line: "by clai"}
+  - expect: eof
+`, prompter), "--log-level", "debug")
+	if _, err := c.ExpectString("got: by clai"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExpectString("Second: "); err != nil {
+		t.Fatal(err)
+	}
+	// No rule answers the second question: the person does.
+	if _, err := c.Send("by hand\r"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExpectString("got: by hand"); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, cmd); code != 0 {
+		t.Fatalf("exit %d\n%s", code, readLog(t, cmd))
+	}
+	if !canonical(t, c) {
+		t.Error("the terminal was left in raw mode")
+	}
+	log := readLog(t, cmd)
+	if !strings.Contains(log, `"event":"input"`) {
+		t.Errorf("no input event in the log:\n%s", log)
+	}
+	if strings.Contains(log, "by hand") {
+		t.Errorf("the log shows what the person typed:\n%s", log)
+	}
+}
+
+func TestTerminalCtrlCGoesManualTwiceEnds(t *testing.T) {
+	t.Parallel()
+	c, cmd, _ := terminalRun(t, `
+version: 1
+name: ctrl-c
+spawn:
+  shell: 'trap "" INT; echo ready; while :; do sleep 1; done'
+`)
+	if _, err := c.ExpectString("ready"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Send("\x03"); err != nil {
+		t.Fatal(err)
+	}
+	// The program ignores Ctrl-C; clai is now in MANUAL. A second one within a
+	// second ends the run.
+	if _, err := c.Send("\x03"); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, cmd); code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", code, readLog(t, cmd))
+	}
+	log := readLog(t, cmd)
+	for _, want := range []string{`"reason":"Ctrl-C from the user"`, `"state":"manual"`, `"reason":"Ctrl-C twice"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %s:\n%s", want, log)
+		}
+	}
+	if !canonical(t, c) {
+		t.Error("the terminal was left in raw mode")
+	}
+}
+
+func TestTerminalCtrlCReachesTheProgram(t *testing.T) {
+	t.Parallel()
+	silent := testprog.Build(t, "silent")
+	c, cmd, _ := terminalRun(t, fmt.Sprintf("version: 1\nname: x\nspawn: {command: [%q]}\n", silent))
+	if _, err := c.ExpectString("ready"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Send("\x03"); err != nil {
+		t.Fatal(err)
+	}
+	// The program dies of the interrupt while clai is in MANUAL: exit 4.
+	if code := waitExit(t, cmd); code != 4 {
+		t.Fatalf("exit %d, want 4\n%s", code, readLog(t, cmd))
+	}
+	if !canonical(t, c) {
+		t.Error("the terminal was left in raw mode")
+	}
+}
+
+func TestTerminalSizeFollows(t *testing.T) {
+	t.Parallel()
+	echo := testprog.Build(t, "echo")
+	c, cmd, _ := terminalRun(t, fmt.Sprintf("version: 1\nname: x\nspawn: {command: [%q]}\n", echo))
+	if err := cpty.Setsize(os.NewFile(c.Fd(), "console"), &cpty.Winsize{Rows: 33, Cols: 101}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExpectString("> "); err != nil {
+		t.Fatal(err)
+	}
+	// The size is read when clai starts or on SIGWINCH; ask until it shows.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if _, err := c.Send("size\r"); err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.Expect(expect.String("> "), expect.WithTimeout(5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out, "33 101") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the program never saw 33x101: %q", out)
+		}
+	}
+	if _, err := c.Send("quit\r"); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, cmd); code != 0 {
+		t.Fatalf("exit %d\n%s", code, readLog(t, cmd))
+	}
+}
