@@ -135,8 +135,9 @@ func openLog(path, level, name string) (*zap.Logger, func(), error) {
 		return nil, nil, fmt.Errorf("log: %w", err)
 	}
 	enc := zap.NewProductionEncoderConfig()
-	enc.TimeKey, enc.MessageKey = "ts", "msg"
-	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	// The event field names each line; "ts" is RFC 3339 with nanoseconds.
+	enc.TimeKey, enc.MessageKey = "ts", ""
+	enc.EncodeTime = zapcore.RFC3339NanoTimeEncoder
 	// Buffered: a busy run logs thousands of events, and a write each would slow
 	// every answer. The buffer is flushed every second and when the run ends.
 	out := &zapcore.BufferedWriteSyncer{WS: zapcore.AddSync(f), FlushInterval: time.Second}

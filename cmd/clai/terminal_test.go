@@ -14,7 +14,6 @@ import (
 	"time"
 
 	expect "github.com/Netflix/go-expect"
-	cpty "github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
 	"github.com/clai-sh/clai/internal/testprog"
@@ -204,7 +203,9 @@ func TestTerminalSizeFollows(t *testing.T) {
 	t.Parallel()
 	echo := testprog.Build(t, "echo")
 	c, cmd, _ := terminalRun(t, fmt.Sprintf("version: 1\nname: x\nspawn: {command: [%q]}\n", echo))
-	if err := cpty.Setsize(os.NewFile(c.Fd(), "console"), &cpty.Winsize{Rows: 33, Cols: 101}); err != nil {
+	// Resize the terminal itself (an *os.File around the console's descriptor
+	// would close it when collected).
+	if err := unix.IoctlSetWinsize(int(c.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 33, Col: 101}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.ExpectString("> "); err != nil {

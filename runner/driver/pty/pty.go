@@ -78,8 +78,10 @@ type Process struct {
 	eof      atomic.Bool  // Read returned io.EOF; it always will
 	deadline atomic.Int64 // of SetReadDeadline, Unix nanoseconds; 0: none
 	// quietSince is when the reader, after the program exited, last found no
-	// output; only the one reading goroutine uses it.
+	// output; drained is set when the last read did not fill its buffer. Only
+	// the one reading goroutine uses them.
 	quietSince time.Time
+	drained    bool
 
 	done    chan struct{} // closed once the program is reaped and status set
 	status  driver.ExitStatus
@@ -185,10 +187,12 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	return p, nil
 }
 
-// openPTY opens a pseudo-terminal pair. The master is a blocking descriptor kept
-// out of the runtime's poller: clai waits for output in ppoll(2) on the terminal
-// itself (see readBefore), which wakes the reader as directly as a blocking read
-// and spares the runtime an epoll wake-up each time the program reads or writes.
+// openPTY opens a pseudo-terminal pair. The master is kept out of the runtime's
+// poller (it is handed to os.NewFile in blocking mode) and only then made
+// non-blocking: clai reads and writes it with plain system calls and waits in
+// ppoll(2) on the terminal itself (see readBefore). That wakes the reader as
+// directly as a blocking read, spares the runtime an epoll wake-up each time
+// the program reads or writes, and lets a write try at once, without a wait.
 func openPTY() (master, tty *os.File, err error) {
 	m, t, err := cpty.Open()
 	if err != nil {
@@ -205,7 +209,13 @@ func openPTY() (master, tty *os.File, err error) {
 		_ = t.Close()
 		return nil, nil, fmt.Errorf("set master blocking: %w", err)
 	}
-	return os.NewFile(uintptr(fd), "/dev/ptmx"), t, nil
+	f := os.NewFile(uintptr(fd), "/dev/ptmx")
+	if err := unix.SetNonblock(fd, true); err != nil {
+		_ = f.Close()
+		_ = t.Close()
+		return nil, nil, fmt.Errorf("set master non-blocking: %w", err)
+	}
+	return f, t, nil
 }
 
 // control runs fn on f's descriptor without taking it out of the poller
@@ -288,7 +298,29 @@ func (p *Process) ReadBefore(b []byte, deadline time.Time) (int, error) {
 }
 
 func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) {
+	// After a read that did not fill b the terminal is most likely drained:
+	// wait first rather than try a read that fails with EAGAIN.
+	wait, tried := p.drained, false
 	for {
+		if !wait {
+			tried = true
+			n, err := unix.Read(fd, b)
+			switch {
+			case n > 0:
+				p.quietSince = time.Time{}
+				p.drained = n < len(b)
+				return n, nil
+			case err == nil || errors.Is(err, unix.EIO):
+				// 0 bytes or EIO: every holder of the terminal closed it.
+				p.eof.Store(true)
+				return 0, io.EOF
+			case errors.Is(err, unix.EINTR):
+				continue
+			case !errors.Is(err, unix.EAGAIN):
+				return 0, fmt.Errorf("read pty: %w", err)
+			}
+		}
+		wait = false
 		now := time.Now()
 		left := deadline.Sub(now)
 		if p.linger > 0 && p.exited.Load() {
@@ -304,35 +336,17 @@ func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) 
 			}
 			left = min(left, linger)
 		}
-		// The descriptor blocks: wait until it is readable (or hung up), so
-		// the read below returns at once.
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		ts := unix.NsecToTimespec(max(left, 0).Nanoseconds())
-		ready, err := unix.Ppoll(fds, &ts, nil)
-		switch {
-		case errors.Is(err, unix.EINTR):
-			continue
-		case err != nil:
-			return 0, fmt.Errorf("poll pty: %w", err)
-		case ready == 0:
-			if left <= 0 || !time.Now().Before(deadline) {
-				return 0, fmt.Errorf("read pty: %w", os.ErrDeadlineExceeded)
+		if left <= 0 {
+			if !tried {
+				// Past the deadline, what is already there is still read.
+				continue
 			}
-			continue
+			return 0, fmt.Errorf("read pty: %w", os.ErrDeadlineExceeded)
 		}
-		n, err := unix.Read(fd, b)
-		switch {
-		case n > 0:
-			p.quietSince = time.Time{}
-			return n, nil
-		case err == nil || errors.Is(err, unix.EIO):
-			// 0 bytes or EIO: every holder of the terminal closed it.
-			p.eof.Store(true)
-			return 0, io.EOF
-		case errors.Is(err, unix.EINTR), errors.Is(err, unix.EAGAIN):
-			continue
-		default:
-			return 0, fmt.Errorf("read pty: %w", err)
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		ts := unix.NsecToTimespec(left.Nanoseconds())
+		if _, err := unix.Ppoll(fds, &ts, nil); err != nil && !errors.Is(err, unix.EINTR) {
+			return 0, fmt.Errorf("poll pty: %w", err)
 		}
 	}
 }
@@ -372,13 +386,14 @@ func (p *Process) Write(b []byte) (int, error) {
 		var n int
 		var werr error
 		err := control(p.master, func(fd int) error {
-			// Wait for room, a while at a time, so an exit is noticed.
-			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
-			ts := unix.NsecToTimespec(readPoll.Nanoseconds())
-			if ready, err := unix.Ppoll(fds, &ts, nil); err != nil || ready == 0 {
-				return nil
-			}
 			n, werr = unix.Write(fd, b[written:])
+			if errors.Is(werr, unix.EAGAIN) {
+				// The program does not read: wait for room, a while at a
+				// time, so that an exit is noticed.
+				fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+				ts := unix.NsecToTimespec(readPoll.Nanoseconds())
+				_, _ = unix.Ppoll(fds, &ts, nil)
+			}
 			return nil
 		})
 		if err != nil {
