@@ -69,6 +69,8 @@ type Options struct {
 // what the program left behind and releases the terminal.
 type Process struct {
 	master *os.File
+	// raw reaches master's descriptor for the reads and writes of clai itself.
+	raw    syscall.RawConn
 	cmd    *exec.Cmd
 	pid    int
 	grace  time.Duration
@@ -140,6 +142,12 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %q: open pty: %w", name, err)
 	}
+	raw, err := master.SyscallConn()
+	if err != nil {
+		_ = tty.Close()
+		_ = master.Close()
+		return nil, fmt.Errorf("start %q: %w", name, err)
+	}
 	if err := setSize(master, rows, cols); err != nil {
 		_ = tty.Close()
 		_ = master.Close()
@@ -165,6 +173,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 
 	p := &Process{
 		master:  master,
+		raw:     raw,
 		cmd:     cmd,
 		pid:     cmd.Process.Pid,
 		grace:   opts.Grace,
@@ -280,13 +289,9 @@ func (p *Process) ReadBefore(b []byte, deadline time.Time) (int, error) {
 		p.eof.Store(true)
 		return 0, io.EOF
 	}
-	raw, err := p.master.SyscallConn()
-	if err != nil {
-		return 0, io.EOF
-	}
 	var n int
 	var rerr error
-	cerr := raw.Control(func(fd uintptr) {
+	cerr := p.raw.Control(func(fd uintptr) {
 		n, rerr = p.readBefore(int(fd), b, deadline)
 	})
 	if cerr != nil {
@@ -385,8 +390,8 @@ func (p *Process) Write(b []byte) (int, error) {
 		}
 		var n int
 		var werr error
-		err := control(p.master, func(fd int) error {
-			n, werr = unix.Write(fd, b[written:])
+		err := p.raw.Control(func(fd uintptr) {
+			n, werr = unix.Write(int(fd), b[written:])
 			if errors.Is(werr, unix.EAGAIN) {
 				// The program does not read: wait for room, a while at a
 				// time, so that an exit is noticed.
@@ -394,7 +399,6 @@ func (p *Process) Write(b []byte) (int, error) {
 				ts := unix.NsecToTimespec(readPoll.Nanoseconds())
 				_, _ = unix.Ppoll(fds, &ts, nil)
 			}
-			return nil
 		})
 		if err != nil {
 			return written, fmt.Errorf("write pty: %w", driver.ErrEnded)
