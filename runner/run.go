@@ -239,6 +239,21 @@ type session struct {
 	result *Result
 	child  *driver.ExitStatus
 	kill   bool
+	// pending holds events not yet logged and recorded: encoding them in batches
+	// keeps the work off the path between a prompt and its answer.
+	pending []Event
+}
+
+// maxPending is how many events wait before they are logged and recorded.
+const maxPending = 256
+
+// flush logs and records the pending events, in order.
+func (s *session) flush() {
+	for _, e := range s.pending {
+		s.rec.event(e)
+		s.log(e)
+	}
+	s.pending = s.pending[:0]
 }
 
 // chunk is a piece of output from the reader goroutine, in a pooled buffer.
@@ -285,6 +300,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 			s.child = &st
 		}
 	}
+	s.flush()
 	return s.rec.finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
 }
 
@@ -319,6 +335,8 @@ func (s *session) readLoop(ctx context.Context, dr driver.DeadlineReader) {
 		switch {
 		case err == nil:
 		case errors.Is(err, os.ErrDeadlineExceeded):
+			// The program is quiet: a good time to log.
+			s.flush()
 			s.apply(s.engine.Tick(clock.Now()))
 		case ctx.Err() != nil:
 			// Cancelling also ends the program: that is not its own end.
@@ -389,6 +407,8 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 	defer timer.Stop()
 	var batch []byte
 	for s.result == nil {
+		// This loop serves a person or a replay, not a race: log at once.
+		s.flush()
 		if next, ok := s.engine.Deadline(); ok {
 			timer.Reset(max(next.Sub(clock.Now()), 0))
 		} else {
@@ -442,6 +462,7 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 				_ = s.drv.Resize(rows, cols)
 			}
 		case <-timer.C():
+			s.flush()
 			s.apply(s.engine.Tick(clock.Now()))
 		case <-parent.Done():
 			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
@@ -482,14 +503,16 @@ func (s *session) apply(actions []Action) {
 	for _, a := range actions {
 		switch a := a.(type) {
 		case Event:
-			s.rec.event(a)
-			s.log(a)
+			s.pending = append(s.pending, a)
 		case Kill:
 			s.kill = true
 		case Finish:
 			r := a.Result
 			s.result = &r
 		}
+	}
+	if len(s.pending) >= maxPending || s.result != nil {
+		s.flush()
 	}
 }
 
