@@ -123,6 +123,45 @@ type Step struct {
 	Timeout time.Duration
 	// Env is the expression environment of the step's templates.
 	Env *Env
+	// single is the one case Branches makes of Expect and Action.
+	single []*Case
+}
+
+// Branches returns what the step waits for as a list of cases: its own cases, or
+// one case made of its expect and action; nil for a step that acts at once.
+func (s *Step) Branches() []*Case {
+	if s.Cases != nil || s.Expect == nil {
+		return s.Cases
+	}
+	if s.single == nil {
+		s.single = []*Case{{Pos: s.Pos, Match: s.Expect, Action: s.Action, Env: s.Env}}
+	}
+	return s.single
+}
+
+// Waits reports whether the step waits for a pattern.
+func (s *Step) Waits() bool { return s.Expect != nil || len(s.Cases) > 0 }
+
+// Actions lists the actions of every step, case and rule, in file order (danger
+// refusals are not among them).
+func (pb *Playbook) Actions() []*Action {
+	var out []*Action
+	for _, s := range pb.Steps {
+		if s.Action != nil {
+			out = append(out, s.Action)
+		}
+		for _, c := range s.Cases {
+			if c.Action != nil {
+				out = append(out, c.Action)
+			}
+		}
+	}
+	for _, r := range pb.Rules {
+		if r.Action != nil {
+			out = append(out, r.Action)
+		}
+	}
+	return out
 }
 
 // Case is one branch of a step's expect list.

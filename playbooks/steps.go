@@ -134,6 +134,7 @@ func (d *decoder) step(n ast.Node, index int, vars []string, defaultTimeout time
 	if s.Cases == nil {
 		s.Action = d.action(n, present, what, s.Env, nil)
 	}
+	s.Branches() // made once here, so that running the playbook never races on it
 	if _, hasExpect := present["expect"]; !hasExpect && s.Action == nil && !hasAnyAction(present) && !d.mistypedAction(n) && !d.mistyped(n, "expect") {
 		d.errorAt(n, "schema", "add expect: to wait for text, or an action (send, line, keys, choose, secret) to act at once", "%s has neither expect nor an action", what)
 	}

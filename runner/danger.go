@@ -122,12 +122,7 @@ func (e *Engine) refuse(settled bool) {
 func (e *Engine) promptPending(settled bool) bool {
 	text := e.window
 	if s := e.currentStep(); s != nil {
-		if s.Expect != nil {
-			if _, ok := find(s.Expect, text); ok {
-				return true
-			}
-		}
-		for _, c := range s.Cases {
+		for _, c := range s.Branches() {
 			if _, ok := find(c.Match, text); ok {
 				return true
 			}

@@ -306,7 +306,7 @@ func (e *Engine) Deadline() (time.Time, bool) {
 	if t.Total > 0 {
 		at(e.start.Add(t.Total))
 	}
-	if s := e.currentStep(); s != nil && s.Expect != nil || s != nil && len(s.Cases) > 0 {
+	if s := e.currentStep(); s != nil && s.Waits() {
 		if e.state != Manual && s.Timeout > 0 {
 			at(e.stepSince.Add(s.Timeout))
 		}
@@ -467,10 +467,7 @@ func stepName(s *playbooks.Step) string {
 }
 
 func stepAcceptsEOF(s *playbooks.Step) bool {
-	if s.Expect != nil {
-		return s.Expect.HasEOF()
-	}
-	for _, c := range s.Cases {
+	for _, c := range s.Branches() {
 		if c.Match != nil && c.Match.HasEOF() {
 			return true
 		}

@@ -86,7 +86,8 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 	if s == nil {
 		return false, false
 	}
-	if s.Expect == nil && len(s.Cases) == 0 {
+	branches := s.Branches()
+	if branches == nil {
 		// A step without expect acts at once.
 		if !e.canSend() {
 			return false, true
@@ -95,26 +96,11 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 		e.advanceStep()
 		return !sent, sent
 	}
+	// The leftmost match wins; the first case listed breaks a tie.
 	text := e.window
-	if s.Expect != nil {
-		h, ok := find(s.Expect, text)
-		if !ok {
-			return false, false
-		}
-		if s.Action != nil && !e.canSend() {
-			return false, true
-		}
-		matched := excerpt(string(text[h.start:h.end]))
-		vals := e.values(&h, text)
-		e.consume(h.end)
-		sent := e.act(s.Action, s.Env, &vals, "", stepName(s), matched)
-		e.advanceStep()
-		return !sent, sent
-	}
-	// Cases: the leftmost match wins; the first case listed breaks a tie.
 	var best hit
 	var bestCase *playbooks.Case
-	for _, c := range s.Cases {
+	for _, c := range branches {
 		if h, ok := find(c.Match, text); ok && (bestCase == nil || h.start < best.start) {
 			best, bestCase = h, c
 		}

@@ -96,19 +96,10 @@ func Check(pb *playbooks.Playbook) error {
 	if pb.Spawn.Tmux != nil {
 		errs = append(errs, &UnsupportedError{What: "spawn.tmux"})
 	}
-	uses := func(a *playbooks.Action) {
-		if a != nil && a.Kind == playbooks.ActChoose {
+	for _, a := range pb.Actions() {
+		if a.Kind == playbooks.ActChoose {
 			errs = append(errs, &UnsupportedError{What: fmt.Sprintf("choose at line %d", a.Line)})
 		}
-	}
-	for _, s := range pb.Steps {
-		uses(s.Action)
-		for _, c := range s.Cases {
-			uses(c.Action)
-		}
-	}
-	for _, r := range pb.Rules {
-		uses(r.Action)
 	}
 	return errors.Join(errs...)
 }
@@ -190,30 +181,21 @@ func mergeVars(pb *playbooks.Playbook, overrides map[string]string) (map[string]
 func readSecrets(pb *playbooks.Playbook, environ []string, dryRun bool) (map[playbooks.SecretRef]string, error) {
 	out := map[playbooks.SecretRef]string{}
 	var errs []error
-	add := func(a *playbooks.Action) {
-		if a == nil || a.Kind != playbooks.ActSecret {
-			return
+	for _, a := range pb.Actions() {
+		if a.Kind != playbooks.ActSecret {
+			continue
 		}
 		if _, done := out[a.Secret]; done {
-			return
+			continue
 		}
 		v, err := SecretValue(a.Secret, environ)
 		if err != nil {
 			if !dryRun {
 				errs = append(errs, err)
 			}
-			return
+			continue
 		}
 		out[a.Secret] = v
-	}
-	for _, s := range pb.Steps {
-		add(s.Action)
-		for _, c := range s.Cases {
-			add(c.Action)
-		}
-	}
-	for _, r := range pb.Rules {
-		add(r.Action)
 	}
 	return out, errors.Join(errs...)
 }

@@ -14,7 +14,7 @@ func (e *Engine) timers() {
 		e.finish(TimedOut, ExitTimeout, fmt.Sprintf("the run reached timeouts.total (%s); last output: %q", t.Total, e.tail()), true)
 		return
 	}
-	if s := e.currentStep(); s != nil && e.state != Manual && (s.Expect != nil || len(s.Cases) > 0) && s.Timeout > 0 &&
+	if s := e.currentStep(); s != nil && e.state != Manual && s.Waits() && s.Timeout > 0 &&
 		!now.Before(e.stepSince.Add(s.Timeout)) {
 		e.emit(Event{Name: "timeout", Step: stepName(s), Reason: "step timeout"})
 		e.finish(TimedOut, ExitTimeout, fmt.Sprintf("step %s waited %s for %s; last output: %q", stepName(s), s.Timeout, describeWait(s), e.tail()), true)
