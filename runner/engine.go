@@ -20,6 +20,9 @@ type Config struct {
 	Interactive bool
 	// DryRun turns every send into a would-send.
 	DryRun bool
+	// Replay is set when the output comes from a recording: it goes on whatever
+	// clai would have answered, so a dry run does not end at the first answer.
+	Replay bool
 }
 
 // Under a flood, matching every read would multiply the cost of many patterns: a

@@ -228,8 +228,8 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	e.send(send, shown, rule, step, matched)
 	e.lastAnswer = send
 	if e.cfg.DryRun {
-		// Nothing reached the program: it will wait for the answer.
-		e.dryWait, e.dryAnswer = true, shown
+		// Nothing reached the program: a live one will wait for the answer.
+		e.dryWait, e.dryAnswer = !e.cfg.Replay, shown
 		return true
 	}
 	e.verify, e.retried = true, false

@@ -96,6 +96,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			runCommand(),
+			testCommand(),
 			lintCommand(),
 			schemaCommand(),
 			versionCommand(),
