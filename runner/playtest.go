@@ -2,12 +2,14 @@ package runner
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/diag"
+	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
 )
 
@@ -41,12 +43,6 @@ func RunTests(pb *playbooks.Playbook) []TestResult {
 
 func runTest(pb *playbooks.Playbook, t *playbooks.Test) TestResult {
 	res := TestResult{Test: t}
-	if t.Cast != "" {
-		res.Failures = []string{"cast: recordings are not supported by this version; use output:"}
-		return res
-	}
-	e := NewEngine(pb, Config{})
-	now := time.Unix(0, 0).UTC()
 	var sent strings.Builder
 	take := func(actions []Action) {
 		for _, a := range actions {
@@ -58,30 +54,26 @@ func runTest(pb *playbooks.Playbook, t *playbooks.Test) TestResult {
 			}
 		}
 	}
-	// settleFor lets deferred answers go out, as they would while the program waits.
-	horizon := max(pb.Settings.Settle, pb.Settings.MinSendInterval) + time.Millisecond
-	settleFor := func() {
-		end := now.Add(horizon)
-		for {
-			next, ok := e.Deadline()
-			if !ok || next.After(end) {
-				break
-			}
-			if next.After(now) {
-				now = next
-			}
-			take(e.Tick(now))
+	var e *Engine
+	if t.Cast != "" {
+		// A recording is replayed to its end, as clai run --replay does.
+		path := t.Cast
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(pb.Path), path)
 		}
-		now = end
-	}
-	take(e.Start(now))
-	for _, line := range splitLines(t.Output) {
-		if e.Result() != nil {
-			break
+		rec, err := cast.Open(path)
+		if err != nil {
+			res.Failures = []string{err.Error()}
+			return res
 		}
-		now = now.Add(time.Millisecond)
-		take(e.Output(now, []byte(line)))
-		settleFor()
+		e = NewEngine(pb, Config{DryRun: true, Replay: true})
+		if _, _, err := feed(e, rec.Events, time.Unix(0, 0).UTC(), take); err != nil {
+			res.Failures = []string{err.Error()}
+			return res
+		}
+	} else {
+		e = NewEngine(pb, Config{})
+		feedTranscript(e, pb, t.Output, take)
 	}
 	res.State, res.Sent = e.State(), sent.String()
 	for name, n := range e.Fired() {
@@ -93,7 +85,7 @@ func runTest(pb *playbooks.Playbook, t *playbooks.Test) TestResult {
 	if r := e.Result(); r != nil {
 		res.State, res.Exit = r.State, r.ExitCode
 	} else {
-		e.Exit(now, driver.ExitStatus{})
+		e.Exit(time.Now(), driver.ExitStatus{})
 		res.Exit = e.Result().ExitCode
 	}
 	exp := t.Expect
@@ -114,6 +106,37 @@ func runTest(pb *playbooks.Playbook, t *playbooks.Test) TestResult {
 		res.Failures = append(res.Failures, fmt.Sprintf("exit code is %d, want %d", res.Exit, *exp.Exit))
 	}
 	return res
+}
+
+// feedTranscript feeds a test's output to the engine a line at a time, letting
+// deferred answers go out before the next line, as they would while the program
+// waits for them.
+func feedTranscript(e *Engine, pb *playbooks.Playbook, output string, take func([]Action)) {
+	now := time.Unix(0, 0).UTC()
+	horizon := max(pb.Settings.Settle, pb.Settings.MinSendInterval) + time.Millisecond
+	settle := func() {
+		end := now.Add(horizon)
+		for {
+			next, ok := e.Deadline()
+			if !ok || next.After(end) {
+				break
+			}
+			if next.After(now) {
+				now = next
+			}
+			take(e.Tick(now))
+		}
+		now = end
+	}
+	take(e.Start(now))
+	for _, line := range splitLines(output) {
+		if e.Result() != nil {
+			break
+		}
+		now = now.Add(time.Millisecond)
+		take(e.Output(now, []byte(line)))
+		settle()
+	}
 }
 
 // splitLines splits text after each newline, keeping the newlines.

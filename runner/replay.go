@@ -9,17 +9,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
 )
-
-// ReplayEvent is one event of a recorded session (asciicast v2).
-type ReplayEvent struct {
-	// At is the time since the recording started.
-	At time.Duration
-	// Kind is 'o' output, 'i' input, 'r' resize or 'm' marker.
-	Kind byte
-	Data string
-}
 
 // Markers clai writes into the recordings of its own runs. An input event right
 // after MarkerSend is one of clai's answers, not a person's keystrokes; MarkerExit
@@ -36,7 +28,7 @@ const (
 // own answers in a recording of a clai run are left out, since the engine makes its
 // decisions afresh. A recording that does not say how the program ended is taken
 // to end with exit status 0.
-func Replay(pb *playbooks.Playbook, events []ReplayEvent, opts ...Option) (*Report, error) {
+func Replay(pb *playbooks.Playbook, events []cast.Event, opts ...Option) (*Report, error) {
 	o := options{logger: zap.NewNop()}
 	for _, opt := range opts {
 		opt(&o)
@@ -55,12 +47,27 @@ func Replay(pb *playbooks.Playbook, events []ReplayEvent, opts ...Option) (*Repo
 	s.engine = engine
 
 	t0 := time.Unix(0, 0).UTC()
-	now := t0
 	s.rec.start = t0
-	s.apply(engine.Start(now))
-	// advance ticks the engine at each of its deadlines up to t.
+	now, status, err := feed(engine, events, t0, s.apply)
+	if err != nil {
+		return nil, err
+	}
+	s.flush()
+	child := &status
+	if s.result.Child == nil {
+		child = nil
+	}
+	return s.rec.finish(*s.result, engine.Fired(), child, now), nil
+}
+
+// feed plays recorded events into the engine in virtual time from t0, ticking it
+// at each of its deadlines on the way, and ends with the program's exit unless the
+// engine ended the run first. apply receives the actions of every call.
+func feed(engine *Engine, events []cast.Event, t0 time.Time, apply func([]Action)) (time.Time, driver.ExitStatus, error) {
+	now := t0
+	apply(engine.Start(now))
 	advance := func(t time.Time) {
-		for s.result == nil {
+		for engine.Result() == nil {
 			next, ok := engine.Deadline()
 			if !ok || next.After(t) {
 				break
@@ -68,7 +75,7 @@ func Replay(pb *playbooks.Playbook, events []ReplayEvent, opts ...Option) (*Repo
 			if next.After(now) {
 				now = next
 			}
-			s.apply(engine.Tick(now))
+			apply(engine.Tick(now))
 		}
 		if t.After(now) {
 			now = t
@@ -77,48 +84,40 @@ func Replay(pb *playbooks.Playbook, events []ReplayEvent, opts ...Option) (*Repo
 	status := driver.ExitStatus{}
 	clais := false
 	for _, ev := range events {
-		if s.result != nil {
-			break
-		}
-		advance(t0.Add(ev.At))
-		if s.result != nil {
+		advance(t0.Add(ev.At()))
+		if engine.Result() != nil {
 			break
 		}
 		switch ev.Kind {
-		case 'o':
-			s.apply(engine.Output(now, []byte(ev.Data)))
-		case 'i':
+		case cast.KindOutput:
+			apply(engine.Output(now, []byte(ev.Data)))
+		case cast.KindInput:
 			if clais {
 				clais = false
 				continue
 			}
 			if n := strings.Count(ev.Data, "\x03"); n > 0 {
 				for range n {
-					s.apply(engine.Interrupt(now))
+					apply(engine.Interrupt(now))
 				}
 				continue
 			}
-			s.apply(engine.Input(now, len(ev.Data)))
-		case 'm':
+			apply(engine.Input(now, len(ev.Data)))
+		case cast.KindMarker:
 			switch label := ev.Data; {
 			case label == MarkerSend:
 				clais = true
 			case strings.HasPrefix(label, MarkerExit+" "):
 				code, err := strconv.Atoi(strings.TrimPrefix(label, MarkerExit+" "))
 				if err != nil {
-					return nil, fmt.Errorf("replay: marker %q: %w", label, err)
+					return now, status, fmt.Errorf("replay: marker %q: %w", label, err)
 				}
 				status.Code = code
 			}
 		}
 	}
-	if s.result == nil {
-		s.apply(engine.Exit(now, status))
+	if engine.Result() == nil {
+		apply(engine.Exit(now, status))
 	}
-	s.flush()
-	child := &status
-	if s.result.Child == nil {
-		child = nil
-	}
-	return s.rec.finish(*s.result, engine.Fired(), child, now), nil
+	return now, status, nil
 }

@@ -1,16 +1,21 @@
 package runner_test
 
 import (
+	"bytes"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/cast"
 )
 
-func replayEvents(evs ...any) []runner.ReplayEvent {
-	var out []runner.ReplayEvent
+func replayEvents(evs ...any) []cast.Event {
+	var out []cast.Event
 	for i := 0; i < len(evs); i += 3 {
-		out = append(out, runner.ReplayEvent{At: evs[i].(time.Duration), Kind: evs[i+1].(byte), Data: evs[i+2].(string)})
+		out = append(out, cast.Event{Time: evs[i].(time.Duration).Seconds(), Kind: string(evs[i+1].(byte)), Data: evs[i+2].(string)})
 	}
 	return out
 }
@@ -104,5 +109,66 @@ timeouts: {prompt: 1m}
 	wantOutcome(t, rep, runner.Done, 0)
 	if len(rep.Unanswered) != 1 {
 		t.Fatalf("unanswered %v", rep.Unanswered)
+	}
+}
+
+// decisions lists what a report says was sent (or would have been), with the rule or
+// step that sent it, in order.
+func decisions(rep *runner.Report) []string {
+	var out []string
+	for _, e := range rep.Timeline {
+		if e.Event == "send" || e.Event == "would-send" {
+			out = append(out, e.Rule+e.Step+"="+e.Sent)
+		}
+	}
+	return out
+}
+
+// TestRecordThenReplay runs a real program live with a recording, then replays the
+// recording: the replay must make exactly the live run's decisions, and end the same.
+func TestRecordThenReplay(t *testing.T) {
+	t.Parallel()
+	prompter := testprog.Build(t, "prompter")
+	pb := playbook(t, `
+version: 1
+name: round-trip
+spawn: {command: [%q, -q, "Project name: ", -q, "Passphrase: ", -secret, "2", -q, "Overwrite notes.md? [y/N] ", -q, "Continue? [y/n] "]}
+settings: {min_send_interval: 50ms}
+steps:
+  - {name: project, expect: "Project name:", line: "demo"}
+  - {name: passphrase, expect: "Passphrase:", secret: env:CLAI_RT_SECRET}
+rules:
+  - name: overwrite
+    match: {regex: 'Overwrite (?P<file>\S+)\? \[y/N\]'}
+    when: 'match.file endsWith ".md"'
+    line: "y"
+    limit: 1
+  - {name: continue, match: "Continue? [y/n]", line: "y", limit: 1}
+`, prompter)
+	var buf bytes.Buffer
+	w, err := cast.NewWriter(&buf, cast.Header{Width: 80, Height: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "CLAI_RT_SECRET=s3cr3t-value")
+	live := run(t, pb, runner.WithRecording(w), runner.WithEnviron(env))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantOutcome(t, live, runner.Done, 0)
+	if bytes.Contains(buf.Bytes(), []byte("s3cr3t-value")) {
+		t.Fatal("the recording holds the secret")
+	}
+	rec, err := cast.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed, err := runner.Replay(pb, rec.Events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOutcome(t, replayed, runner.Done, 0)
+	if got, want := decisions(replayed), decisions(live); strings.Join(got, "|") != strings.Join(want, "|") || len(want) != 4 {
+		t.Fatalf("replay decided %q, the live run %q", got, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/pty"
 )
@@ -48,6 +49,7 @@ type options struct {
 	environ  []string
 	dryRun   bool
 	start    func(ctx context.Context, s Spawn) (driver.Driver, error)
+	record   *cast.Writer
 }
 
 // Option configures Run.
@@ -78,6 +80,13 @@ func WithEnviron(env []string) Option { return func(o *options) { o.environ = en
 
 // WithDryRun records what would be sent instead of sending it.
 func WithDryRun(on bool) Option { return func(o *options) { o.dryRun = on } }
+
+// WithRecording records the session as asciicast v2 into w: the program's output,
+// what the person typed, size changes, and each of clai's answers marked as such
+// (MarkerSend), so that a replay of the recording makes its decisions afresh and
+// can be compared with this run's. Secrets are recorded masked, and so is what the
+// person types while the program has echo off.
+func WithRecording(w *cast.Writer) Option { return func(o *options) { o.record = w } }
 
 // WithStarter replaces how the program is started (default: a pseudo-terminal).
 func WithStarter(start func(ctx context.Context, s Spawn) (driver.Driver, error)) Option {
@@ -149,6 +158,9 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 		return nil, &StartError{Err: err}
 	}
 	s := &session{o: o, pb: pb, drv: drv, engine: engine, rec: rec, redact: redact, secrets: secrets}
+	if o.record != nil {
+		s.recordRedact = NewRedactor(castOutput{s}, secretValues(secrets))
+	}
 	return s.run(ctx)
 }
 
@@ -221,6 +233,8 @@ type session struct {
 	result *Result
 	child  *driver.ExitStatus
 	kill   bool
+	// recordRedact masks secrets in the output on its way to the recording.
+	recordRedact *Redactor
 	// pending holds events not yet logged and recorded: encoding them in batches
 	// keeps the work off the path between a prompt and its answer.
 	pending []Event
@@ -283,6 +297,12 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 		}
 	}
 	s.flush()
+	if s.recordRedact != nil {
+		_ = s.recordRedact.Flush()
+	}
+	if r := s.o.record; r != nil && s.child != nil {
+		_ = r.Marker(s.since(), fmt.Sprintf("%s %d", MarkerExit, s.child.Code))
+	}
 	return s.rec.finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
 }
 
@@ -311,6 +331,7 @@ func (s *session) readLoop(ctx context.Context, dr driver.DeadlineReader) {
 		}
 		n, err := dr.ReadBefore(buf, deadline)
 		if n > 0 {
+			s.recordOutput(buf[:n])
 			_, _ = s.redact.Write(buf[:n])
 			s.apply(s.engine.Output(clock.Now(), buf[:n]))
 		}
@@ -420,6 +441,7 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 					break drain
 				}
 			}
+			s.recordOutput(batch)
 			_, _ = s.redact.Write(batch)
 			s.apply(s.engine.Output(clock.Now(), batch))
 		case st := <-exited:
@@ -442,6 +464,9 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 			}
 			if rows, cols := s.o.terminal.Size(); rows > 0 {
 				_ = s.drv.Resize(rows, cols)
+				if r := s.o.record; r != nil {
+					_ = r.Resize(s.since(), int(cols), int(rows))
+				}
 			}
 		case <-timer.C():
 			s.flush()
@@ -456,6 +481,16 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 // userInput passes what the person typed to the program; Ctrl-C also tells the
 // engine, which switches to MANUAL.
 func (s *session) userInput(now time.Time, in []byte) {
+	if r := s.o.record; r != nil {
+		shown := in
+		if e, ok := s.drv.(interface{ Echo() (bool, error) }); ok {
+			if on, err := e.Echo(); err == nil && !on {
+				// A password: record its length, never its text.
+				shown = []byte(strings.Repeat("*", len(in)))
+			}
+		}
+		_ = r.Input(s.since(), shown)
+	}
 	if _, err := s.drv.Write(in); err != nil && !errors.Is(err, driver.ErrEnded) {
 		s.o.logger.Warn("input", zap.String("event", "error"), zap.Error(err))
 	}
@@ -466,6 +501,24 @@ func (s *session) userInput(now time.Time, in []byte) {
 		return
 	}
 	s.apply(s.engine.Input(now, len(in)))
+}
+
+// since is the time since the run started, for recordings.
+func (s *session) since() time.Duration { return s.o.clock.Now().Sub(s.rec.start) }
+
+// recordOutput adds program output to the recording, if there is one, with the
+// secrets masked as in the mirrored output.
+func (s *session) recordOutput(data []byte) {
+	if s.recordRedact != nil {
+		_, _ = s.recordRedact.Write(data)
+	}
+}
+
+// castOutput writes output events to a recording.
+type castOutput struct{ s *session }
+
+func (c castOutput) Write(p []byte) (int, error) {
+	return len(p), c.s.o.record.Output(c.s.since(), p)
 }
 
 // apply carries out the engine's actions. Sends go first: the program is waiting
@@ -479,6 +532,15 @@ func (s *session) apply(actions []Action) {
 			}
 			if _, err := s.drv.Write(data); err != nil {
 				s.o.logger.Warn("send failed", zap.String("event", "error"), zap.Error(err))
+			}
+			if r := s.o.record; r != nil {
+				shown := send.Data
+				if send.Secret.Source != "" {
+					shown = append([]byte(mask), send.Data...)
+				}
+				t := s.since()
+				_ = r.Marker(t, MarkerSend)
+				_ = r.Input(t, shown)
 			}
 		}
 	}

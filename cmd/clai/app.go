@@ -99,6 +99,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			testCommand(),
 			lintCommand(),
 			schemaCommand(),
+			recordCommand(),
 			versionCommand(),
 		},
 	}

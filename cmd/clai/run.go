@@ -14,6 +14,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/cast"
 )
 
 func runCommand() *cli.Command {
@@ -29,6 +30,8 @@ func runCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "var", Usage: "set a playbook variable: `NAME=VALUE` (repeatable)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "send nothing automatically; record what would be sent"},
+			&cli.StringFlag{Name: "record", Usage: "record the session as asciicast v2 to `FILE.cast` (answers marked, secrets masked), for --replay and asciinema"},
+			&cli.StringFlag{Name: "replay", Usage: "feed a recorded session (asciicast v2) `FILE.cast` through the playbook in virtual time; nothing is spawned, nothing sent"},
 			&cli.StringFlag{Name: "report", Usage: "write a report of the run to `FILE` (.json)"},
 			&cli.StringFlag{Name: "log", Usage: "write the event log (JSON lines) to `FILE` (default: under the user state directory)"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
@@ -66,12 +69,46 @@ func runCommand() *cli.Command {
 				runner.WithArgs(commandArgs(c.Args().Tail())),
 				runner.WithDryRun(c.Bool("dry-run")),
 			}
+			if file := c.String("replay"); file != "" {
+				rec, err := cast.Open(file)
+				if err != nil {
+					return usageError("--replay: %v", err)
+				}
+				report, err := runner.Replay(pb, rec.Events, opts...)
+				if err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+				return finishRun(c, report)
+			}
 			stdin, _ := c.App.Reader.(*os.File)
 			stdout, _ := c.App.Writer.(*os.File)
-			if t := runner.OpenTerminal(stdin, stdout); t != nil {
-				opts = append(opts, runner.WithTerminal(t))
+			term := runner.OpenTerminal(stdin, stdout)
+			if term != nil {
+				opts = append(opts, runner.WithTerminal(term))
 			} else if !c.Bool("quiet") {
 				opts = append(opts, runner.WithMirror(c.App.Writer))
+			}
+			if file := c.String("record"); file != "" {
+				rows, cols := 24, 80
+				if sz := pb.Spawn.Size; sz != nil {
+					rows, cols = sz.Rows, sz.Cols
+				} else if term != nil {
+					if r, c := term.Size(); r > 0 {
+						rows, cols = int(r), int(c)
+					}
+				}
+				f, err := os.Create(file)
+				if err != nil {
+					return usageError("--record: %v", err)
+				}
+				defer f.Close()
+				w, err := cast.NewWriter(f, cast.Header{Width: cols, Height: rows, Timestamp: time.Now().Unix(), Title: pb.Name,
+					Env: map[string]string{"TERM": "xterm-256color", "SHELL": os.Getenv("SHELL")}})
+				if err != nil {
+					return &exitError{code: exitFailed, err: fmt.Errorf("--record: %w", err)}
+				}
+				defer w.Close()
+				opts = append(opts, runner.WithRecording(w))
 			}
 			report, err := runner.Run(c.Context, pb, opts...)
 			if err != nil {
@@ -81,17 +118,23 @@ func runCommand() *cli.Command {
 				}
 				return &exitError{code: exitUsage, err: err}
 			}
-			if rep := c.String("report"); rep != "" {
-				if err := report.WriteFile(rep); err != nil {
-					return &exitError{code: exitFailed, err: err}
-				}
-			}
-			if report.ExitCode != 0 {
-				return &exitError{code: report.ExitCode, err: fmt.Errorf("%s: %s", report.Outcome, report.Reason)}
-			}
-			return nil
+			return finishRun(c, report)
 		},
 	}
+}
+
+// finishRun writes the report if asked and turns the run's outcome into the exit
+// code.
+func finishRun(c *cli.Context, report *runner.Report) error {
+	if rep := c.String("report"); rep != "" {
+		if err := report.WriteFile(rep); err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+	}
+	if report.ExitCode != 0 {
+		return &exitError{code: report.ExitCode, err: fmt.Errorf("%s: %s", report.Outcome, report.Reason)}
+	}
+	return nil
 }
 
 // parseVars turns NAME=VALUE flags into a map.

@@ -1,7 +1,6 @@
 package pty
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,5 +36,5 @@ func lookPath(name string, env []string) (string, error) {
 			return file, nil
 		}
 	}
-	return "", fmt.Errorf("%w in $PATH", exec.ErrNotFound)
+	return "", exec.ErrNotFound
 }

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	expect "github.com/Netflix/go-expect"
+	"golang.org/x/sys/unix"
+
+	"github.com/clai-sh/clai/runner/cast"
+)
+
+// In a terminal, clai record passes keys through and records them, follows the
+// terminal's size, and leaves the terminal as it found it.
+func TestRecordTerminal(t *testing.T) {
+	t.Parallel()
+	bin, err := claiBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "session.cast")
+	c, err := expect.NewConsole(expect.WithDefaultTimeout(20 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if err := unix.IoctlSetWinsize(int(c.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 30, Col: 100}); err != nil {
+		t.Fatal(err)
+	}
+	script := `printf "Name: "; read n; echo "hi $n"; while read l; do [ "$l" = q ] && exit 5; stty size; done`
+	cmd := exec.Command(bin, "record", "--out", out, "--title", "terminal", "--", "sh", "-c", script)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Tty(), c.Tty(), c.Tty()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &claiProcess{cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+
+	if _, err := c.ExpectString("Name: "); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Send("bob\r"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExpectString("hi bob"); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.IoctlSetWinsize(int(c.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 33, Col: 101}); err != nil {
+		t.Fatal(err)
+	}
+	// SIGWINCH reaches clai in its own time: ask until the program sees it.
+	size := regexp.MustCompile(`\d+ \d+\r?\n`)
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		if _, err := c.Send("\r"); err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Expect(expect.Regexp(size), expect.WithTimeout(5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(got, "33 101") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the program never saw 33x101: %q", got)
+		}
+	}
+	if _, err := c.Send("q\r"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExpectString("clai: recorded to " + out); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, p); code != 5 {
+		t.Fatalf("exit %d, want the program's 5", code)
+	}
+	if !canonical(t, c) {
+		t.Error("the terminal was left in raw mode")
+	}
+
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the recording is not private: %v %v", st.Mode(), err)
+	}
+	rec, err := cast.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rec.Header
+	if h.Width != 100 || h.Height != 30 || h.Title != "terminal" || h.Command != "sh -c "+script {
+		t.Errorf("header %+v", h)
+	}
+	var in, output strings.Builder
+	resized := false
+	for _, e := range rec.Events {
+		switch e.Kind {
+		case cast.KindInput:
+			in.WriteString(e.Data)
+		case cast.KindOutput:
+			output.WriteString(e.Data)
+		case cast.KindResize:
+			resized = resized || e.Data == "101x33"
+		}
+	}
+	if !strings.HasPrefix(in.String(), "bob\r") || !strings.HasSuffix(in.String(), "q\r") {
+		t.Errorf("input recorded: %q", in.String())
+	}
+	if !strings.Contains(output.String(), "Name: bob\r\nhi bob\r\n") || !strings.Contains(output.String(), "33 101\r\n") {
+		t.Errorf("output recorded: %q", output.String())
+	}
+	if !resized {
+		t.Errorf("no resize to 101x33 in %v", rec.Events)
+	}
+}
+
+// Headless, the output is recorded as it came, with times relative to the start.
+func TestRecordHeadless(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "h.cast")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"clai", "record", "--out", out, "--",
+		"sh", "-c", `printf 'first\n'; sleep 0.3; printf '\033[1mbold\033[0m \342\235\257\n'; exit 7`},
+		strings.NewReader("never read\n"), &stdout, &stderr)
+	if code != 7 {
+		t.Fatalf("exit %d, want 7\n%s", code, stderr.String())
+	}
+	want := "first\r\n\x1b[1mbold\x1b[0m ❯\r\n"
+	if stdout.String() != want {
+		t.Errorf("mirrored %q, want %q", stdout.String(), want)
+	}
+	if stderr.String() != "clai: recorded to "+out+"\n" {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	rec, err := cast.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := rec.Header; h.Width != 80 || h.Height != 24 || h.Env["TERM"] == "" || time.Since(time.Unix(h.Timestamp, 0)) > time.Minute {
+		t.Errorf("header %+v", h)
+	}
+	var got strings.Builder
+	for _, e := range rec.Events {
+		if e.Kind != cast.KindOutput {
+			t.Errorf("event %v: headless, only output is recorded", e)
+		}
+		got.WriteString(e.Data)
+	}
+	if got.String() != want {
+		t.Errorf("recorded %q, want %q", got.String(), want)
+	}
+	if n := len(rec.Events); n < 2 || rec.Events[n-1].Time-rec.Events[0].Time < 0.25 {
+		t.Errorf("the pause is not in the timing: %v", rec.Events)
+	}
+}
