@@ -28,7 +28,7 @@ const (
 // own answers in a recording of a clai run are left out, since the engine makes its
 // decisions afresh. A recording that does not say how the program ended is taken
 // to end with exit status 0.
-func Replay(pb *playbooks.Playbook, events []cast.Event, opts ...Option) (*Report, error) {
+func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Report, error) {
 	o := options{logger: zap.NewNop()}
 	for _, opt := range opts {
 		opt(&o)
@@ -46,9 +46,10 @@ func Replay(pb *playbooks.Playbook, events []cast.Event, opts ...Option) (*Repor
 	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true})
 	s.engine = engine
 
-	t0 := time.Unix(0, 0).UTC()
+	// Virtual time starts when the recording did, if it says when.
+	t0 := time.Unix(rec.Header.Timestamp, 0).UTC()
 	s.rec.start = t0
-	now, status, err := feed(engine, events, t0, s.apply)
+	now, status, err := feed(engine, rec.Events, t0, s.apply)
 	if err != nil {
 		return nil, err
 	}

@@ -12,12 +12,12 @@ import (
 	"github.com/clai-sh/clai/runner/cast"
 )
 
-func replayEvents(evs ...any) []cast.Event {
-	var out []cast.Event
+func replayEvents(evs ...any) *cast.Recording {
+	rec := &cast.Recording{Header: cast.Header{Version: 2, Width: 80, Height: 24}}
 	for i := 0; i < len(evs); i += 3 {
-		out = append(out, cast.Event{Time: evs[i].(time.Duration).Seconds(), Kind: string(evs[i+1].(byte)), Data: evs[i+2].(string)})
+		rec.Events = append(rec.Events, cast.Event{Time: evs[i].(time.Duration).Seconds(), Kind: string(evs[i+1].(byte)), Data: evs[i+2].(string)})
 	}
-	return out
+	return rec
 }
 
 func TestReplayDecidesAsLive(t *testing.T) {
@@ -163,7 +163,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	replayed, err := runner.Replay(pb, rec.Events)
+	replayed, err := runner.Replay(pb, rec)
 	if err != nil {
 		t.Fatal(err)
 	}

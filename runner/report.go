@@ -1,13 +1,16 @@
 package runner
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/clai-sh/clai/playbooks"
@@ -135,17 +138,76 @@ func (r *recorder) finish(res Result, fired map[string]int, child *driver.ExitSt
 	return rep
 }
 
-// WriteFile writes the report as JSON (the only format of this version).
-func (rep *Report) WriteFile(path string) error {
-	if ext := filepath.Ext(path); ext != ".json" {
-		return fmt.Errorf("report %s: unknown format %q (write .json)", path, ext)
-	}
-	data, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+// The formats a report is written in, chosen by WriteFile from the file's extension.
+const (
+	// FormatJSON is the versioned, machine-readable report (schema/report.schema.json).
+	FormatJSON = "json"
+	// FormatMarkdown is a summary for a pull request comment.
+	FormatMarkdown = "md"
+	// FormatHTML is one self-contained page with a picture of the timeline.
+	FormatHTML = "html"
+)
+
+// Write renders the report to w in format: "json", "md" or "html". It shows only
+// what the report holds, so what a Report has redacted stays redacted.
+func (rep *Report) Write(w io.Writer, format string) error {
+	if err := rep.render(w, format); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
+}
+
+func (rep *Report) render(w io.Writer, format string) error {
+	switch format {
+	case FormatJSON:
+		return rep.writeJSON(w)
+	case FormatMarkdown:
+		return rep.writeMarkdown(w)
+	case FormatHTML:
+		return rep.writeHTML(w)
+	}
+	return fmt.Errorf("unknown format %q (json, md or html)", format)
+}
+
+// ReportFormat is the format WriteFile writes path in, from its extension
+// (.json, .md or .html, in any case), or an error naming the three; a command can
+// check a --report path with it before the run.
+func ReportFormat(path string) (string, error) {
+	ext := filepath.Ext(path)
+	switch format := strings.ToLower(strings.TrimPrefix(ext, ".")); format {
+	case FormatJSON, FormatMarkdown, FormatHTML:
+		return format, nil
+	}
+	if ext == "" {
+		return "", fmt.Errorf("report %s: no extension to choose the format by (write .json, .md or .html)", path)
+	}
+	return "", fmt.Errorf("report %s: unknown format %q (write .json, .md or .html)", path, ext)
+}
+
+// WriteFile writes the report to path in the format its extension names: .json,
+// .md or .html.
+func (rep *Report) WriteFile(path string) error {
+	format, err := ReportFormat(path)
+	if err != nil {
+		return err
+	}
+	// Rendered whole before the file is touched, so a failure leaves no half report.
+	var buf bytes.Buffer
+	if err := rep.render(&buf, format); err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// writeJSON writes the report as indented JSON, one document and a newline.
+func (rep *Report) writeJSON(w io.Writer) error {
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
 }

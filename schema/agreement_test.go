@@ -43,7 +43,7 @@ func TestSchemaAndLoaderAgree(t *testing.T) {
 	var files []string
 	for _, pattern := range []string{
 		"../examples/*.yaml", "../playbooks/presets/*.yaml",
-		"../testdata/schema/*.yaml", "../testdata/lint/*.yaml",
+		"../testdata/schema/*.yaml", "../testdata/lint/*.yaml", "../testdata/replay/*.yaml",
 	} {
 		files = append(files, glob(t, pattern)...)
 	}

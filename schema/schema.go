@@ -1,4 +1,4 @@
-// Package schema embeds the JSON Schema of clai playbooks.
+// Package schema embeds the JSON Schemas of clai playbooks and run reports.
 package schema
 
 import _ "embed"
@@ -6,8 +6,18 @@ import _ "embed"
 //go:embed playbook.schema.json
 var playbook []byte
 
+//go:embed report.schema.json
+var report []byte
+
 // Playbook returns the JSON Schema (draft 2020-12) of clai playbooks, version 1.
 // The result is a copy: callers may modify it.
 func Playbook() []byte {
 	return append([]byte(nil), playbook...)
+}
+
+// Report returns the JSON Schema (draft 2020-12) of the JSON report of a run
+// (clai run --report FILE.json), version 1. The result is a copy: callers may
+// modify it.
+func Report() []byte {
+	return append([]byte(nil), report...)
 }

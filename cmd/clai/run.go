@@ -32,7 +32,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "send nothing automatically; record what would be sent"},
 			&cli.StringFlag{Name: "record", Usage: "record the session as asciicast v2 to `FILE.cast` (answers marked, secrets masked), for --replay and asciinema"},
 			&cli.StringFlag{Name: "replay", Usage: "feed a recorded session (asciicast v2) `FILE.cast` through the playbook in virtual time; nothing is spawned, nothing sent"},
-			&cli.StringFlag{Name: "report", Usage: "write a report of the run to `FILE` (.json)"},
+			&cli.StringFlag{Name: "report", Usage: "write a report of the run to `FILE`: .json, .md (for a pull request) or .html (one page with a timeline picture)"},
 			&cli.StringFlag{Name: "log", Usage: "write the event log (JSON lines) to `FILE` (default: under the user state directory)"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "headless: do not mirror the program's output"},
@@ -54,8 +54,10 @@ func runCommand() *cli.Command {
 				}
 				return &exitError{code: exitUsage, err: err}
 			}
-			if rep := c.String("report"); rep != "" && filepath.Ext(rep) != ".json" {
-				return usageError("--report %s: write a .json file", rep)
+			if rep := c.String("report"); rep != "" {
+				if _, err := runner.ReportFormat(rep); err != nil {
+					return usageError("--report: %v", err)
+				}
 			}
 			logger, closeLog, err := openLog(c.String("log"), c.String("log-level"), pb.Name)
 			if err != nil {
@@ -74,7 +76,7 @@ func runCommand() *cli.Command {
 				if err != nil {
 					return usageError("--replay: %v", err)
 				}
-				report, err := runner.Replay(pb, rec.Events, opts...)
+				report, err := runner.Replay(pb, rec, opts...)
 				if err != nil {
 					return &exitError{code: exitUsage, err: err}
 				}
