@@ -59,23 +59,7 @@ func TestRecordTerminal(t *testing.T) {
 	if err := unix.IoctlSetWinsize(int(c.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 33, Col: 101}); err != nil {
 		t.Fatal(err)
 	}
-	// SIGWINCH reaches clai in its own time: ask until the program sees it.
-	size := regexp.MustCompile(`\d+ \d+\r?\n`)
-	for deadline := time.Now().Add(15 * time.Second); ; {
-		if _, err := c.Send("\r"); err != nil {
-			t.Fatal(err)
-		}
-		got, err := c.Expect(expect.Regexp(size), expect.WithTimeout(5*time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(got, "33 101") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the program never saw 33x101: %q", got)
-		}
-	}
+	askUntil(t, c, "\r", expect.Regexp(regexp.MustCompile(`\d+ \d+\r?\n`)), "33 101")
 	if _, err := c.Send("q\r"); err != nil {
 		t.Fatal(err)
 	}

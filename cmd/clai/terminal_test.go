@@ -212,26 +212,32 @@ func TestTerminalSizeFollows(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The size is read when clai starts or on SIGWINCH; ask until it shows.
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if _, err := c.Send("size\r"); err != nil {
-			t.Fatal(err)
-		}
-		out, err := c.Expect(expect.String("> "), expect.WithTimeout(5*time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(out, "33 101") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the program never saw 33x101: %q", out)
-		}
-	}
+	askUntil(t, c, "size\r", expect.String("> "), "33 101")
 	if _, err := c.Send("quit\r"); err != nil {
 		t.Fatal(err)
 	}
 	if code := waitExit(t, cmd); code != 0 {
 		t.Fatalf("exit %d\n%s", code, readLog(t, cmd))
+	}
+}
+
+// askUntil sends ask and reads up to answer until what was read holds want:
+// SIGWINCH reaches clai in its own time, so a new size shows after a while.
+func askUntil(t *testing.T, c *expect.Console, ask string, answer expect.ExpectOpt, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		if _, err := c.Send(ask); err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Expect(answer, expect.WithTimeout(5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(got, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never saw %q: %q", want, got)
+		}
 	}
 }
