@@ -533,3 +533,17 @@ rules:
 	s.out(time.Microsecond, "Continue? [y/n] ")
 	s.wantSent("y\r")
 }
+
+func TestDryRunInATerminalLeavesTheAnswerToThePerson(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"rules:\n  - {name: y, match: \"[y/n]\", line: \"y\", limit: 1}\n", runner.Config{DryRun: true, Interactive: true})
+	s.out(time.Millisecond, "Continue? [y/n] ")
+	s.wantSent("dry:y\r")
+	s.advance(10 * time.Second)
+	if s.result != nil {
+		t.Fatalf("the run ended: %+v", s.result)
+	}
+	s.apply(s.e.Input(s.now, 2))
+	s.out(time.Millisecond, "y\r\nok\n")
+	s.wantState(runner.Running)
+}

@@ -228,8 +228,9 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	e.send(send, shown, rule, step, matched)
 	e.lastAnswer = send
 	if e.cfg.DryRun {
-		// Nothing reached the program: a live one will wait for the answer.
-		e.dryWait, e.dryAnswer = !e.cfg.Replay, shown
+		// Nothing reached the program: a live one waits for the answer, which
+		// ends a headless run; in a terminal the person answers instead.
+		e.dryWait, e.dryAnswer = !e.cfg.Replay && !e.cfg.Interactive, shown
 		return true
 	}
 	e.verify, e.retried = true, false
