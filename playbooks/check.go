@@ -108,7 +108,7 @@ func stepLabel(s *Step) string {
 	if s.Name != "" {
 		return fmt.Sprintf("%q", s.Name)
 	}
-	return fmt.Sprintf("%d", s.Index+1)
+	return fmt.Sprintf("steps[%d]", s.Index)
 }
 
 // responder is a step, case or rule that answers what its pattern matches.

@@ -93,7 +93,6 @@ var (
 
 // newEnv builds the environment for a pattern with the given named groups.
 func newEnv(groups, vars []string) *Env {
-	e := &Env{groups: groups, names: vars}
 	matchFields := []reflect.StructField{
 		{Name: "Text", Type: stringType, Tag: `expr:"text"`},
 		{Name: "Groups", Type: reflect.TypeFor[[]string](), Tag: `expr:"groups"`},
@@ -104,7 +103,31 @@ func newEnv(groups, vars []string) *Env {
 		}
 		matchFields = append(matchFields, reflect.StructField{Name: fmt.Sprintf("G%d", i), Type: stringType, Tag: reflect.StructTag(fmt.Sprintf(`expr:%q`, g))})
 	}
-	e.match = reflect.StructOf(matchFields)
+	return buildEnv(reflect.StructOf(matchFields), groups, vars)
+}
+
+// lenientEnv is the environment of a place whose pattern did not compile: any
+// match.NAME type-checks, so the pattern's error is not repeated as errors about
+// its groups. A playbook with such an error never runs.
+func lenientEnv(vars []string) *Env {
+	return buildEnv(reflect.TypeFor[map[string]string](), nil, vars)
+}
+
+// envFor returns the environment of a place whose pattern m was decoded; failed
+// says the pattern was there but did not compile.
+func envFor(m *Matcher, failed bool, vars []string) *Env {
+	switch {
+	case failed:
+		return lenientEnv(vars)
+	case m == nil:
+		return newEnv(nil, vars)
+	}
+	return newEnv(m.GroupNames(), vars)
+}
+
+func buildEnv(match reflect.Type, groups, vars []string) *Env {
+	e := &Env{groups: groups, names: vars}
+	e.match = match
 	var varFields []reflect.StructField
 	for i, v := range vars {
 		varFields = append(varFields, reflect.StructField{Name: fmt.Sprintf("V%d", i), Type: stringType, Tag: reflect.StructTag(fmt.Sprintf(`expr:%q`, v))})
@@ -131,11 +154,12 @@ func newEnv(groups, vars []string) *Env {
 func (e *Env) Value(v Values) any {
 	ptr := reflect.New(e.root)
 	root := ptr.Elem()
-	match := root.Field(0)
-	match.Field(0).SetString(v.Text)
-	match.Field(1).Set(reflect.ValueOf(v.groupList()))
-	for i := 2; i < match.NumField(); i++ {
-		match.Field(i).SetString(v.group(e.match.Field(i).Tag.Get("expr")))
+	if match := root.Field(0); match.Kind() == reflect.Struct {
+		match.Field(0).SetString(v.Text)
+		match.Field(1).Set(reflect.ValueOf(v.groupList()))
+		for i := 2; i < match.NumField(); i++ {
+			match.Field(i).SetString(v.group(e.match.Field(i).Tag.Get("expr")))
+		}
 	}
 	vars := root.Field(1)
 	for i, name := range e.names {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/clai-sh/clai/playbooks/diag"
 )
 
 // PatternKind says how a pattern matches.
@@ -182,6 +184,9 @@ func (d *decoder) pattern(n ast.Node, what string, allowEOF bool) *Pattern {
 			return p
 		}
 		p.Kind, p.Source = Literal, text
+		if allowEOF && strings.EqualFold(text, "eof") {
+			d.report(d.pos(v), diag.Warning, "keyword", `write eof in lower case for the end of output, or {literal: "`+text+`"} for the text`, "%s is the text %q, not the end of output", what, text)
+		}
 	case *ast.MappingNode, *ast.MappingValueNode:
 		present, ok := d.fields(v, what, []string{"regex", "literal"}, func(key string, value ast.Node) {
 			p.Source, _ = d.str(value, sub(what, key))

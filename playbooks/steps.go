@@ -117,7 +117,7 @@ func (d *decoder) step(n ast.Node, index int, vars []string, defaultTimeout time
 	if e, ok := present["timeout"]; ok {
 		s.Timeout, _ = d.duration(e.value, sub(what, "timeout"))
 	}
-	var groups []string
+	failed := false
 	if e, ok := present["expect"]; ok {
 		if isCaseList(d, e.value) {
 			s.Cases = d.cases(e.value, what, vars)
@@ -126,11 +126,12 @@ func (d *decoder) step(n ast.Node, index int, vars []string, defaultTimeout time
 					d.errorAt(a.keyN, "schema", "move the action into the case it answers", "%s branches into cases, so its %s belongs in a case", what, k)
 				}
 			}
-		} else if s.Expect = d.matcher(e.value, sub(what, "expect"), true); s.Expect != nil {
-			groups = s.Expect.GroupNames()
+		} else {
+			s.Expect = d.matcher(e.value, sub(what, "expect"), true)
+			failed = s.Expect == nil
 		}
 	}
-	s.Env = newEnv(groups, vars)
+	s.Env = envFor(s.Expect, failed, vars)
 	if s.Cases == nil {
 		s.Action = d.action(n, present, what, s.Env, nil)
 	}
@@ -213,11 +214,8 @@ func (d *decoder) cases(n ast.Node, what string, vars []string) []*Case {
 		if !ok {
 			continue
 		}
-		var groups []string
-		if c.Match = d.matcher(present["case"].value, cwhat, true); c.Match != nil {
-			groups = c.Match.GroupNames()
-		}
-		c.Env = newEnv(groups, vars)
+		c.Match = d.matcher(present["case"].value, cwhat, true)
+		c.Env = envFor(c.Match, c.Match == nil, vars)
 		c.Action = d.action(item, present, cwhat, c.Env, nil)
 		out = append(out, c)
 	}
@@ -236,13 +234,12 @@ func (d *decoder) rule(n ast.Node, index int, vars []string) *Rule {
 		r.Name, _ = d.text(e.value, sub(what, "name"))
 		what = fmt.Sprintf("rule %q", r.Name)
 	}
-	var groups []string
+	failed := false
 	if e, ok := present["match"]; ok {
-		if r.Match = d.matcher(e.value, sub(what, "match"), false); r.Match != nil {
-			groups = r.Match.GroupNames()
-		}
+		r.Match = d.matcher(e.value, sub(what, "match"), false)
+		failed = r.Match == nil
 	}
-	r.Env = newEnv(groups, vars)
+	r.Env = envFor(r.Match, failed, vars)
 	if e, ok := present["when"]; ok {
 		r.When = d.when(e.value, what, r.Env)
 	}
@@ -284,13 +281,12 @@ func (d *decoder) danger(n ast.Node, index int, vars []string) *Danger {
 		r.Name, _ = d.text(e.value, sub(what, "name"))
 		what = fmt.Sprintf("danger rule %q", r.Name)
 	}
-	var groups []string
+	failed := false
 	if e, ok := present["match"]; ok {
-		if r.Match = d.matcher(e.value, sub(what, "match"), false); r.Match != nil {
-			groups = r.Match.GroupNames()
-		}
+		r.Match = d.matcher(e.value, sub(what, "match"), false)
+		failed = r.Match == nil
 	}
-	r.Env = newEnv(groups, vars)
+	r.Env = envFor(r.Match, failed, vars)
 	if e, ok := present["action"]; ok {
 		if a := d.enum(e.value, sub(what, "action"), []string{"manual", "deny", "abort"}); a != "" {
 			r.Action = DangerAction(a)

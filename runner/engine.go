@@ -466,7 +466,7 @@ func stepName(s *playbooks.Step) string {
 	if s.Name != "" {
 		return s.Name
 	}
-	return fmt.Sprintf("%d", s.Index+1)
+	return fmt.Sprintf("steps[%d]", s.Index)
 }
 
 func stepAcceptsEOF(s *playbooks.Step) bool {

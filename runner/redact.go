@@ -3,7 +3,6 @@ package runner
 import (
 	"bytes"
 	"io"
-	"strings"
 )
 
 // mask replaces a secret wherever it would be shown.
@@ -28,12 +27,45 @@ func NewRedactor(w io.Writer, secrets []string) *Redactor {
 	return r
 }
 
+// shortSecret is the length below which a secret is masked only where it stands
+// alone: masking every "x" of a one-letter secret would spell it out.
+const shortSecret = 4
+
 // String masks the secrets in s.
 func (r *Redactor) String(s string) string {
 	for _, sec := range r.secrets {
-		s = strings.ReplaceAll(s, string(sec), mask)
+		s = string(maskAll([]byte(s), sec))
 	}
 	return s
+}
+
+// maskAll replaces the occurrences of sec in b; a short secret only where no
+// letter or digit touches it.
+func maskAll(b, sec []byte) []byte {
+	if len(sec) >= shortSecret {
+		return bytes.ReplaceAll(b, sec, []byte(mask))
+	}
+	var out []byte
+	from := 0
+	for {
+		i := bytes.Index(b[from:], sec)
+		if i < 0 {
+			return append(out, b[from:]...)
+		}
+		start, end := from+i, from+i+len(sec)
+		alone := (start == 0 || !isWordByte(b[start-1])) && (end == len(b) || !isWordByte(b[end]))
+		out = append(out, b[from:start]...)
+		if alone {
+			out = append(out, mask...)
+		} else {
+			out = append(out, sec...)
+		}
+		from = end
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // Write masks and writes p. The end of p is held back while it could be the start
@@ -44,7 +76,7 @@ func (r *Redactor) Write(p []byte) (int, error) {
 	}
 	buf := append(r.pending, p...)
 	for _, sec := range r.secrets {
-		buf = bytes.ReplaceAll(buf, sec, []byte(mask))
+		buf = maskAll(buf, sec)
 	}
 	hold := 0
 	for _, sec := range r.secrets {

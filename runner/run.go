@@ -50,6 +50,7 @@ type options struct {
 	dryRun   bool
 	start    func(ctx context.Context, s Spawn) (driver.Driver, error)
 	record   *cast.Writer
+	notices  io.Writer
 }
 
 // Option configures Run.
@@ -87,6 +88,10 @@ func WithDryRun(on bool) Option { return func(o *options) { o.dryRun = on } }
 // can be compared with this run's. Secrets are recorded masked, and so is what the
 // person types while the program has echo off.
 func WithRecording(w *cast.Writer) Option { return func(o *options) { o.record = w } }
+
+// WithNotices writes a line to w for each answer a dry run or a replay would have
+// sent, as it is decided, so a person sees what to type (default: nowhere).
+func WithNotices(w io.Writer) Option { return func(o *options) { o.notices = w } }
 
 // WithStarter replaces how the program is started (default: a pseudo-terminal).
 func WithStarter(start func(ctx context.Context, s Spawn) (driver.Driver, error)) Option {
@@ -193,13 +198,12 @@ func mergeVars(pb *playbooks.Playbook, overrides map[string]string) (map[string]
 func readSecrets(pb *playbooks.Playbook, environ []string, dryRun bool) (map[playbooks.SecretRef]string, error) {
 	out := map[playbooks.SecretRef]string{}
 	var errs []error
+	tried := map[playbooks.SecretRef]bool{}
 	for _, a := range pb.Actions() {
-		if a.Kind != playbooks.ActSecret {
+		if a.Kind != playbooks.ActSecret || tried[a.Secret] {
 			continue
 		}
-		if _, done := out[a.Secret]; done {
-			continue
-		}
+		tried[a.Secret] = true
 		v, err := SecretValue(a.Secret, environ)
 		if err != nil {
 			if !dryRun {
@@ -503,6 +507,22 @@ func (s *session) userInput(now time.Time, in []byte) {
 	s.apply(s.engine.Input(now, len(in)))
 }
 
+// notice tells the person what a dry run would have sent, and why.
+func (s *session) notice(e Event) {
+	who := "rule " + e.Rule
+	if e.Step != "" {
+		who = "step " + e.Step
+	}
+	eol, lead := "\n", ""
+	if s.o.terminal != nil {
+		eol = "\r\n" // the terminal is in raw mode
+	}
+	if s.o.terminal != nil || s.o.mirror != nil {
+		lead = eol // the program's output may have stopped mid-line
+	}
+	fmt.Fprintf(s.o.notices, "%sclai: would send %q (%s, matched %q)%s", lead, s.redact.String(e.Sent), who, s.redact.String(e.Excerpt), eol)
+}
+
 // since is the time since the run started, for recordings.
 func (s *session) since() time.Duration { return s.o.clock.Now().Sub(s.rec.start) }
 
@@ -548,6 +568,9 @@ func (s *session) apply(actions []Action) {
 		switch a := a.(type) {
 		case Event:
 			s.pending = append(s.pending, a)
+			if a.Name == "would-send" && s.o.notices != nil {
+				s.notice(a)
+			}
 		case Kill:
 			s.kill = true
 		case Finish:

@@ -65,7 +65,7 @@ func exitCode(err error) int {
 // exit code. Errors are printed once, with the clai: prefix, on stderr.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, hoistFlags(args, app.Commands))
 	code := exitCode(err)
 	var ee *exitError
 	if err != nil && (!errors.As(err, &ee) || ee.err != nil) {

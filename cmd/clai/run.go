@@ -70,6 +70,7 @@ func runCommand() *cli.Command {
 				runner.WithVars(vars),
 				runner.WithArgs(commandArgs(c.Args().Tail())),
 				runner.WithDryRun(c.Bool("dry-run")),
+				runner.WithNotices(c.App.ErrWriter),
 			}
 			if file := c.String("replay"); file != "" {
 				rec, err := cast.Open(file)

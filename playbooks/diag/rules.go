@@ -28,6 +28,7 @@ var Rules = []Rule{
 	{ID: "danger-example", Severity: Error, Summary: "A danger rule's example is not matched by the rule's own pattern."},
 	{ID: "danger-overlap", Severity: Warning, Summary: "A rule or step would answer a danger rule's example: it could auto-approve a dangerous prompt if the danger rule were changed."},
 	{ID: "literal-secret", Severity: Warning, Summary: "A literal answer is typed at a password, passphrase or token prompt; it would be logged."},
+	{ID: "keyword", Severity: Warning, Summary: "A pattern is a keyword in the wrong case (EOF for eof), so it matches text instead."},
 	{ID: "unbounded", Severity: Warning, Summary: "A rule has neither `cooldown` nor `limit`, so a program that repeats its prompt gets answered forever."},
 	{ID: "reference", Severity: Error, Summary: "A test expects a rule, danger rule or step that the playbook does not have."},
 	{ID: "test", Severity: Error, Summary: "One of the playbook's own tests fails when its output is run through the engine."},
