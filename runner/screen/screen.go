@@ -1,0 +1,367 @@
+// Package screen renders a program's terminal output into a virtual screen so
+// that patterns can be matched against what a person would see, not against
+// the raw byte stream (DESIGN.md §3, settings.match: screen).
+//
+// TUIs built with Ink or bubbletea draw spaces as cursor jumps, rewrite only
+// the cells that changed and move a selection marker without rewriting the
+// label next to it; only a terminal emulator recovers the text from that. The
+// emulator is github.com/charmbracelet/x/vt (chosen by measurement, see
+// DECISION.md in this folder).
+//
+// A Screen also answers the queries a program sends to its terminal (cursor
+// position, device attributes, mode reports, default colours) so that a
+// program which waits for an answer does not hang: the caller writes
+// Replies back to the program's input.
+package screen
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/ansi/parser"
+	"github.com/charmbracelet/x/vt"
+)
+
+// Default size used by New when it is given a non-positive dimension.
+const (
+	DefaultRows = 24
+	DefaultCols = 80
+)
+
+// Answers sent for device-attribute queries. DA1 is what tmux answered to
+// the programs in the recorded sessions (VT100 with advanced video option),
+// so the programs behave as they did when recorded; DA2 claims a VT220,
+// firmware 10, no xterm version, so no program enables xterm-only features.
+const (
+	primaryDA   = "\x1b[?1;2c"
+	secondaryDA = "\x1b[>1;10;0c"
+)
+
+// Screen is a virtual terminal: feed it a program's output with Write and
+// read the visible text with Text. A Screen is not safe for concurrent use;
+// use it from one goroutine (or guard it with a lock).
+type Screen struct {
+	emu *vt.Emulator
+
+	text    string // visible text as of the last Write or Resize
+	version uint64 // bumped whenever text changes
+
+	replies []byte // answers to queries, drained by Replies
+
+	// modes holds the DEC and ANSI modes the emulator honours and whether
+	// each is set; any other mode is "not recognised" and never reaches
+	// the emulator.
+	modes map[ansi.Mode]bool
+
+	buf []byte // scratch for rendering
+}
+
+// New returns a blank screen of rows×cols cells. A non-positive dimension is
+// replaced by DefaultRows or DefaultCols.
+func New(rows, cols int) *Screen {
+	rows, cols = size(rows, cols)
+	s := &Screen{
+		emu: vt.NewEmulator(cols, rows),
+		modes: map[ansi.Mode]bool{
+			// The modes vt.Emulator initialises, with their defaults.
+			ansi.ModeLineFeedNewLine:     false, // 20
+			ansi.ModeCursorKeys:          false, // ?1
+			ansi.ModeOrigin:              false, // ?6
+			ansi.ModeAutoWrap:            true,  // ?7
+			ansi.ModeMouseX10:            false, // ?9
+			ansi.ModeTextCursorEnable:    true,  // ?25
+			ansi.ModeNumericKeypad:       false, // ?66
+			ansi.ModeLeftRightMargin:     false, // ?69
+			ansi.ModeMouseNormal:         false, // ?1000
+			ansi.ModeMouseHighlight:      false, // ?1001
+			ansi.ModeMouseButtonEvent:    false, // ?1002
+			ansi.ModeMouseAnyEvent:       false, // ?1003
+			ansi.ModeFocusEvent:          false, // ?1004
+			ansi.ModeMouseExtSgr:         false, // ?1006
+			ansi.ModeAltScreen:           false, // ?1047
+			ansi.ModeSaveCursor:          false, // ?1048
+			ansi.ModeAltScreenSaveCursor: false, // ?1049
+			ansi.ModeBracketedPaste:      false, // ?2004
+		},
+	}
+	// Only the visible screen is matched: keep the main screen's scrollback
+	// to its minimum (the library's default is 10,000 lines).
+	s.emu.SetScrollbackSize(1)
+	s.emu.SetCallbacks(vt.Callbacks{
+		EnableMode:  func(m ansi.Mode) { s.setMode(m, true) },
+		DisableMode: func(m ansi.Mode) { s.setMode(m, false) },
+	})
+	s.registerHandlers()
+	s.text = s.render()
+	return s
+}
+
+func size(rows, cols int) (int, int) {
+	if rows <= 0 {
+		rows = DefaultRows
+	}
+	if cols <= 0 {
+		cols = DefaultCols
+	}
+	return rows, cols
+}
+
+// Write feeds output of the program to the screen: text, control characters
+// and escape sequences, split anywhere (a sequence or a UTF-8 character may
+// straddle two calls). Queries found in p are answered into Replies. The
+// visible text is compared after each call, not after each byte.
+func (s *Screen) Write(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	_, _ = s.emu.Write(p) // only fails once the emulator is closed; it never is
+	s.refresh()
+}
+
+// Text returns the visible screen: one line per row joined by "\n", trailing
+// blanks trimmed on each row, trailing empty rows dropped, and U+00A0
+// (no-break space, which Go's \s does not match) turned into a plain space.
+// The second half of a double-width character takes no place in the text.
+func (s *Screen) Text() string {
+	return s.text
+}
+
+// Resize changes the screen to rows×cols cells, as a terminal window resize
+// does (the caller still has to tell the program, e.g. with pty.Setsize). A
+// non-positive dimension is replaced by DefaultRows or DefaultCols.
+func (s *Screen) Resize(rows, cols int) {
+	rows, cols = size(rows, cols)
+	s.emu.Resize(cols, rows)
+	s.refresh()
+}
+
+// Size returns the screen's size in rows and columns.
+func (s *Screen) Size() (rows, cols int) {
+	return s.emu.Height(), s.emu.Width()
+}
+
+// AppCursor reports whether application cursor key mode (DECCKM, set with
+// ESC[?1h and reset with ESC[?1l) is on: the arrow keys must then be sent as
+// ESC O A … ESC O D instead of ESC [ A … ESC [ D.
+func (s *Screen) AppCursor() bool {
+	return s.modes[ansi.ModeCursorKeys]
+}
+
+// Cursor returns the cursor position, 0-based: row 0 is the top row and
+// column 0 the leftmost column.
+func (s *Screen) Cursor() (row, col int) {
+	p := s.emu.CursorPosition()
+	return p.Y, p.X
+}
+
+// Replies returns the answers a real terminal would have sent to the program
+// for the queries written so far, in order, and forgets them: each answer is
+// returned once. The caller writes them to the program's input. Answered:
+// cursor position (ESC[6n, ESC[?6n), status (ESC[5n), primary and secondary
+// device attributes (ESC[c, ESC[0c, ESC[>c), mode reports (DECRQM, ESC[?Ps$p
+// and ESC[Ps$p; modes this screen does not implement, such as synchronized
+// output 2026, are reported "not recognised" as xterm does) and default
+// colour queries (OSC 10/11/12 with "?"). It returns nil when there is none.
+func (s *Screen) Replies() []byte {
+	r := s.replies
+	s.replies = nil
+	return r
+}
+
+// Version returns a counter that is incremented each time the visible text
+// (as returned by Text) changes. It starts at 0 for a new screen.
+func (s *Screen) Version() uint64 {
+	return s.version
+}
+
+// Changed reports whether the visible text has changed since Version
+// returned since: a caller records Version when it sends something and asks
+// Changed later to learn whether the program reacted on screen.
+func (s *Screen) Changed(since uint64) bool {
+	return s.version != since
+}
+
+// refresh re-renders the visible text and bumps the version if it changed.
+func (s *Screen) refresh() {
+	t := s.render()
+	if t != s.text {
+		s.text = t
+		s.version++
+	}
+}
+
+// render builds the normalised visible text from the emulator's cells.
+func (s *Screen) render() string {
+	b := s.buf[:0]
+	rows, cols := s.emu.Height(), s.emu.Width()
+	keep := 0 // length of b up to the last non-empty row
+	for y := 0; y < rows; y++ {
+		if y > 0 {
+			b = append(b, '\n')
+		}
+		start := len(b)
+		end := start // length of b up to the last non-blank cell of this row
+		for x := 0; x < cols; x++ {
+			c := s.emu.CellAt(x, y)
+			switch {
+			case c == nil:
+				b = append(b, ' ')
+			case len(c.Content) == 1: // ASCII, the common case
+				b = append(b, c.Content[0])
+				if c.Content[0] != ' ' {
+					end = len(b)
+				}
+			case c.Content == "":
+				if c.Width != 0 {
+					b = append(b, ' ')
+				}
+				// else: second half of a wide character, takes no place
+			case c.Content == "\u00a0":
+				b = append(b, ' ')
+			case strings.Contains(c.Content, "\u00a0"):
+				b = append(b, strings.ReplaceAll(c.Content, "\u00a0", " ")...)
+				end = len(b)
+			default:
+				b = append(b, c.Content...)
+				end = len(b)
+			}
+		}
+		b = b[:end]
+		if end > start {
+			keep = end
+		}
+	}
+	s.buf = b
+	return string(b[:keep])
+}
+
+// setMode records a mode change reported by the emulator.
+func (s *Screen) setMode(m ansi.Mode, on bool) {
+	if _, ok := s.modes[m]; ok {
+		s.modes[m] = on
+	}
+}
+
+// reply queues an answer for Replies.
+func (s *Screen) reply(str string) {
+	s.replies = append(s.replies, str...)
+}
+
+// registerHandlers installs handlers for every sequence on which the
+// emulator would otherwise write an answer to its internal io.Pipe, which
+// blocks until someone reads it. Handlers registered last run first; a
+// handler that returns true stops the chain.
+func (s *Screen) registerHandlers() {
+	e := s.emu
+
+	// DA1: ESC[c, ESC[0c.
+	e.RegisterCsiHandler('c', func(params ansi.Params) bool {
+		if n, _, _ := params.Param(0, 0); n == 0 {
+			s.reply(primaryDA)
+		}
+		return true
+	})
+	// DA2: ESC[>c, ESC[>0c.
+	e.RegisterCsiHandler(ansi.Command('>', 0, 'c'), func(params ansi.Params) bool {
+		if n, _, _ := params.Param(0, 0); n == 0 {
+			s.reply(secondaryDA)
+		}
+		return true
+	})
+	// DSR: ESC[5n (status), ESC[6n (cursor position).
+	e.RegisterCsiHandler('n', func(params ansi.Params) bool {
+		switch n, _, _ := params.Param(0, 0); n {
+		case 5:
+			s.reply("\x1b[0n")
+		case 6:
+			row, col := s.Cursor()
+			s.reply("\x1b[" + strconv.Itoa(row+1) + ";" + strconv.Itoa(col+1) + "R")
+		}
+		return true
+	})
+	// DECXCPR: ESC[?6n, answered with page 1 as xterm does.
+	e.RegisterCsiHandler(ansi.Command('?', 0, 'n'), func(params ansi.Params) bool {
+		if n, _, _ := params.Param(0, 0); n == 6 {
+			row, col := s.Cursor()
+			s.reply("\x1b[?" + strconv.Itoa(row+1) + ";" + strconv.Itoa(col+1) + ";1R")
+		}
+		return true
+	})
+	// DECRQM: ESC[Ps$p (ANSI) and ESC[?Ps$p (DEC).
+	e.RegisterCsiHandler(ansi.Command(0, '$', 'p'), func(params ansi.Params) bool {
+		if n, _, ok := params.Param(0, -1); ok && n >= 0 {
+			s.reply(s.reportMode(ansi.ANSIMode(n)))
+		}
+		return true
+	})
+	e.RegisterCsiHandler(ansi.Command('?', '$', 'p'), func(params ansi.Params) bool {
+		if n, _, ok := params.Param(0, -1); ok && n >= 0 {
+			s.reply(s.reportMode(ansi.DECMode(n)))
+		}
+		return true
+	})
+	// SM/RM: hide the modes this screen does not implement from the
+	// emulator, so that DECRQM stays truthful and so that the ones on which
+	// the emulator would answer (2048, in-band resize) or change behaviour
+	// (2027, grapheme widths; tmux, where the sessions were recorded, has
+	// neither) stay off. Returning false hands the rest to the emulator.
+	for _, c := range []struct {
+		cmd int
+		dec bool
+	}{
+		{'h', false}, {'l', false},
+		{ansi.Command('?', 0, 'h'), true}, {ansi.Command('?', 0, 'l'), true},
+	} {
+		e.RegisterCsiHandler(c.cmd, func(params ansi.Params) bool {
+			for i, p := range params {
+				n := p.Param(-1)
+				if n < 0 {
+					continue
+				}
+				var m ansi.Mode = ansi.ANSIMode(n)
+				if c.dec {
+					m = ansi.DECMode(n)
+				}
+				if _, ok := s.modes[m]; !ok {
+					params[i] = ansi.Param(parser.MissingParam)
+				}
+			}
+			return false
+		})
+	}
+	// OSC 10/11/12 "?": default foreground, background and cursor colour.
+	for _, cmd := range []int{10, 11, 12} {
+		e.RegisterOscHandler(cmd, func(data []byte) bool {
+			_, arg, _ := strings.Cut(string(data), ";")
+			if arg != "?" {
+				return false // set a colour: the emulator's job
+			}
+			var xrgb ansi.XRGBColor
+			switch cmd {
+			case 10:
+				xrgb.Color = e.ForegroundColor()
+			case 11:
+				xrgb.Color = e.BackgroundColor()
+			default:
+				xrgb.Color = e.CursorColor()
+			}
+			if xrgb.Color != nil {
+				s.reply("\x1b]" + strconv.Itoa(cmd) + ";" + xrgb.String() + "\x07")
+			}
+			return true
+		})
+	}
+}
+
+// reportMode answers DECRQM for m: 1 set, 2 reset, 0 not recognised.
+func (s *Screen) reportMode(m ansi.Mode) string {
+	v := ansi.ModeNotRecognized
+	if on, ok := s.modes[m]; ok {
+		v = ansi.ModeReset
+		if on {
+			v = ansi.ModeSet
+		}
+	}
+	return ansi.ReportMode(m, v)
+}
