@@ -15,6 +15,7 @@ import (
 	expect "github.com/Netflix/go-expect"
 	"golang.org/x/sys/unix"
 
+	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/cast"
 )
 
@@ -22,10 +23,7 @@ import (
 // terminal's size, and leaves the terminal as it found it.
 func TestRecordTerminal(t *testing.T) {
 	t.Parallel()
-	bin, err := claiBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testprog.BuildCommand(t, "./cmd/clai")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "session.cast")
 	c, err := expect.NewConsole(expect.WithDefaultTimeout(20 * time.Second))

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,26 +21,10 @@ import (
 // These tests drive clai itself through a terminal, as a person would: go-expect's
 // Console is the terminal, and clai runs with it as its controlling terminal.
 
-var claiBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "clai-terminal-test-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "clai")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
 // terminalRun starts clai in a fresh terminal and returns the console.
 func terminalRun(t *testing.T, playbook string, args ...string) (*expect.Console, *claiProcess, *bytes.Buffer) {
 	t.Helper()
-	bin, err := claiBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testprog.BuildCommand(t, "./cmd/clai")
 	dir := t.TempDir()
 	pb := filepath.Join(dir, "pb.yaml")
 	if err := os.WriteFile(pb, []byte(playbook), 0o644); err != nil {

@@ -44,11 +44,38 @@ type build struct {
 // if the build fails.
 func Build(t testing.TB, name string) string {
 	t.Helper()
+	return cached(t, name, func(dir string) (string, error) {
+		return filepath.Join(dir, name), BuildAll(dir, name)
+	})
+}
+
+// BuildCommand returns the path of the module's command package pkg (such as
+// "./cmd/clai") built once per test binary into the same swept directory.
+func BuildCommand(t testing.TB, pkg string) string {
+	t.Helper()
+	return cached(t, pkg, func(dir string) (string, error) {
+		root, err := ModuleRoot()
+		if err != nil {
+			return "", err
+		}
+		bin := filepath.Join(dir, "cmd-"+filepath.Base(pkg))
+		cmd := exec.Command(goTool(), "build", "-buildvcs=false", "-o", bin, pkg)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("build %s: %w\n%s", pkg, err, out)
+		}
+		return bin, nil
+	})
+}
+
+// cached runs make once per key in this test binary, in the cache directory.
+func cached(t testing.TB, key string, make func(dir string) (string, error)) string {
+	t.Helper()
 	mu.Lock()
-	b := builds[name]
+	b := builds[key]
 	if b == nil {
 		b = &build{}
-		builds[name] = b
+		builds[key] = b
 	}
 	mu.Unlock()
 	b.once.Do(func() {
@@ -57,9 +84,7 @@ func Build(t testing.TB, name string) string {
 			b.err = cacheErr
 			return
 		}
-		if b.err = BuildAll(cacheDir, name); b.err == nil {
-			b.path = filepath.Join(cacheDir, name)
-		}
+		b.path, b.err = make(cacheDir)
 	})
 	if b.err != nil {
 		t.Fatal(b.err)
