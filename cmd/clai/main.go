@@ -10,8 +10,15 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(runProcess())
+}
+
+// runProcess runs clai as a process: os.Args and the standard streams, with
+// SIGINT, SIGTERM and SIGHUP cancelling the run. SIGHUP too: when the user's
+// terminal goes away clai still ends the program, waits for it and writes the log
+// and the report.
+func runProcess() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	return run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -14,9 +13,7 @@ var update = flag.Bool("update", false, "rewrite the expected output in testdata
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"clai": func() {
-			os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))
-		},
+		"clai": func() { os.Exit(runProcess()) },
 	})
 }
 
