@@ -68,7 +68,26 @@ func severity(a playbooks.DangerAction) int {
 
 // scanDanger runs the danger rules on new text, before any rule or step sees it.
 func (e *Engine) scanDanger(text []byte) {
-	hits := e.danger.scan(e.pb.Danger, text)
+	e.onDanger(e.danger.scan(e.pb.Danger, text))
+}
+
+// scanScreenDanger runs the danger rules on the visible screen, where a program
+// that draws with cursor jumps shows text the stream never holds. A rule counts
+// once each time its pattern appears.
+func (e *Engine) scanScreenDanger(text []byte) {
+	var hits []dangerHit
+	for _, r := range e.pb.Danger {
+		h, on := find(r.Match, text)
+		if on && !e.dangerShown[r] {
+			hits = append(hits, dangerHit{rule: r, text: string(text[h.start:h.end])})
+		}
+		e.dangerShown[r] = on
+	}
+	e.onDanger(hits)
+}
+
+// onDanger records danger hits and carries out the strongest.
+func (e *Engine) onDanger(hits []dangerHit) {
 	if len(hits) == 0 {
 		return
 	}
@@ -115,12 +134,12 @@ func (e *Engine) refuse(settled bool) {
 	}
 	e.refusal = nil
 	vals := e.values(nil, nil)
-	e.act(r.Refusal, r.Env, &vals, r.Name, "", excerpt(lastLine(e.window)))
+	e.act(r.Refusal, r.Env, &vals, r.Name, "", excerpt(lastLine(e.view())))
 }
 
 // promptPending reports whether the window shows a prompt.
 func (e *Engine) promptPending(settled bool) bool {
-	text := e.window
+	text := e.view()
 	if s := e.currentStep(); s != nil {
 		for _, c := range s.Branches() {
 			if _, ok := find(c.Match, text); ok {
@@ -133,7 +152,7 @@ func (e *Engine) promptPending(settled bool) bool {
 			return true
 		}
 	}
-	return settled && detectPrompt(e.window) != ""
+	return settled && detectPrompt(text) != ""
 }
 
 func lastLine(b []byte) string {

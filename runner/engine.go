@@ -7,6 +7,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/screen"
 )
 
 // Config is what an Engine needs besides the playbook.
@@ -23,6 +24,8 @@ type Config struct {
 	// Replay is set when the output comes from a recording: it goes on whatever
 	// clai would have answered, so a dry run does not end at the first answer.
 	Replay bool
+	// Rows and Cols are the terminal size, for screen matching (default 24x80).
+	Rows, Cols int
 }
 
 // Under a flood, matching every read would multiply the cost of many patterns: a
@@ -105,6 +108,16 @@ type Engine struct {
 
 	// unmatched counts output bytes absorbed since matching last ran.
 	unmatched int
+
+	// scr is the virtual screen of settings.match: screen, nil in stream mode;
+	// scrSeen is the screen's version when it was last matched, scrSent its
+	// version at clai's last answer, and present says which rules' patterns were
+	// on the screen then (rules fire when their pattern appears).
+	scr         *screen.Screen
+	scrSeen     uint64
+	scrSent     uint64
+	present     map[*playbooks.Rule]bool
+	dangerShown map[*playbooks.Danger]bool
 }
 
 // NewEngine makes an engine for a loaded playbook.
@@ -115,12 +128,18 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 			cfg.Vars[v.Name] = v.Value
 		}
 	}
-	return &Engine{
+	e := &Engine{
 		pb: pb, cfg: cfg, state: Starting,
 		fired:    map[string]int{},
 		lastFire: map[*playbooks.Rule]time.Time{},
 		danger:   dangerScanner{limit: int(pb.Settings.Window)},
 	}
+	if pb.Settings.Match == playbooks.MatchScreen {
+		e.scr = screen.New(cfg.Rows, cfg.Cols)
+		e.present = map[*playbooks.Rule]bool{}
+		e.dangerShown = map[*playbooks.Danger]bool{}
+	}
+	return e
 }
 
 // State returns the current state.
@@ -171,12 +190,41 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	}
 	e.scanDanger(text)
 	e.appendWindow(text)
+	if e.scr != nil {
+		// The screen is matched once it has been still for settle.
+		e.scr.Write(data)
+		if r := e.scr.Replies(); len(r) > 0 && !e.cfg.Replay {
+			e.out = append(e.out, Send{Data: r, Reply: true})
+		}
+		return e.end()
+	}
 	e.unmatched += len(data)
 	if len(data) >= bigRead && e.unmatched < maxUnmatched {
 		return e.end()
 	}
 	e.match()
 	return e.end()
+}
+
+// Resize observes a change of the terminal size.
+func (e *Engine) Resize(rows, cols int) {
+	if e.scr != nil {
+		e.scr.Resize(rows, cols)
+	}
+}
+
+// view is the text patterns see: the visible screen, or the stream's window.
+func (e *Engine) view() []byte {
+	if e.scr != nil {
+		return []byte(e.scr.Text())
+	}
+	return e.window
+}
+
+// screenStill reports whether the screen changed since it was last matched and
+// has been still for settle since.
+func (e *Engine) screenStill() bool {
+	return e.scr != nil && e.scr.Version() != e.scrSeen && !e.now.Before(e.lastOutput.Add(e.pb.Settings.Settle))
 }
 
 // match runs the steps and rules over the window.
@@ -189,6 +237,9 @@ func (e *Engine) match() {
 func (e *Engine) Tick(now time.Time) []Action {
 	e.begin(now)
 	if e.result == nil && e.unmatched > 0 && !now.Before(e.lastOutput.Add(batchQuiet)) {
+		e.match()
+	}
+	if e.result == nil && e.screenStill() {
 		e.match()
 	}
 	if e.result == nil {
@@ -304,6 +355,9 @@ func (e *Engine) Deadline() (time.Time, bool) {
 	}
 	if e.unmatched > 0 {
 		at(e.lastOutput.Add(batchQuiet))
+	}
+	if e.scr != nil && e.scr.Version() != e.scrSeen {
+		at(e.lastOutput.Add(e.pb.Settings.Settle))
 	}
 	t := e.pb.Timeouts
 	if t.Total > 0 {
@@ -435,14 +489,22 @@ func (e *Engine) appendWindow(text []byte) {
 	e.window = append(e.window, text...)
 }
 
-// consume drops the window up to end: that text was answered.
+// consume drops the window up to end: that text was answered. A screen is not
+// consumed: what was answered no longer counts as fresh instead.
 func (e *Engine) consume(end int) {
+	if e.scr != nil {
+		return
+	}
 	e.window = e.window[end:]
 }
 
-// tail returns the last few hundred bytes of output, for error messages.
+// tail returns the last few hundred bytes of output, or the screen, for error
+// messages.
 func (e *Engine) tail() string {
 	const n = 300
+	if e.scr != nil {
+		return e.scr.Text()
+	}
 	if len(e.window) > n {
 		return string(e.window[len(e.window)-n:])
 	}

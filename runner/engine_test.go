@@ -547,3 +547,58 @@ func TestDryRunInATerminalLeavesTheAnswerToThePerson(t *testing.T) {
 	s.out(time.Millisecond, "y\r\nok\n")
 	s.wantState(runner.Running)
 }
+
+func TestScreenMatchingSeesCursorDrawnText(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms, min_send_interval: 0s}
+rules:
+  - {name: trust, match: "Do you trust this folder?", keys: [enter], limit: 5}
+`, runner.Config{Rows: 10, Cols: 60})
+	// Spaces drawn as cursor jumps, as Ink does: the stream never holds the phrase.
+	s.out(time.Millisecond, "\x1b[2;1HDo\x1b[2;4Hyou\x1b[2;8Htrust\x1b[2;14Hthis\x1b[2;19Hfolder?")
+	s.wantSent()
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\r")
+	// A redraw of the same dialog does not answer twice; the dialog going away
+	// and coming back does.
+	s.out(time.Millisecond, "\x1b[2;1HDo you trust this folder?")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\r")
+	s.out(time.Millisecond, "\x1b[2;1H\x1b[2K(thinking)")
+	s.advance(150 * time.Millisecond)
+	s.out(time.Millisecond, "\x1b[2;1H\x1b[2KDo you trust this folder?")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\r", "\r")
+}
+
+func TestScreenAnswersTerminalQueriesAndAppCursor(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms}
+steps:
+  - {expect: "Pick one", keys: [down, enter]}
+`, runner.Config{Rows: 10, Cols: 40})
+	// A program asks where the cursor is and switches arrows to application mode.
+	s.out(time.Millisecond, "\x1b[3;5H\x1b[6n\x1b[?1h")
+	s.wantSent("\x1b[3;5R")
+	s.out(time.Millisecond, "Pick one")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\x1b[3;5R", "\x1bOB\r")
+}
+
+func TestScreenDangerSeesCursorDrawnText(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms}
+rules:
+  - {name: proceed, match: "Do you want to proceed?", keys: [enter], limit: 5}
+danger:
+  - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}}
+`, runner.Config{Rows: 10, Cols: 60})
+	// The command is drawn with cursor jumps for spaces: only the screen shows it.
+	s.out(time.Millisecond, "\x1b[2;3Hrm\x1b[2;6H-rf\x1b[2;10H/\x1b[4;1HDo you want to proceed?")
+	s.advance(150 * time.Millisecond)
+	s.wantSent()
+	s.wantState(runner.Manual)
+}

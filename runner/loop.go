@@ -176,6 +176,7 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 			}
 			if rows, cols := s.o.terminal.Size(); rows > 0 {
 				_ = s.drv.Resize(rows, cols)
+				s.engine.Resize(int(rows), int(cols))
 				if r := s.o.record; r != nil {
 					_ = r.Resize(s.since(), int(cols), int(rows))
 				}

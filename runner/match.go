@@ -51,6 +51,9 @@ func (e *Engine) values(h *hit, text []byte) playbooks.Values {
 	if h != nil {
 		v.SetMatch(h.pattern, text, h.loc)
 	}
+	if e.scr != nil {
+		v.Screen = e.scr.Text()
+	}
 	return v
 }
 
@@ -58,6 +61,19 @@ func (e *Engine) values(h *hit, text []byte) playbooks.Values {
 // rules in file order. Nothing is answered in MANUAL, while a refusal is pending, or
 // after the run ended.
 func (e *Engine) evaluate() {
+	if e.scr != nil {
+		if v := e.scr.Version(); v != e.scrSeen {
+			e.scrSeen = v
+			e.scanScreenDanger(e.view())
+			if e.result != nil || e.state == Manual {
+				return
+			}
+		}
+		if e.sent && e.scrSeen == e.scrSent {
+			// Only fresh text acts: nothing changed since the last answer.
+			return
+		}
+	}
 	if e.refusal != nil {
 		e.refuse(false)
 		return
@@ -97,7 +113,7 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 		return !sent, sent
 	}
 	// The leftmost match wins; the first case listed breaks a tie.
-	text := e.window
+	text := e.view()
 	var best hit
 	var bestCase *playbooks.Case
 	for _, c := range branches {
@@ -125,9 +141,29 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 }
 
 // evaluateRules fires the first rule whose pattern matches and whose when holds.
+// On a screen a rule fires when its pattern appears, and again only after it has
+// disappeared, so a redraw never answers twice.
 func (e *Engine) evaluateRules() {
-	text := e.window
+	text := e.view()
+	var appeared map[*playbooks.Rule]bool
+	if e.scr != nil {
+		appeared = map[*playbooks.Rule]bool{}
+		for _, r := range e.pb.Rules {
+			_, on := find(r.Match, text)
+			appeared[r] = on && !e.present[r]
+			e.present[r] = on
+		}
+	}
+	// later re-arms a rule whose answer waits, so that it fires when the wait ends.
+	later := func(r *playbooks.Rule) {
+		if e.scr != nil {
+			e.present[r] = false
+		}
+	}
 	for _, r := range e.pb.Rules {
+		if appeared != nil && !appeared[r] {
+			continue
+		}
 		h, ok := find(r.Match, text)
 		if !ok {
 			continue
@@ -149,10 +185,12 @@ func (e *Engine) evaluateRules() {
 			return
 		}
 		if last, ok := e.lastFire[r]; ok && r.Cooldown > 0 && e.now.Before(last.Add(r.Cooldown)) {
+			later(r)
 			e.deferUntil(last.Add(r.Cooldown), r.Name, "cooldown")
 			return
 		}
 		if !e.canSend() {
+			later(r)
 			return
 		}
 		matched := excerpt(string(text[h.start:h.end]))
@@ -213,7 +251,7 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	case playbooks.ActKeys:
 		names := make([]string, len(a.Keys))
 		for i, k := range a.Keys {
-			send.Data = append(send.Data, k.Bytes(false)...)
+			send.Data = append(send.Data, k.Bytes(e.scr != nil && e.scr.AppCursor())...)
 			names[i] = string(k)
 		}
 		shown = "keys " + strings.Join(names, " ")
@@ -249,6 +287,9 @@ func (e *Engine) send(s Send, shown, rule, step, matched string) {
 	e.out = append(e.out, s)
 	e.lastSend, e.sent = e.now, true
 	e.wake = time.Time{}
+	if e.scr != nil {
+		e.scrSent = e.scr.Version()
+	}
 	// Only fresh text acts: what was shown before this answer never answers again.
 	e.window = e.window[:0]
 }

@@ -66,13 +66,18 @@ func runTest(pb *playbooks.Playbook, t *playbooks.Test) TestResult {
 			res.Failures = []string{err.Error()}
 			return res
 		}
-		e = NewEngine(pb, Config{DryRun: true, Replay: true})
+		rows, cols := testSize(pb, t)
+		if t.Size == nil {
+			rows, cols = rec.Header.Height, rec.Header.Width
+		}
+		e = NewEngine(pb, Config{DryRun: true, Replay: true, Rows: rows, Cols: cols})
 		if _, _, err := feed(e, rec.Events, time.Unix(0, 0).UTC(), take); err != nil {
 			res.Failures = []string{err.Error()}
 			return res
 		}
 	} else {
-		e = NewEngine(pb, Config{})
+		rows, cols := testSize(pb, t)
+		e = NewEngine(pb, Config{Rows: rows, Cols: cols})
 		feedTranscript(e, pb, t.Output, take)
 	}
 	res.State, res.Sent = e.State(), sent.String()
@@ -106,6 +111,17 @@ func runTest(pb *playbooks.Playbook, t *playbooks.Test) TestResult {
 		res.Failures = append(res.Failures, fmt.Sprintf("exit code is %d, want %d", res.Exit, *exp.Exit))
 	}
 	return res
+}
+
+// testSize is the screen size of a test: its own, the playbook's, or 24x80.
+func testSize(pb *playbooks.Playbook, t *playbooks.Test) (rows, cols int) {
+	switch {
+	case t.Size != nil:
+		return t.Size.Rows, t.Size.Cols
+	case pb.Spawn.Size != nil:
+		return pb.Spawn.Size.Rows, pb.Spawn.Size.Cols
+	}
+	return 0, 0
 }
 
 // feedTranscript feeds a test's output to the engine a line at a time, letting

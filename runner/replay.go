@@ -43,7 +43,8 @@ func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Repor
 	redact := NewRedactor(nil, nil)
 	s := &session{o: o, pb: pb, rec: newRecorder(pb, true, redact), redact: redact}
 	s.rec.report.Mode = "replay"
-	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true})
+	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true,
+		Rows: rec.Header.Height, Cols: rec.Header.Width})
 	s.engine = engine
 
 	// Virtual time starts when the recording did, if it says when.
@@ -59,6 +60,19 @@ func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Repor
 		child = nil
 	}
 	return s.rec.finish(*s.result, engine.Fired(), child, now), nil
+}
+
+// isTerminalReply reports whether recorded input is a terminal's report (device
+// attributes, cursor position, mode status, a DCS string) rather than keys.
+func isTerminalReply(s string) bool {
+	switch {
+	case strings.HasPrefix(s, "\x1bP"), strings.HasPrefix(s, "\x1b]"):
+		return true
+	case strings.HasPrefix(s, "\x1b["):
+		last := s[len(s)-1]
+		return last == 'c' || last == 'R' || last == 'y' || last == 'n'
+	}
+	return false
 }
 
 // feed plays recorded events into the engine in virtual time from t0, ticking it
@@ -95,6 +109,10 @@ func feed(engine *Engine, events []cast.Event, t0 time.Time, apply func([]Action
 		case cast.KindInput:
 			if clais {
 				clais = false
+				continue
+			}
+			if isTerminalReply(ev.Data) {
+				// The terminal answered a query: not a person's keystrokes.
 				continue
 			}
 			if n := strings.Count(ev.Data, "\x03"); n > 0 {

@@ -96,9 +96,6 @@ func Check(pb *playbooks.Playbook) error {
 	if pb.Extends != "" {
 		errs = append(errs, &UnsupportedError{What: "extends: " + pb.Extends})
 	}
-	if pb.Settings.Match == playbooks.MatchScreen {
-		errs = append(errs, &UnsupportedError{What: "settings.match: screen"})
-	}
 	if pb.Spawn.Tmux != nil {
 		errs = append(errs, &UnsupportedError{What: "spawn.tmux"})
 	}
@@ -148,7 +145,8 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	}
 	redact := NewRedactor(mirror, secretValues(secrets))
 	rec := newRecorder(pb, o.dryRun, redact)
-	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun})
+	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
+		Rows: int(spawn.Rows), Cols: int(spawn.Cols)})
 
 	drv, err := o.start(ctx, spawn)
 	if err != nil {
@@ -371,7 +369,9 @@ func (s *session) apply(actions []Action) {
 					shown = append([]byte(mask), send.Data...)
 				}
 				t := s.since()
-				_ = r.Marker(t, MarkerSend)
+				if !send.Reply {
+					_ = r.Marker(t, MarkerSend)
+				}
 				_ = r.Input(t, shown)
 			}
 		}

@@ -67,6 +67,10 @@ type Send struct {
 	Secret playbooks.SecretRef
 	// DryRun marks a send that must not reach the program: it is only reported.
 	DryRun bool
+	// Reply marks the answer a terminal gives to the program's query (cursor
+	// position, device attributes): it goes out even in a dry run, since without
+	// it the program would hang, and it is not one of clai's decisions.
+	Reply bool
 }
 
 // Kill asks for the program to be ended.

@@ -48,7 +48,7 @@ func (e *Engine) timers() {
 	case Running:
 		if !e.promptChecked && quiet >= settle {
 			e.promptChecked = true
-			if q := detectPrompt(e.window); q != "" {
+			if q := detectPrompt(e.view()); q != "" {
 				e.enterPrompting("the program waits at a prompt nothing answers", q)
 			}
 		}
