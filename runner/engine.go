@@ -118,6 +118,8 @@ type Engine struct {
 	scrSent     uint64
 	present     map[*playbooks.Rule]bool
 	dangerShown map[*playbooks.Danger]bool
+	// choosing is a choose action waiting to see its selection on screen.
+	choosing *choosing
 }
 
 // NewEngine makes an engine for a loaded playbook.

@@ -602,3 +602,64 @@ danger:
 	s.wantSent()
 	s.wantState(runner.Manual)
 }
+
+const trustDialog = "\x1b[2J\x1b[1;1H Do you trust this folder?\x1b[3;1H ❯ 1. Yes, I trust this folder\x1b[4;1H   2. No, exit\x1b[6;1H Enter to confirm"
+
+func TestChooseByLabelMovesTheMarkerThenConfirms(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms, min_send_interval: 0s}
+steps:
+  - {expect: "Do you trust this folder?", choose: "No, exit"}
+  - expect: eof
+`, runner.Config{Rows: 10, Cols: 60})
+	s.out(time.Millisecond, trustDialog)
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\x1b[B")
+	// The program redraws the marker on the second option: clai checks, then confirms.
+	s.out(10*time.Millisecond, "\x1b[3;1H   1. Yes, I trust this folder\x1b[4;1H ❯ 2. No, exit")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\x1b[B", "\r")
+	s.exit(time.Millisecond, 0)
+	s.wantResult(runner.Done, 0)
+}
+
+func TestChooseConfirmsWhereTheMarkerAlreadyIs(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms}
+rules:
+  - {name: trust, match: "Do you trust this folder?", choose: {regex: '^Yes'}, limit: 1}
+`, runner.Config{Rows: 10, Cols: 60})
+	s.out(time.Millisecond, trustDialog)
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\r")
+}
+
+func TestChooseMissingLabelIsAFailureNotAGuess(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms}
+steps:
+  - {expect: "Do you trust this folder?", choose: "Yes, and don't ask again"}
+`, runner.Config{Rows: 10, Cols: 60})
+	s.out(time.Millisecond, trustDialog)
+	s.advance(150 * time.Millisecond)
+	s.wantSent()
+	s.wantState(runner.Manual)
+	if last := s.events[len(s.events)-1]; !strings.Contains(last.Reason, "no such option on screen (options: Yes, I trust this folder | No, exit)") {
+		t.Fatalf("reason %q", last.Reason)
+	}
+}
+
+func TestChooseTypesTheNumberWithoutACursor(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms}
+steps:
+  - {expect: "Select a framework", choose: "React"}
+`, runner.Config{Rows: 10, Cols: 60})
+	s.out(time.Millisecond, "\x1b[1;1HSelect a framework:\x1b[2;1H  1) Vanilla\x1b[3;1H  2) Vue\x1b[4;1H  3) React\x1b[5;1HYour choice: ")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("3\r")
+}

@@ -73,6 +73,9 @@ func (e *Engine) evaluate() {
 			// Only fresh text acts: nothing changed since the last answer.
 			return
 		}
+		if e.continueChoosing() {
+			return
+		}
 	}
 	if e.refusal != nil {
 		e.refuse(false)
@@ -233,6 +236,9 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	if vals == nil {
 		v := e.values(nil, nil)
 		vals = &v
+	}
+	if a.Kind == playbooks.ActChoose {
+		return e.choose(a, rule, step, matched)
 	}
 	var send Send
 	var shown string

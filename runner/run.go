@@ -100,8 +100,8 @@ func Check(pb *playbooks.Playbook) error {
 		errs = append(errs, &UnsupportedError{What: "spawn.tmux"})
 	}
 	for _, a := range pb.Actions() {
-		if a.Kind == playbooks.ActChoose {
-			errs = append(errs, &UnsupportedError{What: fmt.Sprintf("choose at line %d", a.Line)})
+		if a.Kind == playbooks.ActChoose && pb.Settings.Match != playbooks.MatchScreen {
+			errs = append(errs, fmt.Errorf("choose at line %d needs settings.match: screen, to see the menu", a.Line))
 		}
 	}
 	return errors.Join(errs...)

@@ -1,0 +1,159 @@
+package runner
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/clai-sh/clai/playbooks"
+)
+
+// A menu on screen: numbered options ("1. Yes", "2) No"), the current one marked
+// with ❯, ›, ● or >, or options of a marker list indented alike.
+var (
+	numberedOption = regexp.MustCompile(`^\s*([❯›●>]\s*)?(\d{1,2})[.)]\s+(\S.*?)\s*$`)
+	markedOption   = regexp.MustCompile(`^\s*([❯›●>])\s+(\S.*?)\s*$`)
+)
+
+// option is one entry of a menu found on screen.
+type option struct {
+	label  string
+	number string
+	marked bool
+}
+
+// findMenu returns the options of the last menu on the screen: the last run of
+// consecutive option lines.
+func findMenu(text string) []option {
+	lines := strings.Split(text, "\n")
+	var menu, run []option
+	flush := func() {
+		if len(run) >= 2 {
+			menu = run
+		}
+		run = nil
+	}
+	for _, l := range lines {
+		if m := numberedOption.FindStringSubmatch(l); m != nil {
+			run = append(run, option{label: m[3], number: m[2], marked: m[1] != ""})
+			continue
+		}
+		if m := markedOption.FindStringSubmatch(l); m != nil {
+			run = append(run, option{label: m[2], marked: true})
+			continue
+		}
+		// An unmarked entry of a marker list: indented like the marked one.
+		if len(run) > 0 && run[0].number == "" && strings.HasPrefix(l, "  ") && strings.TrimSpace(l) != "" {
+			run = append(run, option{label: strings.TrimSpace(l)})
+			continue
+		}
+		if strings.TrimSpace(l) != "" {
+			flush()
+		}
+	}
+	flush()
+	return menu
+}
+
+// labelMatches reports whether an option's label is the one a choose action names:
+// the label starts with the text, or the regex matches it.
+func labelMatches(p *playbooks.Pattern, label string) bool {
+	if p.Kind == playbooks.Regex {
+		return p.Regexp.MatchString(label)
+	}
+	return strings.HasPrefix(label, p.Source)
+}
+
+// choosing is a choose action under way: the cursor was moved and clai waits for
+// the screen to show the selection before it confirms.
+type choosing struct {
+	action *playbooks.Action
+	rule   string
+	step   string
+	tries  int
+}
+
+// maxChooseTries bounds how often clai moves the cursor before it gives up.
+const maxChooseTries = 3
+
+// choose picks the option named by the action on the menu on screen: if the marker
+// is on it, Enter confirms; otherwise the arrow keys move the marker there and clai
+// checks, once the screen is still again, that it arrived. A menu without a marker
+// gets the option's number, as it reads on screen. It reports whether anything was
+// sent; a label that is not on screen hands over to a person.
+func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
+	menu := findMenu(string(e.view()))
+	target, current := -1, -1
+	var labels []string
+	for i, o := range menu {
+		labels = append(labels, o.label)
+		if target < 0 && labelMatches(a.Choose, o.label) {
+			target = i
+		}
+		if o.marked {
+			current = i
+		}
+	}
+	switch {
+	case target < 0:
+		e.choosing = nil
+		reason := fmt.Sprintf("choose %s: no such option on screen", a.Choose)
+		if len(labels) > 0 {
+			reason += " (options: " + strings.Join(labels, " | ") + ")"
+		} else {
+			reason += " (no menu found)"
+		}
+		e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: reason})
+		e.toManual(reason)
+		return false
+	case current < 0 && menu[target].number != "":
+		e.choosing = nil
+		e.send(Send{Data: []byte(menu[target].number + "\r")}, fmt.Sprintf("choose %q (types %s)", menu[target].label, menu[target].number), rule, step, matched)
+		return true
+	case current < 0:
+		e.choosing = nil
+		reason := fmt.Sprintf("choose %s: the menu shows no cursor and no numbers", a.Choose)
+		e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: reason})
+		e.toManual(reason)
+		return false
+	case current == target:
+		e.choosing = nil
+		e.send(Send{Data: playbooks.Key("enter").Bytes(false)}, fmt.Sprintf("choose %q", menu[target].label), rule, step, matched)
+		return true
+	}
+	c := e.choosing
+	if c == nil || c.action != a {
+		c = &choosing{action: a, rule: rule, step: step}
+		e.choosing = c
+	}
+	c.tries++
+	if c.tries > maxChooseTries {
+		e.choosing = nil
+		reason := fmt.Sprintf("choose %q: the cursor did not reach it after %d tries", menu[target].label, maxChooseTries)
+		e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: reason})
+		e.toManual(reason)
+		return false
+	}
+	key := playbooks.Key("down")
+	n := target - current
+	if n < 0 {
+		key, n = "up", -n
+	}
+	var data []byte
+	for range n {
+		data = append(data, key.Bytes(e.scr.AppCursor())...)
+	}
+	e.send(Send{Data: data}, fmt.Sprintf("keys %s×%d toward %q", key, n, menu[target].label), rule, step, matched)
+	return true
+}
+
+// continueChoosing confirms or retries a choose that moved the cursor, once the
+// screen has changed; it reports whether it acted.
+func (e *Engine) continueChoosing() bool {
+	c := e.choosing
+	if c == nil {
+		return false
+	}
+	e.choose(c.action, c.rule, c.step, "")
+	return true
+}
