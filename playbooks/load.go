@@ -58,6 +58,9 @@ func Load(path string) (*Playbook, error) {
 func Parse(name string, src []byte) (*Playbook, diag.List) {
 	d := &decoder{file: name, anchors: map[string]ast.Node{}, typos: map[ast.Node]map[string]bool{}}
 	pb := d.playbook(src)
+	if pb != nil && !d.diags.HasErrors() && pb.Extends != "" {
+		d.extend(pb)
+	}
 	if pb != nil && !d.diags.HasErrors() {
 		d.check(pb)
 	}
@@ -93,6 +96,10 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	present, ok := d.fields(root, "the playbook", top, func(string, ast.Node) {})
 	if !ok {
 		return nil
+	}
+	pb.keys = map[string]bool{}
+	for k := range present {
+		pb.keys[k] = true
 	}
 	d.require(root, present, "the playbook", "version", "name", "spawn")
 	if e, ok := present["version"]; ok {

@@ -35,6 +35,10 @@ type Playbook struct {
 	// Nudge is nil when the playbook has no nudge section.
 	Nudge *Nudge
 	Tests []*Test
+
+	// keys are the top-level keys the file gives, so extends knows what the
+	// playbook sets itself.
+	keys map[string]bool
 }
 
 // Var is a playbook variable with its default value.

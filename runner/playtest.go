@@ -145,9 +145,19 @@ func feedTranscript(e *Engine, pb *playbooks.Playbook, output string, take func(
 		now = end
 	}
 	take(e.Start(now))
-	for _, line := range splitLines(output) {
+	lines := splitLines(output)
+	if pb.Settings.Match == playbooks.MatchScreen {
+		// A screen is drawn at once: the test's output is one screenful.
+		lines = []string{strings.ReplaceAll(strings.ReplaceAll(output, "\r\n", "\n"), "\n", "\r\n")}
+	}
+	for _, line := range lines {
 		if e.Result() != nil {
 			break
+		}
+		// A terminal turns "\n" into "\r\n" on the way out (ONLCR): so does
+		// the test, for screen matching.
+		if strings.HasSuffix(line, "\n") && !strings.HasSuffix(line, "\r\n") {
+			line = strings.TrimSuffix(line, "\n") + "\r\n"
 		}
 		now = now.Add(time.Millisecond)
 		take(e.Output(now, []byte(line)))

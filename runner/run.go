@@ -93,9 +93,6 @@ func WithStarter(start func(ctx context.Context, s Spawn) (driver.Driver, error)
 // Check reports what in a playbook this version cannot run.
 func Check(pb *playbooks.Playbook) error {
 	var errs []error
-	if pb.Extends != "" {
-		errs = append(errs, &UnsupportedError{What: "extends: " + pb.Extends})
-	}
 	if pb.Spawn.Tmux != nil {
 		errs = append(errs, &UnsupportedError{What: "spawn.tmux"})
 	}

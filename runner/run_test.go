@@ -300,10 +300,10 @@ func TestRunProgramNotFound(t *testing.T) {
 
 func TestRunRefusesWhatItCannotRunYet(t *testing.T) {
 	t.Parallel()
-	pb := playbook(t, "version: 1\nname: x\nextends: aider\nspawn: {command: [\"true\"]}\nsteps:\n  - {expect: a, choose: Yes}\n")
+	pb := playbook(t, "version: 1\nname: x\nspawn: {tmux: {target: \"w:0.1\"}}\nsteps:\n  - {expect: a, choose: Yes}\n")
 	_, err := runner.Run(t.Context(), pb)
 	var unsupported *runner.UnsupportedError
-	if !errors.As(err, &unsupported) || !strings.Contains(err.Error(), "extends") || !strings.Contains(err.Error(), "choose at line 6 needs settings.match: screen") {
+	if !errors.As(err, &unsupported) || !strings.Contains(err.Error(), "spawn.tmux") || !strings.Contains(err.Error(), "choose at line 5 needs settings.match: screen") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -100,6 +100,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			lintCommand(),
 			schemaCommand(),
 			recordCommand(),
+			presetsCommand(),
 			versionCommand(),
 		},
 	}

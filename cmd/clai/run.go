@@ -29,6 +29,7 @@ func runCommand() *cli.Command {
 			"aborted, 4 ended in MANUAL or at an unanswered prompt, 124 timeout, 130 interrupted.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "var", Usage: "set a playbook variable: `NAME=VALUE` (repeatable)"},
+			&cli.StringFlag{Name: "preset", Usage: "run a built-in playbook `NAME` instead of a file (clai presets list)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "send nothing automatically; record what would be sent"},
 			&cli.StringFlag{Name: "record", Usage: "record the session as asciicast v2 to `FILE.cast` (answers marked, secrets masked), for --replay and asciinema"},
 			&cli.StringFlag{Name: "replay", Usage: "feed a recorded session (asciicast v2) `FILE.cast` through the playbook in virtual time; nothing is spawned, nothing sent"},
@@ -38,15 +39,29 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "headless: do not mirror the program's output"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return usageError("run: name a playbook")
-			}
 			vars, err := parseVars(c.StringSlice("var"))
 			if err != nil {
 				return err
 			}
-			path := c.Args().First()
-			pb, err := playbooks.Load(path)
+			var pb *playbooks.Playbook
+			path, extra := c.Args().First(), commandArgs(c.Args().Tail())
+			switch preset := c.String("preset"); {
+			case preset != "":
+				// The arguments are the command: clai run --preset claude-code -- claude …
+				if pb, err = playbooks.LoadPreset(preset); err != nil {
+					return usageError("--preset: %v", err)
+				}
+				extra = commandArgs(c.Args().Slice())
+				if len(extra) > 0 {
+					pb.Spawn.Command = append([]string(nil), extra...)
+					pb.Spawn.Shell = ""
+					extra = nil
+				}
+			case c.NArg() == 0:
+				return usageError("run: name a playbook, or --preset NAME")
+			default:
+				pb, err = playbooks.Load(path)
+			}
 			if err != nil {
 				var list interface{ Count() (int, int) }
 				if errors.As(err, &list) {
@@ -68,7 +83,7 @@ func runCommand() *cli.Command {
 			opts := []runner.Option{
 				runner.WithLogger(logger),
 				runner.WithVars(vars),
-				runner.WithArgs(commandArgs(c.Args().Tail())),
+				runner.WithArgs(extra),
 				runner.WithDryRun(c.Bool("dry-run")),
 				runner.WithNotices(c.App.ErrWriter),
 			}
