@@ -26,6 +26,9 @@ type Config struct {
 	Replay bool
 	// Rows and Cols are the terminal size, for screen matching (default 24x80).
 	Rows, Cols int
+	// Attached is set when the program is not clai's (a tmux target pane): once the
+	// steps are done and no rule is left to watch for, clai leaves it running.
+	Attached bool
 }
 
 // Under a flood, matching every read would multiply the cost of many patterns: a
@@ -307,7 +310,8 @@ func (e *Engine) Exit(now time.Time, status driver.ExitStatus) []Action {
 		e.appendWindow(tail)
 		e.unmatched++
 	}
-	if e.unmatched > 0 {
+	if e.unmatched > 0 || e.scr != nil && e.scr.Version() != e.scrSeen {
+		// The last output is matched before the end: the screen is final now.
 		e.match()
 	}
 	e.emit(Event{Name: "exit", Reason: status.String()})
@@ -524,6 +528,9 @@ func (e *Engine) advanceStep() {
 	e.stepIdx++
 	e.stepTries = 0
 	e.stepSince = e.now
+	if e.cfg.Attached && e.stepIdx == len(e.pb.Steps) && len(e.pb.Rules) == 0 {
+		e.finish(Done, ExitDone, "the steps are done; the pane goes on without clai", false)
+	}
 }
 
 func stepName(s *playbooks.Step) string {

@@ -72,6 +72,9 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 	pool := sync.Pool{New: func() any { b := make([]byte, readSize); return &b }}
 	chunks := make(chan chunk, 16)
 	output := (<-chan chunk)(chunks)
+	// A driver that sizes its own screen (a tmux pane) says the size of each read.
+	sizer, _ := s.drv.(driver.Sizer)
+	var scrRows, scrCols uint16
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -81,7 +84,11 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 			buf := pool.Get().(*[]byte)
 			n, err := s.drv.Read(*buf)
 			if n > 0 {
-				chunks <- chunk{buf: buf, n: n}
+				c := chunk{buf: buf, n: n}
+				if sizer != nil {
+					c.rows, c.cols = sizer.Size()
+				}
+				chunks <- c
 			} else {
 				pool.Put(buf)
 			}
@@ -135,12 +142,17 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 				wait()
 				continue
 			}
+			if sizer != nil && (c.rows != scrRows || c.cols != scrCols) {
+				scrRows, scrCols = c.rows, c.cols
+				s.engine.Resize(int(scrRows), int(scrCols))
+			}
 			batch = append(batch[:0], c.bytes()...)
 			pool.Put(c.buf)
 			// Take what else has arrived: under a flood the engine matches once
-			// per batch, not once per read.
+			// per batch, not once per read. (A driver.Sizer's reads are whole
+			// screens, each of its own size: they are matched one by one.)
 		drain:
-			for len(batch) < maxBatch {
+			for sizer == nil && len(batch) < maxBatch {
 				select {
 				case c, ok := <-output:
 					if !ok {
@@ -174,7 +186,7 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 				resized = nil
 				continue
 			}
-			if rows, cols := s.o.terminal.Size(); rows > 0 {
+			if rows, cols := s.o.terminal.Size(); rows > 0 && sizer == nil {
 				_ = s.drv.Resize(rows, cols)
 				s.engine.Resize(int(rows), int(cols))
 				if r := s.o.record; r != nil {
@@ -195,6 +207,8 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 type chunk struct {
 	buf *[]byte
 	n   int
+	// rows and cols are the screen size the bytes are for, from a driver.Sizer.
+	rows, cols uint16
 }
 
 func (c chunk) bytes() []byte { return (*c.buf)[:c.n] }

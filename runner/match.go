@@ -69,7 +69,7 @@ func (e *Engine) evaluate() {
 				return
 			}
 		}
-		if e.sent && e.scrSeen == e.scrSent {
+		if e.answeredScreen() {
 			// Only fresh text acts: nothing changed since the last answer.
 			return
 		}
@@ -298,6 +298,12 @@ func (e *Engine) send(s Send, shown, rule, step, matched string) {
 	}
 	// Only fresh text acts: what was shown before this answer never answers again.
 	e.window = e.window[:0]
+}
+
+// answeredScreen reports whether clai answered the screen as it stands: nothing
+// changed on it since the last send.
+func (e *Engine) answeredScreen() bool {
+	return e.scr != nil && e.sent && e.scrSeen == e.scrSent
 }
 
 func excerpt(s string) string {

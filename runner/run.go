@@ -15,14 +15,8 @@ import (
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/pty"
+	"github.com/clai-sh/clai/runner/driver/tmux"
 )
-
-// UnsupportedError says the playbook needs a capability this version does not have.
-type UnsupportedError struct{ What string }
-
-func (e *UnsupportedError) Error() string {
-	return e.What + " is parsed and linted, but this version of clai cannot run it yet (it needs screen matching)"
-}
 
 // StartError says the program could not be started, or the run could not be set up.
 type StartError struct{ Err error }
@@ -90,11 +84,11 @@ func WithStarter(start func(ctx context.Context, s Spawn) (driver.Driver, error)
 	return func(o *options) { o.start = start }
 }
 
-// Check reports what in a playbook this version cannot run.
+// Check reports what in a playbook cannot run as written.
 func Check(pb *playbooks.Playbook) error {
 	var errs []error
-	if pb.Spawn.Tmux != nil {
-		errs = append(errs, &UnsupportedError{What: "spawn.tmux"})
+	if pb.Spawn.Tmux != nil && pb.Settings.Match != playbooks.MatchScreen {
+		errs = append(errs, errors.New("spawn.tmux needs settings.match: screen: clai reads the pane's screen"))
 	}
 	for _, a := range pb.Actions() {
 		if a.Kind == playbooks.ActChoose && pb.Settings.Match != playbooks.MatchScreen {
@@ -113,7 +107,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 		opt(&o)
 	}
 	if o.start == nil {
-		o.start = startPTY
+		o.start = startProgram
 	}
 	if err := Check(pb); err != nil {
 		return nil, err
@@ -143,7 +137,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	redact := NewRedactor(mirror, secretValues(secrets))
 	rec := newRecorder(pb, o.dryRun, redact)
 	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
-		Rows: int(spawn.Rows), Cols: int(spawn.Cols)})
+		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != ""})
 
 	drv, err := o.start(ctx, spawn)
 	if err != nil {
@@ -156,7 +150,12 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	return s.run(ctx)
 }
 
-func startPTY(ctx context.Context, s Spawn) (driver.Driver, error) {
+// startProgram starts the program in a pseudo-terminal of its own, or drives it
+// through tmux.
+func startProgram(ctx context.Context, s Spawn) (driver.Driver, error) {
+	if s.TmuxTarget != "" || s.TmuxSession != "" {
+		return tmux.Start(ctx, tmux.Options{Target: s.TmuxTarget, Session: s.TmuxSession, Argv: s.Argv, Env: s.PlaybookEnv, Dir: s.Dir, Rows: int(s.Rows), Cols: int(s.Cols)})
+	}
 	return pty.Start(ctx, pty.Options{Argv: s.Argv, Env: s.Env, Dir: s.Dir, Rows: s.Rows, Cols: s.Cols})
 }
 

@@ -18,6 +18,10 @@ type Spawn struct {
 	Dir  string
 	// Rows and Cols are zero when the playbook leaves the size to the terminal.
 	Rows, Cols uint16
+	// TmuxTarget and TmuxSession are set when the program is driven through tmux;
+	// a tmux session gets the playbook's own environment, PlaybookEnv.
+	TmuxTarget, TmuxSession string
+	PlaybookEnv             []string
 }
 
 // ResolveSpawn expands ${VAR} and ${VAR:-default} in every spawn field from environ
@@ -35,7 +39,12 @@ func ResolveSpawn(pb *playbooks.Playbook, environ []string, extra []string) (Spa
 	}
 	sp := pb.Spawn
 	var s Spawn
+	if t := sp.Tmux; t != nil {
+		s.TmuxTarget, s.TmuxSession = expand("tmux.target", t.Target), expand("tmux.session", t.Session)
+	}
 	switch {
+	case s.TmuxTarget != "":
+		// The pane already runs its program.
 	case len(sp.Command) > 0:
 		for i, a := range sp.Command {
 			s.Argv = append(s.Argv, expand(fmt.Sprintf("command[%d]", i), a))
@@ -56,7 +65,9 @@ func ResolveSpawn(pb *playbooks.Playbook, environ []string, extra []string) (Spa
 		env = append(env, "TERM=xterm-256color")
 	}
 	for _, v := range sp.Env {
-		env = append(env, v.Name+"="+expand("env."+v.Name, v.Value))
+		kv := v.Name + "=" + expand("env."+v.Name, v.Value)
+		env = append(env, kv)
+		s.PlaybookEnv = append(s.PlaybookEnv, kv)
 	}
 	s.Env = env
 	if sp.Dir != "" {

@@ -48,7 +48,9 @@ func (e *Engine) timers() {
 	case Running:
 		if !e.promptChecked && quiet >= settle {
 			e.promptChecked = true
-			if q := detectPrompt(e.view()); q != "" {
+			// A screen clai just answered still shows the question: the answer's
+			// check (verify) is what follows it, not the prompt detector.
+			if q := detectPrompt(e.view()); q != "" && !e.answeredScreen() {
 				e.enterPrompting("the program waits at a prompt nothing answers", q)
 			}
 		}

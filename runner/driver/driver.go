@@ -55,6 +55,13 @@ type DeadlineReader interface {
 	ReadBefore(p []byte, deadline time.Time) (int, error)
 }
 
+// Sizer is a Driver whose terminal size is set by someone else (a tmux pane a person
+// resizes): Size is the size of what the last Read returned.
+type Sizer interface {
+	Driver
+	Size() (rows, cols uint16)
+}
+
 // ExitStatus is how a program ended.
 type ExitStatus struct {
 	// Code is the exit code, or 128+N when the program was ended by signal

@@ -1,0 +1,113 @@
+package tmux_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/runner/driver/tmux"
+)
+
+// readUntil reads the pane's redraws until one shows want.
+func readUntil(t *testing.T, p *tmux.Pane, want string) string {
+	t.Helper()
+	buf := make([]byte, 64<<10)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		n, err := p.Read(buf)
+		if bytes.Contains(buf[:n], []byte(want)) {
+			return string(buf[:n])
+		}
+		if err != nil {
+			t.Fatalf("read: %v before %q", err, want)
+		}
+	}
+	t.Fatalf("no %q on the pane", want)
+	return ""
+}
+
+func TestSessionRoundTrip(t *testing.T) {
+	t.Parallel()
+	sock := testprog.TmuxServer(t)
+	p, err := tmux.Start(context.Background(), tmux.Options{
+		Session: "s", Socket: sock, Rows: 10, Cols: 60,
+		Argv: []string{"sh", "-c", `printf "Ship it? "; read a; echo "shipped $a"; exit 3`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	screen := readUntil(t, p, "Ship it?")
+	if !strings.HasPrefix(screen, "\x1b[H\x1b[2J") {
+		t.Fatalf("not a redraw: %q", screen)
+	}
+	if _, err := p.Write([]byte("yes\r")); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, p, "shipped yes")
+	buf := make([]byte, 4096)
+	for {
+		if _, err := p.Read(buf); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := p.Wait()
+	if err != nil || st.Code != 3 {
+		t.Fatalf("exit %v, %v; want 3", st, err)
+	}
+}
+
+func TestTargetPaneIsNeverKilled(t *testing.T) {
+	t.Parallel()
+	sock := testprog.TmuxServer(t)
+	if out, err := exec.Command("tmux", "-L", sock, "new-session", "-d", "-s", "work", "-x", "60", "-y", "10", "sh", "-c", `printf "Name: "; read n; echo "hi $n"; sleep 60`).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	p, err := tmux.Start(context.Background(), tmux.Options{Target: "work:0.0", Socket: sock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, p, "Name:")
+	if _, err := p.Write([]byte("gopher\r")); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, p, "hi gopher")
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command("tmux", "-L", sock, "has-session", "-t", "work").Run(); err != nil {
+		t.Fatal("closing the driver ended the person's pane")
+	}
+}
+
+func TestSessionProgramKilledBySignal(t *testing.T) {
+	t.Parallel()
+	sock := testprog.TmuxServer(t)
+	p, err := tmux.Start(context.Background(), tmux.Options{
+		Session: "s", Socket: sock,
+		Argv: []string{"sh", "-c", `echo going; kill -TERM $$`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := p.Read(buf); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _ := p.Wait()
+	if st.Code != 128+15 || st.Signal != "terminated" {
+		t.Fatalf("exit %+v; want 143 terminated", st)
+	}
+}
