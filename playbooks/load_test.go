@@ -2,6 +2,7 @@ package playbooks_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,5 +253,29 @@ func TestRequiredLiteral(t *testing.T) {
 		if got := pb.Steps[0].Expect.Patterns[0].Required; got != want {
 			t.Errorf("%s: required %q, want %q", src, got, want)
 		}
+	}
+}
+
+func TestFindEach(t *testing.T) {
+	t.Parallel()
+	pb := mustParse(t, "version: 1\nname: x\nspawn: {command: [x]}\nsteps:\n  - expect: ['ab', {regex: 'a(b|c)'}]\n")
+	text := []byte("ab ac ab")
+	for i, want := range [][][]int{{{0, 2}, {6, 8}}, {{0, 2, 1, 2}, {3, 5, 4, 5}, {6, 8, 7, 8}}} {
+		var got [][]int
+		pb.Steps[0].Expect.Patterns[i].FindEach(text, func(loc []int) bool {
+			got = append(got, loc)
+			return true
+		})
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("pattern %d: %v, want %v", i, got, want)
+		}
+	}
+	var first [][]int
+	pb.Steps[0].Expect.Patterns[0].FindEach(text, func(loc []int) bool {
+		first = append(first, loc)
+		return false
+	})
+	if len(first) != 1 {
+		t.Errorf("FindEach went on after yield returned false: %v", first)
 	}
 }

@@ -67,6 +67,30 @@ func (p *Pattern) Find(text []byte) []int {
 	return nil
 }
 
+// FindEach calls yield with each match in text, left to right and not overlapping,
+// until yield returns false. The indices are as Find returns them.
+func (p *Pattern) FindEach(text []byte, yield func(loc []int) bool) {
+	switch p.Kind {
+	case Regex:
+		if p.Required != "" && !bytes.Contains(text, p.requiredBytes) {
+			return
+		}
+		for _, loc := range p.Regexp.FindAllSubmatchIndex(text, -1) {
+			if !yield(loc) {
+				return
+			}
+		}
+	case Literal:
+		for off := 0; off <= len(text); {
+			i := bytes.Index(text[off:], p.requiredBytes)
+			if i < 0 || !yield([]int{off + i, off + i + len(p.requiredBytes)}) {
+				return
+			}
+			off += i + max(len(p.requiredBytes), 1)
+		}
+	}
+}
+
 // Values returns the groups of a match Find returned (groups[0] is the whole match)
 // and the named groups.
 func (p *Pattern) Values(text []byte, loc []int) (groups []string, named map[string]string) {

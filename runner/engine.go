@@ -121,6 +121,8 @@ type Engine struct {
 	scrSent     uint64
 	present     map[*playbooks.Rule]bool
 	dangerShown map[*playbooks.Danger]bool
+	// changes marks what changed on the screen since clai's last answer.
+	changes changes
 	// choosing is a choose action waiting to see its selection on screen.
 	choosing *choosing
 }
@@ -426,6 +428,9 @@ func (e *Engine) emit(ev Event) {
 	ev.At = e.now.Sub(e.start)
 	if ev.State == "" {
 		ev.State = e.state
+	}
+	if e.scr != nil && (isDecision(ev.Name) || ev.Name == "state" && ev.State == Manual) {
+		ev.Screen = e.scr.Text()
 	}
 	e.out = append(e.out, ev)
 }

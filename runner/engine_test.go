@@ -663,3 +663,49 @@ steps:
 	s.advance(150 * time.Millisecond)
 	s.wantSent("3\r")
 }
+
+// On a screen only what changed since the last answer acts: the answered question
+// stays on screen while the answer is echoed after it and a spinner redraws below,
+// and must not be answered again; the same question asked again on a new row is.
+func TestScreenOnlyChangedCellsAct(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms, min_send_interval: 0s}
+steps:
+  - expect:
+      - {case: "Continue? [y/n]", line: "y", repeat: true}
+`, runner.Config{Rows: 6, Cols: 40})
+	s.out(time.Millisecond, "\x1b[1;1HContinue? [y/n] ")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("y\r")
+	s.out(time.Millisecond, "y\r\n")
+	for _, frame := range []string{"|", "/", "-"} {
+		s.out(time.Millisecond, "\x1b[5;1H"+frame+" working")
+		s.advance(150 * time.Millisecond)
+	}
+	s.wantSent("y\r")
+	s.out(time.Millisecond, "\x1b[2;1HContinue? [y/n] ")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("y\r", "y\r")
+}
+
+// A screen that scrolls moves the answered question up a row: it is the same text,
+// not a new question.
+func TestScreenScrolledQuestionIsNotNew(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms, min_send_interval: 0s}
+steps:
+  - expect:
+      - {case: "Proceed? [y/n]", line: "y", repeat: true}
+`, runner.Config{Rows: 4, Cols: 40})
+	s.out(time.Millisecond, "line 1\r\nline 2\r\nline 3\r\nProceed? [y/n] ")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("y\r")
+	// The answer is echoed and the program goes on printing: the screen scrolls.
+	s.out(time.Millisecond, "y\r\nworking\r\n")
+	s.advance(150 * time.Millisecond)
+	s.out(time.Millisecond, "still working")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("y\r")
+}

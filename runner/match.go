@@ -64,7 +64,9 @@ func (e *Engine) evaluate() {
 	if e.scr != nil {
 		if v := e.scr.Version(); v != e.scrSeen {
 			e.scrSeen = v
-			e.scanScreenDanger(e.view())
+			text := e.view()
+			e.observe(text)
+			e.scanScreenDanger(text)
 			if e.result != nil || e.state == Manual {
 				return
 			}
@@ -120,7 +122,7 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 	var best hit
 	var bestCase *playbooks.Case
 	for _, c := range branches {
-		if h, ok := find(c.Match, text); ok && (bestCase == nil || h.start < best.start) {
+		if h, ok := e.findFresh(c.Match, text); ok && (bestCase == nil || h.start < best.start) {
 			best, bestCase = h, c
 		}
 	}
@@ -167,7 +169,7 @@ func (e *Engine) evaluateRules() {
 		if appeared != nil && !appeared[r] {
 			continue
 		}
-		h, ok := find(r.Match, text)
+		h, ok := e.findFresh(r.Match, text)
 		if !ok {
 			continue
 		}
@@ -295,6 +297,7 @@ func (e *Engine) send(s Send, shown, rule, step, matched string) {
 	e.wake = time.Time{}
 	if e.scr != nil {
 		e.scrSent = e.scr.Version()
+		e.markSent()
 	}
 	// Only fresh text acts: what was shown before this answer never answers again.
 	e.window = e.window[:0]

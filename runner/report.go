@@ -69,6 +69,8 @@ type ReportEvent struct {
 	Sent    string  `json:"sent,omitempty"`
 	Reason  string  `json:"reason,omitempty"`
 	Bytes   int     `json:"bytes,omitempty"`
+	// Screen is the visible screen the decision was taken on (screen matching).
+	Screen string `json:"screen,omitempty"`
 }
 
 // recorder builds a Report from the events of a run.
@@ -105,7 +107,7 @@ func (r *recorder) event(e Event) {
 	re := ReportEvent{
 		TimeMS: float64(e.At.Microseconds()) / 1000, Event: e.Name, State: e.State, From: e.From,
 		Rule: e.Rule, Step: e.Step, Excerpt: r.redact.String(e.Excerpt), Sent: r.redact.String(e.Sent),
-		Reason: r.redact.String(e.Reason), Bytes: e.Bytes,
+		Reason: r.redact.String(e.Reason), Bytes: e.Bytes, Screen: r.redact.String(e.Screen),
 	}
 	switch e.Name {
 	case "danger":

@@ -87,8 +87,8 @@ type htmlRule struct {
 type htmlRow struct {
 	Time, Event, Class, State, RuleStep, Sent, Reason string
 	// Excerpt is the one-line excerpt of a row; Block the whole excerpt of a
-	// decision, for a <pre> block.
-	Excerpt, Block string
+	// decision, for a <pre> block; Screen the screen it was taken on, folded.
+	Excerpt, Block, Screen string
 }
 
 type htmlChart struct {
@@ -139,6 +139,9 @@ func (rep *Report) htmlRow(e ReportEvent) htmlRow {
 		Time: msString(e.TimeMS), Event: visible(e.Event), Class: "ev-" + cssClass(e.Event), State: visible(stateOf(e)),
 		RuleStep: visible(ruleStep(e)), Sent: head(visible(e.Sent), 4*excerptCell),
 		Reason: head(visible(reasonOf(e)), 4*excerptCell),
+	}
+	if e.Screen != "" {
+		row.Screen = tail(visibleBlock(e.Screen), blockExcerpt)
 	}
 	if isDecision(e.Event) && e.Excerpt != "" {
 		row.Block = tail(visibleBlock(e.Excerpt), blockExcerpt)
@@ -622,6 +625,6 @@ svg.chart .frame{fill:none;stroke:#8c959f}
 </body>
 </html>
 {{define "row" -}}
-<tr class="{{.Class}}"><td class="num">{{.Time}}</td><td class="nw">{{.Event}}</td><td class="nw">{{.State}}</td><td>{{.RuleStep}}</td><td class="x">{{if .Block}}<pre>{{.Block}}</pre>{{else if .Excerpt}}<code>{{.Excerpt}}</code>{{end}}</td><td>{{if .Sent}}<code>{{.Sent}}</code>{{end}}</td><td>{{.Reason}}</td></tr>
+<tr class="{{.Class}}"><td class="num">{{.Time}}</td><td class="nw">{{.Event}}</td><td class="nw">{{.State}}</td><td>{{.RuleStep}}</td><td class="x">{{if .Block}}<pre>{{.Block}}</pre>{{else if .Excerpt}}<code>{{.Excerpt}}</code>{{end}}{{if .Screen}}<details><summary>screen</summary><pre>{{.Screen}}</pre></details>{{end}}</td><td>{{if .Sent}}<code>{{.Sent}}</code>{{end}}</td><td>{{.Reason}}</td></tr>
 {{- end}}
 `))

@@ -429,5 +429,8 @@ func (s *session) log(e Event) {
 	if e.Bytes != 0 {
 		fields = append(fields, zap.Int("bytes", e.Bytes))
 	}
+	if e.Screen != "" {
+		fields = append(fields, zap.String("screen", s.redact.String(e.Screen)))
+	}
 	s.o.logger.Log(level, e.Name, fields...)
 }

@@ -376,6 +376,15 @@ steps:
 	}
 	rep := run(t, pb, runner.WithStarter(start))
 	wantOutcome(t, rep, runner.Done, 0)
+	// Each decision carries the screen it was taken on.
+	for _, e := range rep.Timeline {
+		if e.Event == "send" && !strings.Contains(e.Screen, "Ship it?") {
+			t.Errorf("send at %.1fms without its screen: %q", e.TimeMS, e.Screen)
+		}
+		if e.Event == "state" && e.Screen != "" {
+			t.Errorf("a state change to %s carries a screen", e.State)
+		}
+	}
 }
 
 // A target pane keeps its own size: clai reads the screen at the pane's size, so a

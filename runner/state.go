@@ -98,6 +98,8 @@ type Event struct {
 	Reason string
 	// Bytes counts output or input bytes where that is what happened.
 	Bytes int
+	// Screen is the visible screen a decision was taken on (screen matching only).
+	Screen string
 }
 
 func (Send) action()   {}
