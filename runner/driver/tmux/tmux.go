@@ -9,7 +9,6 @@ package tmux
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -225,19 +224,19 @@ func (p *Pane) end(st driver.ExitStatus) {
 	})
 }
 
-// Write types b into the pane, byte for byte (send-keys -H), so text, Enter and
-// escape sequences all arrive as the program would get them from a terminal.
+// Write types b into the pane: text literally (send-keys -l), keys by name, so
+// tmux encodes them as the pane's program asked (cursor keys in application mode),
+// and any other byte as it is (send-keys -H).
 func (p *Pane) Write(b []byte) (int, error) {
 	select {
 	case <-p.closed:
 		return 0, fmt.Errorf("tmux send-keys: %w", driver.ErrEnded)
 	default:
 	}
-	args := []string{"send-keys", "-t", p.target, "-H"}
-	for _, c := range b {
-		args = append(args, hex.EncodeToString([]byte{c}))
+	if len(b) == 0 {
+		return 0, nil
 	}
-	if _, err := p.tmux(context.Background(), args...); err != nil {
+	if _, err := p.tmux(context.Background(), sendKeys(p.target, b)...); err != nil {
 		return 0, err
 	}
 	p.mu.Lock()

@@ -111,3 +111,25 @@ func TestSessionProgramKilledBySignal(t *testing.T) {
 		t.Fatalf("exit %+v; want 143 terminated", st)
 	}
 }
+
+// Keys go by name, so tmux encodes them as the program asked: a program in
+// application-cursor mode gets ESC O B for Down although clai, reading the pane
+// through capture-pane, cannot see that mode. Text arrives exactly, semicolons and
+// leading dashes included.
+func TestKeysFollowThePanesCursorMode(t *testing.T) {
+	t.Parallel()
+	sock := testprog.TmuxServer(t)
+	p, err := tmux.Start(context.Background(), tmux.Options{
+		Session: "s", Socket: sock, Rows: 10, Cols: 60,
+		Argv: []string{"sh", "-c", `stty raw -echo; printf '\033[?1hready\r\n'; head -c 8 | od -An -c; sleep 60`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	readUntil(t, p, "ready")
+	if _, err := p.Write([]byte("-a;b\x1b[B\r")); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, p, `-   a   ;   b 033   O   B  \r`)
+}
