@@ -1,10 +1,12 @@
 package runner_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 )
 
@@ -59,5 +61,30 @@ steps:
 	// The hint line below the buttons is not an option.
 	if last := s.events[len(s.events)-1]; !strings.Contains(last.Reason, "(options: Vanilla | Vue | React)") {
 		t.Fatalf("reason %q", last.Reason)
+	}
+}
+
+// TestCreateViteExampleTests runs the tests of examples/create-vite.yaml, among them
+// the replay of the recorded create-vite 9.3.0 session, where every menu is a
+// @clack/prompts one.
+func TestCreateViteExampleTests(t *testing.T) {
+	t.Parallel()
+	const path = "../examples/create-vite.yaml"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, findings := playbooks.Parse(path, data)
+	if pb == nil {
+		t.Fatalf("playbook: %v", findings)
+	}
+	results := runner.RunTests(pb)
+	if len(results) == 0 {
+		t.Fatal("the example has no tests")
+	}
+	for _, r := range results {
+		if !r.Passed() {
+			t.Errorf("test %q: %s", r.Test.Name, strings.Join(r.Failures, "; "))
+		}
 	}
 }
