@@ -9,10 +9,16 @@ import (
 )
 
 // A menu on screen: numbered options ("1. Yes", "2) No"), the current one marked
-// with ❯, ›, ● or >, or options of a marker list indented alike.
+// with ❯, ›, ● or >, or options of a marker list indented alike; radio buttons
+// (● or ◉ selected, ○ or ◯ not), one a line or side by side ("● Yes / ○ No"). A
+// gutter drawn in front of the options (@clack/prompts draws "│  ● React") is not
+// part of the line.
 var (
 	numberedOption = regexp.MustCompile(`^\s*([❯›●>]\s*)?(\d{1,2})[.)]\s+(\S.*?)\s*$`)
-	markedOption   = regexp.MustCompile(`^\s*([❯›●>])\s+(\S.*?)\s*$`)
+	markedOption   = regexp.MustCompile(`^\s*([❯›●◉>])\s+(\S.*?)\s*$`)
+	radioOption    = regexp.MustCompile(`^\s*[○◯]\s+(\S.*?)\s*$`)
+	sideBySide     = regexp.MustCompile(`([●◉○◯])\s+([^●◉○◯]*[^●◉○◯\s/])`)
+	gutter         = regexp.MustCompile(`^\s*[│┃]`)
 )
 
 // option is one entry of a menu found on screen.
@@ -20,30 +26,51 @@ type option struct {
 	label  string
 	number string
 	marked bool
+	// radio: the entry is a radio button, selected or not.
+	radio bool
 }
 
-// findMenu returns the options of the last menu on the screen: the last run of
-// consecutive option lines.
-func findMenu(text string) []option {
-	lines := strings.Split(text, "\n")
-	var menu, run []option
+// menu is the options of a menu found on screen, top to bottom or left to right.
+type menu struct {
+	options []option
+	// horizontal: the options stand side by side on one line, so the left and
+	// right arrow keys move between them.
+	horizontal bool
+}
+
+// findMenu returns the last menu on the screen: the last run of consecutive option
+// lines, or a line of radio buttons side by side if that comes later.
+func findMenu(text string) menu {
+	var found menu
+	var run []option
 	flush := func() {
 		if len(run) >= 2 {
-			menu = run
+			found = menu{options: run}
 		}
 		run = nil
 	}
-	for _, l := range lines {
+	for _, l := range strings.Split(text, "\n") {
+		l = gutter.ReplaceAllString(l, "")
+		if opts := sideBySideOptions(l); opts != nil {
+			flush()
+			found = menu{options: opts, horizontal: true}
+			continue
+		}
 		if m := numberedOption.FindStringSubmatch(l); m != nil {
 			run = append(run, option{label: m[3], number: m[2], marked: m[1] != ""})
 			continue
 		}
-		if m := markedOption.FindStringSubmatch(l); m != nil {
-			run = append(run, option{label: m[2], marked: true})
+		if m := radioOption.FindStringSubmatch(l); m != nil {
+			run = append(run, option{label: m[1], radio: true})
 			continue
 		}
-		// An unmarked entry of a marker list: indented like the marked one.
-		if len(run) > 0 && run[0].number == "" && strings.HasPrefix(l, "  ") && strings.TrimSpace(l) != "" {
+		if m := markedOption.FindStringSubmatch(l); m != nil {
+			run = append(run, option{label: m[2], marked: true, radio: strings.ContainsAny(m[1], "●◉")})
+			continue
+		}
+		// An unmarked entry of a marker list: indented like the marked one. Radio
+		// buttons mark every entry, so a line without one ends their list.
+		if len(run) > 0 && run[0].number == "" && !run[0].radio && strings.HasPrefix(l, "  ") && strings.TrimSpace(l) != "" {
 			run = append(run, option{label: strings.TrimSpace(l)})
 			continue
 		}
@@ -52,7 +79,24 @@ func findMenu(text string) []option {
 		}
 	}
 	flush()
-	return menu
+	return found
+}
+
+// sideBySideOptions returns the radio buttons of a line that holds two or more of
+// them ("● Yes / ○ No"), or nil.
+func sideBySideOptions(line string) []option {
+	if strings.IndexAny(strings.TrimSpace(line), "●◉○◯") != 0 {
+		return nil
+	}
+	ms := sideBySide.FindAllStringSubmatch(line, -1)
+	if len(ms) < 2 {
+		return nil
+	}
+	opts := make([]option, 0, len(ms))
+	for _, m := range ms {
+		opts = append(opts, option{label: m[2], marked: m[1] == "●" || m[1] == "◉", radio: true})
+	}
+	return opts
 }
 
 // labelMatches reports whether an option's label is the one a choose action names:
@@ -77,12 +121,14 @@ type choosing struct {
 const maxChooseTries = 3
 
 // choose picks the option named by the action on the menu on screen: if the marker
-// is on it, Enter confirms; otherwise the arrow keys move the marker there and clai
-// checks, once the screen is still again, that it arrived. A menu without a marker
-// gets the option's number, as it reads on screen. It reports whether anything was
-// sent; a label that is not on screen hands over to a person.
+// is on it, Enter confirms; otherwise the arrow keys (up and down, or left and right
+// for options side by side) move the marker there and clai checks, once the screen
+// is still again, that it arrived. A menu without a marker gets the option's number,
+// as it reads on screen. It reports whether anything was sent; a label that is not
+// on screen hands over to a person.
 func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
-	menu := findMenu(string(e.view()))
+	m := findMenu(string(e.view()))
+	menu := m.options
 	target, current := -1, -1
 	var labels []string
 	for i, o := range menu {
@@ -134,10 +180,13 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 		e.toManual(reason)
 		return false
 	}
-	key := playbooks.Key("down")
-	n := target - current
+	forward, back := playbooks.Key("down"), playbooks.Key("up")
+	if m.horizontal {
+		forward, back = "right", "left"
+	}
+	key, n := forward, target-current
 	if n < 0 {
-		key, n = "up", -n
+		key, n = back, -n
 	}
 	var data []byte
 	for range n {
