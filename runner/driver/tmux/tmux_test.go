@@ -31,6 +31,19 @@ func readUntil(t *testing.T, p *tmux.Pane, want string) string {
 	return ""
 }
 
+// readToEnd reads the pane's redraws until the end of its program.
+func readToEnd(t *testing.T, p *tmux.Pane) {
+	t.Helper()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := p.Read(buf); err == io.EOF {
+			return
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestSessionRoundTrip(t *testing.T) {
 	t.Parallel()
 	sock := testprog.TmuxServer(t)
@@ -50,14 +63,7 @@ func TestSessionRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	readUntil(t, p, "shipped yes")
-	buf := make([]byte, 4096)
-	for {
-		if _, err := p.Read(buf); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-	}
+	readToEnd(t, p)
 	st, err := p.Wait()
 	if err != nil || st.Code != 3 {
 		t.Fatalf("exit %v, %v; want 3", st, err)
@@ -98,14 +104,7 @@ func TestSessionProgramKilledBySignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	buf := make([]byte, 4096)
-	for {
-		if _, err := p.Read(buf); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-	}
+	readToEnd(t, p)
 	st, _ := p.Wait()
 	if st.Code != 128+15 || st.Signal != "terminated" {
 		t.Fatalf("exit %+v; want 143 terminated", st)
