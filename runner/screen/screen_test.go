@@ -562,3 +562,38 @@ func BenchmarkReplayClaude(b *testing.B) {
 		_ = s.Text()
 	}
 }
+
+// A UTF-8 character inside a control string does not end it, even when one of
+// its bytes is 0x9C (the 8-bit String Terminator): Claude Code sets the window
+// title to "✳ Claude Code" (E2 9C B3), which used to print " Claude Code" at
+// the cursor. The string may straddle writes, and queries still get answers.
+func TestControlStringsKeepUTF8(t *testing.T) {
+	cases := []struct {
+		name   string
+		writes []string
+		text   string
+	}{
+		{"OSC title, BEL", []string{"❯ \x1b]0;✳ Claude Code\x07ok"}, "❯ ok"},
+		{"OSC title, ST", []string{"a\x1b]2;✳ x\x1b\\b"}, "ab"},
+		{"split inside the character", []string{"\x1b]0;\xe2\x9c", "\xb3 Claude Code\x07", "done"}, "done"},
+		{"DCS", []string{"\x1bP1$r✳ q\x1b\\x"}, "x"},
+		{"APC", []string{"\x1b_✳ y\x1b\\z"}, "z"},
+		{"text after a cancelled string", []string{"\x1b]0;a\x18✳"}, "✳"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := New(3, 40)
+			for _, w := range c.writes {
+				s.Write([]byte(w))
+			}
+			if got := s.Text(); got != c.text {
+				t.Errorf("text %q, want %q", got, c.text)
+			}
+		})
+	}
+	s := New(3, 40)
+	s.Write([]byte("\x1b]0;✳ Claude Code\x07\x1b]11;?\x07"))
+	if got := string(s.Replies()); got != "\x1b]11;rgb:0000/0000/0000\x07" {
+		t.Errorf("OSC 11 after a title: reply %q", got)
+	}
+}
