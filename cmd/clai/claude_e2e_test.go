@@ -227,6 +227,9 @@ func (s *session) run(t *testing.T, clai, claude, api string) (*e2eReport, error
 		"TERM=xterm-256color",
 		"LANG=C.UTF-8",
 		"ANTHROPIC_BASE_URL=" + api,
+		// A token, not ANTHROPIC_API_KEY: with an API key, 2.1.197's first
+		// run checks api.anthropic.com itself after the theme picker, base URL
+		// or not, and stops at "Unable to connect to Anthropic services".
 		"ANTHROPIC_AUTH_TOKEN=dummy",
 		"DISABLE_AUTOUPDATER=1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",

@@ -1,6 +1,8 @@
 // Command anthropic is a fake Anthropic Messages API for driving a real Claude
 // Code offline: point it at the fake with ANTHROPIC_BASE_URL and any
-// ANTHROPIC_AUTH_TOKEN, and the "model" plays a fixed script.
+// ANTHROPIC_AUTH_TOKEN, and the "model" plays a fixed script. (Not
+// ANTHROPIC_API_KEY: with a key, Claude Code 2.1.197's first run checks
+// api.anthropic.com itself and stops when it cannot reach it.)
 //
 //	anthropic -bash 'ls' -bash 'rm -rf /tmp/x' -say 'All done.'
 //
