@@ -39,6 +39,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // turn is one answer of the scripted model: a Bash tool call or text.
@@ -153,6 +154,8 @@ type server struct {
 	script script
 	aside  string
 
+	ids atomic.Int64 // numbers the messages: each answer has its own id
+
 	mu  sync.Mutex
 	out *log.Logger
 	raw *os.File // request bodies, when -log is given
@@ -232,10 +235,11 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.logf("aside")
 	}
 	blocks := answer(t, req.toolCalls())
+	id := fmt.Sprintf("msg_fake%03d", s.ids.Add(1))
 	if req.Stream {
-		stream(w, req.Model, blocks)
+		stream(w, id, req.Model, blocks)
 	} else {
-		writeJSON(w, messageJSON(req.Model, blocks, stopReason(blocks)))
+		writeJSON(w, messageJSON(id, req.Model, blocks, stopReason(blocks)))
 	}
 }
 
@@ -304,7 +308,7 @@ func usage() map[string]int {
 }
 
 // messageJSON is a whole Messages API response.
-func messageJSON(model string, blocks []block, stop string) map[string]any {
+func messageJSON(id, model string, blocks []block, stop string) map[string]any {
 	content := any(blocks)
 	if blocks == nil {
 		content = []block{}
@@ -314,7 +318,7 @@ func messageJSON(model string, blocks []block, stop string) map[string]any {
 		reason = stop
 	}
 	return map[string]any{
-		"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+		"id": id, "type": "message", "role": "assistant", "model": model,
 		"content": content, "stop_reason": reason, "stop_sequence": nil, "usage": usage(),
 	}
 }
@@ -323,7 +327,7 @@ func messageJSON(model string, blocks []block, stop string) map[string]any {
 // message_start, then for each block content_block_start, one delta and
 // content_block_stop, then message_delta with the stop reason and
 // message_stop.
-func stream(w http.ResponseWriter, model string, blocks []block) {
+func stream(w http.ResponseWriter, id, model string, blocks []block) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	event := func(name string, data map[string]any) {
@@ -331,7 +335,7 @@ func stream(w http.ResponseWriter, model string, blocks []block) {
 		b, _ := json.Marshal(data)
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
 	}
-	event("message_start", map[string]any{"message": messageJSON(model, nil, "")})
+	event("message_start", map[string]any{"message": messageJSON(id, model, nil, "")})
 	for i, b := range blocks {
 		switch b["type"] {
 		case "text":
