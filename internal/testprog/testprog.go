@@ -1,6 +1,7 @@
 // Package testprog builds the fake interactive programs under testdata/fakes
 // (prompter, danger, flood, roundtrip, silent, binary, stubborn, forker, echo)
-// so tests and benchmarks can run them in a terminal.
+// so tests and benchmarks can run them in a terminal, and anthropic, a fake
+// Messages API that a real Claude Code can be pointed at.
 //
 // Build compiles each fake once per test binary into a directory under
 // os.TempDir named after the test process; directories of test processes that

@@ -55,6 +55,9 @@ type Screen struct {
 	modes map[ansi.Mode]bool
 
 	buf []byte // scratch for rendering
+
+	strs   stringFilter // keeps UTF-8 inside control strings from ending them
+	filbuf []byte       // scratch for the filtered output
 }
 
 // New returns a blank screen of rows×cols cells. A non-positive dimension is
@@ -115,8 +118,61 @@ func (s *Screen) Write(p []byte) {
 	if len(p) == 0 {
 		return
 	}
-	_, _ = s.emu.Write(p) // only fails once the emulator is closed; it never is
+	s.filbuf = s.strs.filter(s.filbuf[:0], p)
+	_, _ = s.emu.Write(s.filbuf) // only fails once the emulator is closed; it never is
 	s.refresh()
+}
+
+// stringFilter drops the bytes of non-ASCII characters inside control strings
+// (OSC, DCS, SOS, PM, APC) before they reach the emulator, whose parser takes
+// byte 0x9C, the 8-bit String Terminator, to end the string even when it is
+// part of a UTF-8 character: the window title "✳ Claude Code" (✳ is
+// E2 9C B3) then ended early and " Claude Code" was printed on the screen.
+// A UTF-8 terminal (tmux, xterm) reads the whole title. Nothing clai reads
+// from a control string (the OSC 10/11/12 colour queries) is non-ASCII.
+type stringFilter struct {
+	state uint8
+	osc   bool // the string is an OSC, which BEL ends too
+}
+
+const (
+	filterGround uint8 = iota
+	filterEsc          // after ESC, outside a string
+	filterString       // inside a control string
+	filterStrEsc       // after ESC inside a control string: ST or a new sequence
+)
+
+// filter appends p to dst without the non-ASCII bytes of control strings,
+// keeping its state across calls, so a string may straddle two writes.
+func (f *stringFilter) filter(dst, p []byte) []byte {
+	for _, b := range p {
+		switch f.state {
+		case filterGround:
+			if b == 0x1b {
+				f.state = filterEsc
+			}
+		case filterEsc, filterStrEsc:
+			switch b {
+			case ']', 'P', 'X', '^', '_':
+				f.state, f.osc = filterString, b == ']'
+			case 0x1b:
+				f.state = filterEsc
+			default:
+				f.state = filterGround
+			}
+		case filterString:
+			switch {
+			case b == 0x1b:
+				f.state = filterStrEsc
+			case b == 0x07 && f.osc, b == 0x18, b == 0x1a:
+				f.state = filterGround // BEL ends an OSC; CAN and SUB cancel any string
+			case b >= 0x80:
+				continue
+			}
+		}
+		dst = append(dst, b)
+	}
+	return dst
 }
 
 // Text returns the visible screen: one line per row joined by "\n", trailing

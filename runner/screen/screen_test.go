@@ -20,7 +20,7 @@ const recordings = "../../testdata/screens"
 
 type castEvent struct {
 	t    float64
-	kind string // "o" output, "i" input
+	kind string // "o" output, "i" input, "m" marker
 	data string
 }
 
@@ -560,5 +560,92 @@ func BenchmarkReplayClaude(b *testing.B) {
 			s.Write(p)
 		}
 		_ = s.Text()
+	}
+}
+
+// A UTF-8 character inside a control string does not end it, even when one of
+// its bytes is 0x9C (the 8-bit String Terminator): Claude Code sets the window
+// title to "✳ Claude Code" (E2 9C B3), which used to print " Claude Code" at
+// the cursor. The string may straddle writes, and queries still get answers.
+func TestControlStringsKeepUTF8(t *testing.T) {
+	cases := []struct {
+		name   string
+		writes []string
+		text   string
+	}{
+		{"OSC title, BEL", []string{"❯ \x1b]0;✳ Claude Code\x07ok"}, "❯ ok"},
+		{"OSC title, ST", []string{"a\x1b]2;✳ x\x1b\\b"}, "ab"},
+		{"split inside the character", []string{"\x1b]0;\xe2\x9c", "\xb3 Claude Code\x07", "done"}, "done"},
+		{"DCS", []string{"\x1bP1$r✳ q\x1b\\x"}, "x"},
+		{"APC", []string{"\x1b_✳ y\x1b\\z"}, "z"},
+		{"text after a cancelled string", []string{"\x1b]0;a\x18✳"}, "✳"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := New(3, 40)
+			for _, w := range c.writes {
+				s.Write([]byte(w))
+			}
+			if got := s.Text(); got != c.text {
+				t.Errorf("text %q, want %q", got, c.text)
+			}
+		})
+	}
+	s := New(3, 40)
+	s.Write([]byte("\x1b]0;✳ Claude Code\x07\x1b]11;?\x07"))
+	if got := string(s.Replies()); got != "\x1b]11;rgb:0000/0000/0000\x07" {
+		t.Errorf("OSC 11 after a title: reply %q", got)
+	}
+}
+
+// Live Claude Code 2.1.197 sessions that clai drove (80x24): the screen just
+// before each of clai's answers, cut at its clai-send marker in the cast,
+// renders as tmux showed the same bytes.
+func TestClaudePermissionScreens(t *testing.T) {
+	dir := filepath.Join(recordings, "claude-code-2.1.197-permissions")
+	cases := []struct {
+		cast   string
+		answer int // the screen before clai's answer number answer (1-based); 0: the last screen
+		file   string
+	}{
+		{"rm-rf-outside", 1, "01-theme-picker.txt"},
+		{"rm-rf-outside", 2, "02-security-notes.txt"},
+		{"rm-rf-outside", 3, "03-trust-dialog.txt"},
+		{"rm-rf-outside", 4, "04-bash-npm-test.txt"},
+		{"rm-rf-outside", 5, "05-bash-rm-rf-outside.txt"},
+		{"rm-rf-outside", 6, "06-after-refusal.txt"},
+		{"rm-rf-outside", 7, "07-bash-npm-test-again.txt"},
+		{"rm-rf-outside", 8, "08-script-done.txt"},
+		{"rm-rf-outside", 0, "09-after-exit.txt"},
+		{"curl-pipe-shell", 4, "10-curl-pipe-shell.txt"},
+		{"sudo", 4, "11-sudo.txt"},
+		{"chmod-777", 4, "12-chmod-777.txt"},
+		{"force-push", 4, "13-force-push.txt"},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			s := New(24, 80)
+			answers := 0
+			for _, e := range loadCast(t, filepath.Join(dir, c.cast+".cast")) {
+				if e.kind == "m" && e.data == "clai-send" {
+					if answers++; answers == c.answer {
+						break
+					}
+				}
+				if e.kind == "o" {
+					s.Write([]byte(e.data))
+				}
+			}
+			if c.answer > answers {
+				t.Fatalf("%s.cast has %d answers, want %d", c.cast, answers, c.answer)
+			}
+			want, err := os.ReadFile(filepath.Join(dir, c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Text(); got != normCapture(string(want)) {
+				t.Errorf("differs from the capture:%s", diffLines(got, normCapture(string(want))))
+			}
+		})
 	}
 }

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clai-sh/clai/internal/testprog"
+)
+
+// claudeCodeVersion is the release of Claude Code the claude-code preset is
+// checked against end to end.
+const claudeCodeVersion = "2.1.197"
+
+// e2ePlaybook is the claude-code preset plus the two things a person at the
+// keyboard would do in the scripted conversation: answer Claude Code's
+// "What should Claude do instead?" after a refusal, and leave with /exit when
+// the fake model has said its last word. Every preset rule and danger rule
+// runs unchanged.
+const e2ePlaybook = `version: 1
+name: claude-code-e2e
+extends: claude-code
+spawn: {command: [claude]}
+rules:
+  - name: reply-after-refusal
+    match: "What should Claude do instead?"
+    line: "Never mind, wrap up."
+    limit: 1
+  - name: exit-when-done
+    match: "SCRIPT-DONE"
+    line: "/exit"
+    limit: 1
+`
+
+// The preset against a real Claude Code, first run, pointed at the fake
+// Messages API (testdata/fakes/anthropic): clai gets through the theme picker,
+// the security notes and the trust dialog, approves npm test by label, and
+// refuses each dangerous command with Esc, so that Claude Code reports the
+// call as rejected and it never runs.
+func TestPresetDrivesRealClaudeCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs and runs Claude Code from npm; skipped with -short")
+	}
+	claude := installClaudeCode(t)
+	clai := testprog.BuildCommand(t, "./cmd/clai")
+	fake := testprog.Build(t, "anthropic")
+
+	const npmTest = "npm test"
+	cases := []struct {
+		name   string
+		danger string                        // the danger rule that must refuse
+		turns  func(outside string) []string // the fake's script, as its flags
+		// npm test runs this often, approved by approve-read-only; in the
+		// first case once before the refusal and once after it.
+		approvals int
+	}{
+		{"rm -rf outside the project", "rm-rf-outside", func(out string) []string {
+			return []string{"-bash", npmTest, "-bash", "rm -rf " + out, "-bash", npmTest}
+		}, 2},
+		{"curl piped to sh", "curl-pipe-shell", func(out string) []string {
+			return []string{"-bash", "curl -fsS file://" + out + "/install.sh | sh"}
+		}, 0},
+		{"sudo", "sudo", func(out string) []string {
+			return []string{"-bash", "sudo rm " + out + "/marker"}
+		}, 0},
+		{"chmod -R 777", "chmod-777", func(out string) []string {
+			return []string{"-bash", "chmod -R 777 " + out}
+		}, 0},
+		{"git push --force", "force-push", func(string) []string {
+			return []string{"-bash", "git push --force origin main"}
+		}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSession(t)
+			script := append(c.turns(s.outside), "-say", "SCRIPT-DONE")
+			api, served := startFakeAPI(t, fake, script)
+			rep, err := s.run(t, clai, claude, api)
+			fakeLog := served()
+			if err != nil {
+				t.Fatalf("%v\nfake API:\n%s", err, fakeLog)
+			}
+
+			if rep.Outcome != "done" || rep.ExitCode != 0 {
+				t.Errorf("outcome %q, exit %d (%s), want done, 0", rep.Outcome, rep.ExitCode, rep.Reason)
+			}
+			want := map[string]int{
+				"theme": 1, "security-notes": 1, "trust-folder": 1,
+				"approve-read-only": c.approvals, "approve-edits": 0,
+				"reply-after-refusal": 1, "exit-when-done": 1,
+			}
+			for rule, n := range want {
+				if rep.Rules[rule] != n {
+					t.Errorf("rule %s fired %d times, want %d", rule, rep.Rules[rule], n)
+				}
+			}
+			for _, d := range []string{"rm-rf-outside", "curl-pipe-shell", "sudo", "force-push", "chmod-777", "drop-database", "billing"} {
+				if fired := rep.Rules[d] > 0; fired != (d == c.danger) {
+					t.Errorf("danger rule %s fired %d times", d, rep.Rules[d])
+				}
+			}
+			if !rep.sent(c.danger, "keys esc") {
+				t.Errorf("%s did not refuse with Esc; timeline:\n%s", c.danger, rep.timeline())
+			}
+
+			// What Claude Code told the model: npm test ran, the dangerous call
+			// was rejected, and the conversation reached its end.
+			ran := strings.Count(fakeLog, " ok > proj@1.0.0 test")
+			rejected := strings.Count(fakeLog, " error The user doesn't want to proceed with this tool use.")
+			turns := strings.Count(fakeLog, "\nturn ")
+			if ran != c.approvals || rejected != 1 || turns != len(script)/2 {
+				t.Errorf("fake API saw %d npm test results, %d rejections, %d turns; want %d, 1, %d:\n%s",
+					ran, rejected, turns, c.approvals, len(script)/2, fakeLog)
+			}
+			s.checkUntouched(t)
+			if _, err := os.Stat(filepath.Join(s.proj, "tested.txt")); (err == nil) != (c.approvals > 0) {
+				t.Errorf("npm test ran: %v, want %v", err == nil, c.approvals > 0)
+			}
+		})
+	}
+}
+
+// installClaudeCode installs Claude Code claudeCodeVersion from npm into a
+// temporary prefix and returns the path of its claude command. It skips the
+// test when npm is missing, the registry cannot be reached or the package
+// does not install or start.
+func installClaudeCode(t *testing.T) string {
+	t.Helper()
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip("npm is not installed: cannot install Claude Code")
+	}
+	pkg := "@anthropic-ai/claude-code@" + claudeCodeVersion
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, npm, "view", pkg, "version").Output(); err != nil ||
+		strings.TrimSpace(string(out)) != claudeCodeVersion {
+		t.Skipf("npm view %s: %q, %v (registry unreachable?)", pkg, out, err)
+	}
+	prefix := t.TempDir()
+	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	install := exec.CommandContext(ctx, npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", pkg)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Skipf("npm install %s: %v\n%s", pkg, err, out)
+	}
+	claude := filepath.Join(prefix, "node_modules", ".bin", "claude")
+	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, claude, "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), claudeCodeVersion) {
+		t.Skipf("%s --version: %v: %s (did npm skip the package's install script?)", claude, err, out)
+	}
+	return claude
+}
+
+// session is one first run of Claude Code: an empty home, a project with
+// an npm test script, and a folder outside it that dangerous commands aim at.
+type session struct {
+	root, home, proj, outside string
+	outsideMode               os.FileMode // as made, for checkUntouched
+}
+
+// newSession makes the session's folders under a short temporary path, so
+// commands naming them fit on one line of an 80-column terminal.
+func newSession(t *testing.T) *session {
+	t.Helper()
+	root, err := os.MkdirTemp("", "clai-cc-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	s := &session{root: root, home: filepath.Join(root, "home"), proj: filepath.Join(root, "proj"), outside: filepath.Join(root, "out")}
+	files := map[string]string{
+		filepath.Join(s.proj, "package.json"):    `{"name": "proj", "version": "1.0.0", "scripts": {"test": "echo tested > tested.txt"}}` + "\n",
+		filepath.Join(s.outside, "marker"):       "must survive\n",
+		filepath.Join(s.outside, "install.sh"):   "rm -f " + filepath.Join(s.outside, "marker") + "\n",
+		filepath.Join(s.root, "claude-e2e.yaml"): e2ePlaybook,
+	}
+	for _, dir := range []string{s.home, s.proj, s.outside} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, text := range files {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := os.Stat(s.outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.outsideMode = st.Mode()
+	return s
+}
+
+// run drives claude in the project with clai and the e2e playbook, against
+// the Messages API at api, and returns clai's report.
+func (s *session) run(t *testing.T, clai, claude, api string) (*e2eReport, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	reportFile, logFile := filepath.Join(s.root, "report.json"), filepath.Join(s.root, "log.jsonl")
+	cmd := exec.CommandContext(ctx, clai, "run", "-q", "--report", reportFile, "--log", logFile,
+		filepath.Join(s.root, "claude-e2e.yaml"), "--", "run the tests")
+	// Past the deadline, SIGHUP: clai ends Claude Code and still writes
+	// the report.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGHUP) }
+	cmd.WaitDelay = 10 * time.Second
+	cmd.Dir = s.proj
+	cmd.Env = []string{
+		"PATH=" + filepath.Dir(claude) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + s.home,
+		"TERM=xterm-256color",
+		"LANG=C.UTF-8",
+		"ANTHROPIC_BASE_URL=" + api,
+		// A token, not ANTHROPIC_API_KEY: with an API key, 2.1.197's first
+		// run checks api.anthropic.com itself after the theme picker, base URL
+		// or not, and stops at "Unable to connect to Anthropic services".
+		"ANTHROPIC_AUTH_TOKEN=dummy",
+		"DISABLE_AUTOUPDATER=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+	}
+	if tmp := os.Getenv("TMPDIR"); tmp != "" {
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	runErr := cmd.Run()
+	log, _ := os.ReadFile(logFile)
+	data, err := os.ReadFile(reportFile)
+	if err != nil {
+		return nil, fmt.Errorf("clai run: %v, no report: %v\n%s\nlog:\n%s", runErr, err, out.Bytes(), log)
+	}
+	var rep e2eReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("report: %v", err)
+	}
+	if runErr != nil {
+		t.Logf("clai run: %v\n%s\nlog:\n%s", runErr, out.Bytes(), log)
+	}
+	return &rep, nil
+}
+
+// checkUntouched fails t when a dangerous command reached the outside folder.
+func (s *session) checkUntouched(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(s.outside, "marker")); err != nil {
+		t.Errorf("the marker outside the project is gone: %v", err)
+	}
+	if st, err := os.Stat(s.outside); err != nil {
+		t.Errorf("the folder outside the project is gone: %v", err)
+	} else if st.Mode() != s.outsideMode {
+		t.Errorf("the folder outside the project is now %v, was %v", st.Mode(), s.outsideMode)
+	}
+}
+
+// startFakeAPI starts the fake Messages API with the script flags and returns
+// its base URL, and a function that stops it and returns what it logged
+// (a line per request).
+func startFakeAPI(t *testing.T, fake string, script []string) (url string, served func() string) {
+	t.Helper()
+	cmd := exec.Command(fake, script...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(stdout)
+	first, err := r.ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(first), "listening on ")
+	if err != nil || !ok {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("fake API: %q, %v", first, err)
+	}
+	var log bytes.Buffer
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(&log, r)
+		close(copied)
+	}()
+	stop := sync.OnceValue(func() string {
+		cmd.Process.Kill()
+		<-copied
+		cmd.Wait()
+		return "\n" + log.String()
+	})
+	t.Cleanup(func() { stop() })
+	return url, stop
+}
+
+// e2eReport is the part of clai's JSON report the test reads.
+type e2eReport struct {
+	Outcome  string         `json:"outcome"`
+	ExitCode int            `json:"exit_code"`
+	Reason   string         `json:"reason"`
+	Rules    map[string]int `json:"rules"`
+	Timeline []struct {
+		Event   string `json:"event"`
+		Rule    string `json:"rule"`
+		Sent    string `json:"sent"`
+		Excerpt string `json:"excerpt"`
+	} `json:"timeline"`
+}
+
+// sent reports whether rule sent exactly what.
+func (r *e2eReport) sent(rule, what string) bool {
+	for _, e := range r.Timeline {
+		if e.Event == "send" && e.Rule == rule && e.Sent == what {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *e2eReport) timeline() string {
+	var b strings.Builder
+	for _, e := range r.Timeline {
+		fmt.Fprintf(&b, "  %s %s %q %q\n", e.Event, e.Rule, e.Sent, e.Excerpt)
+	}
+	return b.String()
+}
