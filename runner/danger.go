@@ -67,21 +67,46 @@ func severity(a playbooks.DangerAction) int {
 }
 
 // scanDanger runs the danger rules on new text, before any rule or step sees it.
+//
+// On a screen the same dangerous text usually reaches both the stream and the
+// screen, often more than once (a dialog and its transcript line): a rule counts
+// once while its text is on screen, and once for all the stream shows of it until
+// the screen is next looked at.
 func (e *Engine) scanDanger(text []byte) {
-	e.onDanger(e.danger.scan(e.pb.Danger, text))
+	hits := e.danger.scan(e.pb.Danger, text)
+	if e.scr != nil {
+		kept := hits[:0]
+		for _, h := range hits {
+			if e.dangerShown[h.rule] == 0 && !e.dangerStreamed[h.rule] {
+				e.dangerStreamed[h.rule] = true
+				kept = append(kept, h)
+			}
+		}
+		hits = kept
+	}
+	e.onDanger(hits)
 }
 
 // scanScreenDanger runs the danger rules on the visible screen, where a program
 // that draws with cursor jumps shows text the stream never holds. A rule counts
-// once each time its pattern appears.
+// once each time its text appears (one more copy of it on screen than before),
+// unless the stream showed it first.
 func (e *Engine) scanScreenDanger(text []byte) {
 	var hits []dangerHit
 	for _, r := range e.pb.Danger {
-		h, on := find(r.Match, text)
-		if on && !e.dangerShown[r] {
-			hits = append(hits, dangerHit{rule: r, text: string(text[h.start:h.end])})
+		copies, last := 0, ""
+		for _, p := range r.Match.Patterns {
+			p.FindEach(text, func(loc []int) bool {
+				copies++
+				last = string(text[loc[0]:loc[1]])
+				return true
+			})
 		}
-		e.dangerShown[r] = on
+		if copies > e.dangerShown[r] && (e.dangerShown[r] > 0 || !e.dangerStreamed[r]) {
+			hits = append(hits, dangerHit{rule: r, text: last})
+		}
+		e.dangerShown[r] = copies
+		e.dangerStreamed[r] = false
 	}
 	e.onDanger(hits)
 }

@@ -9,7 +9,21 @@ import (
 var (
 	questionLine = regexp.MustCompile(`(?i)(\[[yn](/[yn])+\]|\((y/n|yes/no)\)|\[[^\]\n]{1,40}\]\s*[?:]?|[?:>$#])\s*$`)
 	menuLine     = regexp.MustCompile(`^\s*([❯›●>]\s*)?\d{1,2}[.)]\s+\S|^\s*[❯›●]\s+\S`)
+	// busyLine is how coding agents say they are working: Claude Code and Codex
+	// CLI ("esc to interrupt"), Gemini CLI ("(esc to cancel, 12s)").
+	busyLine = regexp.MustCompile(`(?i)\besc to interrupt\b|\(esc to cancel, [^)]*\d+s\)`)
 )
+
+// busy reports whether the last lines of text say the program is working: then it
+// waits at no prompt and is not idle, whatever else the screen shows.
+func busy(text []byte) bool {
+	for _, l := range lastLines(text, 12) {
+		if busyLine.MatchString(l) {
+			return true
+		}
+	}
+	return false
+}
 
 // lastLines returns up to n non-blank lines at the end of text, last first.
 func lastLines(text []byte, n int) []string {
@@ -32,7 +46,7 @@ func lastLines(text []byte, n int) []string {
 // detectPrompt returns the question the program seems to wait at, or "".
 func detectPrompt(window []byte) string {
 	lines := lastLines(window, 12)
-	if len(lines) == 0 {
+	if len(lines) == 0 || busy(window) {
 		return ""
 	}
 	if questionLine.MatchString(lines[0]) {

@@ -76,7 +76,9 @@ type Engine struct {
 
 	lastOutput time.Time
 	lastSend   time.Time
-	sent       bool
+	// busySeen is when the idle timer last found the program saying it is busy.
+	busySeen time.Time
+	sent     bool
 	// wake is when a deferred answer may be sent.
 	wake time.Time
 
@@ -115,12 +117,16 @@ type Engine struct {
 	// scr is the virtual screen of settings.match: screen, nil in stream mode;
 	// scrSeen is the screen's version when it was last matched, scrSent its
 	// version at clai's last answer, and present says which rules' patterns were
-	// on the screen then (rules fire when their pattern appears).
+	// on the screen then (rules fire when their pattern appears); dangerShown
+	// counts the copies of each danger rule's text on the screen then.
 	scr         *screen.Screen
 	scrSeen     uint64
 	scrSent     uint64
 	present     map[*playbooks.Rule]bool
-	dangerShown map[*playbooks.Danger]bool
+	dangerShown map[*playbooks.Danger]int
+	// dangerStreamed says which danger rules the stream fired since the screen
+	// was last scanned.
+	dangerStreamed map[*playbooks.Danger]bool
 	// changes marks what changed on the screen since clai's last answer.
 	changes changes
 	// choosing is a choose action waiting to see its selection on screen.
@@ -144,7 +150,8 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 	if pb.Settings.Match == playbooks.MatchScreen {
 		e.scr = screen.New(cfg.Rows, cfg.Cols)
 		e.present = map[*playbooks.Rule]bool{}
-		e.dangerShown = map[*playbooks.Danger]bool{}
+		e.dangerShown = map[*playbooks.Danger]int{}
+		e.dangerStreamed = map[*playbooks.Danger]bool{}
 	}
 	return e
 }
@@ -393,14 +400,14 @@ func (e *Engine) Deadline() (time.Time, bool) {
 			at(settle)
 		}
 		if t.Idle > 0 {
-			at(e.lastOutput.Add(t.Idle))
+			at(e.idleFrom().Add(t.Idle))
 		}
 	case Prompting:
 		if t.Prompt > 0 && !e.cfg.Interactive {
 			at(e.promptSince.Add(t.Prompt))
 		}
 		if t.Idle > 0 {
-			at(e.lastOutput.Add(t.Idle))
+			at(e.idleFrom().Add(t.Idle))
 		}
 	case Nudging:
 		at(e.nextNudge)

@@ -709,3 +709,63 @@ steps:
 	s.advance(150 * time.Millisecond)
 	s.wantSent("y\r")
 }
+
+// dangerHits counts the danger events of a rule.
+func (s *sim) dangerHits(rule string) int {
+	n := 0
+	for _, e := range s.events {
+		if e.Name == "danger" && e.Rule == rule {
+			n++
+		}
+	}
+	return n
+}
+
+// On a screen one dangerous command counts once, though the stream shows it in the
+// dialog, again in a redraw, and the screen shows it too; a second command of the
+// same kind, drawn while the first is still on screen, counts again and is refused
+// again.
+func TestScreenDangerCountsEachAppearanceOnce(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms, min_send_interval: 0s}
+rules:
+  - {name: proceed, match: "Do you want to proceed?", keys: [enter], limit: 5}
+danger:
+  - {name: wipe, match: {regex: 'rm -rf /\S+'}, action: deny, keys: [esc]}
+`, runner.Config{Rows: 10, Cols: 60})
+	dialog := "\x1b[2;1H\x1b[2KBash: rm -rf /srv\x1b[4;1H\x1b[2KDo you want to proceed?"
+	s.out(time.Millisecond, dialog)
+	s.out(time.Millisecond, dialog) // a redraw
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\x1b")
+	if n := s.dangerHits("wipe"); n != 1 {
+		t.Fatalf("%d danger hits for one command, want 1\n%s", n, s.timeline())
+	}
+	// The first command stays in the transcript; a second dialog asks again.
+	s.out(time.Millisecond, "\x1b[4;1H\x1b[2K  Interrupted\x1b[6;1HBash: rm -rf /var\x1b[8;1HDo you want to proceed?")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\x1b", "\x1b")
+	if n := s.dangerHits("wipe"); n != 2 {
+		t.Fatalf("%d danger hits for two commands, want 2\n%s", n, s.timeline())
+	}
+}
+
+// An agent that says it is working ("esc to interrupt") waits at no prompt and is
+// not nudged, however long it stays quiet; once it is idle, it is.
+func TestBusyAgentIsNeitherPromptingNorNudged(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms}
+timeouts: {idle: 10s, prompt: 1h}
+nudge: {sequence: ["continue\r"], gap: 5s, max: 1}
+`, runner.Config{Rows: 8, Cols: 60})
+	s.out(time.Millisecond, "\x1b[2;1H● Running the tests…\x1b[4;1H✻ Working (12s · esc to interrupt)\x1b[6;1H❯ ")
+	s.advance(time.Minute)
+	s.wantState(runner.Running)
+	s.wantSent()
+	// Done working: the prompt alone is left, and idle means idle.
+	s.out(time.Millisecond, "\x1b[4;1H\x1b[2K")
+	s.advance(11 * time.Second)
+	s.wantSent("continue\r")
+}

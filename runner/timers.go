@@ -54,13 +54,13 @@ func (e *Engine) timers() {
 				e.enterPrompting("the program waits at a prompt nothing answers", q)
 			}
 		}
-		e.checkIdle(quiet)
+		e.checkIdle()
 	case Prompting:
 		if t.Prompt > 0 && !e.cfg.Interactive && !now.Before(e.promptSince.Add(t.Prompt)) {
 			e.finish(Prompting, ExitManual, fmt.Sprintf("nobody answered the prompt %q within timeouts.prompt (%s)", e.question, t.Prompt), true)
 			return
 		}
-		e.checkIdle(quiet)
+		e.checkIdle()
 	case Nudging:
 		if !now.Before(e.nextNudge) {
 			if e.nudges < e.pb.Nudge.Max {
@@ -84,9 +84,16 @@ func (e *Engine) enterPrompting(reason, question string) {
 }
 
 // checkIdle starts nudging, or hands over to a person, after timeouts.idle of silence.
-func (e *Engine) checkIdle(quiet time.Duration) {
+func (e *Engine) checkIdle() {
 	idle := e.pb.Timeouts.Idle
-	if idle <= 0 || quiet < idle || e.result != nil {
+	if idle <= 0 || e.now.Before(e.idleFrom().Add(idle)) || e.result != nil {
+		return
+	}
+	if busy(e.view()) {
+		// A program that says it is working is not idle: look again after
+		// another idle period.
+		e.busySeen = e.now
+		e.emit(Event{Name: "defer", Reason: fmt.Sprintf("no output for %s, but the program says it is busy: no nudge", idle)})
 		return
 	}
 	reason := fmt.Sprintf("no output for %s", idle)
@@ -96,6 +103,15 @@ func (e *Engine) checkIdle(quiet time.Duration) {
 	}
 	e.setState(Nudging, reason)
 	e.nudge()
+}
+
+// idleFrom is when the program was last seen doing something: its last output, or
+// the last time its screen said it was busy.
+func (e *Engine) idleFrom() time.Time {
+	if e.busySeen.After(e.lastOutput) {
+		return e.busySeen
+	}
+	return e.lastOutput
 }
 
 // nudge sends the next entry of the nudge sequence; the last entry repeats.
