@@ -1,6 +1,7 @@
-// Package testprog builds the fake interactive programs under testdata/fakes
-// (prompter, danger, flood, roundtrip, silent, binary, stubborn, forker, echo)
-// so tests and benchmarks can run them in a terminal.
+// Package testprog builds the fake programs under testdata/fakes (the
+// interactive prompter, danger, flood, roundtrip, silent, binary, stubborn,
+// forker and echo, and the model server modelapi) so tests and benchmarks can
+// run them.
 //
 // Build compiles each fake once per test binary into a directory under
 // os.TempDir named after the test process; directories of test processes that
