@@ -9,7 +9,9 @@ import (
 )
 
 // A menu on screen: numbered options ("1. Yes", "2) No"), the current one marked
-// with ❯, ›, ● or >, or options of a marker list indented alike.
+// with ❯, ›, ● or >, or options of a marker list indented alike. Menus drawn in
+// a box (Gemini CLI's dialogs: "│ ● 1. Allow once   │") are read without the
+// box's sides.
 var (
 	numberedOption = regexp.MustCompile(`^\s*([❯›●>]\s*)?(\d{1,2})[.)]\s+(\S.*?)\s*$`)
 	markedOption   = regexp.MustCompile(`^\s*([❯›●>])\s+(\S.*?)\s*$`)
@@ -34,6 +36,7 @@ func findMenu(text string) []option {
 		run = nil
 	}
 	for _, l := range lines {
+		l = unframe(l)
 		if m := numberedOption.FindStringSubmatch(l); m != nil {
 			run = append(run, option{label: m[3], number: m[2], marked: m[1] != ""})
 			continue
@@ -53,6 +56,25 @@ func findMenu(text string) []option {
 	}
 	flush()
 	return menu
+}
+
+// unframe returns a screen line without the sides of the boxes around it: a
+// line that starts with "│" and ends with "│" (spaces around them aside) loses
+// both, as many times as boxes are nested, keeping the indentation inside.
+func unframe(l string) string {
+	for {
+		t := strings.Trim(l, " ")
+		inner, ok := strings.CutPrefix(t, "│")
+		if !ok {
+			return l
+		}
+		inner, ok = strings.CutSuffix(inner, "│")
+		if !ok {
+			return l
+		}
+		// The side is followed by a space of padding, when there is one.
+		l = strings.TrimPrefix(inner, " ")
+	}
 }
 
 // labelMatches reports whether an option's label is the one a choose action names:

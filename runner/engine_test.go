@@ -709,3 +709,26 @@ steps:
 	s.advance(150 * time.Millisecond)
 	s.wantSent("y\r")
 }
+
+// Gemini CLI draws its dialogs in a box, sometimes indented: the menu is read
+// inside it.
+func TestChooseInsideABox(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms, min_send_interval: 0s}
+rules:
+  - {name: allow, match: "Allow execution of [Shell]?", choose: "Allow for this session", limit: 1}
+`, runner.Config{Rows: 10, Cols: 40})
+	s.out(time.Millisecond, "\x1b[1;1H ╭─────────────────────────────────────╮"+
+		"\x1b[2;1H │ Allow execution of [Shell]?         │"+
+		"\x1b[3;1H │                                     │"+
+		"\x1b[4;1H │ ● 1. Allow once                     │"+
+		"\x1b[5;1H │   2. Allow for this session         │"+
+		"\x1b[6;1H │   3. No, suggest changes (esc)      │"+
+		"\x1b[7;1H ╰─────────────────────────────────────╯")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\x1b[B")
+	s.out(10*time.Millisecond, "\x1b[4;1H │   1. Allow once                     │\x1b[5;1H │ ● 2. Allow for this session         │")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\x1b[B", "\r")
+}
