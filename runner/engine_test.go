@@ -409,6 +409,23 @@ timeouts: {prompt: 1m}
 	s.wantResult(runner.Prompting, runner.ExitManual)
 }
 
+// A menu in a box, with blank box lines and a footer under it, is a prompt.
+func TestPromptingAtAMenuInABox(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"settings: {match: screen, settle: 300ms}\n", runner.Config{Rows: 12, Cols: 40})
+	s.out(time.Millisecond, "\x1b[1;1H╭──────────────────────────────────────╮"+
+		"\x1b[2;1H│ How would you like to authenticate?  │"+
+		"\x1b[3;1H│                                      │"+
+		"\x1b[4;1H│ ● 1. Sign in with Google             │"+
+		"\x1b[5;1H│   2. Use Gemini API Key              │"+
+		"\x1b[6;1H│                                      │"+
+		"\x1b[7;1H│ (Use Enter to select)                │"+
+		"\x1b[8;1H│                                      │"+
+		"\x1b[9;1H╰──────────────────────────────────────╯")
+	s.advance(400 * time.Millisecond)
+	s.wantState(runner.Prompting)
+}
+
 func TestNoPromptingForPlainOutput(t *testing.T) {
 	t.Parallel()
 	s := newSim(t, header+"settings: {settle: 300ms}\n", runner.Config{})
