@@ -27,6 +27,7 @@ var recordedTests = map[string]map[string]string{
 		"refuses sudo":                       "gemini-0.61.0/06-approve-sudo.txt",
 		"leaves npm install to a person":     "gemini-0.61.0/09-approve-npm-install.txt",
 		"approves a new file in the project": "gemini-0.61.0/11-approve-write-file.txt",
+		"approves an edit in the project":    "gemini-0.61.0/13-approve-edit.txt",
 	},
 }
 

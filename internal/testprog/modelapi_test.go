@@ -87,7 +87,7 @@ func TestModelAPIResponses(t *testing.T) {
 }
 
 func TestModelAPIGemini(t *testing.T) {
-	url := startModelAPI(t, "sudo make install", "write:notes.txt")
+	url := startModelAPI(t, "sudo make install", "write:notes.txt", "edit:README.md:hi:hello")
 	stream := "/v1beta/models/m:streamGenerateContent?alt=sse"
 	tests := []struct {
 		name, path, contents string
@@ -98,7 +98,9 @@ func TestModelAPIGemini(t *testing.T) {
 			`{"functionCall":{"args":{"command":"sudo make install","description":"Run sudo make install for the task."},"name":"run_shell_command"}}`},
 		{"after one result", stream, `[{"parts":[{"text":"hi"}]},{"parts":[{"functionCall":{}}]},{"parts":[{"functionResponse":{}}]}]`,
 			`{"functionCall":{"args":{"content":"hello from the fake model\n","file_path":"notes.txt"},"name":"write_file"}}`},
-		{"all asked for", stream, `[{"parts":[{"functionResponse":{}},{"functionResponse":{}}]}]`, `{"text":"Done."}`},
+		{"after two results", stream, `[{"parts":[{"functionResponse":{}},{"functionResponse":{}}]}]`,
+			`{"functionCall":{"args":{"file_path":"README.md","instruction":"Replace hi with hello.","new_string":"hello","old_string":"hi"},"name":"replace"}}`},
+		{"all asked for", stream, `[{"parts":[{"functionResponse":{}},{"functionResponse":{}},{"functionResponse":{}}]}]`, `{"text":"Done."}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

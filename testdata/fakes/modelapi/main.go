@@ -14,7 +14,8 @@
 // a denied command simply ends the agent's turn. An argument "write:PATH"
 // asks to create the file PATH instead (Gemini CLI: write_file; Codex CLI:
 // an apply_patch invocation through exec_command, which Codex turns into an
-// edit).
+// edit); "edit:PATH:OLD:NEW" asks to replace the text OLD in PATH with NEW
+// (Gemini CLI only: replace).
 //
 //	modelapi -addr 127.0.0.1:18181 -log requests.log 'git status' 'sudo make install' write:notes.txt
 //
@@ -35,8 +36,12 @@ import (
 	"sync"
 )
 
-// writePrefix marks an argument that asks to create a file, not run a command.
-const writePrefix = "write:"
+// writePrefix and editPrefix mark arguments that ask to create or to change a
+// file, not to run a command.
+const (
+	writePrefix = "write:"
+	editPrefix  = "edit:"
+)
 
 // fileContent is what a "write:PATH" call puts in the file.
 const fileContent = "hello from the fake model\n"
@@ -199,6 +204,19 @@ func (s *server) gemini(w http.ResponseWriter, body []byte, stream bool) {
 				call = map[string]any{
 					"name": "write_file",
 					"args": map[string]any{"file_path": path, "content": fileContent},
+				}
+			}
+			if edit, ok := strings.CutPrefix(cmd, editPrefix); ok {
+				f := strings.SplitN(edit, ":", 3)
+				for len(f) < 3 {
+					f = append(f, "")
+				}
+				call = map[string]any{
+					"name": "replace",
+					"args": map[string]any{
+						"file_path": f[0], "old_string": f[1], "new_string": f[2],
+						"instruction": "Replace " + f[1] + " with " + f[2] + ".",
+					},
 				}
 			}
 			part = map[string]any{"functionCall": call}
