@@ -9,8 +9,9 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 )
 
-// recordedTests names, for the presets whose tests are all recorded screens,
-// the screen under testdata/screens that each test's output must be.
+// recordedTests names, for the presets whose tests are all recordings, the
+// file under testdata/screens that each test's output must be, or the cast it
+// replays.
 var recordedTests = map[string]map[string]string{
 	"codex": {
 		"leaves sign-in to a person":         "codex-0.169.0/01-sign-in.txt",
@@ -19,6 +20,7 @@ var recordedTests = map[string]map[string]string{
 		"refuses sudo":                       "codex-0.169.0/09-approve-sudo.txt",
 		"leaves npm install to a person":     "codex-0.169.0/13-approve-npm-install.txt",
 		"leaves edits to a person":           "codex-0.169.0/11-approve-edit.txt",
+		"the recorded approvals":             "codex-0.169.0/approvals.cast",
 	},
 	"gemini": {
 		"trusts the project folder by label": "gemini-0.61.0/01-trust-folder.txt",
@@ -28,12 +30,13 @@ var recordedTests = map[string]map[string]string{
 		"leaves npm install to a person":     "gemini-0.61.0/09-approve-npm-install.txt",
 		"approves a new file in the project": "gemini-0.61.0/11-approve-write-file.txt",
 		"approves an edit in the project":    "gemini-0.61.0/13-approve-edit.txt",
+		"the recorded approvals":             "gemini-0.61.0/approvals.cast",
 	},
 }
 
 // TestPresetTestsAreRecordedScreens checks that every test of these presets
-// feeds a screen as the program drew it: the output is the recorded file,
-// trailing blank lines aside, at the size it was recorded.
+// feeds what the program drew: a recorded cast, or an output that is the
+// recorded screen, trailing blank lines aside, at the size it was recorded.
 func TestPresetTestsAreRecordedScreens(t *testing.T) {
 	for preset, screens := range recordedTests {
 		pb, err := playbooks.LoadPreset(preset)
@@ -48,6 +51,12 @@ func TestPresetTestsAreRecordedScreens(t *testing.T) {
 				continue
 			}
 			seen[tt.Name] = true
+			if tt.Cast != "" {
+				if want := "../../testdata/screens/" + file; tt.Cast != want {
+					t.Errorf("%s: test %q replays %s, want %s", preset, tt.Name, tt.Cast, want)
+				}
+				continue
+			}
 			data, err := os.ReadFile(filepath.Join("..", "testdata", "screens", file))
 			if err != nil {
 				t.Fatal(err)
