@@ -12,7 +12,8 @@ import (
 // with ❯, ›, ● or >, or options of a marker list indented alike; radio buttons
 // (● or ◉ selected, ○ or ◯ not), one a line or side by side ("● Yes / ○ No"). A
 // gutter drawn in front of the options (@clack/prompts draws "│  ● React") is not
-// part of the line.
+// part of the line, nor are the sides of a box around them (Gemini CLI's dialogs:
+// "│ ● 1. Allow once   │").
 var (
 	numberedOption = regexp.MustCompile(`^\s*([❯›●>]\s*)?(\d{1,2})[.)]\s+(\S.*?)\s*$`)
 	markedOption   = regexp.MustCompile(`^\s*([❯›●◉>])\s+(\S.*?)\s*$`)
@@ -50,7 +51,7 @@ func findMenu(text string) menu {
 		run = nil
 	}
 	for _, l := range strings.Split(text, "\n") {
-		l = gutter.ReplaceAllString(l, "")
+		l = gutter.ReplaceAllString(unframe(l), "")
 		if opts := sideBySideOptions(l); opts != nil {
 			flush()
 			found = menu{options: opts, horizontal: true}
@@ -80,6 +81,25 @@ func findMenu(text string) menu {
 	}
 	flush()
 	return found
+}
+
+// unframe returns a screen line without the sides of the boxes around it: a
+// line that starts with "│" and ends with "│" (spaces around them aside) loses
+// both, as many times as boxes are nested, keeping the indentation inside.
+func unframe(l string) string {
+	for {
+		t := strings.Trim(l, " ")
+		inner, ok := strings.CutPrefix(t, "│")
+		if !ok {
+			return l
+		}
+		inner, ok = strings.CutSuffix(inner, "│")
+		if !ok {
+			return l
+		}
+		// The side is followed by a space of padding, when there is one.
+		l = strings.TrimPrefix(inner, " ")
+	}
 }
 
 // sideBySideOptions returns the radio buttons of a line that holds two or more of

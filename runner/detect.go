@@ -26,13 +26,15 @@ func busy(text []byte) bool {
 }
 
 // lastLines returns up to n non-blank lines at the end of text, last first.
+// Lines of a dialog drawn in a box are read without the box: its sides are
+// dropped and its top and bottom edges count as blank.
 func lastLines(text []byte, n int) []string {
 	var out []string
 	s := string(text)
 	for len(out) < n && s != "" {
 		i := strings.LastIndexByte(s, '\n')
-		line := strings.TrimRight(s[i+1:], " \t\u00a0")
-		if line != "" {
+		line := strings.TrimRight(unframe(s[i+1:]), " \t\u00a0")
+		if line != "" && !isBoxEdge(line) {
 			out = append(out, line)
 		}
 		if i < 0 {
@@ -41,6 +43,17 @@ func lastLines(text []byte, n int) []string {
 		s = s[:i]
 	}
 	return out
+}
+
+// isBoxEdge reports whether a line is drawn only with box-drawing characters
+// and spaces, like the top or bottom edge of a box.
+func isBoxEdge(line string) bool {
+	for _, r := range line {
+		if r != ' ' && (r < '\u2500' || r > '\u257f') {
+			return false
+		}
+	}
+	return true
 }
 
 // detectPrompt returns the question the program seems to wait at, or "".

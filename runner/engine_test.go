@@ -769,3 +769,43 @@ nudge: {sequence: ["continue\r"], gap: 5s, max: 1}
 	s.advance(11 * time.Second)
 	s.wantSent("continue\r")
 }
+
+// A menu in a box, with blank box lines and a footer under it, is a prompt.
+func TestPromptingAtAMenuInABox(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"settings: {match: screen, settle: 300ms}\n", runner.Config{Rows: 12, Cols: 40})
+	s.out(time.Millisecond, "\x1b[1;1H╭──────────────────────────────────────╮"+
+		"\x1b[2;1H│ How would you like to authenticate?  │"+
+		"\x1b[3;1H│                                      │"+
+		"\x1b[4;1H│ ● 1. Sign in with Google             │"+
+		"\x1b[5;1H│   2. Use Gemini API Key              │"+
+		"\x1b[6;1H│                                      │"+
+		"\x1b[7;1H│ (Use Enter to select)                │"+
+		"\x1b[8;1H│                                      │"+
+		"\x1b[9;1H╰──────────────────────────────────────╯")
+	s.advance(400 * time.Millisecond)
+	s.wantState(runner.Prompting)
+}
+
+// Gemini CLI draws its dialogs in a box, sometimes indented: the menu is read
+// inside it.
+func TestChooseInsideABox(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms, min_send_interval: 0s}
+rules:
+  - {name: allow, match: "Allow execution of [Shell]?", choose: "Allow for this session", limit: 1}
+`, runner.Config{Rows: 10, Cols: 40})
+	s.out(time.Millisecond, "\x1b[1;1H ╭─────────────────────────────────────╮"+
+		"\x1b[2;1H │ Allow execution of [Shell]?         │"+
+		"\x1b[3;1H │                                     │"+
+		"\x1b[4;1H │ ● 1. Allow once                     │"+
+		"\x1b[5;1H │   2. Allow for this session         │"+
+		"\x1b[6;1H │   3. No, suggest changes (esc)      │"+
+		"\x1b[7;1H ╰─────────────────────────────────────╯")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\x1b[B")
+	s.out(10*time.Millisecond, "\x1b[4;1H │   1. Allow once                     │\x1b[5;1H │ ● 2. Allow for this session         │")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\x1b[B", "\r")
+}
