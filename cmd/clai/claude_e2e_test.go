@@ -106,9 +106,11 @@ func TestPresetDrivesRealClaudeCode(t *testing.T) {
 					t.Errorf("rule %s fired %d times, want %d", rule, rep.Rules[rule], n)
 				}
 			}
+			// One dangerous command, one hit: the stream's copies and the
+			// screen's count once.
 			for _, d := range []string{"rm-rf-outside", "curl-pipe-shell", "sudo", "force-push", "chmod-777", "drop-database", "billing"} {
-				if fired := rep.Rules[d] > 0; fired != (d == c.danger) {
-					t.Errorf("danger rule %s fired %d times", d, rep.Rules[d])
+				if want := map[bool]int{true: 1}[d == c.danger]; rep.Rules[d] != want {
+					t.Errorf("danger rule %s fired %d times, want %d", d, rep.Rules[d], want)
 				}
 			}
 			if !rep.sent(c.danger, "keys esc") {
