@@ -1,6 +1,8 @@
 // Package testprog builds the fake interactive programs under testdata/fakes
-// (prompter, danger, flood, roundtrip, silent, binary, stubborn, forker, echo)
-// so tests and benchmarks can run them in a terminal.
+// (prompter, danger, flood, roundtrip, silent, binary, stubborn, forker, echo,
+// and tui, which draws a menu like a full-screen program: raw mode, cursor
+// jumps for spaces, partial redraws, terminal queries) so tests and benchmarks
+// can run them in a terminal.
 //
 // Build compiles each fake once per test binary into a directory under
 // os.TempDir named after the test process; directories of test processes that
