@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/clai-sh/clai/playbooks"
 )
@@ -33,13 +34,17 @@ func findMenu(text string) []option {
 		}
 		run = nil
 	}
-	for _, l := range lines {
+	for i, l := range lines {
 		if m := numberedOption.FindStringSubmatch(l); m != nil {
 			run = append(run, option{label: m[3], number: m[2], marked: m[1] != ""})
 			continue
 		}
-		if m := markedOption.FindStringSubmatch(l); m != nil {
-			run = append(run, option{label: m[2], marked: true})
+		if m := markedOption.FindStringSubmatchIndex(l); m != nil {
+			if len(run) == 0 {
+				// The marker need not be on the first option.
+				run = optionsAbove(lines[:i], utf8.RuneCountInString(l[:m[4]]))
+			}
+			run = append(run, option{label: l[m[4]:m[5]], marked: true})
 			continue
 		}
 		// An unmarked entry of a marker list: indented like the marked one.
@@ -53,6 +58,26 @@ func findMenu(text string) []option {
 	}
 	flush()
 	return menu
+}
+
+// optionsAbove returns the unmarked options of a marker list that precede its
+// marked one: the lines right above it whose text starts in col, the column of
+// the marked option's label.
+func optionsAbove(lines []string, col int) []option {
+	start := len(lines)
+	for start > 0 {
+		l := lines[start-1]
+		label := strings.TrimLeft(l, " ")
+		if label == "" || len(l)-len(label) != col || numberedOption.MatchString(l) {
+			break
+		}
+		start--
+	}
+	var above []option
+	for _, l := range lines[start:] {
+		above = append(above, option{label: strings.TrimSpace(l)})
+	}
+	return above
 }
 
 // labelMatches reports whether an option's label is the one a choose action names:
