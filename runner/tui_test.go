@@ -160,7 +160,7 @@ steps:
   - expect: eof
 `)
 	wantOutcome(t, rep, runner.Done, 0)
-	wantOutput(t, out, "terminal: cursor at 5;10R, attributes ?1;2c", "chose: Yes")
+	wantOutput(t, out, "terminal: cursor at 5;10, attributes ?1;2c", "chose: Yes")
 }
 
 // The dialog appears twice, and stays up a while after each answer as the busy

@@ -4,12 +4,14 @@
 // that no space is ever written between words, and only the cells that change
 // redrawn (moving the ❯ marker leaves the labels alone).
 //
-//	tui [-menu claude|list|numbers] [-options "Yes|No"] [-select N]
-//	    [-app-cursor] [-query] [-busy N] [-ask N] [-linger N] [-swallow N]
+//	tui [-title T] [-question Q] [-menu claude|list|numbers] [-options "Yes|No"]
+//	    [-select N] [-app-cursor] [-query] [-busy N] [-frame D] [-ask N]
+//	    [-linger N] [-swallow N]
 //
 // A run asks the question -ask times. Before each, a busy line
 // ("✻ Working… (esc to interrupt)") is redrawn for -busy frames; then the
-// question and its options appear. The menu is one of:
+// question and its options appear; a busy frame lasts -frame (150ms). The
+// menu is one of:
 //
 //   - claude: numbered options with the ❯ marker on the current one
 //     ("❯ 1. Yes"); the arrow keys move it and Enter confirms;
@@ -161,7 +163,7 @@ func (u *ui) queryTerminal() {
 	if err != nil {
 		u.quit(3, "reading the device attributes: "+err.Error())
 	}
-	u.log(fmt.Sprintf("terminal: cursor at %s, attributes %s", strings.TrimPrefix(pos, "\x1b["), strings.TrimPrefix(attrs, "\x1b[")))
+	u.log(fmt.Sprintf("terminal: cursor at %s, attributes %s", strings.TrimSuffix(strings.TrimPrefix(pos, "\x1b["), "R"), strings.TrimPrefix(attrs, "\x1b[")))
 }
 
 // readReply reads one terminal report, ESC [ … final, a byte at a time so
