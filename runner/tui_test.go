@@ -120,6 +120,18 @@ steps:
 	wantOutput(t, out, "\x1b[?1h", "chose: React")
 }
 
+// Named arrow keys follow application cursor mode too.
+func TestTUIKeysInApplicationCursorMode(t *testing.T) {
+	t.Parallel()
+	rep, out := tuiRun(t, `-app-cursor, -menu, list, -options, "Vanilla|Vue|React|Svelte"`, `
+steps:
+  - {expect: "Do you want to proceed?", keys: [down, down, enter]}
+  - expect: eof
+`)
+	wantOutcome(t, rep, runner.Done, 0)
+	wantOutput(t, out, "chose: React")
+}
+
 // The marker starts on the third option of a list without numbers: the options
 // above it are on the menu too, and clai moves the marker up to one of them.
 func TestTUIChooseAboveTheMarker(t *testing.T) {
