@@ -13,8 +13,9 @@ import (
 // the real runner with screen matching. The fake is strict: a key it does not
 // expect ends it with exit code 2, so any wrong keystroke fails the run.
 
-// tuiRun runs a screen-matching playbook that drives the fake with args, and
-// returns the report and the program's raw output.
+// tuiRun runs a screen-matching playbook whose body (steps, rules) drives the
+// fake, given args as the rest of the command's YAML flow sequence, and returns
+// the report and the program's raw output.
 func tuiRun(t *testing.T, args, body string) (*runner.Report, string) {
 	t.Helper()
 	tui := testprog.Build(t, "tui")
@@ -46,6 +47,7 @@ func sent(rep *runner.Report) []string {
 	return s
 }
 
+// wantOutput fails t unless the program's raw output holds each of want.
 func wantOutput(t *testing.T, out string, want ...string) {
 	t.Helper()
 	for _, w := range want {
