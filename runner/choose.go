@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/clai-sh/clai/playbooks"
 )
@@ -50,8 +51,11 @@ func findMenu(text string) menu {
 		}
 		run = nil
 	}
-	for _, l := range strings.Split(text, "\n") {
-		l = gutter.ReplaceAllString(unframe(l), "")
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = gutter.ReplaceAllString(unframe(l), "")
+	}
+	for i, l := range lines {
 		if opts := sideBySideOptions(l); opts != nil {
 			flush()
 			found = menu{options: opts, horizontal: true}
@@ -65,8 +69,13 @@ func findMenu(text string) menu {
 			run = append(run, option{label: m[1], radio: true})
 			continue
 		}
-		if m := markedOption.FindStringSubmatch(l); m != nil {
-			run = append(run, option{label: m[2], marked: true, radio: strings.ContainsAny(m[1], "●◉")})
+		if m := markedOption.FindStringSubmatchIndex(l); m != nil {
+			radio := strings.ContainsAny(l[m[2]:m[3]], "●◉")
+			if len(run) == 0 && !radio {
+				// The marker need not be on the first option.
+				run = optionsAbove(lines[:i], utf8.RuneCountInString(l[:m[4]]))
+			}
+			run = append(run, option{label: l[m[4]:m[5]], marked: true, radio: radio})
 			continue
 		}
 		// An unmarked entry of a marker list: indented like the marked one. Radio
@@ -117,6 +126,26 @@ func sideBySideOptions(line string) []option {
 		opts = append(opts, option{label: m[2], marked: m[1] == "●" || m[1] == "◉", radio: true})
 	}
 	return opts
+}
+
+// optionsAbove returns the unmarked options of a marker list that precede its
+// marked one: the lines right above it whose text starts in col, the column of
+// the marked option's label.
+func optionsAbove(lines []string, col int) []option {
+	start := len(lines)
+	for start > 0 {
+		l := lines[start-1]
+		label := strings.TrimLeft(l, " ")
+		if label == "" || len(l)-len(label) != col || numberedOption.MatchString(l) {
+			break
+		}
+		start--
+	}
+	var above []option
+	for _, l := range lines[start:] {
+		above = append(above, option{label: strings.TrimSpace(l)})
+	}
+	return above
 }
 
 // labelMatches reports whether an option's label is the one a choose action names:

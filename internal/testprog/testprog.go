@@ -1,8 +1,10 @@
 // Package testprog builds the fake programs under testdata/fakes (the
 // interactive prompter, danger, flood, roundtrip, silent, binary, stubborn,
-// forker and echo; anthropic, a fake Messages API a real Claude Code can be
-// pointed at; and modelapi, a fake OpenAI Responses and Gemini API for Codex CLI
-// and Gemini CLI) so tests and benchmarks can run them.
+// forker and echo; tui, which draws a menu like a full-screen program: raw mode,
+// cursor jumps for spaces, partial redraws, terminal queries; anthropic, a fake
+// Messages API a real Claude Code can be pointed at; and modelapi, a fake OpenAI
+// Responses and Gemini API for Codex CLI and Gemini CLI) so tests and benchmarks
+// can run them.
 //
 // Build compiles each fake once per test binary into a directory under
 // os.TempDir named after the test process; directories of test processes that
