@@ -2,6 +2,7 @@ package pty
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strconv"
 	"syscall"
@@ -108,4 +109,34 @@ func ignoredSignals(sigs ...syscall.Signal) []os.Signal {
 		return out
 	}
 	return ignoredSignalsPortable(sigs...)
+}
+
+// openTerminal opens a pseudo-terminal and returns the master's descriptor,
+// close-on-exec, and the terminal. The terminal is got from the master itself
+// (TIOCGPTPEER), not opened by its name under /dev/pts: where the name leads to
+// another devpts instance than the master's (containers, stacked mounts), it
+// would be another program's terminal. Kernels before 4.13 open it by name.
+func openTerminal() (int, *os.File, error) {
+	m, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, nil, fmt.Errorf("open /dev/ptmx: %w", err)
+	}
+	if err := unix.IoctlSetPointerInt(m, unix.TIOCSPTLCK, 0); err != nil {
+		_ = unix.Close(m)
+		return -1, nil, fmt.Errorf("unlock pty: %w", err)
+	}
+	t, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(m), unix.TIOCGPTPEER, uintptr(unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC))
+	switch {
+	case errno == unix.EINVAL || errno == unix.ENOTTY:
+		_ = unix.Close(m)
+		return openTerminalByPath()
+	case errno != 0:
+		_ = unix.Close(m)
+		return -1, nil, fmt.Errorf("open the terminal of the pty: %w", errno)
+	}
+	name := "/dev/pts/?"
+	if n, err := unix.IoctlGetInt(m, unix.TIOCGPTN); err == nil {
+		name = "/dev/pts/" + strconv.Itoa(n)
+	}
+	return m, os.NewFile(t, name), nil
 }

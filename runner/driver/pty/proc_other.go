@@ -18,3 +18,6 @@ func killSession(int) {}
 func termEcho(int) (bool, error) { return false, errors.ErrUnsupported }
 
 func ignoredSignals(sigs ...syscall.Signal) []os.Signal { return ignoredSignalsPortable(sigs...) }
+
+// openTerminal opens a pseudo-terminal by name (see openTerminalByPath).
+func openTerminal() (int, *os.File, error) { return openTerminalByPath() }

@@ -203,15 +203,9 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 // directly as a blocking read, spares the runtime an epoll wake-up each time
 // the program reads or writes, and lets a write try at once, without a wait.
 func openPTY() (master, tty *os.File, err error) {
-	m, t, err := cpty.Open()
+	fd, t, err := openTerminal()
 	if err != nil {
 		return nil, nil, err
-	}
-	fd, err := unix.FcntlInt(m.Fd(), unix.F_DUPFD_CLOEXEC, 0)
-	_ = m.Close()
-	if err != nil {
-		_ = t.Close()
-		return nil, nil, fmt.Errorf("dup master: %w", err)
 	}
 	if err := unix.SetNonblock(fd, false); err != nil {
 		_ = unix.Close(fd)
@@ -225,6 +219,23 @@ func openPTY() (master, tty *os.File, err error) {
 		return nil, nil, fmt.Errorf("set master non-blocking: %w", err)
 	}
 	return f, t, nil
+}
+
+// openTerminalByPath opens a pseudo-terminal the portable way (creack/pty: the
+// master, then the terminal by the name the master gives) and returns the
+// master's descriptor, close-on-exec, and the terminal.
+func openTerminalByPath() (int, *os.File, error) {
+	m, t, err := cpty.Open()
+	if err != nil {
+		return -1, nil, err
+	}
+	fd, err := unix.FcntlInt(m.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	_ = m.Close()
+	if err != nil {
+		_ = t.Close()
+		return -1, nil, fmt.Errorf("dup master: %w", err)
+	}
+	return fd, t, nil
 }
 
 // control runs fn on f's descriptor without taking it out of the poller
