@@ -94,14 +94,7 @@ func (e *Engine) scanDanger(text []byte) {
 func (e *Engine) scanScreenDanger(text []byte) {
 	var hits []dangerHit
 	for _, r := range e.pb.Danger {
-		copies, last := 0, ""
-		for _, p := range r.Match.Patterns {
-			p.FindEach(text, func(loc []int) bool {
-				copies++
-				last = string(text[loc[0]:loc[1]])
-				return true
-			})
-		}
+		copies, last := countMatches(r.Match, text)
 		if copies > e.dangerShown[r] && (e.dangerShown[r] > 0 || !e.dangerStreamed[r]) {
 			hits = append(hits, dangerHit{rule: r, text: last})
 		}

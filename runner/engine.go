@@ -116,13 +116,13 @@ type Engine struct {
 
 	// scr is the virtual screen of settings.match: screen, nil in stream mode;
 	// scrSeen is the screen's version when it was last matched, scrSent its
-	// version at clai's last answer, and present says which rules' patterns were
-	// on the screen then (rules fire when their pattern appears); dangerShown
-	// counts the copies of each danger rule's text on the screen then.
+	// version at clai's last answer, and present and dangerShown count the copies
+	// of each rule's and danger rule's text on the screen then (they fire when a
+	// copy appears).
 	scr         *screen.Screen
 	scrSeen     uint64
 	scrSent     uint64
-	present     map[*playbooks.Rule]bool
+	present     map[*playbooks.Rule]int
 	dangerShown map[*playbooks.Danger]int
 	// dangerStreamed says which danger rules the stream fired since the screen
 	// was last scanned.
@@ -149,7 +149,7 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 	}
 	if pb.Settings.Match == playbooks.MatchScreen {
 		e.scr = screen.New(cfg.Rows, cfg.Cols)
-		e.present = map[*playbooks.Rule]bool{}
+		e.present = map[*playbooks.Rule]int{}
 		e.dangerShown = map[*playbooks.Danger]int{}
 		e.dangerStreamed = map[*playbooks.Danger]bool{}
 	}

@@ -809,3 +809,24 @@ rules:
 	s.advance(150 * time.Millisecond)
 	s.wantSent("\x1b[B", "\r")
 }
+
+// A rule fires again when its question is asked again below the first, which is
+// still on screen; a redraw of both does not fire it.
+func TestScreenRuleFiresForEachNewCopy(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms, min_send_interval: 0s}
+rules:
+  - {name: instead, match: "What should it do instead?", line: "try again", limit: 5}
+`, runner.Config{Rows: 10, Cols: 60})
+	s.out(time.Millisecond, "\x1b[2;1HInterrupted. What should it do instead?\x1b[3;1H> ")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("try again\r")
+	s.out(time.Millisecond, "try again\x1b[5;1HInterrupted. What should it do instead?\x1b[6;1H> ")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("try again\r", "try again\r")
+	// A redraw of the whole screen: the same two copies.
+	s.out(time.Millisecond, "\x1b[2;1HInterrupted. What should it do instead?\x1b[5;1HInterrupted. What should it do instead?")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("try again\r", "try again\r")
+}

@@ -34,6 +34,19 @@ func find(m *playbooks.Matcher, text []byte) (hit, bool) {
 	return best, best.start >= 0
 }
 
+// countMatches counts the matches of m's text patterns in text and returns the
+// last one's text.
+func countMatches(m *playbooks.Matcher, text []byte) (n int, last string) {
+	for _, p := range m.Patterns {
+		p.FindEach(text, func(loc []int) bool {
+			n++
+			last = string(text[loc[0]:loc[1]])
+			return true
+		})
+	}
+	return n, last
+}
+
 // values builds the expression values of a hit in text.
 func (e *Engine) values(h *hit, text []byte) playbooks.Values {
 	v := playbooks.Values{
@@ -146,23 +159,24 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 }
 
 // evaluateRules fires the first rule whose pattern matches and whose when holds.
-// On a screen a rule fires when its pattern appears, and again only after it has
-// disappeared, so a redraw never answers twice.
+// On a screen a rule fires when its pattern appears (one more copy of it on screen
+// than before: the same question asked again below the first), so a redraw never
+// answers twice.
 func (e *Engine) evaluateRules() {
 	text := e.view()
 	var appeared map[*playbooks.Rule]bool
 	if e.scr != nil {
 		appeared = map[*playbooks.Rule]bool{}
 		for _, r := range e.pb.Rules {
-			_, on := find(r.Match, text)
-			appeared[r] = on && !e.present[r]
-			e.present[r] = on
+			n, _ := countMatches(r.Match, text)
+			appeared[r] = n > e.present[r]
+			e.present[r] = n
 		}
 	}
 	// later re-arms a rule whose answer waits, so that it fires when the wait ends.
 	later := func(r *playbooks.Rule) {
 		if e.scr != nil {
-			e.present[r] = false
+			e.present[r] = 0
 		}
 	}
 	for _, r := range e.pb.Rules {
