@@ -85,7 +85,9 @@ func Start(ctx context.Context, o Options) (*Pane, error) {
 		if rows <= 0 || cols <= 0 {
 			rows, cols = 24, 80
 		}
-		args := []string{"new-session", "-d", "-s", o.Session, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows)}
+		// -P -F prints the new pane's id: "NAME:0.0" is wrong where the person's
+		// tmux.conf sets base-index or pane-base-index.
+		args := []string{"new-session", "-d", "-P", "-F", "#{pane_id}", "-s", o.Session, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows)}
 		if o.Dir != "" {
 			args = append(args, "-c", o.Dir)
 		}
@@ -97,11 +99,12 @@ func Start(ctx context.Context, o Options) (*Pane, error) {
 		// Keep the pane after its program exits, to read its last screen: set in the
 		// same command list, so even a program that exits at once is kept.
 		args = append(args, ";", "set-option", "-t", o.Session, "remain-on-exit", "on")
-		if _, err := p.tmux(ctx, args...); err != nil {
+		out, err := p.tmux(ctx, args...)
+		if err != nil {
 			return nil, err
 		}
 		p.session = o.Session
-		p.target = o.Session + ":0.0"
+		p.target, _, _ = strings.Cut(strings.TrimSpace(out), "\n")
 	}
 	if _, err := p.tmux(ctx, "display-message", "-p", "-t", p.target, "#{pane_id}"); err != nil {
 		return nil, fmt.Errorf("tmux pane %s: %w", p.target, err)

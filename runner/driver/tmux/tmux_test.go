@@ -132,3 +132,35 @@ func TestKeysFollowThePanesCursorMode(t *testing.T) {
 	}
 	readUntil(t, p, `-   a   ;   b 033   O   B  \r`)
 }
+
+// A person's tmux.conf may number windows and panes from 1: the session's pane is
+// found by its id, not as NAME:0.0.
+func TestSessionWithBaseIndexOne(t *testing.T) {
+	t.Parallel()
+	sock := testprog.TmuxServer(t)
+	for _, args := range [][]string{
+		{"new-session", "-d", "-s", "mine"},
+		{"set-option", "-g", "base-index", "1"},
+		{"set-option", "-g", "pane-base-index", "1"},
+	} {
+		if out, err := exec.Command("tmux", append([]string{"-L", sock}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	p, err := tmux.Start(context.Background(), tmux.Options{
+		Session: "s", Socket: sock, Argv: []string{"sh", "-c", `printf "Name: "; read n; echo "hi $n"`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	readUntil(t, p, "Name:")
+	if _, err := p.Write([]byte("gopher\r")); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, p, "hi gopher")
+	readToEnd(t, p)
+	if st, _ := p.Wait(); st.Code != 0 {
+		t.Fatalf("exit %+v", st)
+	}
+}
