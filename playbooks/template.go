@@ -53,6 +53,15 @@ func (t *Template) IsStatic() bool {
 
 // Render evaluates the template with the values of env.
 func (t *Template) Render(env *Env, v Values) (string, error) {
+	if len(t.parts) == 1 {
+		// One literal or one field is its own text: there is nothing to join.
+		switch p := t.parts[0]; {
+		case p.program == nil:
+			return p.text, nil
+		case p.field != "":
+			return lookup(p.field, v), nil
+		}
+	}
 	var b strings.Builder
 	var value any
 	for _, p := range t.parts {
@@ -89,7 +98,9 @@ func compileTemplate(src string, env *Env) (*Template, error) {
 			if close := strings.Index(rest, "}}"); close >= 0 {
 				errs = append(errs, fmt.Errorf("stray }} at byte %d", len(src)-len(rest)+close+1))
 			}
-			t.parts = append(t.parts, templatePart{text: rest})
+			if rest != "" || len(t.parts) == 0 {
+				t.parts = append(t.parts, templatePart{text: rest})
+			}
 			break
 		}
 		if open > 0 {

@@ -145,8 +145,8 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 	if bestCase.Action != nil && !e.canSend() {
 		return false, true
 	}
-	matched := excerpt(string(text[best.start:best.end]))
 	vals := e.values(&best, text)
+	matched := excerpt(vals.Text)
 	e.consume(best.end)
 	sent := e.act(bestCase.Action, bestCase.Env, &vals, "", stepName(s), matched)
 	if bestCase.Repeat {
@@ -212,7 +212,8 @@ func (e *Engine) evaluateRules() {
 			later(r)
 			return
 		}
-		matched := excerpt(string(text[h.start:h.end]))
+		// vals.Text is the matched text, already copied out of the window.
+		matched := excerpt(vals.Text)
 		e.consume(h.end)
 		e.fired[r.Name]++
 		e.lastFire[r] = e.now
