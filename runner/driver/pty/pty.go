@@ -85,6 +85,17 @@ type Process struct {
 	quietSince time.Time
 	drained    bool
 
+	// rd and wr carry the arguments and results of one read and one write
+	// through raw.Control, whose callbacks, rdFn and wrFn, are made once:
+	// a closure per call would cost allocations on every question and answer.
+	// rdMu and wrMu keep concurrent calls apart.
+	rdMu sync.Mutex
+	rd   ioCall
+	rdFn func(fd uintptr)
+	wrMu sync.Mutex
+	wr   ioCall
+	wrFn func(fd uintptr)
+
 	done    chan struct{} // closed once the program is reaped and status set
 	status  driver.ExitStatus
 	waitErr error
@@ -103,6 +114,14 @@ type Process struct {
 }
 
 var _ driver.Driver = (*Process)(nil)
+
+// ioCall is one read or write on the master's descriptor.
+type ioCall struct {
+	b        []byte
+	deadline time.Time
+	n        int
+	err      error
+}
 
 // Start runs opts.Argv in a new pseudo-terminal. Cancelling ctx ends the
 // program as Close does, but leaves the terminal open so the remaining output
@@ -181,6 +200,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		done:    make(chan struct{}),
 		closing: make(chan struct{}),
 	}
+	p.rdFn, p.wrFn = p.controlRead, p.controlWrite
 	if p.grace == 0 {
 		p.grace = DefaultGrace
 	}
@@ -300,17 +320,36 @@ func (p *Process) ReadBefore(b []byte, deadline time.Time) (int, error) {
 		p.eof.Store(true)
 		return 0, io.EOF
 	}
-	var n int
-	var rerr error
-	cerr := p.raw.Control(func(fd uintptr) {
-		n, rerr = p.readBefore(int(fd), b, deadline)
-	})
+	p.rdMu.Lock()
+	defer p.rdMu.Unlock()
+	p.rd = ioCall{b: b, deadline: deadline}
+	cerr := p.raw.Control(p.rdFn)
+	n, rerr := p.rd.n, p.rd.err
+	p.rd = ioCall{}
 	if cerr != nil {
 		// The terminal was closed.
 		p.eof.Store(true)
 		return 0, io.EOF
 	}
 	return n, rerr
+}
+
+// controlRead is ReadBefore's callback for raw.Control, on p.rd.
+func (p *Process) controlRead(fd uintptr) {
+	p.rd.n, p.rd.err = p.readBefore(int(fd), p.rd.b, p.rd.deadline)
+}
+
+// controlWrite is Write's callback for raw.Control, on p.wr: one write, or a
+// wait for room in the terminal's input.
+func (p *Process) controlWrite(fd uintptr) {
+	p.wr.n, p.wr.err = unix.Write(int(fd), p.wr.b)
+	if errors.Is(p.wr.err, unix.EAGAIN) {
+		// The program does not read: wait for room, a while at a time, so
+		// that an exit is noticed.
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+		ts := unix.NsecToTimespec(readPoll.Nanoseconds())
+		_, _ = unix.Ppoll(fds, &ts, nil)
+	}
 }
 
 func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) {
@@ -394,23 +433,17 @@ var _ driver.DeadlineReader = (*Process)(nil)
 // itself would swallow the bytes); so does a Write waiting for room in the
 // terminal's input when the program exits.
 func (p *Process) Write(b []byte) (int, error) {
+	p.wrMu.Lock()
+	defer p.wrMu.Unlock()
+	defer func() { p.wr = ioCall{} }()
 	written := 0
 	for written < len(b) {
 		if p.exited.Load() || p.closed() {
 			return written, fmt.Errorf("write pty: %w", driver.ErrEnded)
 		}
-		var n int
-		var werr error
-		err := p.raw.Control(func(fd uintptr) {
-			n, werr = unix.Write(int(fd), b[written:])
-			if errors.Is(werr, unix.EAGAIN) {
-				// The program does not read: wait for room, a while at a
-				// time, so that an exit is noticed.
-				fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
-				ts := unix.NsecToTimespec(readPoll.Nanoseconds())
-				_, _ = unix.Ppoll(fds, &ts, nil)
-			}
-		})
+		p.wr = ioCall{b: b[written:]}
+		err := p.raw.Control(p.wrFn)
+		n, werr := p.wr.n, p.wr.err
 		if err != nil {
 			return written, fmt.Errorf("write pty: %w", driver.ErrEnded)
 		}
