@@ -228,6 +228,8 @@ type session struct {
 	// pending holds events not yet logged and recorded: encoding them in batches
 	// keeps the work off the path between a prompt and its answer.
 	pending []Event
+	// fields is the reused list of one log line's fields.
+	fields []zap.Field
 }
 
 // maxPending is how many events wait before they are logged and recorded.
@@ -403,11 +405,11 @@ func (s *session) log(e Event) {
 	if !s.o.logger.Core().Enabled(level) {
 		return
 	}
-	fields := []zap.Field{
+	fields := append(s.fields[:0],
 		zap.String("event", e.Name),
 		zap.String("state", string(e.State)),
 		zap.Int64("elapsed_ms", e.At.Milliseconds()),
-	}
+	)
 	if e.From != "" {
 		fields = append(fields, zap.String("from", string(e.From)))
 	}
@@ -433,4 +435,7 @@ func (s *session) log(e Event) {
 		fields = append(fields, zap.String("screen", s.redact.String(e.Screen)))
 	}
 	s.o.logger.Log(level, e.Name, fields...)
+	// The logger has encoded the fields; the next line reuses their room.
+	clear(fields)
+	s.fields = fields[:0]
 }
