@@ -132,16 +132,7 @@ func feedTranscript(e *Engine, pb *playbooks.Playbook, output string, take func(
 	horizon := max(pb.Settings.Settle, pb.Settings.MinSendInterval) + time.Millisecond
 	settle := func() {
 		end := now.Add(horizon)
-		for {
-			next, ok := e.Deadline()
-			if !ok || next.After(end) {
-				break
-			}
-			if next.After(now) {
-				now = next
-			}
-			take(e.Tick(now))
-		}
+		tickUntil(e, now, end, take)
 		now = end
 	}
 	take(e.Start(now))

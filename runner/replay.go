@@ -77,21 +77,29 @@ func isTerminalReply(s string) bool {
 
 // feed plays recorded events into the engine in virtual time from t0, ticking it
 // at each of its deadlines on the way, and ends with the program's exit unless the
+// tickUntil runs the engine's timers in virtual time up to end: each deadline due
+// by then is ticked at its own time, until the run ends. It returns the time of
+// the last tick, or now if there was none.
+func tickUntil(e *Engine, now, end time.Time, apply func([]Action)) time.Time {
+	for e.Result() == nil {
+		next, ok := e.Deadline()
+		if !ok || next.After(end) {
+			break
+		}
+		if next.After(now) {
+			now = next
+		}
+		apply(e.Tick(now))
+	}
+	return now
+}
+
 // engine ended the run first. apply receives the actions of every call.
 func feed(engine *Engine, events []cast.Event, t0 time.Time, apply func([]Action)) (time.Time, driver.ExitStatus, error) {
 	now := t0
 	apply(engine.Start(now))
 	advance := func(t time.Time) {
-		for engine.Result() == nil {
-			next, ok := engine.Deadline()
-			if !ok || next.After(t) {
-				break
-			}
-			if next.After(now) {
-				now = next
-			}
-			apply(engine.Tick(now))
-		}
+		now = tickUntil(engine, now, t, apply)
 		if t.After(now) {
 			now = t
 		}
