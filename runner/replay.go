@@ -75,8 +75,6 @@ func isTerminalReply(s string) bool {
 	return false
 }
 
-// feed plays recorded events into the engine in virtual time from t0, ticking it
-// at each of its deadlines on the way, and ends with the program's exit unless the
 // tickUntil runs the engine's timers in virtual time up to end: each deadline due
 // by then is ticked at its own time, until the run ends. It returns the time of
 // the last tick, or now if there was none.
@@ -94,6 +92,8 @@ func tickUntil(e *Engine, now, end time.Time, apply func([]Action)) time.Time {
 	return now
 }
 
+// feed plays recorded events into the engine in virtual time from t0, ticking it
+// at each of its deadlines on the way, and ends with the program's exit unless the
 // engine ended the run first. apply receives the actions of every call.
 func feed(engine *Engine, events []cast.Event, t0 time.Time, apply func([]Action)) (time.Time, driver.ExitStatus, error) {
 	now := t0
