@@ -2,9 +2,7 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -18,49 +16,107 @@ const (
 	maxBatch = 256 << 10
 )
 
-// farAway is the timer of the select loop when the engine needs no tick;
-// cancelCheck is how often the read loop looks for cancellation.
+// farAway is the timer of a loop when the engine needs no tick; logEvery is how
+// soon the headless loop logs the pending events while the program keeps busy.
 const (
-	farAway     = time.Hour
-	cancelCheck = 50 * time.Millisecond
+	farAway  = time.Hour
+	logEvery = 50 * time.Millisecond
 )
 
-// readLoop is the headless loop: one goroutine reads the program until the engine's
-// next deadline, so output goes from the terminal to the engine and the answer back
-// without a hand-over between goroutines.
-func (s *session) readLoop(ctx context.Context, dr driver.DeadlineReader) {
+// readLoop is the headless loop. A goroutine of its own waits for output in a
+// blocking read, hands it to the engine and writes the answer itself, so a prompt
+// goes from the terminal to the engine and the answer back without waking another
+// goroutine. The calling goroutine serves what is not output: the engine's
+// deadlines, logging and cancellation. A lock keeps the two apart. The reader
+// ends at the end of output, or once the run has ended and the driver is
+// closed (see run).
+func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 	clock := s.o.clock
-	buf := make([]byte, readSize)
-	for s.result == nil {
-		if ctx.Err() != nil {
-			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
+	var mu sync.Mutex
+	// armed is when the loop below wakes next; the reader tells it through
+	// sooner when the engine needs it before.
+	var armed time.Time
+	sooner := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case sooner <- struct{}{}:
+		default:
+		}
+	}
+	s.reading = make(chan struct{})
+	go func() {
+		defer close(s.reading)
+		buf := make([]byte, readSize)
+		for {
+			n, err := wr.ReadWait(buf)
+			mu.Lock()
+			if s.result != nil {
+				mu.Unlock()
+				return
+			}
+			if n > 0 {
+				s.recordOutput(buf[:n])
+				_, _ = s.redact.Write(buf[:n])
+				s.apply(s.engine.Output(clock.Now(), buf[:n]))
+			}
+			if err != nil && s.result == nil {
+				// The end of output: the program ended, or is being ended.
+				mu.Unlock()
+				st, _ := wr.Wait()
+				mu.Lock()
+				if s.result == nil {
+					s.child = &st
+					if ctx.Err() != nil {
+						// Cancelling also ends the program: that is not its own end.
+						s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
+					} else {
+						s.apply(s.engine.Exit(clock.Now(), st))
+					}
+				}
+			}
+			done := s.result != nil
+			if next, ok := s.engine.Deadline(); done || ok && next.Before(armed) {
+				poke()
+			}
+			mu.Unlock()
+			if done {
+				return
+			}
+		}
+	}()
+
+	timer := time.NewTimer(farAway)
+	defer timer.Stop()
+	for {
+		mu.Lock()
+		if s.result != nil {
+			mu.Unlock()
+			return
+		}
+		now := clock.Now()
+		// A good time to log: the program is quiet, or has kept busy a while.
+		s.flush()
+		next, ok := s.engine.Deadline()
+		if ok && !now.Before(next) {
+			s.apply(s.engine.Tick(now))
+			mu.Unlock()
 			continue
 		}
-		// Wake at least this often to notice cancellation.
-		deadline := clock.Now().Add(cancelCheck)
-		if next, ok := s.engine.Deadline(); ok && next.Before(deadline) {
-			deadline = next
+		if !ok || next.Sub(now) > logEvery {
+			next = now.Add(logEvery)
 		}
-		n, err := dr.ReadBefore(buf, deadline)
-		if n > 0 {
-			s.recordOutput(buf[:n])
-			_, _ = s.redact.Write(buf[:n])
-			s.apply(s.engine.Output(clock.Now(), buf[:n]))
-		}
-		switch {
-		case err == nil:
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			// The program is quiet: a good time to log.
-			s.flush()
-			s.apply(s.engine.Tick(clock.Now()))
-		case ctx.Err() != nil:
-			// Cancelling also ends the program: that is not its own end.
-			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
-		default:
-			// The end of output: the program ended.
-			st, _ := dr.Wait()
-			s.child = &st
-			s.apply(s.engine.Exit(clock.Now(), st))
+		armed = next
+		mu.Unlock()
+		timer.Reset(next.Sub(now))
+		select {
+		case <-timer.C:
+		case <-sooner:
+		case <-ctx.Done():
+			mu.Lock()
+			if s.result == nil {
+				s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
+			}
+			mu.Unlock()
 		}
 	}
 }

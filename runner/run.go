@@ -228,6 +228,8 @@ type session struct {
 	// pending holds events not yet logged and recorded: encoding them in batches
 	// keeps the work off the path between a prompt and its answer.
 	pending []Event
+	// reading is closed when the headless loop's reader has stopped.
+	reading chan struct{}
 	// fields is the reused list of one log line's fields.
 	fields []zap.Field
 }
@@ -255,6 +257,10 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 		if cerr := s.drv.Close(); cerr != nil {
 			s.o.logger.Warn("close", zap.String("event", "error"), zap.Error(cerr))
 		}
+		if s.reading != nil {
+			// Closing the driver ended the reader's pending read.
+			<-s.reading
+		}
 		if s.child == nil {
 			if st, werr := s.drv.Wait(); werr == nil {
 				s.child = &st
@@ -267,10 +273,10 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 	}()
 
 	s.apply(s.engine.Start(clock.Now()))
-	dr, direct := s.drv.(driver.DeadlineReader)
+	wr, direct := s.drv.(driver.WaitReader)
 	_, realClock := clock.(SystemClock)
 	if direct && realClock && s.o.terminal == nil {
-		s.readLoop(parent, dr)
+		s.readLoop(parent, wr)
 	} else if err := s.selectLoop(ctx, parent); err != nil {
 		return nil, err
 	}

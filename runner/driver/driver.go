@@ -9,7 +9,6 @@ package driver
 import (
 	"errors"
 	"fmt"
-	"time"
 )
 
 // ErrEnded is wrapped by the error of a Write or Resize that failed because
@@ -46,13 +45,14 @@ type Driver interface {
 	Close() error
 }
 
-// DeadlineReader is a Driver whose reads can be bounded in time, so that one
-// goroutine can wait for output and for the engine's next deadline at once,
-// without handing every read to another goroutine. Past the deadline,
-// ReadBefore returns 0 and an error wrapping os.ErrDeadlineExceeded.
-type DeadlineReader interface {
+// WaitReader is a Driver that can wait for output in the kernel with no
+// deadline (a blocking read): the wake-up that comes soonest and costs least when
+// output arrives, so one goroutine can take output to the engine and the answer
+// back without handing either to another goroutine. ReadWait returns io.EOF at
+// the end of output like Read, and a pending ReadWait returns io.EOF after Close.
+type WaitReader interface {
 	Driver
-	ReadBefore(p []byte, deadline time.Time) (int, error)
+	ReadWait(p []byte) (int, error)
 }
 
 // Sizer is a Driver whose terminal size is set by someone else (a tmux pane a person

@@ -140,3 +140,18 @@ func openTerminal() (int, *os.File, error) {
 	}
 	return m, os.NewFile(t, name), nil
 }
+
+// openPeer opens the terminal of master once more, for writing, so that output
+// can be put in front of a reader blocked on master (see Process.wakeReader).
+// Where the kernel cannot get it from the master, it is opened by name.
+func openPeer(master int, name string) (int, error) {
+	flags := unix.O_WRONLY | unix.O_NOCTTY | unix.O_CLOEXEC | unix.O_NONBLOCK
+	t, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(master), unix.TIOCGPTPEER, uintptr(flags))
+	switch {
+	case errno == unix.EINVAL || errno == unix.ENOTTY:
+		return unix.Open(name, flags, 0)
+	case errno != 0:
+		return -1, errno
+	}
+	return int(t), nil
+}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // waitExited cannot wait without reaping here; the caller reaps directly.
@@ -21,3 +23,8 @@ func ignoredSignals(sigs ...syscall.Signal) []os.Signal { return ignoredSignalsP
 
 // openTerminal opens a pseudo-terminal by name (see openTerminalByPath).
 func openTerminal() (int, *os.File, error) { return openTerminalByPath() }
+
+// openPeer opens the terminal by name, for writing (see Process.wakeReader).
+func openPeer(_ int, name string) (int, error) {
+	return unix.Open(name, unix.O_WRONLY|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+}

@@ -79,22 +79,33 @@ type Process struct {
 	exited   atomic.Bool  // the program exited (it may not be reaped yet)
 	eof      atomic.Bool  // Read returned io.EOF; it always will
 	deadline atomic.Int64 // of SetReadDeadline, Unix nanoseconds; 0: none
+	// flags are the master's file status flags, blocking: a write turns
+	// O_NONBLOCK on only while it writes.
+	flags int
+	// name is the terminal's path, for opening it again where the kernel
+	// cannot get it from the master.
+	name string
+	// waiting is set while ReadWait may be blocked in the kernel; lastRead is
+	// when it last got output (Unix nanoseconds); lingered is set when the
+	// program's descendants were quiet for the linger period after it exited.
+	waiting  atomic.Bool
+	lastRead atomic.Int64
+	lingered atomic.Bool
 	// quietSince is when the reader, after the program exited, last found no
-	// output; drained is set when the last read did not fill its buffer. Only
-	// the one reading goroutine uses them.
+	// output. Only the one reading goroutine uses it.
 	quietSince time.Time
-	drained    bool
 
 	// rd and wr carry the arguments and results of one read and one write
 	// through raw.Control, whose callbacks, rdFn and wrFn, are made once:
 	// a closure per call would cost allocations on every question and answer.
 	// rdMu and wrMu keep concurrent calls apart.
-	rdMu sync.Mutex
-	rd   ioCall
-	rdFn func(fd uintptr)
-	wrMu sync.Mutex
-	wr   ioCall
-	wrFn func(fd uintptr)
+	rdMu     sync.Mutex
+	rd       ioCall
+	rdFn     func(fd uintptr)
+	rdWaitFn func(fd uintptr)
+	wrMu     sync.Mutex
+	wr       ioCall
+	wrFn     func(fd uintptr)
 
 	done    chan struct{} // closed once the program is reaped and status set
 	status  driver.ExitStatus
@@ -161,6 +172,15 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %q: open pty: %w", name, err)
 	}
+	var flags int
+	if err := control(master, func(fd int) (err error) {
+		flags, err = unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+		return err
+	}); err != nil {
+		_ = tty.Close()
+		_ = master.Close()
+		return nil, fmt.Errorf("start %q: read pty flags: %w", name, err)
+	}
 	raw, err := master.SyscallConn()
 	if err != nil {
 		_ = tty.Close()
@@ -197,10 +217,12 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		pid:     cmd.Process.Pid,
 		grace:   opts.Grace,
 		linger:  opts.Linger,
+		flags:   flags,
+		name:    tty.Name(),
 		done:    make(chan struct{}),
 		closing: make(chan struct{}),
 	}
-	p.rdFn, p.wrFn = p.controlRead, p.controlWrite
+	p.rdFn, p.rdWaitFn, p.wrFn = p.controlRead, p.controlReadWait, p.controlWrite
 	if p.grace == 0 {
 		p.grace = DefaultGrace
 	}
@@ -216,12 +238,12 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	return p, nil
 }
 
-// openPTY opens a pseudo-terminal pair. The master is kept out of the runtime's
-// poller (it is handed to os.NewFile in blocking mode) and only then made
-// non-blocking: clai reads and writes it with plain system calls and waits in
-// ppoll(2) on the terminal itself (see readBefore). That wakes the reader as
-// directly as a blocking read, spares the runtime an epoll wake-up each time
-// the program reads or writes, and lets a write try at once, without a wait.
+// openPTY opens a pseudo-terminal pair. The master stays in blocking mode, out
+// of the runtime's poller: clai reads and writes it with plain system calls.
+// ReadWait waits for output in a blocking read(2), the most direct wake-up
+// there is; Read and ReadBefore wait in ppoll(2), which a deadline can end, and
+// read only what is there. A write turns O_NONBLOCK on while it writes, so that
+// it never blocks: a program that reads nothing cannot hang clai.
 func openPTY() (master, tty *os.File, err error) {
 	fd, t, err := openTerminal()
 	if err != nil {
@@ -232,13 +254,7 @@ func openPTY() (master, tty *os.File, err error) {
 		_ = t.Close()
 		return nil, nil, fmt.Errorf("set master blocking: %w", err)
 	}
-	f := os.NewFile(uintptr(fd), "/dev/ptmx")
-	if err := unix.SetNonblock(fd, true); err != nil {
-		_ = f.Close()
-		_ = t.Close()
-		return nil, nil, fmt.Errorf("set master non-blocking: %w", err)
-	}
-	return f, t, nil
+	return os.NewFile(uintptr(fd), "/dev/ptmx"), t, nil
 }
 
 // openTerminalByPath opens a pseudo-terminal the portable way (creack/pty: the
@@ -334,6 +350,106 @@ func (p *Process) ReadBefore(b []byte, deadline time.Time) (int, error) {
 	return n, rerr
 }
 
+// ReadWait reads the program's output like Read, but waits for it in a blocking
+// read(2), with no deadline: of the ways to wait, the one that wakes soonest and
+// costs least when output arrives, which is what the latency of every question
+// and answer depends on. It returns io.EOF when every holder of the terminal
+// closed it, Options.Linger after the program exited while a descendant keeps
+// the terminal open, and after Close: those end a pending ReadWait. Calls must
+// not overlap with those of Read and ReadBefore.
+func (p *Process) ReadWait(b []byte) (int, error) {
+	p.rdMu.Lock()
+	defer p.rdMu.Unlock()
+	// waiting is set before closing and lingered are looked at, and Close and
+	// the linger watch set those before they look at waiting: whichever comes
+	// second sees the other.
+	p.waiting.Store(true)
+	defer p.waiting.Store(false)
+	for {
+		if p.eof.Load() || p.closed() || p.lingered.Load() {
+			p.eof.Store(true)
+			return 0, io.EOF
+		}
+		p.rd = ioCall{b: b}
+		cerr := p.raw.Control(p.rdWaitFn)
+		n, err := p.rd.n, p.rd.err
+		p.rd = ioCall{}
+		switch {
+		case cerr != nil || p.closed() || p.lingered.Load():
+			// Closed, or woken to end: what was read is past the end.
+			p.eof.Store(true)
+			return 0, io.EOF
+		case n > 0:
+			if p.exited.Load() {
+				p.lastRead.Store(time.Now().UnixNano())
+			}
+			return n, nil
+		case !errors.Is(err, unix.EAGAIN):
+			return 0, err
+		}
+	}
+}
+
+// controlReadWait is ReadWait's callback for raw.Control, on p.rd. A write that
+// turned O_NONBLOCK on makes the read return EAGAIN: then it waits in ppoll, a
+// while at a time, and ReadWait reads again.
+func (p *Process) controlReadWait(fd uintptr) {
+	p.rd.n, p.rd.err = p.readOnce(int(fd), p.rd.b)
+	if errors.Is(p.rd.err, unix.EAGAIN) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		ts := unix.NsecToTimespec(readPoll.Nanoseconds())
+		_, _ = unix.Ppoll(fds, &ts, nil)
+	}
+}
+
+// wakeReader ends the wait of a ReadWait blocked in the kernel, which nothing
+// else ends while a descendant holds the terminal open: it writes a byte to the
+// terminal, which arrives as output. The caller has first set what ReadWait
+// finds on waking (closing or lingered), so the byte is never taken for the
+// program's.
+func (p *Process) wakeReader() {
+	if !p.waiting.Load() {
+		return
+	}
+	_ = control(p.master, func(fd int) error {
+		t, err := openPeer(fd, p.name)
+		if err != nil {
+			return err
+		}
+		_, _ = unix.Write(t, []byte{0})
+		return unix.Close(t)
+	})
+}
+
+// lingerWatch ends a ReadWait that waits for the descendants of the exited
+// program: once they have been quiet for the linger period, the output is over.
+func (p *Process) lingerWatch(exitedAt time.Time) {
+	defer p.wg.Done()
+	t := time.NewTimer(p.linger)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.closing:
+			return
+		case <-t.C:
+		}
+		if p.eof.Load() {
+			return
+		}
+		quiet := exitedAt
+		if r := p.lastRead.Load(); r > quiet.UnixNano() {
+			quiet = time.Unix(0, r)
+		}
+		if wait := p.linger - time.Since(quiet); wait > 0 {
+			t.Reset(wait)
+			continue
+		}
+		p.lingered.Store(true)
+		p.wakeReader()
+		return
+	}
+}
+
 // controlRead is ReadBefore's callback for raw.Control, on p.rd.
 func (p *Process) controlRead(fd uintptr) {
 	p.rd.n, p.rd.err = p.readBefore(int(fd), p.rd.b, p.rd.deadline)
@@ -342,7 +458,14 @@ func (p *Process) controlRead(fd uintptr) {
 // controlWrite is Write's callback for raw.Control, on p.wr: one write, or a
 // wait for room in the terminal's input.
 func (p *Process) controlWrite(fd uintptr) {
+	if _, err := unix.FcntlInt(fd, unix.F_SETFL, p.flags|unix.O_NONBLOCK); err != nil {
+		p.wr.err = fmt.Errorf("set non-blocking: %w", err)
+		return
+	}
 	p.wr.n, p.wr.err = unix.Write(int(fd), p.wr.b)
+	// Blocking again at once: ReadWait may be waiting on the same file. (Were it
+	// woken meanwhile with nothing to read, it waits again.)
+	_, _ = unix.FcntlInt(fd, unix.F_SETFL, p.flags)
 	if errors.Is(p.wr.err, unix.EAGAIN) {
 		// The program does not read: wait for room, a while at a time, so
 		// that an exit is noticed.
@@ -353,29 +476,7 @@ func (p *Process) controlWrite(fd uintptr) {
 }
 
 func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) {
-	// After a read that did not fill b the terminal is most likely drained:
-	// wait first rather than try a read that fails with EAGAIN.
-	wait, tried := p.drained, false
 	for {
-		if !wait {
-			tried = true
-			n, err := unix.Read(fd, b)
-			switch {
-			case n > 0:
-				p.quietSince = time.Time{}
-				p.drained = n < len(b)
-				return n, nil
-			case err == nil || errors.Is(err, unix.EIO):
-				// 0 bytes or EIO: every holder of the terminal closed it.
-				p.eof.Store(true)
-				return 0, io.EOF
-			case errors.Is(err, unix.EINTR):
-				continue
-			case !errors.Is(err, unix.EAGAIN):
-				return 0, fmt.Errorf("read pty: %w", err)
-			}
-		}
-		wait = false
 		now := time.Now()
 		left := deadline.Sub(now)
 		if p.linger > 0 && p.exited.Load() {
@@ -391,17 +492,47 @@ func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) 
 			}
 			left = min(left, linger)
 		}
-		if left <= 0 {
-			if !tried {
-				// Past the deadline, what is already there is still read.
-				continue
+		// Wait for something to read. The master is blocking: a read is only
+		// tried once the terminal is readable, at its end (POLLHUP) or in
+		// error, so it does not block. Past the deadline, what is already
+		// there is still read.
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		ts := unix.NsecToTimespec(max(left, 0).Nanoseconds())
+		ready, err := unix.Ppoll(fds, &ts, nil)
+		switch {
+		case err != nil && !errors.Is(err, unix.EINTR):
+			return 0, fmt.Errorf("poll pty: %w", err)
+		case ready > 0:
+			n, err := p.readOnce(fd, b)
+			if !errors.Is(err, unix.EAGAIN) {
+				return n, err
 			}
+		case left <= 0 && err == nil:
 			return 0, fmt.Errorf("read pty: %w", os.ErrDeadlineExceeded)
 		}
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		ts := unix.NsecToTimespec(left.Nanoseconds())
-		if _, err := unix.Ppoll(fds, &ts, nil); err != nil && !errors.Is(err, unix.EINTR) {
-			return 0, fmt.Errorf("poll pty: %w", err)
+	}
+}
+
+// readOnce is one read(2) of the master. A read that finds nothing returns
+// EAGAIN if a write had turned O_NONBLOCK on meanwhile; otherwise it blocks
+// until there is output or the terminal's end.
+func (p *Process) readOnce(fd int, b []byte) (int, error) {
+	for {
+		n, err := unix.Read(fd, b)
+		switch {
+		case n > 0:
+			p.quietSince = time.Time{}
+			return n, nil
+		case err == nil || errors.Is(err, unix.EIO):
+			// 0 bytes or EIO: every holder of the terminal closed it.
+			p.eof.Store(true)
+			return 0, io.EOF
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EAGAIN):
+			return 0, err
+		default:
+			return 0, fmt.Errorf("read pty: %w", err)
 		}
 	}
 }
@@ -426,7 +557,7 @@ func (p *Process) SetReadDeadline(t time.Time) error {
 	return nil
 }
 
-var _ driver.DeadlineReader = (*Process)(nil)
+var _ driver.WaitReader = (*Process)(nil)
 
 // Write sends b to the program's terminal input. Once the program exited, or
 // after Close, it fails with an error wrapping driver.ErrEnded (the terminal
@@ -503,6 +634,7 @@ func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
 		close(p.closing)
 		p.terminate()
+		p.wakeReader()
 		if err := p.master.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 			p.closeErr = fmt.Errorf("close pty: %w", err)
 		}
@@ -551,6 +683,10 @@ func (p *Process) reap() {
 	}
 	p.markExited()
 	p.status, p.waitErr = exitStatus(p.cmd.ProcessState, err)
+	if p.linger > 0 {
+		p.wg.Add(1)
+		go p.lingerWatch(time.Now())
+	}
 	close(p.done)
 }
 

@@ -31,8 +31,9 @@ const timeout = 30 * time.Second
 type console struct {
 	t    testing.TB
 	p    *pty.Process
-	more chan struct{} // a token after each Read
-	done chan struct{} // closed when the reader got io.EOF or an error
+	read func([]byte) (int, error) // p.Read or p.ReadWait
+	more chan struct{}             // a token after each Read
+	done chan struct{}             // closed when the reader got io.EOF or an error
 
 	mu  sync.Mutex
 	out []byte
@@ -42,15 +43,37 @@ type console struct {
 
 func start(t testing.TB, opts pty.Options) *console {
 	t.Helper()
+	return startReading(t, opts, readWays[0])
+}
+
+// readWay is one of the two ways to wait for output: Read, which waits in
+// ppoll and can be bounded in time, and ReadWait, a blocking read.
+type readWay struct {
+	name string
+	read func(*pty.Process) func([]byte) (int, error)
+}
+
+var readWays = []readWay{
+	{"Read", func(p *pty.Process) func([]byte) (int, error) { return p.Read }},
+	{"ReadWait", func(p *pty.Process) func([]byte) (int, error) { return p.ReadWait }},
+}
+
+// startReading starts a program and reads its output the given way.
+func startReading(t testing.TB, opts pty.Options, way readWay) *console {
+	t.Helper()
 	p, err := pty.Start(t.Context(), opts)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	return attach(t, p)
+	return attachReading(t, p, way)
 }
 
 func attach(t testing.TB, p *pty.Process) *console {
-	c := &console{t: t, p: p, more: make(chan struct{}, 1), done: make(chan struct{})}
+	return attachReading(t, p, readWays[0])
+}
+
+func attachReading(t testing.TB, p *pty.Process, way readWay) *console {
+	c := &console{t: t, p: p, read: way.read(p), more: make(chan struct{}, 1), done: make(chan struct{})}
 	go c.pump()
 	t.Cleanup(func() {
 		if err := p.Close(); err != nil {
@@ -65,7 +88,7 @@ func (c *console) pump() {
 	defer close(c.done)
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := c.p.Read(buf)
+		n, err := c.read(buf)
 		c.mu.Lock()
 		c.out = append(c.out, buf[:n]...)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -191,8 +214,17 @@ func waitGone(t testing.TB, pids ...int) {
 
 func TestPrompterRoundTrip(t *testing.T) {
 	t.Parallel()
-	c := start(t, pty.Options{Argv: []string{testprog.Build(t, "prompter"),
-		"-q", "Project name: ", "-q", "Continue? [y/n] "}})
+	for _, way := range readWays {
+		t.Run(way.name, func(t *testing.T) {
+			t.Parallel()
+			testPrompterRoundTrip(t, way)
+		})
+	}
+}
+
+func testPrompterRoundTrip(t *testing.T, way readWay) {
+	c := startReading(t, pty.Options{Argv: []string{testprog.Build(t, "prompter"),
+		"-q", "Project name: ", "-q", "Continue? [y/n] "}}, way)
 	c.expect("Project name: ")
 	c.send("demo\r")
 	c.expect("got: demo")
@@ -448,7 +480,16 @@ func TestCloseKillsGrandchild(t *testing.T) {
 
 func TestReadEndsWhenGrandchildHoldsTerminal(t *testing.T) {
 	t.Parallel()
-	c := start(t, pty.Options{Argv: []string{testprog.Build(t, "forker"), "-exit"}, Linger: 100 * time.Millisecond})
+	for _, way := range readWays {
+		t.Run(way.name, func(t *testing.T) {
+			t.Parallel()
+			testReadEndsWhenGrandchildHoldsTerminal(t, way)
+		})
+	}
+}
+
+func testReadEndsWhenGrandchildHoldsTerminal(t *testing.T, way readWay) {
+	c := startReading(t, pty.Options{Argv: []string{testprog.Build(t, "forker"), "-exit"}, Linger: 100 * time.Millisecond}, way)
 	_, child := readyPIDs(t, c)
 	if st := c.wait(); st != (driver.ExitStatus{}) {
 		t.Errorf("exit status = %v, want exit 0", st)
@@ -584,9 +625,18 @@ func TestReadDrainsAfterExit(t *testing.T) {
 
 func TestFloodArrivesWhole(t *testing.T) {
 	t.Parallel()
+	for _, way := range readWays {
+		t.Run(way.name, func(t *testing.T) {
+			t.Parallel()
+			testFloodArrivesWhole(t, way)
+		})
+	}
+}
+
+func testFloodArrivesWhole(t *testing.T, way readWay) {
 	const size = 4 << 20
-	c := start(t, pty.Options{Argv: []string{testprog.Build(t, "flood"),
-		"-bytes", strconv.Itoa(size), "-inject", "About to run: rm -rf /"}})
+	c := startReading(t, pty.Options{Argv: []string{testprog.Build(t, "flood"),
+		"-bytes", strconv.Itoa(size), "-inject", "About to run: rm -rf /"}}, way)
 	log := c.expect("Continue? [y/n] ")
 	c.send("y\r")
 	c.expect("answer: y")

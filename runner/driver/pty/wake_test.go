@@ -1,0 +1,104 @@
+package pty
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/clai-sh/clai/internal/testprog"
+)
+
+// waitLimit bounds how long a test waits for a ReadWait to end: it detects a
+// hang, it does not synchronise anything.
+const waitLimit = 30 * time.Second
+
+// TestCloseEndsReadWait holds the terminal open from outside the program's
+// session, as a daemon that detached itself would, so that ending the session
+// does not end the read: Close itself must.
+func TestCloseEndsReadWait(t *testing.T) {
+	t.Parallel()
+	p, err := Start(context.Background(), Options{Argv: []string{testprog.Build(t, "silent")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder, err := unix.Open(p.name, unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatalf("hold the terminal: %v", err)
+	}
+	defer unix.Close(holder)
+	ended := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 1024)
+		for {
+			if _, err := p.ReadWait(buf); err != nil {
+				ended <- err
+				return
+			}
+		}
+	}()
+	// Close once the read is waiting in the kernel.
+	for !p.waiting.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	select {
+	case err := <-ended:
+		if !errors.Is(err, io.EOF) {
+			t.Errorf("ReadWait after Close = %v, want io.EOF", err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("ReadWait still waits after Close")
+	}
+}
+
+// TestReadWaitBesideWrites writes while a ReadWait waits: each write turns
+// O_NONBLOCK on for a moment, which the waiting read must survive.
+func TestReadWaitBesideWrites(t *testing.T) {
+	t.Parallel()
+	p, err := Start(context.Background(), Options{Argv: []string{testprog.Build(t, "echo")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	out := make(chan []byte, 1)
+	go func() {
+		var all []byte
+		buf := make([]byte, 1024)
+		for {
+			n, err := p.ReadWait(buf)
+			all = append(all, buf[:n]...)
+			if err != nil {
+				out <- all
+				return
+			}
+		}
+	}()
+	const lines = 200
+	for i := range lines {
+		if _, err := p.Write([]byte("line" + string(rune('a'+i%26)) + "\r")); err != nil {
+			t.Fatalf("Write %d: %v", i, err)
+		}
+	}
+	if _, err := p.Write([]byte("quit\r")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case all := <-out:
+		if got := bytes.Count(all, []byte("LINE")); got != lines {
+			t.Errorf("%d answers, want %d; output ends %q", got, lines, all[max(len(all)-200, 0):])
+		}
+		if !strings.Contains(string(all), "bye") {
+			t.Errorf("no bye: %q", all[max(len(all)-200, 0):])
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("ReadWait did not reach the end of output")
+	}
+}
