@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/runner/driver"
 )
 
 // waitLimit bounds how long a test waits for a ReadWait to end: it detects a
@@ -100,5 +101,49 @@ func TestReadWaitBesideWrites(t *testing.T) {
 		}
 	case <-time.After(waitLimit):
 		t.Fatal("ReadWait did not reach the end of output")
+	}
+}
+
+// TestWriteWaitingForRoom fills the input of a program that reads nothing: the
+// write that finds no room waits, and fails with ErrEnded once the program
+// ends, whether it exits by itself or Close ends it. (A blocking write would
+// not: the kernel does not always wake a writer whose terminal closes.)
+func TestWriteWaitingForRoom(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"exit", "Close"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			argv := []string{testprog.Build(t, "silent")}
+			if how == "exit" {
+				argv = append(argv, "-for", "300ms")
+			}
+			p, err := Start(context.Background(), Options{Argv: argv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			wrote := make(chan error, 1)
+			go func() {
+				_, err := p.Write(bytes.Repeat([]byte("x\r"), 1<<19))
+				wrote <- err
+			}()
+			if how == "Close" {
+				// Close once the write waits for room (it cannot be seen
+				// from outside: a moment is enough, and the test passes
+				// either way the race goes).
+				time.Sleep(50 * time.Millisecond)
+				if err := p.Close(); err != nil {
+					t.Fatalf("Close: %v", err)
+				}
+			}
+			select {
+			case err := <-wrote:
+				if !errors.Is(err, driver.ErrEnded) {
+					t.Errorf("Write = %v, want ErrEnded", err)
+				}
+			case <-time.After(waitLimit):
+				t.Fatal("Write still waits after the program ended")
+			}
+		})
 	}
 }
