@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -36,6 +37,11 @@ type Pattern struct {
 	// pattern), or "": a text without it cannot match.
 	Required      string
 	requiredBytes []byte
+	// prefix is text every match of a Regex pattern begins with, and anchored
+	// the expression anchored at the start of the text: Find tries it where
+	// the prefix appears instead of searching the whole text.
+	prefix   []byte
+	anchored *regexp.Regexp
 }
 
 // String shows the pattern as a playbook would write it.
@@ -58,11 +64,38 @@ func (p *Pattern) Find(text []byte) []int {
 		if p.Required != "" && !bytes.Contains(text, p.requiredBytes) {
 			return nil
 		}
+		if p.anchored != nil {
+			return p.findAnchored(text)
+		}
 		return p.Regexp.FindSubmatchIndex(text)
 	case Literal:
 		if i := bytes.Index(text, p.requiredBytes); i >= 0 {
 			return []int{i, i + len(p.requiredBytes)}
 		}
+	}
+	return nil
+}
+
+// findAnchored finds the leftmost match of a pattern whose matches all begin
+// with its prefix: at each place the prefix appears, left to right, it tries the
+// expression anchored there. That is the match a search of the whole text finds,
+// for less work (an anchored expression can often run in one pass).
+func (p *Pattern) findAnchored(text []byte) []int {
+	for off := 0; off < len(text); {
+		i := bytes.Index(text[off:], p.prefix)
+		if i < 0 {
+			return nil
+		}
+		start := off + i
+		if loc := p.anchored.FindSubmatchIndex(text[start:]); loc != nil {
+			for k := range loc {
+				if loc[k] >= 0 {
+					loc[k] += start
+				}
+			}
+			return loc
+		}
+		off = start + 1
 	}
 	return nil
 }
@@ -249,13 +282,45 @@ func (d *decoder) pattern(n ast.Node, what string, allowEOF bool) *Pattern {
 			d.errorAt(n, "regex", "make at least one part of it required, e.g. + instead of *", "%s matches the empty text, so it would match anything", what)
 			return nil
 		}
-		p.Regexp = re
-		p.Required = requiredLiteral(p.Source)
+		p.setRegexp(re)
 	} else if p.Kind == Literal {
 		p.Required = p.Source
 	}
 	p.requiredBytes = []byte(p.Required)
 	return p
+}
+
+// setRegexp makes p a Regex pattern for re, compiled from p.Source.
+func (p *Pattern) setRegexp(re *regexp.Regexp) {
+	p.Regexp = re
+	p.Required = requiredLiteral(p.Source)
+	if prefix := literalPrefix(p.Source); prefix != "" {
+		// Anchoring keeps the groups and their numbers.
+		if a, err := regexp.Compile(`\A(?:` + p.Source + `)`); err == nil {
+			p.prefix, p.anchored = []byte(prefix), a
+		}
+	}
+}
+
+// literalPrefix returns the text every match of the expression src begins with,
+// when its matches can begin anywhere; "" when there is none, and for an
+// expression that is all literal or anchored (^, \b…: a match found where the
+// prefix appears would not look at what comes before it). Unlike
+// regexp.LiteralPrefix, it does not look past a leading ^.
+func literalPrefix(src string) string {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return ""
+	}
+	prefix, complete := prog.Prefix()
+	if complete {
+		return ""
+	}
+	return prefix
 }
 
 // regexError reports a regex that does not compile, explaining PCRE-only syntax.

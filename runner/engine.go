@@ -109,7 +109,11 @@ type Engine struct {
 
 	exitCode int
 	result   *Result
-	out      []Action
+	// out holds the actions of a call; events and sends hold what its *Event
+	// and *Send actions point to. All three are reused by the next call.
+	out    []Action
+	events []Event
+	sends  []Send
 
 	// unmatched counts output bytes absorbed since matching last ran.
 	unmatched int
@@ -208,7 +212,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 		// The screen is matched once it has been still for settle.
 		e.scr.Write(data)
 		if r := e.scr.Replies(); len(r) > 0 && !e.cfg.Replay {
-			e.out = append(e.out, Send{Data: r, Reply: true})
+			e.addSend(Send{Data: r, Reply: true})
 		}
 		return e.end()
 	}
@@ -423,7 +427,7 @@ func (e *Engine) begin(now time.Time) {
 	if now.After(e.now) {
 		e.now = now
 	}
-	e.out = e.out[:0]
+	e.out, e.events, e.sends = e.out[:0], e.events[:0], e.sends[:0]
 }
 
 // end returns the actions of the call; the slice is reused by the next call.
@@ -439,7 +443,14 @@ func (e *Engine) emit(ev Event) {
 	if e.scr != nil && (isDecision(ev.Name) || ev.Name == "state" && ev.State == Manual) {
 		ev.Screen = e.scr.Text()
 	}
-	e.out = append(e.out, ev)
+	e.events = append(e.events, ev)
+	e.out = append(e.out, &e.events[len(e.events)-1])
+}
+
+// addSend adds a Send to the call's actions.
+func (e *Engine) addSend(s Send) {
+	e.sends = append(e.sends, s)
+	e.out = append(e.out, &e.sends[len(e.sends)-1])
 }
 
 func (e *Engine) setState(s State, reason string) {

@@ -37,7 +37,7 @@ func newSim(t *testing.T, yaml string, cfg runner.Config) *sim {
 func (s *sim) apply(actions []runner.Action) {
 	for _, a := range actions {
 		switch a := a.(type) {
-		case runner.Send:
+		case *runner.Send:
 			text := string(a.Data)
 			if a.Secret.Source != "" {
 				text = "<" + string(a.Secret.Source) + ":" + a.Secret.Name + ">" + text
@@ -46,8 +46,8 @@ func (s *sim) apply(actions []runner.Action) {
 				text = "dry:" + text
 			}
 			s.sent = append(s.sent, text)
-		case runner.Event:
-			s.events = append(s.events, a)
+		case *runner.Event:
+			s.events = append(s.events, *a)
 		case runner.Kill:
 			s.killed = true
 		case runner.Finish:

@@ -307,7 +307,7 @@ func (e *Engine) send(s Send, shown, rule, step, matched string) {
 		name = "would-send"
 	}
 	e.emit(Event{Name: name, Rule: rule, Step: step, Sent: shown, Excerpt: matched})
-	e.out = append(e.out, s)
+	e.addSend(s)
 	e.lastSend, e.sent = e.now, true
 	e.wake = time.Time{}
 	if e.scr != nil {

@@ -46,7 +46,7 @@ func runTest(pb *playbooks.Playbook, t *playbooks.Test) TestResult {
 	var sent strings.Builder
 	take := func(actions []Action) {
 		for _, a := range actions {
-			if s, ok := a.(Send); ok {
+			if s, ok := a.(*Send); ok {
 				if s.Secret.Source != "" {
 					fmt.Fprintf(&sent, "<secret %s:%s>", s.Secret.Source, s.Secret.Name)
 				}

@@ -359,7 +359,7 @@ func (c castOutput) Write(p []byte) (int, error) {
 // for them, while logging and recording can wait a few microseconds.
 func (s *session) apply(actions []Action) {
 	for _, a := range actions {
-		if send, ok := a.(Send); ok && !send.DryRun {
+		if send, ok := a.(*Send); ok && !send.DryRun {
 			data := send.Data
 			if send.Secret.Source != "" {
 				data = append([]byte(s.secrets[send.Secret]), send.Data...)
@@ -382,10 +382,10 @@ func (s *session) apply(actions []Action) {
 	}
 	for _, a := range actions {
 		switch a := a.(type) {
-		case Event:
-			s.pending = append(s.pending, a)
+		case *Event:
+			s.pending = append(s.pending, *a)
 			if a.Name == "would-send" && s.o.notices != nil {
-				s.notice(a)
+				s.notice(*a)
 			}
 		case Kill:
 			s.kill = true

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"testing"
-	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -26,12 +25,8 @@ func BenchmarkSessionRoundTrip(b *testing.B) {
 	if pb == nil {
 		b.Fatal(findings)
 	}
-	enc := zap.NewProductionEncoderConfig()
-	enc.TimeKey, enc.MessageKey = "ts", ""
-	enc.EncodeTime = zapcore.RFC3339NanoTimeEncoder
-	out := &zapcore.BufferedWriteSyncer{WS: zapcore.AddSync(io.Discard), FlushInterval: time.Second}
-	defer out.Stop()
-	logger := zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(enc), out, zap.InfoLevel)).With(zap.String("playbook", "w2"))
+	logger, stop := runner.NewLogger(zapcore.AddSync(io.Discard), zap.InfoLevel, "w2")
+	defer stop()
 	prog := &answering{rounds: b.N}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -54,8 +54,9 @@ type Result struct {
 	Child *driver.ExitStatus
 }
 
-// Action is something the engine asks for. It is one of Send, Event, Kill and
-// Finish.
+// Action is something the engine asks for. It is one of *Send, *Event, Kill and
+// Finish. A *Send or an *Event points into the engine's own memory: like the
+// slice of actions, it is valid until the engine's next call (copy what you keep).
 type Action interface{ action() }
 
 // Send asks for bytes to be written to the program.
@@ -102,10 +103,10 @@ type Event struct {
 	Screen string
 }
 
-func (Send) action()   {}
+func (*Send) action()  {}
 func (Kill) action()   {}
 func (Finish) action() {}
-func (Event) action()  {}
+func (*Event) action() {}
 
 // Final reports whether a run in state s has ended.
 func (s State) Final() bool {

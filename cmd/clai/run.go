@@ -195,16 +195,8 @@ func openLog(path, level, name string) (*zap.Logger, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("log: %w", err)
 	}
-	enc := zap.NewProductionEncoderConfig()
-	// The event field names each line; "ts" is RFC 3339 with nanoseconds.
-	enc.TimeKey, enc.MessageKey = "ts", ""
-	enc.EncodeTime = zapcore.RFC3339NanoTimeEncoder
-	// Buffered: a busy run logs thousands of events, and a write each would slow
-	// every answer. The buffer is flushed every second and when the run ends.
-	out := &zapcore.BufferedWriteSyncer{WS: zapcore.AddSync(f), FlushInterval: time.Second}
-	core := zapcore.NewCore(zapcore.NewJSONEncoder(enc), out, lvl)
-	logger := zap.New(core).With(zap.String("playbook", name))
-	return logger, func() { _ = logger.Sync(); _ = out.Stop(); _ = f.Close() }, nil
+	logger, stop := runner.NewLogger(zapcore.AddSync(f), lvl, name)
+	return logger, func() { _ = stop(); _ = f.Close() }, nil
 }
 
 // stateDir is where run logs go: $XDG_STATE_HOME/clai/logs or ~/.local/state/clai/logs.
