@@ -14,7 +14,8 @@ import (
 func BenchmarkLog(b *testing.B) {
 	l, stop := NewLogger(zapcore.AddSync(io.Discard), zap.InfoLevel, "w2")
 	defer stop()
-	s := &session{o: options{logger: l}, redact: NewRedactor(io.Discard, nil)}
+	redact := NewRedactor(io.Discard, nil)
+	s := newSession(options{logger: l, clock: SystemClock{}}, nil, &recorder{start: time.Now()}, redact)
 	ev := Event{Name: "send", State: Running, At: time.Millisecond, Rule: "code", Excerpt: "Enter code 8919 [1]: ", Sent: "8919\r"}
 	b.ReportAllocs()
 	for b.Loop() {

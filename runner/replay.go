@@ -41,7 +41,7 @@ func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Repor
 		return nil, err
 	}
 	redact := NewRedactor(nil, nil)
-	s := &session{o: o, pb: pb, rec: newRecorder(pb, true, redact), redact: redact}
+	s := newSession(o, pb, newRecorder(pb, true, redact), redact)
 	s.rec.report.Mode = "replay"
 	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true,
 		Rows: rec.Header.Height, Cols: rec.Header.Width})

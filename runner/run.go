@@ -143,7 +143,8 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	if err != nil {
 		return nil, &StartError{Err: err}
 	}
-	s := &session{o: o, pb: pb, drv: drv, engine: engine, rec: rec, redact: redact, secrets: secrets}
+	s := newSession(o, pb, rec, redact)
+	s.drv, s.engine, s.secrets = drv, engine, secrets
 	if o.record != nil {
 		s.recordRedact = NewRedactor(castOutput{s}, secretValues(secrets))
 	}
@@ -230,8 +231,23 @@ type session struct {
 	pending []Event
 	// reading is closed when the headless loop's reader has stopped.
 	reading chan struct{}
+	// eventLog logs the events, with eventAt, the time of the event being
+	// logged, as the time of its line.
+	eventLog *zap.Logger
+	eventAt  time.Time
 	// fields is the reused list of one log line's fields.
 	fields []zap.Field
+}
+
+// newSession begins the bookkeeping of a run: its options, logs and report.
+func newSession(o options, pb *playbooks.Playbook, rec *recorder, redact *Redactor) *session {
+	s := &session{o: o, pb: pb, rec: rec, redact: redact, eventLog: o.logger}
+	if _, ok := o.clock.(SystemClock); ok {
+		// An event's line says when it happened, not when its batch was written
+		// (which spares reading the clock once a line).
+		s.eventLog = o.logger.WithOptions(zap.WithClock(eventClock{s}))
+	}
+	return s
 }
 
 // maxPending is how many events wait before they are logged and recorded.
@@ -408,7 +424,7 @@ func (s *session) log(e Event) {
 	case "danger", "timeout", "error":
 		level = zap.WarnLevel
 	}
-	if !s.o.logger.Core().Enabled(level) {
+	if !s.eventLog.Core().Enabled(level) {
 		return
 	}
 	fields := append(s.fields[:0],
@@ -440,8 +456,16 @@ func (s *session) log(e Event) {
 	if e.Screen != "" {
 		fields = append(fields, zap.String("screen", s.redact.String(e.Screen)))
 	}
-	s.o.logger.Log(level, e.Name, fields...)
+	s.eventAt = s.rec.start.Add(e.At)
+	s.eventLog.Log(level, e.Name, fields...)
 	// The logger has encoded the fields; the next line reuses their room.
 	clear(fields)
 	s.fields = fields[:0]
 }
+
+// eventClock is the clock of the event log: the time of the event being logged.
+type eventClock struct{ s *session }
+
+func (c eventClock) Now() time.Time { return c.s.eventAt }
+
+func (eventClock) NewTicker(d time.Duration) *time.Ticker { return time.NewTicker(d) }
