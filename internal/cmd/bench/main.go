@@ -126,78 +126,101 @@ func bench(runs int, only string) error {
 		{name: "W4", what: "256 MiB coloured log, then a prompt", floor: []string{"floor-flood", flood, "256MiB"}, clai: floodPlaybook("w4", "256MiB", 0), target: 1.15},
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tbaseline median\tclai median\tratio\ttarget\tclai peak RSS\t")
+	fmt.Fprintln(tw, "workload\tbaseline median\tclai median\tratio\truns' ratios\ttarget\tclai peak RSS\t")
 	for _, w := range workloads {
 		if only != "" && !slices.Contains(strings.Split(only, ","), w.name) {
 			continue
 		}
-		var base, mine, baseSmall, mineSmall []measurement
-		for range runs {
-			b, m, err := pair(self, clai, w)
+		// A first pair warms the caches (the file system's, the CPU's); it is
+		// not counted.
+		if _, _, err := pair(self, clai, w, false); err != nil {
+			return err
+		}
+		var base, mine []time.Duration
+		var ratios []float64
+		var peak int64
+		for i := range runs {
+			// Which goes first alternates, so neither always runs on a warmer
+			// machine.
+			first := i%2 == 1
+			b, m, err := pair(self, clai, w, first)
 			if err != nil {
 				return err
 			}
-			base, mine = append(base, b), append(mine, m)
+			bw, mw := b.wall, m.wall
 			if w.small != nil {
-				b, m, err := pair(self, clai, *w.small)
+				bs, ms, err := pair(self, clai, *w.small, first)
 				if err != nil {
 					return err
 				}
-				baseSmall, mineSmall = append(baseSmall, b), append(mineSmall, m)
+				bw, mw = bw-bs.wall, mw-ms.wall
 			}
+			base, mine = append(base, bw), append(mine, mw)
+			ratios = append(ratios, float64(mw)/float64(bw))
+			peak = max(peak, m.peakKiB)
 		}
-		bm, mm := median(base), median(mine)
-		if w.small != nil {
-			bm -= median(baseSmall)
-			mm -= median(mineSmall)
-		}
-		ratio := float64(mm) / float64(bm)
-		peak := slices.MaxFunc(mine, func(a, b measurement) int { return int(a.peakKiB - b.peakKiB) }).peakKiB
+		bm, mm, ratio := median(base), median(mine), median(ratios)
 		label := "floor"
 		if w.baseline != "" {
 			label = "1 rule"
 		}
 		bs, ms := bm.Round(time.Millisecond).String(), mm.Round(time.Millisecond).String()
 		if w.perOp > 0 {
-			bs = fmt.Sprintf("%.1fµs/op", float64(bm.Microseconds())/float64(w.perOp))
-			ms = fmt.Sprintf("%.1fµs/op", float64(mm.Microseconds())/float64(w.perOp))
+			bs = fmt.Sprintf("%.1fµs/op", float64(bm.Nanoseconds())/1e3/float64(w.perOp))
+			ms = fmt.Sprintf("%.1fµs/op", float64(mm.Nanoseconds())/1e3/float64(w.perOp))
 		}
 		verdict := "ok"
 		if ratio > w.target {
 			verdict = "OVER"
 		}
-		fmt.Fprintf(tw, "%s %s\t%s (%s)\t%s\t%.3f×\t≤%.2f× %s\t%.1f MiB\t\n", w.name, w.what, bs, label, ms, ratio, w.target, verdict, float64(peak)/1024)
+		fmt.Fprintf(tw, "%s %s\t%s (%s)\t%s\t%.3f×\t%.2f–%.2f×\t≤%.2f× %s\t%.1f MiB\t\n", w.name, w.what, bs, label, ms, ratio,
+			slices.Min(ratios), slices.Max(ratios), w.target, verdict, float64(peak)/1024)
 		tw.Flush()
 	}
-	fmt.Printf("\nmedians of %d interleaved runs each; ratio = clai / baseline measured in the same run;\n"+
-		"W2 per round trip = (median at %d − median at %d) / %d, which leaves out starting and ending the process\n", runs, rounds, fewRounds, rounds-fewRounds)
+	fmt.Printf("\n%d runs each, after one not counted. A run measures the baseline and clai back to back, in turn first;\n"+
+		"ratio = the median over runs of clai / baseline in the same run. W2 per round trip = (time at %d − time at %d) / %d\n"+
+		"within a run, which leaves out starting and ending the process\n", runs, rounds, fewRounds, rounds-fewRounds)
 	return tw.Flush()
 }
 
-// pair measures the baseline of a workload and then clai on it.
-func pair(self, clai string, w workload) (base, mine measurement, err error) {
-	if w.baseline != "" {
-		base, err = measure(clai, "run", "-q", "--log", os.DevNull, w.baseline)
-	} else {
-		base, err = measure(self, w.floor...)
+// pair measures the baseline of a workload and clai on it, one after the other:
+// the baseline first, or clai first when clai1st is set.
+func pair(self, clai string, w workload, clai1st bool) (base, mine measurement, err error) {
+	measureBase := func() error {
+		if w.baseline != "" {
+			base, err = measure(clai, "run", "-q", "--log", os.DevNull, w.baseline)
+		} else {
+			base, err = measure(self, w.floor...)
+		}
+		if err != nil {
+			return fmt.Errorf("%s baseline: %w", w.name, err)
+		}
+		return nil
 	}
-	if err != nil {
-		return base, mine, fmt.Errorf("%s baseline: %w", w.name, err)
+	measureClai := func() error {
+		mine, err = measure(clai, "run", "-q", "--log", os.DevNull, w.clai)
+		if err != nil {
+			return fmt.Errorf("%s clai: %w", w.name, err)
+		}
+		return nil
 	}
-	mine, err = measure(clai, "run", "-q", "--log", os.DevNull, w.clai)
-	if err != nil {
-		return base, mine, fmt.Errorf("%s clai: %w", w.name, err)
+	steps := []func() error{measureBase, measureClai}
+	if clai1st {
+		slices.Reverse(steps)
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return base, mine, err
+		}
 	}
 	return base, mine, nil
 }
 
-func median(ms []measurement) time.Duration {
-	d := make([]time.Duration, len(ms))
-	for i, m := range ms {
-		d[i] = m.wall
-	}
-	slices.Sort(d)
-	return d[len(d)/2]
+// median returns the middle value of xs (the upper one of an even count).
+func median[T int64 | float64 | time.Duration](xs []T) T {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // measure runs a command to the end and returns its wall time and peak memory.
