@@ -231,22 +231,19 @@ type session struct {
 	pending []Event
 	// reading is closed when the headless loop's reader has stopped.
 	reading chan struct{}
-	// eventLog logs the events, with eventAt, the time of the event being
-	// logged, as the time of its line.
-	eventLog *zap.Logger
-	eventAt  time.Time
+	// eventTimes is set when a log line's time is its event's.
+	eventTimes bool
 	// fields is the reused list of one log line's fields.
 	fields []zap.Field
 }
 
 // newSession begins the bookkeeping of a run: its options, logs and report.
 func newSession(o options, pb *playbooks.Playbook, rec *recorder, redact *Redactor) *session {
-	s := &session{o: o, pb: pb, rec: rec, redact: redact, eventLog: o.logger}
-	if _, ok := o.clock.(SystemClock); ok {
-		// An event's line says when it happened, not when its batch was written
-		// (which spares reading the clock once a line).
-		s.eventLog = o.logger.WithOptions(zap.WithClock(eventClock{s}))
-	}
+	s := &session{o: o, pb: pb, rec: rec, redact: redact}
+	// An event's line says when it happened, not when its batch was written
+	// (which spares reading the clock once a line); a virtual clock's times
+	// are not the wall's.
+	_, s.eventTimes = o.clock.(SystemClock)
 	return s
 }
 
@@ -424,8 +421,12 @@ func (s *session) log(e Event) {
 	case "danger", "timeout", "error":
 		level = zap.WarnLevel
 	}
-	if !s.eventLog.Core().Enabled(level) {
+	ce := s.o.logger.Check(level, e.Name)
+	if ce == nil {
 		return
+	}
+	if s.eventTimes {
+		ce.Time = s.rec.start.Add(e.At)
 	}
 	fields := append(s.fields[:0],
 		zap.String("event", e.Name),
@@ -456,16 +457,8 @@ func (s *session) log(e Event) {
 	if e.Screen != "" {
 		fields = append(fields, zap.String("screen", s.redact.String(e.Screen)))
 	}
-	s.eventAt = s.rec.start.Add(e.At)
-	s.eventLog.Log(level, e.Name, fields...)
+	ce.Write(fields...)
 	// The logger has encoded the fields; the next line reuses their room.
 	clear(fields)
 	s.fields = fields[:0]
 }
-
-// eventClock is the clock of the event log: the time of the event being logged.
-type eventClock struct{ s *session }
-
-func (c eventClock) Now() time.Time { return c.s.eventAt }
-
-func (eventClock) NewTicker(d time.Duration) *time.Ticker { return time.NewTicker(d) }

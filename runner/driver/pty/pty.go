@@ -119,9 +119,11 @@ type Process struct {
 
 	termOnce  sync.Once
 	closeOnce sync.Once
-	closing   chan struct{}
-	closeErr  error
-	wg        sync.WaitGroup
+	// isClosed is set, and then closing closed, when Close is called.
+	isClosed atomic.Bool
+	closing  chan struct{}
+	closeErr error
+	wg       sync.WaitGroup
 }
 
 var _ driver.Driver = (*Process)(nil)
@@ -632,6 +634,7 @@ func (p *Process) Wait() (driver.ExitStatus, error) {
 // the driver's goroutines. A pending Read returns io.EOF. Idempotent.
 func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
+		p.isClosed.Store(true)
 		close(p.closing)
 		p.terminate()
 		p.wakeReader()
@@ -644,14 +647,7 @@ func (p *Process) Close() error {
 }
 
 // closed reports whether Close was called.
-func (p *Process) closed() bool {
-	select {
-	case <-p.closing:
-		return true
-	default:
-		return false
-	}
-}
+func (p *Process) closed() bool { return p.isClosed.Load() }
 
 // watch ends the program when ctx is cancelled before Close.
 func (p *Process) watch(ctx context.Context) {
