@@ -290,6 +290,38 @@ timeouts: {total: 2s}
 	}
 }
 
+// TestRunEndsWhenGrandchildHoldsTerminal: the program exits while a process it
+// started keeps the terminal open. The run ends with the program (the reader's
+// wait ends after the linger period), not at its timeout, and ends the process
+// left behind.
+func TestRunEndsWhenGrandchildHoldsTerminal(t *testing.T) {
+	t.Parallel()
+	forker := testprog.Build(t, "forker")
+	pb := playbook(t, `
+version: 1
+name: forker
+spawn: {command: [%q, -exit]}
+steps:
+  - expect: {regex: 'ready parent=\d+ child=\d+'}
+timeouts: {total: 60s}
+`, forker)
+	var out syncBuffer
+	rep := run(t, pb, runner.WithMirror(&out))
+	wantOutcome(t, rep, runner.Done, 0)
+	m := regexp.MustCompile(`child=(\d+)`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no pid in %q", out.String())
+	}
+	pid, _ := strconv.Atoi(m[1])
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %d outlived the run", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func TestRunProgramNotFound(t *testing.T) {
 	t.Parallel()
 	pb := playbook(t, "version: 1\nname: x\nspawn: {command: [clai-no-such-program]}\n")
