@@ -280,13 +280,19 @@ timeouts: {total: 2s}
 	}
 	for _, s := range m[1:] {
 		pid, _ := strconv.Atoi(s)
-		deadline := time.Now().Add(10 * time.Second)
-		for syscall.Kill(pid, 0) == nil {
-			if time.Now().After(deadline) {
-				t.Fatalf("process %d outlived the run", pid)
-			}
-			time.Sleep(10 * time.Millisecond)
+		waitGone(t, pid)
+	}
+}
+
+// waitGone fails the test unless process pid ends within a few seconds of the run.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d outlived the run", pid)
 		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -313,13 +319,7 @@ timeouts: {total: 60s}
 		t.Fatalf("no pid in %q", out.String())
 	}
 	pid, _ := strconv.Atoi(m[1])
-	deadline := time.Now().Add(10 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("grandchild %d outlived the run", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitGone(t, pid)
 }
 
 func TestRunProgramNotFound(t *testing.T) {
