@@ -78,6 +78,8 @@ type recorder struct {
 	report Report
 	redact *Redactor
 	start  time.Time
+	// noTimeline leaves the timeline out, for a run whose report is not written.
+	noTimeline bool
 }
 
 func newRecorder(pb *playbooks.Playbook, dryRun bool, redact *Redactor) *recorder {
@@ -104,6 +106,9 @@ func newRecorder(pb *playbooks.Playbook, dryRun bool, redact *Redactor) *recorde
 }
 
 func (r *recorder) event(e Event) {
+	if r.noTimeline && e.Name != "danger" && e.Name != "prompt" {
+		return
+	}
 	re := ReportEvent{
 		TimeMS: float64(e.At.Microseconds()) / 1000, Event: e.Name, State: e.State, From: e.From,
 		Rule: e.Rule, Step: e.Step, Excerpt: r.redact.String(e.Excerpt), Sent: r.redact.String(e.Sent),
@@ -115,9 +120,11 @@ func (r *recorder) event(e Event) {
 	case "prompt":
 		r.report.Unanswered = append(r.report.Unanswered, re)
 	}
-	if len(r.report.Timeline) < maxTimeline {
+	switch {
+	case r.noTimeline:
+	case len(r.report.Timeline) < maxTimeline:
 		r.report.Timeline = append(r.report.Timeline, re)
-	} else {
+	default:
 		r.report.TimelineDropped++
 	}
 }

@@ -37,6 +37,8 @@ type options struct {
 	start    func(ctx context.Context, s Spawn) (driver.Driver, error)
 	record   *cast.Writer
 	notices  io.Writer
+	// noTimeline leaves the report's timeline out.
+	noTimeline bool
 }
 
 // Option configures Run.
@@ -78,6 +80,12 @@ func WithRecording(w *cast.Writer) Option { return func(o *options) { o.record =
 // WithNotices writes a line to w for each answer a dry run or a replay would have
 // sent, as it is decided, so a person sees what to type (default: nowhere).
 func WithNotices(w io.Writer) Option { return func(o *options) { o.notices = w } }
+
+// WithTimeline says whether the report keeps the run's timeline (default: yes).
+// A run whose report is not written can spare recording every event; its
+// report still counts the rules and lists the danger hits and unanswered
+// prompts.
+func WithTimeline(keep bool) Option { return func(o *options) { o.noTimeline = !keep } }
 
 // WithStarter replaces how the program is started (default: a pseudo-terminal).
 func WithStarter(start func(ctx context.Context, s Spawn) (driver.Driver, error)) Option {
@@ -136,6 +144,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	}
 	redact := NewRedactor(mirror, secretValues(secrets))
 	rec := newRecorder(pb, o.dryRun, redact)
+	rec.noTimeline = o.noTimeline
 	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != ""})
 

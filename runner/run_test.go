@@ -123,13 +123,19 @@ rules:
 danger:
   - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: abort}
 `, danger)
-	rep := run(t, pb)
-	wantOutcome(t, rep, runner.Aborted, runner.ExitDanger)
-	if rep.Rules["proceed"] != 0 || rep.Rules["wipe"] != 1 || len(rep.DangerHits) != 1 {
-		t.Fatalf("rules %v, danger hits %v", rep.Rules, rep.DangerHits)
-	}
-	if rep.Child == nil || rep.Child.Signal == "" {
-		t.Fatalf("the program was not ended: %+v", rep.Child)
+	for _, keep := range []bool{true, false} {
+		rep := run(t, pb, runner.WithTimeline(keep))
+		wantOutcome(t, rep, runner.Aborted, runner.ExitDanger)
+		if rep.Rules["proceed"] != 0 || rep.Rules["wipe"] != 1 || len(rep.DangerHits) != 1 {
+			t.Fatalf("rules %v, danger hits %v", rep.Rules, rep.DangerHits)
+		}
+		if rep.Child == nil || rep.Child.Signal == "" {
+			t.Fatalf("the program was not ended: %+v", rep.Child)
+		}
+		// Without a timeline, the report still counts and lists what matters.
+		if got := len(rep.Timeline) > 0; got != keep {
+			t.Errorf("WithTimeline(%v): %d events in the timeline", keep, len(rep.Timeline))
+		}
 	}
 }
 

@@ -86,6 +86,9 @@ func runCommand() *cli.Command {
 				runner.WithArgs(extra),
 				runner.WithDryRun(c.Bool("dry-run")),
 				runner.WithNotices(c.App.ErrWriter),
+				// Without a report to write, the timeline would be recorded
+				// for nothing (the log has every event).
+				runner.WithTimeline(c.String("report") != ""),
 			}
 			if file := c.String("replay"); file != "" {
 				rec, err := cast.Open(file)
