@@ -1,11 +1,14 @@
 package runner
 
 import (
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/buffer"
 	"go.uber.org/zap/zapcore"
 )
 
@@ -13,18 +16,157 @@ import (
 // with "ts" in RFC 3339 with nanoseconds, buffered and flushed every second.
 // stop flushes what is buffered; call it when the run has ended.
 func NewLogger(w zapcore.WriteSyncer, level zapcore.Level, playbook string) (logger *zap.Logger, stop func() error) {
-	enc := zap.NewProductionEncoderConfig()
-	// The event field names each line.
-	enc.TimeKey, enc.MessageKey = "ts", ""
-	enc.EncodeTime = new(timeEncoder).encode
+	times := new(timeEncoder)
 	// Buffered: a busy run logs thousands of events, and a write each would slow
 	// every answer.
 	out := &zapcore.BufferedWriteSyncer{WS: w, FlushInterval: time.Second}
-	logger = zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(enc), out, level)).With(zap.String("playbook", playbook))
+	core := newLineCore(zapcore.NewJSONEncoder(logEncoderConfig(times)), out, level, times)
+	logger = zap.New(core).With(zap.String("playbook", playbook))
 	return logger, func() error {
 		_ = logger.Sync()
 		return out.Stop()
 	}
+}
+
+// logEncoderConfig is zap's production JSON encoding, keyed as the event log is:
+// no message key (the event field names each line), "ts" for the time.
+func logEncoderConfig(times *timeEncoder) zapcore.EncoderConfig {
+	enc := zap.NewProductionEncoderConfig()
+	enc.TimeKey, enc.MessageKey = "ts", ""
+	enc.EncodeTime = times.encode
+	return enc
+}
+
+// lineCore is zap's JSON core for the event log, with its most common lines
+// written directly: an entry whose fields, and the logger's, are all strings and
+// integers (every event line) is encoded here, byte for byte as zap's JSON encoder
+// would, without building an encoder for it; anything else goes to zap's core.
+type lineCore struct {
+	zapcore.LevelEnabler
+	next  zapcore.Core
+	out   zapcore.WriteSyncer
+	times *timeEncoder
+	// context is the logger's own fields, encoded (`,"playbook":"w2"`); plain
+	// is false when one of them is not a string or an integer.
+	context []byte
+	plain   bool
+}
+
+func newLineCore(enc zapcore.Encoder, out zapcore.WriteSyncer, level zapcore.LevelEnabler, times *timeEncoder) *lineCore {
+	return &lineCore{LevelEnabler: level, next: zapcore.NewCore(enc, out, level), out: out, times: times, plain: true}
+}
+
+func (c *lineCore) With(fields []zapcore.Field) zapcore.Core {
+	clone := *c
+	clone.next = c.next.With(fields)
+	clone.context = appendFields(slices.Clip(c.context), fields)
+	clone.plain = c.plain && clone.context != nil
+	return &clone
+}
+
+func (c *lineCore) Check(ent zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if c.Enabled(ent.Level) {
+		return ce.AddCore(ent, c)
+	}
+	return ce
+}
+
+func (c *lineCore) Write(ent zapcore.Entry, fields []zapcore.Field) error {
+	if !c.plain || ent.LoggerName != "" || ent.Caller.Defined || ent.Stack != "" {
+		return c.next.Write(ent, fields)
+	}
+	line := linePool.Get()
+	defer line.Free()
+	b := append(line.Bytes(), `{"level":"`...)
+	b = append(b, ent.Level.String()...)
+	b = append(b, '"')
+	if !ent.Time.IsZero() {
+		b = append(b, `,"ts":"`...)
+		b = c.times.append(b, ent.Time)
+		b = append(b, '"')
+	}
+	b = append(b, c.context...)
+	if b = appendFields(b, fields); b == nil {
+		return c.next.Write(ent, fields)
+	}
+	b = append(b, "}\n"...)
+	_, err := c.out.Write(b)
+	if ent.Level > zapcore.ErrorLevel {
+		// As zap's core does: a line that ends the program is on disk first.
+		_ = c.Sync()
+	}
+	return err
+}
+
+func (c *lineCore) Sync() error { return c.next.Sync() }
+
+// linePool holds the buffers lines are encoded in.
+var linePool = buffer.NewPool()
+
+// appendFields appends ,"key":value for each field to dst, or returns nil if a
+// field is not a string or an integer.
+func appendFields(dst []byte, fields []zapcore.Field) []byte {
+	if dst == nil {
+		dst = []byte{}
+	}
+	for _, f := range fields {
+		dst = append(dst, ',')
+		dst = appendJSONString(dst, f.Key)
+		dst = append(dst, ':')
+		switch f.Type {
+		case zapcore.StringType:
+			dst = appendJSONString(dst, f.String)
+		case zapcore.Int64Type:
+			dst = strconv.AppendInt(dst, f.Integer, 10)
+		default:
+			return nil
+		}
+	}
+	return dst
+}
+
+// appendJSONString appends s as a JSON string, escaped as zap's JSON encoder
+// escapes it: quotes, backslashes and control characters, and invalid UTF-8 as
+// U+FFFD.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	last := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+			dst = append(append(dst, s[last:i]...), `\ufffd`...)
+			i++
+			last = i
+			continue
+		}
+		if c >= 0x20 && c != '\\' && c != '"' {
+			i++
+			continue
+		}
+		dst = append(dst, s[last:i]...)
+		switch c {
+		case '\\', '"':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, `\u00`...)
+			dst = append(dst, hex[c>>4], hex[c&0xF])
+		}
+		i++
+		last = i
+	}
+	dst = append(dst, s[last:]...)
+	return append(dst, '"')
 }
 
 // timeEncoder writes times as time.RFC3339Nano does, in the time's own zone, but
@@ -42,29 +184,32 @@ type secondText struct {
 }
 
 func (te *timeEncoder) encode(t time.Time, enc zapcore.PrimitiveArrayEncoder) {
+	var b [len("-2006-01-02T15:04:05.999999999-07:00")]byte
+	enc.AppendString(string(te.append(b[:0], t)))
+}
+
+// append appends t to dst, as t.Format(time.RFC3339Nano) would.
+func (te *timeEncoder) append(dst []byte, t time.Time) []byte {
 	sec := te.last.Load()
 	if sec == nil || sec.unix != t.Unix() || sec.loc != t.Location() {
 		s := t.Format(time.RFC3339)
 		n := len("2006-01-02T15:04:05")
 		if len(s) < n || s[4] != '-' {
 			// A year outside 0000–9999: no shortcut.
-			enc.AppendString(t.Format(time.RFC3339Nano))
-			return
+			return t.AppendFormat(dst, time.RFC3339Nano)
 		}
 		sec = &secondText{unix: t.Unix(), loc: t.Location(), date: s[:n], zone: s[n:]}
 		te.last.Store(sec)
 	}
-	var b [len("2006-01-02T15:04:05.999999999-07:00")]byte
-	out := append(b[:0], sec.date...)
+	dst = append(dst, sec.date...)
 	if ns := t.Nanosecond(); ns != 0 {
 		// Nine digits, without the trailing zeros.
-		frac := strconv.AppendInt(b[len(out):len(out)], int64(1e9+ns), 10)
-		frac[0] = '.'
-		for frac[len(frac)-1] == '0' {
-			frac = frac[:len(frac)-1]
+		at := len(dst)
+		dst = strconv.AppendInt(dst, int64(1e9+ns), 10)
+		dst[at] = '.'
+		for dst[len(dst)-1] == '0' {
+			dst = dst[:len(dst)-1]
 		}
-		out = out[:len(out)+len(frac)]
 	}
-	out = append(out, sec.zone...)
-	enc.AppendString(string(out))
+	return append(dst, sec.zone...)
 }

@@ -1,10 +1,14 @@
 package runner
 
 import (
+	"bytes"
+	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
 
@@ -69,3 +73,60 @@ func (a *stringArray) AppendTime(time.Time)                       {}
 func (a *stringArray) AppendArray(zapcore.ArrayMarshaler) error   { return nil }
 func (a *stringArray) AppendObject(zapcore.ObjectMarshaler) error { return nil }
 func (a *stringArray) AppendReflected(any) error                  { return nil }
+
+// TestLineCoreWritesAsZap writes the same entries through the event log's core
+// and through zap's own JSON core: every line must be the same, byte for byte,
+// whether the core encodes it itself (strings and integers) or hands it to zap.
+func TestLineCoreWritesAsZap(t *testing.T) {
+	var times timeEncoder
+	var ours, theirs bytes.Buffer
+	enc := zapcore.NewJSONEncoder(logEncoderConfig(&times))
+	fast := zap.New(newLineCore(enc, zapcore.AddSync(&ours), zap.DebugLevel, &times)).With(zap.String("playbook", "w\"2"))
+	plain := zap.New(zapcore.NewCore(enc, zapcore.AddSync(&theirs), zap.DebugLevel)).With(zap.String("playbook", "w\"2"))
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "é", "\"", "\\", "\n", "\r", "\t", "\x00", "\x1f", "\x7f", "\xff", "\xe2\x82", "日本", "Enter code 12 [3]: ", "<&>"}
+	text := func() string {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	levels := []zapcore.Level{zap.DebugLevel, zap.InfoLevel, zap.WarnLevel, zap.ErrorLevel}
+	for i := range 5000 {
+		var fields []zap.Field
+		for range r.IntN(6) {
+			switch r.IntN(5) {
+			case 0:
+				fields = append(fields, zap.Int64(text(), r.Int64N(1e6)-5e5))
+			case 1:
+				fields = append(fields, zap.Int(text(), r.IntN(100)))
+			case 2:
+				if i%10 == 0 {
+					// Not a string or an integer: zap's core writes the line.
+					fields = append(fields, zap.Bool(text(), true), zap.Error(errors.New(text())))
+					continue
+				}
+				fallthrough
+			default:
+				fields = append(fields, zap.String(text(), text()))
+			}
+		}
+		at := time.Date(2026, 11, 26, 7, 0, 0, r.IntN(2e9), time.UTC)
+		if i%50 == 0 {
+			at = time.Time{}
+		}
+		level := levels[r.IntN(len(levels))]
+		for _, l := range []*zap.Logger{fast, plain} {
+			if ce := l.Check(level, ""); ce != nil {
+				ce.Time = at
+				ce.Write(fields...)
+			}
+		}
+		if ours.String() != theirs.String() {
+			t.Fatalf("line %d:\nours   %q\nzap's  %q", i, ours.String(), theirs.String())
+		}
+		ours.Reset()
+		theirs.Reset()
+	}
+}

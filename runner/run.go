@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/cast"
@@ -240,8 +241,9 @@ type session struct {
 	pending []Event
 	// reading is closed when the headless loop's reader has stopped.
 	reading chan struct{}
-	// eventTimes is set when a log line's time is its event's.
-	eventTimes bool
+	// eventTimes is set when a log line's time is its event's; logFailed once
+	// writing a line failed.
+	eventTimes, logFailed bool
 	// fields is the reused list of one log line's fields.
 	fields []zap.Field
 }
@@ -430,12 +432,15 @@ func (s *session) log(e Event) {
 	case "danger", "timeout", "error":
 		level = zap.WarnLevel
 	}
-	ce := s.o.logger.Check(level, e.Name)
-	if ce == nil {
+	core := s.o.logger.Core()
+	if !core.Enabled(level) {
 		return
 	}
+	// Written to the core itself: an event line needs none of what the logger
+	// adds to an entry (caller, stack trace, ending the program).
+	ent := zapcore.Entry{Level: level, Message: e.Name, Time: time.Now()}
 	if s.eventTimes {
-		ce.Time = s.rec.start.Add(e.At)
+		ent.Time = s.rec.start.Add(e.At)
 	}
 	fields := append(s.fields[:0],
 		zap.String("event", e.Name),
@@ -466,7 +471,11 @@ func (s *session) log(e Event) {
 	if e.Screen != "" {
 		fields = append(fields, zap.String("screen", s.redact.String(e.Screen)))
 	}
-	ce.Write(fields...)
+	if err := core.Write(ent, fields); err != nil && !s.logFailed {
+		// Said once, through the logger, which reports its own failure.
+		s.logFailed = true
+		s.o.logger.Warn("log", zap.String("event", "error"), zap.Error(err))
+	}
 	// The logger has encoded the fields; the next line reuses their room.
 	clear(fields)
 	s.fields = fields[:0]
