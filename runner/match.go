@@ -203,10 +203,12 @@ func (e *Engine) evaluateRules() {
 			e.toManual(fmt.Sprintf("rule %q reached its limit of %d", r.Name, r.Limit))
 			return
 		}
-		if last, ok := e.lastFire[r]; ok && r.Cooldown > 0 && e.now.Before(last.Add(r.Cooldown)) {
-			later(r)
-			e.deferUntil(last.Add(r.Cooldown), r.Name, "cooldown")
-			return
+		if r.Cooldown > 0 {
+			if last, ok := e.lastFire[r]; ok && e.now.Before(last.Add(r.Cooldown)) {
+				later(r)
+				e.deferUntil(last.Add(r.Cooldown), r.Name, "cooldown")
+				return
+			}
 		}
 		if !e.canSend() {
 			later(r)
@@ -216,7 +218,10 @@ func (e *Engine) evaluateRules() {
 		matched := excerpt(vals.Text)
 		e.consume(h.end)
 		e.fired[r.Name]++
-		e.lastFire[r] = e.now
+		if r.Cooldown > 0 {
+			// Only a cooldown looks at when a rule last fired.
+			e.lastFire[r] = e.now
+		}
 		e.act(r.Action, r.Env, &vals, r.Name, "", matched)
 		return
 	}
