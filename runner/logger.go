@@ -127,7 +127,8 @@ func appendFields(dst []byte, fields []zapcore.Field) []byte {
 
 // appendJSONString appends s as a JSON string, escaped as zap's JSON encoder
 // escapes it: quotes, backslashes and control characters, and invalid UTF-8 as
-// U+FFFD.
+// U+FFFD. (Unlike a recording's strings, see runner/cast, \b and \f are written
+// as \u0008 and \u000c: the lines must be zap's, byte for byte.)
 func appendJSONString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
