@@ -42,6 +42,9 @@ type Pattern struct {
 	// the prefix appears instead of searching the whole text.
 	prefix   []byte
 	anchored *regexp.Regexp
+	// segments, when the expression has their shape, finds its matches
+	// without the regexp machinery (see segments).
+	segments *segments
 }
 
 // String shows the pattern as a playbook would write it.
@@ -64,7 +67,10 @@ func (p *Pattern) Find(text []byte) []int {
 		if p.Required != "" && !bytes.Contains(text, p.requiredBytes) {
 			return nil
 		}
-		if p.anchored != nil {
+		switch {
+		case p.segments != nil:
+			return p.segments.find(text)
+		case p.anchored != nil:
 			return p.findAnchored(text)
 		}
 		return p.Regexp.FindSubmatchIndex(text)
@@ -300,6 +306,7 @@ func (p *Pattern) setRegexp(re *regexp.Regexp) {
 			p.prefix, p.anchored = []byte(prefix), a
 		}
 	}
+	p.segments = compileSegments(p.Source)
 }
 
 // literalPrefix returns the text every match of the expression src begins with,

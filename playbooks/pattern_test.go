@@ -62,3 +62,76 @@ func TestNoAnchorWithoutPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentsAgreeWithRegexp builds expressions of the shape segments take,
+// and some just outside it, and checks on random texts that every one that
+// compiles to segments finds exactly what regexp finds: the match and its groups.
+func TestSegmentsAgreeWithRegexp(t *testing.T) {
+	lits := []string{"ab", "Enter code ", ` \[`, `\]: `, "é:", "x", `\(`, "1"}
+	classes := []string{`\d`, `\w`, `[a-c]`, `[^ ]`, `\S`, `.`, `(?s:.)`, `[é1]`, "b", `\s`}
+	quants := []string{"", "+", "*", "?", "+?", "{2}"}
+	alphabet := []string{"a", "b", "c", "1", "2", " ", "é", ":", "x", "\n", "[", "]", "(", "\xff", "Enter code ", "ab"}
+	r := rand.New(rand.NewPCG(7, 8))
+	compiled := 0
+	for range 4000 {
+		var src strings.Builder
+		src.WriteString(lits[r.IntN(len(lits))])
+		for range 1 + r.IntN(4) {
+			var part string
+			if r.IntN(2) == 0 {
+				part = lits[r.IntN(len(lits))]
+			} else {
+				part = classes[r.IntN(len(classes))] + quants[r.IntN(len(quants))]
+			}
+			if r.IntN(3) == 0 {
+				part = "(" + part + ")"
+			}
+			src.WriteString(part)
+		}
+		if r.IntN(3) == 0 {
+			src.WriteString("$")
+		}
+		re, err := regexp.Compile(src.String())
+		if err != nil {
+			continue
+		}
+		s := compileSegments(src.String())
+		if s == nil {
+			continue
+		}
+		compiled++
+		for range 200 {
+			var b strings.Builder
+			for range r.IntN(10) {
+				b.WriteString(alphabet[r.IntN(len(alphabet))])
+			}
+			text := []byte(b.String())
+			if got, want := s.find(text), re.FindSubmatchIndex(text); !slices.Equal(got, want) {
+				t.Fatalf("%s in %q: segments %v, regexp %v", src.String(), text, got, want)
+			}
+		}
+	}
+	if compiled < 500 {
+		t.Fatalf("only %d expressions took the shape of segments; the test proves little", compiled)
+	}
+}
+
+// TestSegmentsShape: the expressions a prompt typically has take the shape of
+// segments; those where a run could stop in more than one place do not.
+func TestSegmentsShape(t *testing.T) {
+	for src, want := range map[string]bool{
+		`Enter code (?P<code>\d+) \[\d+\]: $`: true,
+		`Overwrite (\w+)\? \(y/n\) `:          true,
+		`Password: $`:                         true,
+		`a(b|c)d`:                             true,  // a[b-c]d
+		`Overwrite (\S+)\? `:                  false, // \S+ can run past the ?
+		`passphrase for (.*): $`:              false, // .* can run past the colon
+		`(?i)continue\? `:                     false,
+		`^\$ `:                                false,
+		`ab\d+\d`:                             false,
+	} {
+		if got := compileSegments(src) != nil; got != want {
+			t.Errorf("compileSegments(%q) != nil is %v, want %v", src, got, want)
+		}
+	}
+}
