@@ -87,18 +87,28 @@ func (p *Pattern) Find(text []byte) []int {
 // expression anchored there. That is the match a search of the whole text finds,
 // for less work (an anchored expression can often run in one pass).
 func (p *Pattern) findAnchored(text []byte) []int {
+	return atPrefix(text, p.prefix, func(start int) []int {
+		loc := p.anchored.FindSubmatchIndex(text[start:])
+		for k := range loc {
+			if loc[k] >= 0 {
+				loc[k] += start
+			}
+		}
+		return loc
+	})
+}
+
+// atPrefix tries match at each place prefix appears in text, left to right, and
+// returns the first match found: for an expression whose matches all begin with
+// prefix, the leftmost.
+func atPrefix(text, prefix []byte, match func(start int) []int) []int {
 	for off := 0; off < len(text); {
-		i := bytes.Index(text[off:], p.prefix)
+		i := bytes.Index(text[off:], prefix)
 		if i < 0 {
 			return nil
 		}
 		start := off + i
-		if loc := p.anchored.FindSubmatchIndex(text[start:]); loc != nil {
-			for k := range loc {
-				if loc[k] >= 0 {
-					loc[k] += start
-				}
-			}
+		if loc := match(start); loc != nil {
 			return loc
 		}
 		off = start + 1

@@ -39,11 +39,7 @@ func TestFindAnchoredAgreesWithSearch(t *testing.T) {
 			t.Fatalf("%s: not anchored; the test proves nothing", src)
 		}
 		for range 3000 {
-			var b strings.Builder
-			for range r.IntN(12) {
-				b.WriteString(alphabet[r.IntN(len(alphabet))])
-			}
-			text := []byte(b.String())
+			text := randomText(r, alphabet, 12)
 			if got, want := p.findAnchored(text), re.FindSubmatchIndex(text); !slices.Equal(got, want) {
 				t.Fatalf("%s in %q: anchored %v, search %v", src, text, got, want)
 			}
@@ -101,11 +97,7 @@ func TestSegmentsAgreeWithRegexp(t *testing.T) {
 		}
 		compiled++
 		for range 200 {
-			var b strings.Builder
-			for range r.IntN(10) {
-				b.WriteString(alphabet[r.IntN(len(alphabet))])
-			}
-			text := []byte(b.String())
+			text := randomText(r, alphabet, 10)
 			if got, want := s.find(text), re.FindSubmatchIndex(text); !slices.Equal(got, want) {
 				t.Fatalf("%s in %q: segments %v, regexp %v", src.String(), text, got, want)
 			}
@@ -134,4 +126,13 @@ func TestSegmentsShape(t *testing.T) {
 			t.Errorf("compileSegments(%q) != nil is %v, want %v", src, got, want)
 		}
 	}
+}
+
+// randomText joins fewer than n pieces drawn from alphabet.
+func randomText(r *rand.Rand, alphabet []string, n int) []byte {
+	var b strings.Builder
+	for range r.IntN(n) {
+		b.WriteString(alphabet[r.IntN(len(alphabet))])
+	}
+	return []byte(b.String())
 }

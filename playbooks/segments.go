@@ -149,19 +149,7 @@ func inClass(class []rune, r rune) bool {
 
 // find returns the leftmost match in text, as regexp's FindSubmatchIndex would.
 func (s *segments) find(text []byte) []int {
-	prefix := s.segs[0].lit
-	for off := 0; off < len(text); {
-		i := bytes.Index(text[off:], prefix)
-		if i < 0 {
-			return nil
-		}
-		start := off + i
-		if loc := s.matchAt(text, start); loc != nil {
-			return loc
-		}
-		off = start + 1
-	}
-	return nil
+	return atPrefix(text, s.segs[0].lit, func(start int) []int { return s.matchAt(text, start) })
 }
 
 // matchAt matches the segments at start, or returns nil.
