@@ -68,8 +68,8 @@ type workload struct {
 	// when set, is a second run with that many operations, so that the figure
 	// is the slope between the two and the fixed cost of starting and ending
 	// a process is left out of it.
-	perOp  int
-	small  *workload
+	perOp int
+	small *workload
 	// repeat multiplies the runs of a short workload whose runs vary more
 	// (W2: a run lasts a quarter of a second, and one slow moment of the
 	// machine weighs on it).
