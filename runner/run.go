@@ -438,9 +438,11 @@ func (s *session) log(e Event) {
 	}
 	// Written to the core itself: an event line needs none of what the logger
 	// adds to an entry (caller, stack trace, ending the program).
-	ent := zapcore.Entry{Level: level, Message: e.Name, Time: time.Now()}
+	ent := zapcore.Entry{Level: level, Message: e.Name}
 	if s.eventTimes {
 		ent.Time = s.rec.start.Add(e.At)
+	} else {
+		ent.Time = time.Now()
 	}
 	fields := append(s.fields[:0],
 		zap.String("event", e.Name),
