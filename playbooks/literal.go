@@ -7,14 +7,10 @@ import (
 // requiredLiteral returns the longest literal text that every match of the regular
 // expression contains, or "" when there is none worth checking. The runner looks for
 // it with a fast substring search before it runs the expression, so that many
-// patterns do not multiply the cost of matching.
-func requiredLiteral(expr string) string {
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return ""
-	}
+// patterns do not multiply the cost of matching. re is simplified.
+func requiredLiteral(re *syntax.Regexp) string {
 	best := ""
-	for _, lit := range literals(re.Simplify()) {
+	for _, lit := range literals(re) {
 		if len(lit) > len(best) {
 			best = lit
 		}

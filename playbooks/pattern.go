@@ -309,27 +309,30 @@ func (d *decoder) pattern(n ast.Node, what string, allowEOF bool) *Pattern {
 // setRegexp makes p a Regex pattern for re, compiled from p.Source.
 func (p *Pattern) setRegexp(re *regexp.Regexp) {
 	p.Regexp = re
-	p.Required = requiredLiteral(p.Source)
-	if prefix := literalPrefix(p.Source); prefix != "" {
+	// What the matchers learn of the expression comes from one parse of it,
+	// which cannot fail where regexp compiled it.
+	tree, err := syntax.Parse(p.Source, syntax.Perl)
+	if err != nil {
+		return
+	}
+	tree = tree.Simplify()
+	p.Required = requiredLiteral(tree)
+	if prefix := literalPrefix(tree); prefix != "" {
 		// Anchoring keeps the groups and their numbers.
 		if a, err := regexp.Compile(`\A(?:` + p.Source + `)`); err == nil {
 			p.prefix, p.anchored = []byte(prefix), a
 		}
 	}
-	p.segments = compileSegments(p.Source)
+	p.segments = compileSegments(tree)
 }
 
-// literalPrefix returns the text every match of the expression src begins with,
-// when its matches can begin anywhere; "" when there is none, and for an
+// literalPrefix returns the text every match of the (simplified) expression re
+// begins with, when its matches can begin anywhere; "" when there is none, and for an
 // expression that is all literal or anchored (^, \b…: a match found where the
 // prefix appears would not look at what comes before it). Unlike
 // regexp.LiteralPrefix, it does not look past a leading ^.
-func literalPrefix(src string) string {
-	re, err := syntax.Parse(src, syntax.Perl)
-	if err != nil {
-		return ""
-	}
-	prog, err := syntax.Compile(re.Simplify())
+func literalPrefix(re *syntax.Regexp) string {
+	prog, err := syntax.Compile(re)
 	if err != nil {
 		return ""
 	}

@@ -3,6 +3,7 @@ package playbooks
 import (
 	"math/rand/v2"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"testing"
@@ -91,7 +92,7 @@ func TestSegmentsAgreeWithRegexp(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		s := compileSegments(src.String())
+		s := compileSegments(simplified(t, src.String()))
 		if s == nil {
 			continue
 		}
@@ -122,7 +123,7 @@ func TestSegmentsShape(t *testing.T) {
 		`^\$ `:                                false,
 		`ab\d+\d`:                             false,
 	} {
-		if got := compileSegments(src) != nil; got != want {
+		if got := compileSegments(simplified(t, src)) != nil; got != want {
 			t.Errorf("compileSegments(%q) != nil is %v, want %v", src, got, want)
 		}
 	}
@@ -135,4 +136,14 @@ func randomText(r *rand.Rand, alphabet []string, n int) []byte {
 		b.WriteString(alphabet[r.IntN(len(alphabet))])
 	}
 	return []byte(b.String())
+}
+
+// simplified parses the expression src as regexp does, simplified.
+func simplified(t *testing.T, src string) *syntax.Regexp {
+	t.Helper()
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return re.Simplify()
 }

@@ -35,14 +35,9 @@ type segment struct {
 	group int
 }
 
-// compileSegments returns the segments of the expression src, or nil when it
-// is not of their shape.
-func compileSegments(src string) *segments {
-	re, err := syntax.Parse(src, syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	re = re.Simplify()
+// compileSegments returns the segments of the (simplified) expression re, or
+// nil when it is not of their shape.
+func compileSegments(re *syntax.Regexp) *segments {
 	subs := []*syntax.Regexp{re}
 	if re.Op == syntax.OpConcat {
 		subs = re.Sub
