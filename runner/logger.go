@@ -59,8 +59,8 @@ func newLineCore(enc zapcore.Encoder, out zapcore.WriteSyncer, level zapcore.Lev
 func (c *lineCore) With(fields []zapcore.Field) zapcore.Core {
 	clone := *c
 	clone.next = c.next.With(fields)
-	clone.context = appendFields(slices.Clip(c.context), fields)
-	clone.plain = c.plain && clone.context != nil
+	context, plain := appendFields(slices.Clip(c.context), fields)
+	clone.context, clone.plain = context, c.plain && plain
 	return &clone
 }
 
@@ -86,7 +86,8 @@ func (c *lineCore) Write(ent zapcore.Entry, fields []zapcore.Field) error {
 		b = append(b, '"')
 	}
 	b = append(b, c.context...)
-	if b = appendFields(b, fields); b == nil {
+	b, plain := appendFields(b, fields)
+	if !plain {
 		return c.next.Write(ent, fields)
 	}
 	b = append(b, "}\n"...)
@@ -103,12 +104,9 @@ func (c *lineCore) Sync() error { return c.next.Sync() }
 // linePool holds the buffers lines are encoded in.
 var linePool = buffer.NewPool()
 
-// appendFields appends ,"key":value for each field to dst, or returns nil if a
-// field is not a string or an integer.
-func appendFields(dst []byte, fields []zapcore.Field) []byte {
-	if dst == nil {
-		dst = []byte{}
-	}
+// appendFields appends ,"key":value for each field to dst; plain is false if a
+// field is not a string or an integer (then dst is incomplete).
+func appendFields(dst []byte, fields []zapcore.Field) (_ []byte, plain bool) {
 	for _, f := range fields {
 		dst = append(dst, ',')
 		dst = appendJSONString(dst, f.Key)
@@ -119,10 +117,10 @@ func appendFields(dst []byte, fields []zapcore.Field) []byte {
 		case zapcore.Int64Type:
 			dst = strconv.AppendInt(dst, f.Integer, 10)
 		default:
-			return nil
+			return dst, false
 		}
 	}
-	return dst
+	return dst, true
 }
 
 // appendJSONString appends s as a JSON string, escaped as zap's JSON encoder
