@@ -246,10 +246,7 @@ func (u *ui) dialog() string {
 	u.flush()
 	swallow := u.cfg.swallow
 	for {
-		ks, ok := <-u.keys
-		if !ok {
-			u.quit(3, "input ended")
-		}
+		ks := u.nextKeys()
 		for i, k := range ks {
 			switch {
 			case k.name == "enter" && i == len(ks)-1:
@@ -277,6 +274,15 @@ func (u *ui) dialog() string {
 	}
 }
 
+// nextKeys waits for the next keys typed; the end of input ends the program.
+func (u *ui) nextKeys() []key {
+	ks, ok := <-u.keys
+	if !ok {
+		u.quit(3, "input ended")
+	}
+	return ks
+}
+
 // marker draws or erases the marker of option i, and nothing else.
 func (u *ui) marker(i int, on bool) {
 	glyph, col := "❯", 2
@@ -297,10 +303,7 @@ func (u *ui) typedNumber() string {
 	u.flush()
 	var typed []byte
 	for {
-		ks, ok := <-u.keys
-		if !ok {
-			u.quit(3, "input ended")
-		}
+		ks := u.nextKeys()
 		for i, k := range ks {
 			switch {
 			case k.name == "digit":
