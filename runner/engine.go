@@ -118,6 +118,11 @@ type Engine struct {
 	// unmatched counts output bytes absorbed since matching last ran.
 	unmatched int
 
+	// viewText is the screen's text as view returns it, for screen version
+	// viewVersion.
+	viewText    []byte
+	viewVersion uint64
+
 	// scr is the virtual screen of settings.match: screen, nil in stream mode;
 	// scrSeen is the screen's version when it was last matched, scrSent its
 	// version at clai's last answer, and present and dangerShown count the copies
@@ -233,10 +238,16 @@ func (e *Engine) Resize(rows, cols int) {
 
 // view is the text patterns see: the visible screen, or the stream's window.
 func (e *Engine) view() []byte {
-	if e.scr != nil {
-		return []byte(e.scr.Text())
+	if e.scr == nil {
+		return e.window
 	}
-	return e.window
+	// Copied once a version, not at each look: an evaluation looks several
+	// times. A new version gets a new copy, so what observe keeps of the last
+	// one stays as it was.
+	if v := e.scr.Version(); e.viewText == nil || v != e.viewVersion {
+		e.viewText, e.viewVersion = []byte(e.scr.Text()), v
+	}
+	return e.viewText
 }
 
 // screenStill reports whether the screen changed since it was last matched and
