@@ -119,7 +119,10 @@ type Process struct {
 
 	termOnce  sync.Once
 	closeOnce sync.Once
-	// isClosed is set, and then closing closed, when Close is called.
+	// isClosed is set, and then closing closed, when Close is called. The
+	// flag is an atomic, as waiting is, so that ReadWait and Close, each
+	// setting one and then reading the other, cannot both miss (Go's atomics,
+	// unlike its channels, are ordered as one sequence).
 	isClosed atomic.Bool
 	closing  chan struct{}
 	closeErr error
