@@ -155,3 +155,22 @@ func openPeer(master int, name string) (int, error) {
 	}
 	return int(t), nil
 }
+
+// wakeWriters wakes every write(2) waiting on master for room in the
+// terminal's input, so that it looks again at why it waits: whether the
+// terminal is still open on the program's side, and whether the master turned
+// non-blocking. Stopping the master's output and starting it again is what
+// wakes them (TCXONC: TCOOFF, then TCOON); neither changes a byte of the data.
+//
+// The kernel's own wake-up is not enough: when the program closes the
+// terminal, it wakes the writers before it counts the terminal closed, so a
+// writer can look too early and wait again, for good.
+func wakeWriters(master int) error {
+	if err := unix.IoctlSetInt(master, unix.TCXONC, unix.TCOOFF); err != nil {
+		return fmt.Errorf("stop terminal output: %w", err)
+	}
+	if err := unix.IoctlSetInt(master, unix.TCXONC, unix.TCOON); err != nil {
+		return fmt.Errorf("restart terminal output: %w", err)
+	}
+	return nil
+}

@@ -28,3 +28,12 @@ func openTerminal() (int, *os.File, error) { return openTerminalByPath() }
 func openPeer(_ int, name string) (int, error) {
 	return unix.Open(name, unix.O_WRONLY|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 }
+
+// wakeWriters wakes every write(2) waiting on master for room, by stopping the
+// master's output and starting it again (see the Linux version).
+func wakeWriters(master int) error {
+	if err := unix.IoctlSetInt(master, unix.TIOCSTOP, 0); err != nil {
+		return err
+	}
+	return unix.IoctlSetInt(master, unix.TIOCSTART, 0)
+}

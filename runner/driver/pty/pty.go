@@ -79,9 +79,6 @@ type Process struct {
 	exited   atomic.Bool  // the program exited (it may not be reaped yet)
 	eof      atomic.Bool  // Read returned io.EOF; it always will
 	deadline atomic.Int64 // of SetReadDeadline, Unix nanoseconds; 0: none
-	// flags are the master's file status flags, blocking: a write turns
-	// O_NONBLOCK on only while it writes.
-	flags int
 	// name is the terminal's path, for opening it again where the kernel
 	// cannot get it from the master.
 	name string
@@ -177,15 +174,6 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %q: open pty: %w", name, err)
 	}
-	var flags int
-	if err := control(master, func(fd int) (err error) {
-		flags, err = unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
-		return err
-	}); err != nil {
-		_ = tty.Close()
-		_ = master.Close()
-		return nil, fmt.Errorf("start %q: read pty flags: %w", name, err)
-	}
 	raw, err := master.SyscallConn()
 	if err != nil {
 		_ = tty.Close()
@@ -222,7 +210,6 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		pid:     cmd.Process.Pid,
 		grace:   opts.Grace,
 		linger:  opts.Linger,
-		flags:   flags,
 		name:    tty.Name(),
 		done:    make(chan struct{}),
 		closing: make(chan struct{}),
@@ -244,11 +231,13 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 }
 
 // openPTY opens a pseudo-terminal pair. The master stays in blocking mode, out
-// of the runtime's poller: clai reads and writes it with plain system calls.
-// ReadWait waits for output in a blocking read(2), the most direct wake-up
-// there is; Read and ReadBefore wait in ppoll(2), which a deadline can end, and
-// read only what is there. A write turns O_NONBLOCK on while it writes, so that
-// it never blocks: a program that reads nothing cannot hang clai.
+// of the runtime's poller: clai reads and writes it with plain system calls,
+// one per read or write. ReadWait waits for output in a blocking read(2), the
+// most direct wake-up there is; Read and ReadBefore wait in ppoll(2), which a
+// deadline can end, and read only what is there. A write that finds no room
+// waits in the kernel for the program to read, until the program exits or
+// Close: then endWrites ends the wait, so a program that reads nothing cannot
+// hang clai.
 func openPTY() (master, tty *os.File, err error) {
 	fd, t, err := openTerminal()
 	if err != nil {
@@ -395,9 +384,10 @@ func (p *Process) ReadWait(b []byte) (int, error) {
 	}
 }
 
-// controlReadWait is ReadWait's callback for raw.Control, on p.rd. A write that
-// turned O_NONBLOCK on makes the read return EAGAIN: then it waits in ppoll, a
-// while at a time, and ReadWait reads again.
+// controlReadWait is ReadWait's callback for raw.Control, on p.rd. Once the
+// program exited, or after Close, the master is non-blocking (see endWrites)
+// and a read that finds nothing returns EAGAIN: then it waits in ppoll, a while
+// at a time, and ReadWait reads again.
 func (p *Process) controlReadWait(fd uintptr) {
 	p.rd.n, p.rd.err = p.readOnce(int(fd), p.rd.b)
 	if errors.Is(p.rd.err, unix.EAGAIN) {
@@ -460,24 +450,27 @@ func (p *Process) controlRead(fd uintptr) {
 	p.rd.n, p.rd.err = p.readBefore(int(fd), p.rd.b, p.rd.deadline)
 }
 
-// controlWrite is Write's callback for raw.Control, on p.wr: one write, or a
-// wait for room in the terminal's input.
+// controlWrite is Write's callback for raw.Control, on p.wr: one write(2). The
+// master is blocking, so a write that finds no room in the terminal's input
+// waits in the kernel until the program reads; endWrites ends that wait when
+// the program exits and on Close.
 func (p *Process) controlWrite(fd uintptr) {
-	if _, err := unix.FcntlInt(fd, unix.F_SETFL, p.flags|unix.O_NONBLOCK); err != nil {
-		p.wr.err = fmt.Errorf("set non-blocking: %w", err)
-		return
-	}
 	p.wr.n, p.wr.err = unix.Write(int(fd), p.wr.b)
-	// Blocking again at once: ReadWait may be waiting on the same file. (Were it
-	// woken meanwhile with nothing to read, it waits again.)
-	_, _ = unix.FcntlInt(fd, unix.F_SETFL, p.flags)
-	if errors.Is(p.wr.err, unix.EAGAIN) {
-		// The program does not read: wait for room, a while at a time, so
-		// that an exit is noticed.
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
-		ts := unix.NsecToTimespec(readPoll.Nanoseconds())
-		_, _ = unix.Ppoll(fds, &ts, nil)
-	}
+}
+
+// endWrites makes every write, pending or to come, return instead of waiting
+// for room in the terminal's input: the master turns non-blocking for good,
+// then a write waiting in the kernel is woken to see it (see wakeWriters). It
+// is called once the program exited, and on Close: a program that reads
+// nothing, or a descendant holding the terminal after the program exited,
+// cannot keep a write waiting past those.
+func (p *Process) endWrites() {
+	_ = control(p.master, func(fd int) error {
+		if err := unix.SetNonblock(fd, true); err != nil {
+			return err
+		}
+		return wakeWriters(fd)
+	})
 }
 
 func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) {
@@ -518,9 +511,9 @@ func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) 
 	}
 }
 
-// readOnce is one read(2) of the master. A read that finds nothing returns
-// EAGAIN if a write had turned O_NONBLOCK on meanwhile; otherwise it blocks
-// until there is output or the terminal's end.
+// readOnce is one read(2) of the master. A read that finds nothing blocks until
+// there is output or the terminal's end, or returns EAGAIN once endWrites made
+// the master non-blocking.
 func (p *Process) readOnce(fd int, b []byte) (int, error) {
 	for {
 		n, err := unix.Read(fd, b)
@@ -639,6 +632,7 @@ func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
 		p.isClosed.Store(true)
 		close(p.closing)
+		p.endWrites()
 		p.terminate()
 		p.wakeReader()
 		if err := p.master.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
@@ -681,6 +675,7 @@ func (p *Process) reap() {
 		p.sigMu.Unlock()
 	}
 	p.markExited()
+	p.endWrites()
 	p.status, p.waitErr = exitStatus(p.cmd.ProcessState, err)
 	if p.linger > 0 {
 		p.wg.Add(1)

@@ -60,8 +60,8 @@ func TestCloseEndsReadWait(t *testing.T) {
 	}
 }
 
-// TestReadWaitBesideWrites writes while a ReadWait waits: each write turns
-// O_NONBLOCK on for a moment, which the waiting read must survive.
+// TestReadWaitBesideWrites writes while a ReadWait waits on the same
+// descriptor: every answer must come back through the waiting read.
 func TestReadWaitBesideWrites(t *testing.T) {
 	t.Parallel()
 	p, err := Start(context.Background(), Options{Argv: []string{testprog.Build(t, "echo")}})
@@ -106,15 +106,16 @@ func TestReadWaitBesideWrites(t *testing.T) {
 
 // TestWriteWaitingForRoom fills the input of a program that reads nothing: the
 // write that finds no room waits, and fails with ErrEnded once the program
-// ends, whether it exits by itself or Close ends it. (A blocking write would
-// not: the kernel does not always wake a writer whose terminal closes.)
+// ends, whether it exits by itself (with the terminal then closed, or still
+// held open from outside its session) or Close ends it. The kernel alone does
+// not always wake a writer whose terminal closes: endWrites must.
 func TestWriteWaitingForRoom(t *testing.T) {
 	t.Parallel()
-	for _, how := range []string{"exit", "Close"} {
+	for _, how := range []string{"exit", "exit, held", "Close"} {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel()
 			argv := []string{testprog.Build(t, "silent")}
-			if how == "exit" {
+			if how != "Close" {
 				argv = append(argv, "-for", "300ms")
 			}
 			p, err := Start(context.Background(), Options{Argv: argv})
@@ -122,6 +123,13 @@ func TestWriteWaitingForRoom(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Close()
+			if how == "exit, held" {
+				holder, err := unix.Open(p.name, unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+				if err != nil {
+					t.Fatalf("hold the terminal: %v", err)
+				}
+				defer unix.Close(holder)
+			}
 			wrote := make(chan error, 1)
 			go func() {
 				_, err := p.Write(bytes.Repeat([]byte("x\r"), 1<<19))
