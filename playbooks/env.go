@@ -62,14 +62,23 @@ func (v *Values) groupList() []string {
 
 // group returns the named group, or "".
 func (v *Values) group(name string) string {
+	if v.Named != nil {
+		return v.Named[name]
+	}
+	return string(v.appendGroup(nil, name))
+}
+
+// appendGroup appends the named group to dst, read from the matched text
+// itself when the groups were not asked for yet: nothing is copied twice.
+func (v *Values) appendGroup(dst []byte, name string) []byte {
 	if v.Named == nil && v.pat != nil && v.pat.Kind == Regex {
 		i := v.pat.Regexp.SubexpIndex(name)
 		if i < 0 || 2*i+1 >= len(v.loc) || v.loc[2*i] < 0 {
-			return ""
+			return dst
 		}
-		return string(v.src[v.loc[2*i]:v.loc[2*i+1]])
+		return append(dst, v.src[v.loc[2*i]:v.loc[2*i+1]]...)
 	}
-	return v.Named[name]
+	return append(dst, v.Named[name]...)
 }
 
 // Env is the typed expression environment of one place in a playbook: the names in

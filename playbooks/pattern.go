@@ -61,7 +61,12 @@ func (p *Pattern) String() string {
 // Find returns the leftmost match in text: the start and end of the match, then of
 // each group, as regexp's submatch indices; nil when there is none. Text without the
 // pattern's required literal is rejected without running the expression.
-func (p *Pattern) Find(text []byte) []int {
+func (p *Pattern) Find(text []byte) []int { return p.FindInto(text, nil) }
+
+// FindInto is Find, with the indices written to buf's memory when its capacity
+// holds them (the result then shares it): a caller matching over and over can
+// match without allocating.
+func (p *Pattern) FindInto(text []byte, buf []int) []int {
 	switch p.Kind {
 	case Regex:
 		if p.Required != "" && !bytes.Contains(text, p.requiredBytes) {
@@ -69,14 +74,14 @@ func (p *Pattern) Find(text []byte) []int {
 		}
 		switch {
 		case p.segments != nil:
-			return p.segments.find(text)
+			return p.segments.find(text, buf)
 		case p.anchored != nil:
 			return p.findAnchored(text)
 		}
 		return p.Regexp.FindSubmatchIndex(text)
 	case Literal:
 		if i := bytes.Index(text, p.requiredBytes); i >= 0 {
-			return []int{i, i + len(p.requiredBytes)}
+			return append(buf[:0], i, i+len(p.requiredBytes))
 		}
 	}
 	return nil

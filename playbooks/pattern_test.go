@@ -69,6 +69,7 @@ func TestSegmentsAgreeWithRegexp(t *testing.T) {
 	quants := []string{"", "+", "*", "?", "+?", "{2}"}
 	alphabet := []string{"a", "b", "c", "1", "2", " ", "é", ":", "x", "\n", "[", "]", "(", "\xff", "Enter code ", "ab"}
 	r := rand.New(rand.NewPCG(7, 8))
+	scratch := slices.Repeat([]int{99}, 32)
 	compiled := 0
 	for range 4000 {
 		var src strings.Builder
@@ -99,8 +100,18 @@ func TestSegmentsAgreeWithRegexp(t *testing.T) {
 		compiled++
 		for range 200 {
 			text := randomText(r, alphabet, 10)
-			if got, want := s.find(text), re.FindSubmatchIndex(text); !slices.Equal(got, want) {
+			// Half the time in memory left over from earlier matches, as a
+			// caller reusing it passes it.
+			var buf []int
+			if r.IntN(2) == 0 {
+				buf = scratch
+			}
+			got, want := s.find(text, buf), re.FindSubmatchIndex(text)
+			if !slices.Equal(got, want) {
 				t.Fatalf("%s in %q: segments %v, regexp %v", src.String(), text, got, want)
+			}
+			if got != nil && buf != nil && &got[0] != &buf[:1][0] {
+				t.Fatalf("%s: the match was not written to the memory given", src.String())
 			}
 		}
 	}

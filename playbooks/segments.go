@@ -143,13 +143,19 @@ func inClass(class []rune, r rune) bool {
 }
 
 // find returns the leftmost match in text, as regexp's FindSubmatchIndex would.
-func (s *segments) find(text []byte) []int {
-	return atPrefix(text, s.segs[0].lit, func(start int) []int { return s.matchAt(text, start) })
+func (s *segments) find(text []byte, buf []int) []int {
+	return atPrefix(text, s.segs[0].lit, func(start int) []int { return s.matchAt(text, start, buf) })
 }
 
-// matchAt matches the segments at start, or returns nil.
-func (s *segments) matchAt(text []byte, start int) []int {
-	loc := make([]int, 2+2*s.groups)
+// matchAt matches the segments at start, or returns nil. The indices go to buf's
+// memory when it has room for them.
+func (s *segments) matchAt(text []byte, start int, buf []int) []int {
+	loc := buf[:0]
+	if n := 2 + 2*s.groups; cap(loc) >= n {
+		loc = loc[:n]
+	} else {
+		loc = make([]int, n)
+	}
 	for i := range loc {
 		loc[i] = -1
 	}

@@ -29,16 +29,16 @@ type templatePart struct {
 // directField recognises the expressions a template part can read directly.
 var directField = regexp.MustCompile(`^(match|vars)\.[A-Za-z_][A-Za-z0-9_]*$`)
 
-// lookup reads a direct field from the values.
-func lookup(field string, v Values) string {
+// appendField appends the value of a direct field to dst.
+func appendField(dst []byte, field string, v *Values) []byte {
 	scope, name, _ := strings.Cut(field, ".")
-	if scope == "vars" {
-		return v.Vars[name]
+	switch {
+	case scope == "vars":
+		return append(dst, v.Vars[name]...)
+	case name == "text":
+		return append(dst, v.Text...)
 	}
-	if name == "text" {
-		return v.Text
-	}
-	return v.group(name)
+	return v.appendGroup(dst, name)
 }
 
 // IsStatic reports whether the template has no expressions.
@@ -53,38 +53,41 @@ func (t *Template) IsStatic() bool {
 
 // Render evaluates the template with the values of env.
 func (t *Template) Render(env *Env, v Values) (string, error) {
-	if len(t.parts) == 1 {
-		// One literal or one field is its own text: there is nothing to join.
-		switch p := t.parts[0]; {
-		case p.program == nil:
-			return p.text, nil
-		case p.field != "":
-			return lookup(p.field, v), nil
-		}
+	if len(t.parts) == 1 && t.parts[0].program == nil {
+		// A literal is its own text.
+		return t.parts[0].text, nil
 	}
-	var b strings.Builder
+	b, err := t.Append(nil, env, &v)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// Append renders the template as Render does, after dst, and returns the
+// extended slice: a caller that reuses the memory renders without allocating.
+func (t *Template) Append(dst []byte, env *Env, v *Values) ([]byte, error) {
 	var value any
 	for _, p := range t.parts {
-		if p.program == nil {
-			b.WriteString(p.text)
-			continue
-		}
-		if p.field != "" {
-			b.WriteString(lookup(p.field, v))
-			continue
-		}
-		if value == nil {
-			value = env.Value(v)
-		}
-		out, err := expr.Run(p.program, value)
-		if err != nil {
-			return "", fmt.Errorf("template {{ %s }}: %w", p.expr, err)
-		}
-		if out != nil {
-			fmt.Fprint(&b, out)
+		switch {
+		case p.program == nil:
+			dst = append(dst, p.text...)
+		case p.field != "":
+			dst = appendField(dst, p.field, v)
+		default:
+			if value == nil {
+				value = env.Value(*v)
+			}
+			out, err := expr.Run(p.program, value)
+			if err != nil {
+				return dst, fmt.Errorf("template {{ %s }}: %w", p.expr, err)
+			}
+			if out != nil {
+				dst = fmt.Append(dst, out)
+			}
 		}
 	}
-	return b.String(), nil
+	return dst, nil
 }
 
 // compileTemplate splits src into text and {{ }} expressions and compiles each in env.

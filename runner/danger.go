@@ -15,6 +15,7 @@ type dangerScanner struct {
 	limit int
 	buf   []byte
 	from  []int
+	locs  locs
 }
 
 // scan appends text and returns, for each rule, whether it matched new text, with
@@ -30,7 +31,9 @@ func (d *dangerScanner) scan(rules []*playbooks.Danger, text []byte) (hits []dan
 	buf := d.buf
 	for i, r := range rules {
 		for d.from[i] < len(buf) {
-			h, ok := find(r.Match, buf[d.from[i]:])
+			// Each hit is used up before the next find.
+			d.locs.reset()
+			h, ok := d.locs.find(r.Match, buf[d.from[i]:])
 			if !ok {
 				break
 			}
@@ -160,13 +163,13 @@ func (e *Engine) promptPending(settled bool) bool {
 	text := e.view()
 	if s := e.currentStep(); s != nil {
 		for _, c := range s.Branches() {
-			if _, ok := find(c.Match, text); ok {
+			if _, ok := e.locs.find(c.Match, text); ok {
 				return true
 			}
 		}
 	}
 	for _, r := range e.pb.Rules {
-		if _, ok := find(r.Match, text); ok {
+		if _, ok := e.locs.find(r.Match, text); ok {
 			return true
 		}
 	}

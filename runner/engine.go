@@ -66,6 +66,8 @@ type Engine struct {
 	window  []byte
 	backing []byte
 	danger  dangerScanner
+	// locs holds the indices of the matches a call finds.
+	locs locs
 
 	stepIdx   int
 	stepSince time.Time
@@ -87,6 +89,9 @@ type Engine struct {
 	verifyAt   time.Time
 	retried    bool
 	lastAnswer Send
+	// answers are the memory rendered answers take, in turn.
+	answers    [2][]byte
+	answerTurn int
 
 	nudges    int
 	nextNudge time.Time
@@ -439,6 +444,7 @@ func (e *Engine) begin(now time.Time) {
 		e.now = now
 	}
 	e.out, e.events, e.sends = e.out[:0], e.events[:0], e.sends[:0]
+	e.locs.reset()
 }
 
 // end returns the actions of the call; the slice is reused by the next call.

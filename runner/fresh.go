@@ -84,7 +84,7 @@ func scrolled(was, now [][]byte) int {
 // the first answer, simply the leftmost match.
 func (e *Engine) findFresh(m *playbooks.Matcher, text []byte) (hit, bool) {
 	if e.scr == nil || !e.changes.tracking {
-		return find(m, text)
+		return e.locs.find(m, text)
 	}
 	e.observe(text)
 	best := hit{start: -1}

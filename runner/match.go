@@ -20,14 +20,36 @@ type hit struct {
 	pattern *playbooks.Pattern
 }
 
+// locs holds the submatch indices of the matches found during one call of the
+// engine, so that matching allocates nothing: what a call found is used within
+// that call, and reset makes the memory free for the next.
+type locs struct{ buf []int }
+
+// reset frees the indices found so far.
+func (l *locs) reset() { l.buf = l.buf[:0] }
+
 // find returns the leftmost match of any of the matcher's text patterns in text.
-func find(m *playbooks.Matcher, text []byte) (hit, bool) {
+// Its indices stay valid until reset.
+func (l *locs) find(m *playbooks.Matcher, text []byte) (hit, bool) {
+	if l.buf == nil {
+		l.buf = make([]int, 0, 64)
+	}
 	best := hit{start: -1}
 	for _, p := range m.Patterns {
 		if p.Kind == playbooks.EOF {
 			continue
 		}
-		if loc := p.Find(text); loc != nil && (best.start < 0 || loc[0] < best.start) {
+		free := l.buf[len(l.buf):cap(l.buf)]
+		loc := p.FindInto(text, free)
+		if loc == nil {
+			continue
+		}
+		if len(loc) <= len(free) {
+			// FindInto wrote it to free. (A pattern run by package regexp
+			// allocates its own; the room is then unused until reset.)
+			l.buf = l.buf[:len(l.buf)+len(loc)]
+		}
+		if best.start < 0 || loc[0] < best.start {
 			best = hit{start: loc[0], end: loc[1], loc: loc, pattern: p}
 		}
 	}
@@ -266,16 +288,20 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	var shown string
 	switch a.Kind {
 	case playbooks.ActSend, playbooks.ActLine:
-		text, err := a.Text.Render(env, *vals)
+		// Rendered into the memory the last rendered answer does not use: a
+		// retry sends that one again.
+		turn := e.answerTurn
+		data, err := a.Text.Append(e.answers[turn][:0], env, vals)
 		if err != nil {
 			e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: err.Error()})
 			e.toManual("a template failed: " + err.Error())
 			return false
 		}
 		if a.Kind == playbooks.ActLine {
-			text += "\r"
+			data = append(data, '\r')
 		}
-		send.Data, shown = []byte(text), text
+		e.answers[turn], e.answerTurn = data, 1-turn
+		send.Data, shown = data, string(data)
 	case playbooks.ActKeys:
 		names := make([]string, len(a.Keys))
 		for i, k := range a.Keys {
