@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,17 +77,32 @@ func BenchmarkEngineRoundTrip(b *testing.B) {
 	if pb == nil {
 		b.Fatal(findings)
 	}
-	e := runner.NewEngine(pb, runner.Config{})
 	now := time.Unix(0, 0)
-	e.Start(now)
+	// A rule fires at most a million times a run: a longer benchmark takes a
+	// new engine for each million.
+	const perEngine = 1_000_000
+	var e *runner.Engine
+	fired := perEngine
 	prompt, echo := []byte("Enter code 48213 [17]: "), []byte("48213\r\n")
 	b.ReportAllocs()
 	for b.Loop() {
+		if fired == perEngine {
+			e, fired = runner.NewEngine(pb, runner.Config{}), 0
+			e.Start(now)
+		}
 		now = now.Add(10 * time.Microsecond)
-		e.Output(now, prompt)
+		if !slices.ContainsFunc(e.Output(now, prompt), isSend) {
+			b.Fatalf("no answer after %d: %s", fired, e.State())
+		}
+		fired++
 		now = now.Add(10 * time.Microsecond)
 		e.Output(now, echo)
 	}
+}
+
+func isSend(a runner.Action) bool {
+	_, ok := a.(*runner.Send)
+	return ok
 }
 
 // BenchmarkRunFlood is workload W1 in process, at 16 MiB.
