@@ -37,6 +37,10 @@ type Pattern struct {
 	// pattern), or "": a text without it cannot match.
 	Required      string
 	requiredBytes []byte
+	// searched is set when the search for the prefix, or for the segments'
+	// first literal, is the search for Required too (it contains it): Required
+	// is then not looked for first.
+	searched bool
 	// prefix is text every match of a Regex pattern begins with, and anchored
 	// the expression anchored at the start of the text: Find tries it where
 	// the prefix appears instead of searching the whole text.
@@ -69,7 +73,7 @@ func (p *Pattern) Find(text []byte) []int { return p.FindInto(text, nil) }
 func (p *Pattern) FindInto(text []byte, buf []int) []int {
 	switch p.Kind {
 	case Regex:
-		if p.Required != "" && !bytes.Contains(text, p.requiredBytes) {
+		if p.Required != "" && !p.searched && !bytes.Contains(text, p.requiredBytes) {
 			return nil
 		}
 		switch {
@@ -329,6 +333,12 @@ func (p *Pattern) setRegexp(re *regexp.Regexp) {
 		}
 	}
 	p.segments = compileSegments(tree)
+	switch {
+	case p.segments != nil:
+		p.searched = strings.Contains(string(p.segments.segs[0].lit), p.Required)
+	case p.anchored != nil:
+		p.searched = strings.Contains(string(p.prefix), p.Required)
+	}
 }
 
 // literalPrefix returns the text every match of the (simplified) expression re

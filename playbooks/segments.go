@@ -27,7 +27,10 @@ type segment struct {
 	lit []byte
 	// class holds a run's characters as ranges, syntax.Regexp.Rune's pairs;
 	// min and max bound its length in characters (max < 0: no bound).
-	class    []rune
+	class []rune
+	// ascii holds the class's ASCII characters as a bit set, for a run over
+	// ASCII text without decoding it.
+	ascii    [2]uint64
 	min, max int
 	// end is set for the end of the text.
 	end bool
@@ -126,6 +129,11 @@ func toSegment(re *syntax.Regexp) (segment, bool) {
 	default:
 		return seg, false
 	}
+	for c := rune(0); c < utf8.RuneSelf; c++ {
+		if inClass(seg.class, c) {
+			seg.ascii[c>>6] |= 1 << (c & 63)
+		}
+	}
 	return seg, len(seg.class) > 0
 }
 
@@ -160,7 +168,8 @@ func (s *segments) matchAt(text []byte, start int, buf []int) []int {
 		loc[i] = -1
 	}
 	pos := start
-	for _, seg := range s.segs {
+	for i := range s.segs {
+		seg := &s.segs[i]
 		from := pos
 		switch {
 		case seg.end:
@@ -175,6 +184,14 @@ func (s *segments) matchAt(text []byte, start int, buf []int) []int {
 		default:
 			n := 0
 			for pos < len(text) && (seg.max < 0 || n < seg.max) {
+				if c := text[pos]; c < utf8.RuneSelf {
+					if seg.ascii[c>>6]&(1<<(c&63)) == 0 {
+						break
+					}
+					pos++
+					n++
+					continue
+				}
 				r, size := utf8.DecodeRune(text[pos:])
 				if !inClass(seg.class, r) {
 					break

@@ -73,8 +73,12 @@ type Engine struct {
 	stepSince time.Time
 	stepTries int
 
-	fired    map[string]int
-	lastFire map[*playbooks.Rule]time.Time
+	// fired counts the firings of each rule and danger rule by name, for
+	// expressions and the report; ruleFired those of each rule by its place,
+	// for its limit.
+	fired     map[string]int
+	ruleFired []int
+	lastFire  map[*playbooks.Rule]time.Time
 
 	lastOutput time.Time
 	lastSend   time.Time
@@ -157,9 +161,10 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 	}
 	e := &Engine{
 		pb: pb, cfg: cfg, state: Starting,
-		fired:    map[string]int{},
-		lastFire: map[*playbooks.Rule]time.Time{},
-		danger:   dangerScanner{limit: int(pb.Settings.Window)},
+		fired:     map[string]int{},
+		ruleFired: make([]int, len(pb.Rules)),
+		lastFire:  map[*playbooks.Rule]time.Time{},
+		danger:    dangerScanner{limit: int(pb.Settings.Window)},
 	}
 	if pb.Settings.Match == playbooks.MatchScreen {
 		e.scr = screen.New(cfg.Rows, cfg.Cols)

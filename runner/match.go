@@ -201,7 +201,7 @@ func (e *Engine) evaluateRules() {
 			e.present[r] = 0
 		}
 	}
-	for _, r := range e.pb.Rules {
+	for i, r := range e.pb.Rules {
 		if appeared != nil && !appeared[r] {
 			continue
 		}
@@ -220,7 +220,7 @@ func (e *Engine) evaluateRules() {
 				continue
 			}
 		}
-		if r.Limit > 0 && e.fired[r.Name] >= r.Limit {
+		if r.Limit > 0 && e.ruleFired[i] >= r.Limit {
 			e.emit(Event{Name: "match", Rule: r.Name, Excerpt: excerpt(string(text[h.start:h.end])), Reason: "limit reached"})
 			e.toManual(fmt.Sprintf("rule %q reached its limit of %d", r.Name, r.Limit))
 			return
@@ -239,6 +239,7 @@ func (e *Engine) evaluateRules() {
 		// vals.Text is the matched text, already copied out of the window.
 		matched := excerpt(vals.Text)
 		e.consume(h.end)
+		e.ruleFired[i]++
 		e.fired[r.Name]++
 		if r.Cooldown > 0 {
 			// Only a cooldown looks at when a rule last fired.
