@@ -56,8 +56,10 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 			}
 			if n > 0 {
 				s.recordOutput(buf[:n])
-				_, _ = s.redact.Write(buf[:n])
 				s.apply(s.engine.Output(clock.Now(), buf[:n]))
+				// Shown once answered: the answer does not wait for the
+				// mirror, and its echo comes back after this output anyway.
+				_, _ = s.redact.Write(buf[:n])
 			}
 			if err != nil && s.result == nil {
 				// The end of output: the program ended, or is being ended.
