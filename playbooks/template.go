@@ -15,23 +15,24 @@ type Template struct {
 	Pos
 	Source string
 	parts  []templatePart
+	// runs is set when a part runs an expression, which may read any value.
+	runs bool
 }
 
 type templatePart struct {
 	text    string
 	expr    string
 	program *vm.Program
-	// field, when set, names a value the part reads directly, without running
-	// the program: "match.text", "match.NAME" or "vars.NAME".
-	field string
+	// scope and name, when set, are a value the part reads directly, without
+	// running the program: match.text, match.NAME or vars.NAME.
+	scope, name string
 }
 
 // directField recognises the expressions a template part can read directly.
 var directField = regexp.MustCompile(`^(match|vars)\.[A-Za-z_][A-Za-z0-9_]*$`)
 
 // appendField appends the value of a direct field to dst.
-func appendField(dst []byte, field string, v *Values) []byte {
-	scope, name, _ := strings.Cut(field, ".")
+func appendField(dst []byte, scope, name string, v *Values) []byte {
 	switch {
 	case scope == "vars":
 		return append(dst, v.Vars[name]...)
@@ -50,6 +51,11 @@ func (t *Template) IsStatic() bool {
 	}
 	return true
 }
+
+// Plain reports whether the template reads nothing but the match's text, its
+// named groups and the variables ({{ match.text }}, {{ match.NAME }},
+// {{ vars.NAME }}), so that no other value need be set to render it.
+func (t *Template) Plain() bool { return !t.runs }
 
 // Render evaluates the template with the values of env.
 func (t *Template) Render(env *Env, v Values) (string, error) {
@@ -72,8 +78,8 @@ func (t *Template) Append(dst []byte, env *Env, v *Values) ([]byte, error) {
 		switch {
 		case p.program == nil:
 			dst = append(dst, p.text...)
-		case p.field != "":
-			dst = appendField(dst, p.field, v)
+		case p.scope != "":
+			dst = appendField(dst, p.scope, p.name, v)
 		default:
 			if value == nil {
 				value = env.Value(*v)
@@ -123,7 +129,9 @@ func compileTemplate(src string, env *Env) (*Template, error) {
 		} else {
 			part := templatePart{expr: code, program: prog}
 			if directField.MatchString(code) && (code == "match.text" || !strings.HasPrefix(code, "match.groups")) {
-				part.field = code
+				part.scope, part.name, _ = strings.Cut(code, ".")
+			} else {
+				t.runs = true
 			}
 			t.parts = append(t.parts, part)
 		}

@@ -140,6 +140,28 @@ steps:
 	s.wantResult(runner.Done, 0)
 }
 
+// TestTemplatesReadEveryValue: a template that runs an expression sees the
+// run's values, not only the match (the engine fills the rest only for such
+// templates), in a step as in a rule.
+func TestTemplatesReadEveryValue(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {min_send_interval: 0s}
+steps:
+  - name: first
+    expect: {regex: 'Code (?P<code>\d+):'}
+    line: "{{ match.code }} {{ state }} {{ step.name }} {{ elapsed > duration('5ms') }}"
+rules:
+  - name: again
+    match: {regex: 'Again (?P<n>\d+):'}
+    line: "{{ match.n }} {{ fired.again }} {{ idle < duration('1s') }} {{ exit_code }}"
+`, runner.Config{})
+	s.out(10*time.Millisecond, "Code 42: ")
+	s.wantSent("42 running first true\r")
+	s.out(10*time.Millisecond, "Again 7: ")
+	s.wantSent("42 running first true\r", "7 1 true 0\r")
+}
+
 func TestMatchConsumesSoOnePromptIsAnsweredOnce(t *testing.T) {
 	t.Parallel()
 	s := newSim(t, header+`

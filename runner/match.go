@@ -71,6 +71,19 @@ func countMatches(m *playbooks.Matcher, text []byte) (n int, last string) {
 
 // values builds the expression values of a hit in text.
 func (e *Engine) values(h *hit, text []byte) playbooks.Values {
+	return e.valuesFor(h, text, true)
+}
+
+// valuesFor builds the values of a hit as values does; unless all is set, only
+// the match and the variables, which is all a plain template reads.
+func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
+	if !all {
+		v := playbooks.Values{Vars: e.cfg.Vars}
+		if h != nil {
+			v.SetMatch(h.pattern, text, h.loc)
+		}
+		return v
+	}
 	v := playbooks.Values{
 		Vars:     e.cfg.Vars,
 		Environ:  e.cfg.Environ,
@@ -167,7 +180,7 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 	if bestCase.Action != nil && !e.canSend() {
 		return false, true
 	}
-	vals := e.values(&best, text)
+	vals := e.valuesFor(&best, text, !readsOnlyMatch(bestCase.Action))
 	matched := excerpt(vals.Text)
 	e.consume(best.end)
 	sent := e.act(bestCase.Action, bestCase.Env, &vals, "", stepName(s), matched)
@@ -209,7 +222,7 @@ func (e *Engine) evaluateRules() {
 		if !ok {
 			continue
 		}
-		vals := e.values(&h, text)
+		vals := e.valuesFor(&h, text, r.When != nil || !readsOnlyMatch(r.Action))
 		if r.When != nil {
 			hold, err := r.When.Eval(r.Env, vals)
 			if err != nil {
@@ -248,6 +261,12 @@ func (e *Engine) evaluateRules() {
 		e.act(r.Action, r.Env, &vals, r.Name, "", matched)
 		return
 	}
+}
+
+// readsOnlyMatch reports whether acting reads nothing of the values but the match and
+// the variables (see Template.Plain).
+func readsOnlyMatch(a *playbooks.Action) bool {
+	return a == nil || a.Text == nil || a.Text.Plain()
 }
 
 // canSend reports whether min_send_interval allows a send now, and otherwise defers.
