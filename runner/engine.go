@@ -75,10 +75,12 @@ type Engine struct {
 
 	// fired counts the firings of each rule and danger rule by name, for
 	// expressions and the report; ruleFired those of each rule by its place,
-	// for its limit.
-	fired     map[string]int
-	ruleFired []int
-	lastFire  map[*playbooks.Rule]time.Time
+	// which firedCounts adds to fired when they are asked for (ruleCounted
+	// says how many of them it added already).
+	fired       map[string]int
+	ruleFired   []int
+	ruleCounted []int
+	lastFire    map[*playbooks.Rule]time.Time
 
 	lastOutput time.Time
 	lastSend   time.Time
@@ -89,8 +91,10 @@ type Engine struct {
 	wake time.Time
 
 	// verify is set after an answer until the program reacts to it.
-	verify     bool
-	verifyAt   time.Time
+	verify bool
+	// verifyWait is how long after the last send (its answer) the program
+	// has to react.
+	verifyWait time.Duration
 	retried    bool
 	lastAnswer Send
 	// answers are the memory rendered answers take, in turn.
@@ -161,10 +165,11 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 	}
 	e := &Engine{
 		pb: pb, cfg: cfg, state: Starting,
-		fired:     map[string]int{},
-		ruleFired: make([]int, len(pb.Rules)),
-		lastFire:  map[*playbooks.Rule]time.Time{},
-		danger:    dangerScanner{limit: int(pb.Settings.Window)},
+		fired:       map[string]int{},
+		ruleFired:   make([]int, len(pb.Rules)),
+		ruleCounted: make([]int, len(pb.Rules)),
+		lastFire:    map[*playbooks.Rule]time.Time{},
+		danger:      dangerScanner{limit: int(pb.Settings.Window)},
 	}
 	if pb.Settings.Match == playbooks.MatchScreen {
 		e.scr = screen.New(cfg.Rows, cfg.Cols)
@@ -182,7 +187,18 @@ func (e *Engine) State() State { return e.state }
 func (e *Engine) Result() *Result { return e.result }
 
 // Fired returns how often each rule and danger rule fired.
-func (e *Engine) Fired() map[string]int { return e.fired }
+func (e *Engine) Fired() map[string]int { return e.firedCounts() }
+
+// firedCounts returns fired, with the rules' latest firings added.
+func (e *Engine) firedCounts() map[string]int {
+	for i, r := range e.pb.Rules {
+		if n := e.ruleFired[i] - e.ruleCounted[i]; n > 0 {
+			e.fired[r.Name] += n
+			e.ruleCounted[i] = e.ruleFired[i]
+		}
+	}
+	return e.fired
+}
 
 // The actions a method returns are valid until the next call.
 
@@ -414,7 +430,7 @@ func (e *Engine) Deadline() (time.Time, bool) {
 		at(settle)
 	}
 	if e.verify {
-		at(e.verifyAt)
+		at(e.verifyAt())
 	}
 	if e.dryWait {
 		at(e.lastSend.Add(e.pb.Settings.Settle))

@@ -90,7 +90,7 @@ func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
 		State:    string(e.state),
 		Elapsed:  e.now.Sub(e.start),
 		Idle:     e.now.Sub(e.lastOutput),
-		Fired:    e.fired,
+		Fired:    e.firedCounts(),
 		ExitCode: e.exitCode,
 	}
 	if s := e.currentStep(); s != nil {
@@ -253,7 +253,11 @@ func (e *Engine) evaluateRules() {
 		matched := excerpt(vals.Text)
 		e.consume(h.end)
 		e.ruleFired[i]++
-		e.fired[r.Name]++
+		if vals.Fired != nil {
+			// The answer's template counts this firing too, as vals.Fired is
+			// the engine's map.
+			e.firedCounts()
+		}
 		if r.Cooldown > 0 {
 			// Only a cooldown looks at when a rule last fired.
 			e.lastFire[r] = e.now
@@ -274,13 +278,16 @@ func (e *Engine) canSend() bool {
 	if !e.sent {
 		return true
 	}
-	next := e.lastSend.Add(e.pb.Settings.MinSendInterval)
-	if e.now.Before(next) {
-		e.deferUntil(next, "", "min_send_interval")
+	interval := e.pb.Settings.MinSendInterval
+	if e.now.Sub(e.lastSend) < interval {
+		e.deferUntil(e.lastSend.Add(interval), "", "min_send_interval")
 		return false
 	}
 	return true
 }
+
+// verifyAt is when the program must have reacted to the last answer.
+func (e *Engine) verifyAt() time.Time { return e.lastSend.Add(e.verifyWait) }
 
 func (e *Engine) deferUntil(t time.Time, rule, why string) {
 	if e.wake.Equal(t) {
@@ -346,7 +353,7 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 		return true
 	}
 	e.verify, e.retried = true, false
-	e.verifyAt = e.now.Add(max(verifyAfter, 2*e.pb.Settings.Settle))
+	e.verifyWait = max(verifyAfter, 2*e.pb.Settings.Settle)
 	return true
 }
 

@@ -33,12 +33,12 @@ func (e *Engine) timers() {
 	if e.refusal != nil && quiet >= settle {
 		e.refuse(true)
 	}
-	if e.verify && !now.Before(e.verifyAt) {
+	if e.verify && !now.Before(e.verifyAt()) {
 		if !e.retried {
 			e.retried = true
-			e.verifyAt = now.Add(verifyAfter)
 			e.emit(Event{Name: "retry", Reason: "no reaction to the answer"})
 			e.send(e.lastAnswer, "the same answer again", "", "", "")
+			e.verifyWait = verifyAfter
 		} else {
 			e.verify = false
 			e.enterPrompting("no reaction to the answer, sent twice", e.question)
