@@ -48,8 +48,13 @@ type Values struct {
 // are read from text only when an expression asks for them, so text must stay
 // unchanged while the values are in use.
 func (v *Values) SetMatch(p *Pattern, text []byte, loc []int) {
-	v.src, v.loc, v.pat = text, loc, p
-	v.Text = string(text[loc[0]:loc[1]])
+	v.SetMatchText(p, text, loc, string(text[loc[0]:loc[1]]))
+}
+
+// SetMatchText is SetMatch for a caller that has made the matched text a string
+// already.
+func (v *Values) SetMatchText(p *Pattern, text []byte, loc []int, matched string) {
+	v.src, v.loc, v.pat, v.Text = text, loc, p, matched
 }
 
 // groupList returns the groups by number.

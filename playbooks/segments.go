@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"bytes"
+	"math"
 	"regexp/syntax"
 	"unicode/utf8"
 )
@@ -26,7 +27,7 @@ type segment struct {
 	// lit is the literal to find, when it is not a run.
 	lit []byte
 	// class holds a run's characters as ranges, syntax.Regexp.Rune's pairs;
-	// min and max bound its length in characters (max < 0: no bound).
+	// min and max bound its length in characters (math.MaxInt: no bound).
 	class []rune
 	// ascii holds the class's ASCII characters as a bit set, for a run over
 	// ASCII text without decoding it.
@@ -104,9 +105,9 @@ func toSegment(re *syntax.Regexp) (segment, bool) {
 		}
 		switch re.Op {
 		case syntax.OpPlus:
-			seg.min, seg.max = 1, -1
+			seg.min, seg.max = 1, math.MaxInt
 		case syntax.OpStar:
-			seg.min, seg.max = 0, -1
+			seg.min, seg.max = 0, math.MaxInt
 		default:
 			seg.min, seg.max = 0, 1
 		}
@@ -183,9 +184,9 @@ func (s *segments) matchAt(text []byte, start int, buf []int) []int {
 			pos += len(seg.lit)
 		default:
 			n := 0
-			for pos < len(text) && (seg.max < 0 || n < seg.max) {
+			for pos < len(text) && n < seg.max {
 				if c := text[pos]; c < utf8.RuneSelf {
-					if seg.ascii[c>>6]&(1<<(c&63)) == 0 {
+					if seg.ascii[c>>6&1]&(1<<(c&63)) == 0 {
 						break
 					}
 					pos++

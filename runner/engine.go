@@ -66,8 +66,10 @@ type Engine struct {
 	window  []byte
 	backing []byte
 	danger  dangerScanner
-	// locs holds the indices of the matches a call finds.
-	locs locs
+	// locs holds the indices of the matches a call finds; texts makes the
+	// strings of what matched and what is sent.
+	locs  locs
+	texts texts
 
 	stepIdx   int
 	stepSince time.Time

@@ -80,7 +80,7 @@ func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
 	if !all {
 		v := playbooks.Values{Vars: e.cfg.Vars}
 		if h != nil {
-			v.SetMatch(h.pattern, text, h.loc)
+			v.SetMatchText(h.pattern, text, h.loc, e.texts.string(text[h.start:h.end]))
 		}
 		return v
 	}
@@ -328,7 +328,7 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 			data = append(data, '\r')
 		}
 		e.answers[turn], e.answerTurn = data, 1-turn
-		send.Data, shown = data, string(data)
+		send.Data, shown = data, e.texts.string(data)
 	case playbooks.ActKeys:
 		names := make([]string, len(a.Keys))
 		for i, k := range a.Keys {
