@@ -44,16 +44,11 @@ type Values struct {
 	ExitCode int
 }
 
-// SetMatch records a match of p in text at loc (Pattern.Find's indices). Its groups
-// are read from text only when an expression asks for them, so text must stay
-// unchanged while the values are in use.
-func (v *Values) SetMatch(p *Pattern, text []byte, loc []int) {
-	v.SetMatchText(p, text, loc, string(text[loc[0]:loc[1]]))
-}
-
-// SetMatchText is SetMatch for a caller that has made the matched text a string
-// already.
-func (v *Values) SetMatchText(p *Pattern, text []byte, loc []int, matched string) {
+// SetMatch records a match of p in text at loc (Pattern.Find's indices), whose
+// text the caller made the string matched. Its groups are read from text only
+// when an expression asks for them, so text must stay unchanged while the values
+// are in use.
+func (v *Values) SetMatch(p *Pattern, text []byte, loc []int, matched string) {
 	v.src, v.loc, v.pat, v.Text = text, loc, p, matched
 }
 

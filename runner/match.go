@@ -77,27 +77,18 @@ func (e *Engine) values(h *hit, text []byte) playbooks.Values {
 // valuesFor builds the values of a hit as values does; unless all is set, only
 // the match and the variables, which is all a plain template reads.
 func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
+	v := playbooks.Values{Vars: e.cfg.Vars}
+	if h != nil {
+		v.SetMatch(h.pattern, text, h.loc, e.texts.string(text[h.start:h.end]))
+	}
 	if !all {
-		v := playbooks.Values{Vars: e.cfg.Vars}
-		if h != nil {
-			v.SetMatchText(h.pattern, text, h.loc, e.texts.string(text[h.start:h.end]))
-		}
 		return v
 	}
-	v := playbooks.Values{
-		Vars:     e.cfg.Vars,
-		Environ:  e.cfg.Environ,
-		State:    string(e.state),
-		Elapsed:  e.now.Sub(e.start),
-		Idle:     e.now.Sub(e.lastOutput),
-		Fired:    e.firedCounts(),
-		ExitCode: e.exitCode,
-	}
+	v.Environ, v.State, v.ExitCode = e.cfg.Environ, string(e.state), e.exitCode
+	v.Elapsed, v.Idle = e.now.Sub(e.start), e.now.Sub(e.lastOutput)
+	v.Fired = e.firedCounts()
 	if s := e.currentStep(); s != nil {
 		v.Step = playbooks.StepInfo{Name: s.Name, Index: s.Index, Tries: e.stepTries}
-	}
-	if h != nil {
-		v.SetMatch(h.pattern, text, h.loc)
 	}
 	if e.scr != nil {
 		v.Screen = e.scr.Text()
