@@ -41,9 +41,7 @@ func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Repor
 		return nil, err
 	}
 	redact := NewRedactor(nil, nil)
-	recorder := newRecorder(pb, true, redact)
-	recorder.noTimeline = o.noTimeline
-	s := newSession(o, pb, recorder, redact)
+	s := newSession(o, pb, newRecorder(pb, true, o.noTimeline, redact), redact)
 	s.rec.report.Mode = "replay"
 	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true,
 		Rows: rec.Header.Height, Cols: rec.Header.Width})

@@ -82,13 +82,13 @@ type recorder struct {
 	noTimeline bool
 }
 
-func newRecorder(pb *playbooks.Playbook, dryRun bool, redact *Redactor) *recorder {
+func newRecorder(pb *playbooks.Playbook, dryRun, noTimeline bool, redact *Redactor) *recorder {
 	sum := sha256.Sum256(pb.Source)
 	mode := "live"
 	if dryRun {
 		mode = "dry-run"
 	}
-	r := &recorder{redact: redact}
+	r := &recorder{redact: redact, noTimeline: noTimeline}
 	r.report = Report{
 		Version:  1,
 		Playbook: ReportPlaybook{Name: pb.Name, Path: pb.Path, SHA256: hex.EncodeToString(sum[:])},

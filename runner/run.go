@@ -144,8 +144,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 		mirror = io.Discard
 	}
 	redact := NewRedactor(mirror, secretValues(secrets))
-	rec := newRecorder(pb, o.dryRun, redact)
-	rec.noTimeline = o.noTimeline
+	rec := newRecorder(pb, o.dryRun, o.noTimeline, redact)
 	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != ""})
 
