@@ -19,6 +19,20 @@ import (
 // hang, it does not synchronise anything.
 const waitLimit = 30 * time.Second
 
+// within returns what ch brings, and fails the test with hang if nothing comes
+// within waitLimit.
+func within[T any](t *testing.T, ch <-chan T, hang string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(waitLimit):
+		t.Fatal(hang)
+	}
+	var none T // not reached: t.Fatal ends the test
+	return none
+}
+
 // TestCloseEndsReadWait holds the terminal open from outside the program's
 // session, as a daemon that detached itself would, so that ending the session
 // does not end the read: Close itself must.
@@ -50,13 +64,8 @@ func TestCloseEndsReadWait(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	select {
-	case err := <-ended:
-		if !errors.Is(err, io.EOF) {
-			t.Errorf("ReadWait after Close = %v, want io.EOF", err)
-		}
-	case <-time.After(waitLimit):
-		t.Fatal("ReadWait still waits after Close")
+	if err := within(t, ended, "ReadWait still waits after Close"); !errors.Is(err, io.EOF) {
+		t.Errorf("ReadWait after Close = %v, want io.EOF", err)
 	}
 }
 
@@ -91,16 +100,12 @@ func TestReadWaitBesideWrites(t *testing.T) {
 	if _, err := p.Write([]byte("quit\r")); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case all := <-out:
-		if got := bytes.Count(all, []byte("LINE")); got != lines {
-			t.Errorf("%d answers, want %d; output ends %q", got, lines, all[max(len(all)-200, 0):])
-		}
-		if !strings.Contains(string(all), "bye") {
-			t.Errorf("no bye: %q", all[max(len(all)-200, 0):])
-		}
-	case <-time.After(waitLimit):
-		t.Fatal("ReadWait did not reach the end of output")
+	all := within(t, out, "ReadWait did not reach the end of output")
+	if got := bytes.Count(all, []byte("LINE")); got != lines {
+		t.Errorf("%d answers, want %d; output ends %q", got, lines, all[max(len(all)-200, 0):])
+	}
+	if !strings.Contains(string(all), "bye") {
+		t.Errorf("no bye: %q", all[max(len(all)-200, 0):])
 	}
 }
 
@@ -144,13 +149,8 @@ func TestWriteWaitingForRoom(t *testing.T) {
 					t.Fatalf("Close: %v", err)
 				}
 			}
-			select {
-			case err := <-wrote:
-				if !errors.Is(err, driver.ErrEnded) {
-					t.Errorf("Write = %v, want ErrEnded", err)
-				}
-			case <-time.After(waitLimit):
-				t.Fatal("Write still waits after the program ended")
+			if err := within(t, wrote, "Write still waits after the program ended"); !errors.Is(err, driver.ErrEnded) {
+				t.Errorf("Write = %v, want ErrEnded", err)
 			}
 		})
 	}
