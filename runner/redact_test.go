@@ -2,22 +2,37 @@ package runner
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
 func TestRedactor(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
+		name    string
 		secrets []string
 		in      []string // written in these pieces
 		want    string
 	}{
-		{[]string{"hunter2"}, []string{"pass: hunter2\r\n"}, "pass: ******\r\n"},
-		{[]string{"hunter2"}, []string{"pass: hun", "ter2 ok"}, "pass: ****** ok"},
-		{[]string{"hunter2"}, []string{"hunt", "ing"}, "hunting"},
+		{"plain", []string{"hunter2"}, []string{"pass: hunter2\r\n"}, "pass: ******\r\n"},
+		{"split", []string{"hunter2"}, []string{"pass: hun", "ter2 ok"}, "pass: ****** ok"},
+		{"not a secret", []string{"hunter2"}, []string{"hunt", "ing"}, "hunting"},
 		// A one-letter secret is masked only where it stands alone, else it
 		// would be spelt out by the masks.
-		{[]string{"x"}, []string{"/tmp/k already exists.\r\ngot: x\r\n"}, "/tmp/k already exists.\r\ngot: ******\r\n"},
+		{"one letter", []string{"x"}, []string{"/tmp/k already exists.\r\ngot: x\r\n"}, "/tmp/k already exists.\r\ngot: ******\r\n"},
+		{"one letter between blanks", []string{"x"}, []string{"a x b, axb"}, "a ****** b, axb"},
+		// A shell that colours what is typed draws a colour per character.
+		{"a colour per character", []string{"hunter2"},
+			[]string{"\x1b[31mh\x1b[0m\x1b[31mu\x1b[0m\x1b[31mn\x1b[0m\x1b[31mt\x1b[0m\x1b[31me\x1b[0m\x1b[31mr\x1b[0m\x1b[31m2\x1b[0m ok"},
+			"\x1b[31m******\x1b[0m\x1b[31m\x1b[0m\x1b[31m\x1b[0m\x1b[31m\x1b[0m\x1b[31m\x1b[0m\x1b[31m\x1b[0m\x1b[31m\x1b[0m ok"},
+		{"a colour split across writes", []string{"hunter2"}, []string{"\x1b[31mhun\x1b[", "0mter2\x1b[0m"}, "\x1b[31m******\x1b[0m\x1b[0m"},
+		// The terminal echoes a multi-line secret's "\n" as "\r\n".
+		{"multi-line echo", []string{"line one\nline two"}, []string{"line one\r\n", "line two\r\n$ "}, "******\r\n\r\n$ "},
+		{"escaped for JSON", []string{`p"a\ss`}, []string{`{"pw":"p\"a\\ss"}`}, `{"pw":"******"}`},
+		{"escaped for HTML", []string{`p"a<ss`}, []string{`<b>p&#34;a&lt;ss</b>`}, `<b>******</b>`},
+		// Cut short by the end of the output: a long start is masked.
+		{"a long start at the end", []string{"correct-horse-battery"}, []string{"said correct-hor"}, "said ******"},
+		{"a short start at the end", []string{"correct-horse-battery"}, []string{"said corr"}, "said corr"},
 	}
 	for _, c := range cases {
 		var out bytes.Buffer
@@ -31,10 +46,61 @@ func TestRedactor(t *testing.T) {
 			t.Fatal(err)
 		}
 		if out.String() != c.want {
-			t.Errorf("%q through %q: got %q, want %q", c.in, c.secrets, out.String(), c.want)
+			t.Errorf("%s: %q through %q: got %q, want %q", c.name, c.in, c.secrets, out.String(), c.want)
 		}
 	}
-	if got := NewRedactor(nil, []string{"pin"}).String("pin: pin, spinning"); got != "******: ******, spinning" {
-		t.Errorf("String = %q", got)
+}
+
+func TestRedactorString(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		secret, in, want string
+	}{
+		{"pin", "pin: pin, spinning", "******: ******, spinning"},
+		// A secret wrapped at the screen's right margin.
+		{"sw0rdfish-42", "login: sw0rd\nfish-42\n$", "login: ******\n\n$"},
+		// What a cut leaves of a secret, at either end.
+		{"0123456789abcdef", "89abcdef and more", "****** and more"},
+		{"0123456789abcdef", "more and 01234567", "more and ******"},
+		{"0123456789abcdef", "9abcdef and more", "9abcdef and more"},
+		{`say "hi"\now`, `reason: "say \"hi\"\\now"`, `reason: "******"`},
+		{"日本語のパスワード", "got 日本語のパスワード!", "got ******!"},
+	}
+	for _, c := range cases {
+		if got := NewRedactor(nil, []string{c.secret}).String(c.in); got != c.want {
+			t.Errorf("String(%q) with %q = %q, want %q", c.in, c.secret, got, c.want)
+		}
+	}
+	r := NewRedactor(nil, nil)
+	if got := r.String("typed-later-1"); got != "typed-later-1" {
+		t.Errorf("no secret: %q", got)
+	}
+	r.Filter(nil).Add("typed-later-1")
+	if got := r.String("it was typed-later-1"); got != "it was ******" {
+		t.Errorf("a secret added through a filter: %q", got)
+	}
+}
+
+// TestRedactorHoldsLittle checks that the stream filter holds back no more than
+// a secret's start, however long the output that follows it.
+func TestRedactorHoldsLittle(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	r := NewRedactor(&out, []string{"hunter2"})
+	if _, err := r.Write([]byte("hunte")); err != nil {
+		t.Fatal(err)
+	}
+	colours := strings.Repeat("\x1b[1m", 10_000)
+	if _, err := r.Write([]byte(colours)); err != nil {
+		t.Fatal(err)
+	}
+	if held := len(r.pending); held > r.maxHold() {
+		t.Errorf("held %d bytes, more than %d", held, r.maxHold())
+	}
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "hunte"+colours {
+		t.Errorf("got %q…", out.String()[:20])
 	}
 }
