@@ -185,6 +185,10 @@ func (d *decoder) checkDanger(pb *Playbook) {
 // secretPrompt recognises prompts that ask for a password, passphrase, PIN or token.
 var secretPrompt = regexp.MustCompile(`(?i)pass(word|phrase|code)|\bpin\b|token|secret|api[ _-]?key|credential`)
 
+// SecretPrompt reports whether text looks like a prompt for a password,
+// passphrase, PIN or token.
+func SecretPrompt(text string) bool { return secretPrompt.MatchString(text) }
+
 func (d *decoder) checkSecrets(pb *Playbook) {
 	for _, r := range responders(pb) {
 		if r.act.Kind != ActSend && r.act.Kind != ActLine {

@@ -194,7 +194,7 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 		e.choosing = nil
 		reason := fmt.Sprintf("choose %s: no such option on screen", a.Choose)
 		if len(labels) > 0 {
-			reason += " (options: " + strings.Join(labels, " | ") + ")"
+			reason += " (options: " + e.redact(strings.Join(labels, " | ")) + ")"
 		} else {
 			reason += " (no menu found)"
 		}
@@ -203,7 +203,7 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 		return false
 	case current < 0 && menu[target].number != "":
 		e.choosing = nil
-		e.send(Send{Data: []byte(menu[target].number + "\r")}, fmt.Sprintf("choose %q (types %s)", menu[target].label, menu[target].number), rule, step, matched)
+		e.send(Send{Data: []byte(menu[target].number + "\r")}, fmt.Sprintf("choose %q (types %s)", e.redact(menu[target].label), menu[target].number), rule, step, matched)
 		return true
 	case current < 0:
 		e.choosing = nil
@@ -213,7 +213,7 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 		return false
 	case current == target:
 		e.choosing = nil
-		e.send(Send{Data: playbooks.Key("enter").Bytes(false)}, fmt.Sprintf("choose %q", menu[target].label), rule, step, matched)
+		e.send(Send{Data: playbooks.Key("enter").Bytes(false)}, fmt.Sprintf("choose %q", e.redact(menu[target].label)), rule, step, matched)
 		return true
 	}
 	c := e.choosing
@@ -224,7 +224,7 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 	c.tries++
 	if c.tries > maxChooseTries {
 		e.choosing = nil
-		reason := fmt.Sprintf("choose %q: the cursor did not reach it after %d tries", menu[target].label, maxChooseTries)
+		reason := fmt.Sprintf("choose %q: the cursor did not reach it after %d tries", e.redact(menu[target].label), maxChooseTries)
 		e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: reason})
 		e.toManual(reason)
 		return false
@@ -241,7 +241,7 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 	for range n {
 		data = append(data, key.Bytes(e.scr.AppCursor())...)
 	}
-	e.send(Send{Data: data}, fmt.Sprintf("keys %s×%d toward %q", key, n, menu[target].label), rule, step, matched)
+	e.send(Send{Data: data}, fmt.Sprintf("keys %s×%d toward %q", key, n, e.redact(menu[target].label)), rule, step, matched)
 	return true
 }
 

@@ -116,7 +116,8 @@ func (e *Engine) onDanger(hits []dangerHit) {
 	for i := range hits {
 		h := &hits[i]
 		e.fired[h.rule.Name]++
-		e.emit(Event{Name: "danger", Rule: h.rule.Name, Excerpt: excerpt(h.text), Reason: string(h.rule.Action)})
+		h.text = e.excerpt(h.text)
+		e.emit(Event{Name: "danger", Rule: h.rule.Name, Excerpt: h.text, Reason: string(h.rule.Action)})
 		if worst == nil || severity(h.rule.Action) > severity(worst.rule.Action) {
 			worst = h
 		}
@@ -124,7 +125,7 @@ func (e *Engine) onDanger(hits []dangerHit) {
 	if e.state == Manual || e.result != nil {
 		return
 	}
-	reason := fmt.Sprintf("danger rule %q matched %q", worst.rule.Name, excerpt(worst.text))
+	reason := fmt.Sprintf("danger rule %q matched %q", worst.rule.Name, worst.text)
 	switch worst.rule.Action {
 	case playbooks.DangerAbort:
 		e.finish(Aborted, ExitDanger, reason, true)
@@ -155,7 +156,7 @@ func (e *Engine) refuse(settled bool) {
 	}
 	e.refusal = nil
 	vals := e.values(nil, nil)
-	e.act(r.Refusal, r.Env, &vals, r.Name, "", excerpt(lastLine(e.view())))
+	e.act(r.Refusal, r.Env, &vals, r.Name, "", e.excerpt(lastLine(e.view())))
 }
 
 // promptPending reports whether the window shows a prompt.

@@ -29,6 +29,10 @@ type Config struct {
 	// Attached is set when the program is not clai's (a tmux target pane): once the
 	// steps are done and no rule is left to watch for, clai leaves it running.
 	Attached bool
+	// Redact masks the run's secrets in a text of the program's (nil: there
+	// are none). The engine applies it before it cuts, quotes or keeps such a
+	// text in an event, so no piece of a secret survives a cut or an escape.
+	Redact func(string) string
 }
 
 // Under a flood, matching every read would multiply the cost of many patterns: a
@@ -481,7 +485,7 @@ func (e *Engine) emit(ev Event) {
 		ev.State = e.state
 	}
 	if e.scr != nil && (isDecision(ev.Name) || ev.Name == "state" && ev.State == Manual) {
-		ev.Screen = e.scr.Text()
+		ev.Screen = e.redact(e.scr.Text())
 	}
 	e.events = append(e.events, ev)
 	e.out = append(e.out, &e.events[len(e.events)-1])
@@ -568,16 +572,31 @@ func (e *Engine) consume(end int) {
 }
 
 // tail returns the last few hundred bytes of output, or the screen, for error
-// messages.
+// messages, with the secrets masked.
 func (e *Engine) tail() string {
 	const n = 300
 	if e.scr != nil {
-		return e.scr.Text()
+		return e.redact(e.scr.Text())
 	}
-	if len(e.window) > n {
-		return string(e.window[len(e.window)-n:])
+	text := e.redact(string(e.window))
+	if len(text) > n {
+		return text[len(text)-n:]
 	}
-	return string(e.window)
+	return text
+}
+
+// redact masks the run's secrets in text (see Config.Redact).
+func (e *Engine) redact(text string) string {
+	if e.cfg.Redact == nil {
+		return text
+	}
+	return e.cfg.Redact(text)
+}
+
+// excerpt is the end of text for an event, with the secrets masked before it is
+// cut.
+func (e *Engine) excerpt(text string) string {
+	return excerpt(e.redact(text))
 }
 
 func (e *Engine) currentStep() *playbooks.Step {

@@ -172,7 +172,7 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 		return false, true
 	}
 	vals := e.valuesFor(&best, text, !readsOnlyMatch(bestCase.Action))
-	matched := excerpt(vals.Text)
+	matched := e.excerpt(vals.Text)
 	e.consume(best.end)
 	sent := e.act(bestCase.Action, bestCase.Env, &vals, "", stepName(s), matched)
 	if bestCase.Repeat {
@@ -217,7 +217,7 @@ func (e *Engine) evaluateRules() {
 		if r.When != nil {
 			hold, err := r.When.Eval(r.Env, vals)
 			if err != nil {
-				e.emit(Event{Name: "error", Rule: r.Name, Reason: err.Error()})
+				e.emit(Event{Name: "error", Rule: r.Name, Reason: e.redact(err.Error())})
 				continue
 			}
 			if !hold {
@@ -225,7 +225,7 @@ func (e *Engine) evaluateRules() {
 			}
 		}
 		if r.Limit > 0 && e.ruleFired[i] >= r.Limit {
-			e.emit(Event{Name: "match", Rule: r.Name, Excerpt: excerpt(string(text[h.start:h.end])), Reason: "limit reached"})
+			e.emit(Event{Name: "match", Rule: r.Name, Excerpt: e.excerpt(string(text[h.start:h.end])), Reason: "limit reached"})
 			e.toManual(fmt.Sprintf("rule %q reached its limit of %d", r.Name, r.Limit))
 			return
 		}
@@ -241,7 +241,7 @@ func (e *Engine) evaluateRules() {
 			return
 		}
 		// vals.Text is the matched text, already copied out of the window.
-		matched := excerpt(vals.Text)
+		matched := e.excerpt(vals.Text)
 		e.consume(h.end)
 		e.ruleFired[i]++
 		if vals.Fired != nil {
@@ -311,8 +311,9 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 		turn := e.answerTurn
 		data, err := a.Text.Append(e.answers[turn][:0], env, vals)
 		if err != nil {
-			e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: err.Error()})
-			e.toManual("a template failed: " + err.Error())
+			why := e.redact(err.Error())
+			e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: why})
+			e.toManual("a template failed: " + why)
 			return false
 		}
 		if a.Kind == playbooks.ActLine {
@@ -340,7 +341,7 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	if e.cfg.DryRun {
 		// Nothing reached the program: a live one waits for the answer, which
 		// ends a headless run; in a terminal the person answers instead.
-		e.dryWait, e.dryAnswer = !e.cfg.Replay && !e.cfg.Interactive, shown
+		e.dryWait, e.dryAnswer = !e.cfg.Replay && !e.cfg.Interactive, e.redact(shown)
 		return true
 	}
 	e.verify, e.retried = true, false
@@ -355,7 +356,7 @@ func (e *Engine) send(s Send, shown, rule, step, matched string) {
 	if s.DryRun {
 		name = "would-send"
 	}
-	e.emit(Event{Name: name, Rule: rule, Step: step, Sent: shown, Excerpt: matched})
+	e.emit(Event{Name: name, Rule: rule, Step: step, Sent: e.redact(shown), Excerpt: matched})
 	e.addSend(s)
 	e.lastSend, e.sent = e.now, true
 	e.wake = time.Time{}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"encoding/binary"
 	"html"
 	"io"
 	"slices"
@@ -17,10 +18,11 @@ const mask = "******"
 // alone: masking every "x" of a one-letter secret would spell it out.
 const shortSecret = 4
 
-// minFragment is the length from which a piece of a secret is masked where a cut
-// left it at the start or the end of a text: an excerpt that begins halfway
-// through a secret must not show its second half.
-const minFragment = 8
+// minPiece is the length from which a piece of a secret is masked wherever it
+// is in a text of an event: an excerpt that begins halfway through a secret
+// must not show its second half, nor a screen that lost a character of it the
+// rest.
+const minPiece = 8
 
 // maxSecretTyped bounds what is kept of a line typed at a password prompt.
 const maxSecretTyped = 4 << 10
@@ -52,6 +54,8 @@ type secretSet struct {
 	forms   []secretForm
 	values  map[string]bool
 	longest int
+	// pieces holds every minPiece bytes in a row of the forms.
+	pieces map[uint64]struct{}
 }
 
 // secretForm is one way a secret can appear: the secret itself or an escaped
@@ -64,7 +68,7 @@ type secretForm struct {
 
 // NewRedactor writes to w what passes through it, with every secret masked.
 func NewRedactor(w io.Writer, secrets []string) *Redactor {
-	r := &Redactor{set: &secretSet{values: map[string]bool{}}, w: w}
+	r := &Redactor{set: &secretSet{values: map[string]bool{}, pieces: map[uint64]struct{}{}}, w: w}
 	for _, s := range secrets {
 		r.Add(s)
 	}
@@ -93,6 +97,9 @@ func (r *Redactor) Add(value string) {
 		}
 		set.forms = append(set.forms, secretForm{text: text, short: short})
 		set.longest = max(set.longest, len(text))
+		for i := 0; i+minPiece <= len(text); i++ {
+			set.pieces[piece(text[i:])] = struct{}{}
+		}
 	}
 }
 
@@ -160,20 +167,39 @@ func shownForm(s string) []byte {
 // blank reports whether c draws nothing: a control character or a space.
 func blank(c byte) bool { return c <= ' ' || c == 0x7f }
 
-// String masks the secrets in s, and the pieces of one (minFragment bytes and
-// more) that s begins or ends with, as a cut leaves them.
+// String masks the secrets in s, and every piece of one minPiece bytes long or
+// more (a cut, or a screen that lost a character, leaves such pieces).
 func (r *Redactor) String(s string) string {
 	if len(r.set.forms) == 0 || s == "" {
 		return s
 	}
-	var p projection
-	text := []byte(s)
-	p.project(text)
-	spans := r.set.find(&p, text, nil, true, true)
-	if len(spans) == 0 {
-		return s
+	if masked, ok := r.mask([]byte(s)); ok {
+		return string(masked)
 	}
-	return string(p.mask(nil, text, spans, len(s)))
+	return s
+}
+
+// Bytes masks the secrets in b as String does; it returns b itself when there
+// is nothing to mask.
+func (r *Redactor) Bytes(b []byte) []byte {
+	if len(r.set.forms) == 0 || len(b) == 0 {
+		return b
+	}
+	if masked, ok := r.mask(b); ok {
+		return masked
+	}
+	return b
+}
+
+// mask returns text with the secrets masked, and whether there were any.
+func (r *Redactor) mask(text []byte) ([]byte, bool) {
+	var p projection
+	p.project(text)
+	spans := r.set.find(&p, text, nil, true)
+	if len(spans) == 0 {
+		return nil, false
+	}
+	return p.mask(nil, text, spans, len(text)), true
 }
 
 // Write masks and writes p. The end of p is held back while it could be the start
@@ -189,7 +215,7 @@ func (r *Redactor) Write(p []byte) (int, error) {
 	buf := append(r.pending, p...)
 	sc := &r.scan
 	sc.project(buf)
-	spans := r.set.find(sc, buf, nil, false, false)
+	spans := r.set.find(sc, buf, nil, false)
 	done := 0
 	if len(spans) > 0 {
 		done = spans[len(spans)-1].end
@@ -202,7 +228,7 @@ func (r *Redactor) Write(p []byte) (int, error) {
 		// Too long to wait for: what could be a secret's start is masked if a
 		// piece that long would be.
 		cut = len(buf)
-		spans = r.set.find(sc, buf, spans, false, true)
+		spans = r.set.find(sc, buf, spans, true)
 	} else {
 		spans = slices.DeleteFunc(spans, func(s secretSpan) bool { return sc.at[s.start] >= cut })
 	}
@@ -228,7 +254,7 @@ func (r *Redactor) Flush() error {
 	}
 	sc := &r.scan
 	sc.project(r.pending)
-	spans := r.set.find(sc, r.pending, nil, false, true)
+	spans := r.set.find(sc, r.pending, nil, true)
 	out := sc.mask(sc.out[:0], r.pending, spans, len(r.pending))
 	r.pending = r.pending[:0]
 	_, err := r.w.Write(out)
@@ -239,10 +265,9 @@ func (r *Redactor) Flush() error {
 type secretSpan struct{ start, end int }
 
 // find appends to spans the occurrences of the secrets in the shown text of p
-// (the projection of text), merged and in order. head and tail also mask a
-// piece of a secret's end that the text begins with and a piece of its start
-// that it ends with.
-func (set *secretSet) find(p *projection, text []byte, spans []secretSpan, head, tail bool) []secretSpan {
+// (the projection of text), merged and in order; with pieces, also every piece
+// of one minPiece bytes long or more.
+func (set *secretSet) find(p *projection, text []byte, spans []secretSpan, pieces bool) []secretSpan {
 	shown := p.shown
 	for _, f := range set.forms {
 		for from := 0; from < len(shown); {
@@ -256,18 +281,23 @@ func (set *secretSet) find(p *projection, text []byte, spans []secretSpan, head,
 			}
 			from = s.end
 		}
-		if len(f.text) <= minFragment {
-			continue
-		}
-		if head {
-			if k := overlap(f.text, shown, len(f.text)-1); k >= minFragment {
-				spans = append(spans, secretSpan{0, k})
+	}
+	if pieces {
+		run := secretSpan{-1, -1}
+		for i := 0; i+minPiece <= len(shown); i++ {
+			if _, ok := set.pieces[piece(shown[i:])]; !ok {
+				continue
 			}
-		}
-		if tail {
-			if k := overlap(shown, f.text, len(f.text)-1); k >= minFragment {
-				spans = append(spans, secretSpan{len(shown) - k, len(shown)})
+			if run.end < i {
+				if run.start >= 0 {
+					spans = append(spans, run)
+				}
+				run.start = i
 			}
+			run.end = i + minPiece
+		}
+		if run.start >= 0 {
+			spans = append(spans, run)
 		}
 	}
 	return mergeSpans(spans)
@@ -284,6 +314,9 @@ func (set *secretSet) openPrefix(shown []byte) int {
 	}
 	return best
 }
+
+// piece is the first minPiece bytes of b as a number.
+func piece(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
 // overlap is the length of the longest end of a that b begins with, at most limit.
 func overlap(a, b []byte, limit int) int {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +28,9 @@ const (
 // What a person typed in the recording reaches the engine as their input; clai's
 // own answers in a recording of a clai run are left out, since the engine makes its
 // decisions afresh. A recording that does not say how the program ended is taken
-// to end with exit status 0.
+// to end with exit status 0. The playbook's secrets that can be read (from the
+// environment WithEnviron sets, by default clai's own, or from their files) are
+// masked in everything the replay writes; one that cannot be read is no error.
 func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Report, error) {
 	o := options{logger: zap.NewNop()}
 	for _, opt := range opts {
@@ -40,11 +43,16 @@ func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Repor
 	if err != nil {
 		return nil, err
 	}
-	redact := NewRedactor(nil, nil)
+	environ := o.environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	secrets, _ := readSecrets(pb, environ, true)
+	redact := NewRedactor(nil, secretValues(secrets))
 	s := newSession(o, pb, newRecorder(pb, true, o.noTimeline, redact), redact)
 	s.rec.report.Mode = "replay"
 	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true,
-		Rows: rec.Header.Height, Cols: rec.Header.Width})
+		Rows: rec.Header.Height, Cols: rec.Header.Width, Redact: redact.String})
 	s.engine = engine
 
 	// Virtual time starts when the recording did, if it says when.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -146,7 +147,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	redact := NewRedactor(mirror, secretValues(secrets))
 	rec := newRecorder(pb, o.dryRun, o.noTimeline, redact)
 	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
-		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != ""})
+		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String})
 
 	drv, err := o.start(ctx, spawn)
 	if err != nil {
@@ -155,7 +156,8 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	s := newSession(o, pb, rec, redact)
 	s.drv, s.engine, s.secrets = drv, engine, secrets
 	if o.record != nil {
-		s.recordRedact = NewRedactor(castOutput{s}, secretValues(secrets))
+		s.recordRedact = redact.Filter(castOutput{s})
+		s.inputRedact = redact.Filter(castInput{s})
 	}
 	return s.run(ctx)
 }
@@ -233,8 +235,13 @@ type session struct {
 	result *Result
 	child  *driver.ExitStatus
 	kill   bool
-	// recordRedact masks secrets in the output on its way to the recording.
-	recordRedact *Redactor
+	// recordRedact masks secrets in the output on its way to the recording,
+	// inputRedact in what the person types.
+	recordRedact, inputRedact *Redactor
+	// typing is set while the person types at a password prompt; typed is
+	// what they typed so far.
+	typing bool
+	typed  []byte
 	// pending holds events not yet logged and recorded: encoding them in batches
 	// keeps the work off the path between a prompt and its answer.
 	pending []Event
@@ -312,6 +319,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 	s.flush()
 	if s.recordRedact != nil {
 		_ = s.recordRedact.Flush()
+		_ = s.inputRedact.Flush()
 	}
 	if r := s.o.record; r != nil && s.child != nil {
 		_ = r.Marker(s.since(), fmt.Sprintf("%s %d", MarkerExit, s.child.Code))
@@ -320,17 +328,29 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 }
 
 // userInput passes what the person typed to the program; Ctrl-C also tells the
-// engine, which switches to MANUAL.
+// engine, which switches to MANUAL. A line typed at a password prompt becomes a
+// secret of the run.
 func (s *session) userInput(now time.Time, in []byte) {
-	if r := s.o.record; r != nil {
-		shown := in
-		if e, ok := s.drv.(interface{ Echo() (bool, error) }); ok {
-			if on, err := e.Echo(); err == nil && !on {
-				// A password: record its length, never its text.
-				shown = []byte(strings.Repeat("*", len(in)))
-			}
+	echo := true
+	if e, ok := s.drv.(interface{ Echo() (bool, error) }); ok {
+		if on, err := e.Echo(); err == nil {
+			echo = on
 		}
-		_ = r.Input(s.since(), shown)
+	}
+	switch {
+	case echo:
+		s.typing, s.typed = false, s.typed[:0]
+	case s.typing || s.atPassword():
+		s.typing = true
+		s.typeSecret(in)
+	}
+	if r := s.o.record; r != nil {
+		if echo {
+			_, _ = s.inputRedact.Write(in)
+		} else {
+			// A password: record its length, never its text.
+			_ = r.Input(s.since(), []byte(strings.Repeat("*", len(in))))
+		}
 	}
 	if _, err := s.drv.Write(in); err != nil && !errors.Is(err, driver.ErrEnded) {
 		s.o.logger.Warn("input", zap.String("event", "error"), zap.Error(err))
@@ -342,6 +362,42 @@ func (s *session) userInput(now time.Time, in []byte) {
 		return
 	}
 	s.apply(s.engine.Input(now, len(in)))
+}
+
+// atPassword reports whether the program, which has echo off, waits at a
+// password prompt: it reads a line (a program in raw mode has echo off for
+// every key), or the last line it showed asks for a password.
+func (s *session) atPassword() bool {
+	if p, ok := s.drv.(interface{ LineMode() (bool, error) }); ok {
+		if line, err := p.LineMode(); err == nil && line {
+			return true
+		}
+	}
+	return playbooks.SecretPrompt(lastLine(s.engine.view()))
+}
+
+// typeSecret follows the line the person types at a password prompt, as the
+// terminal edits it; at Enter the line becomes a secret of the run, masked
+// wherever it shows from then on.
+func (s *session) typeSecret(in []byte) {
+	for _, c := range in {
+		switch c {
+		case '\r', '\n':
+			if len(s.typed) > 0 {
+				s.redact.Add(string(s.typed))
+			}
+			s.typing, s.typed = false, s.typed[:0]
+		case 0x7f, '\b':
+			_, n := utf8.DecodeLastRune(s.typed)
+			s.typed = s.typed[:len(s.typed)-n]
+		case 0x03, 0x15: // Ctrl-C, Ctrl-U
+			s.typed = s.typed[:0]
+		default:
+			if len(s.typed) < maxSecretTyped {
+				s.typed = append(s.typed, c)
+			}
+		}
+	}
 }
 
 // notice tells the person what a dry run would have sent, and why.
@@ -378,6 +434,13 @@ func (c castOutput) Write(p []byte) (int, error) {
 	return len(p), c.s.o.record.Output(c.s.since(), p)
 }
 
+// castInput writes what the person typed to a recording.
+type castInput struct{ s *session }
+
+func (c castInput) Write(p []byte) (int, error) {
+	return len(p), c.s.o.record.Input(c.s.since(), p)
+}
+
 // apply carries out the engine's actions. Sends go first: the program is waiting
 // for them, while logging and recording can wait a few microseconds.
 func (s *session) apply(actions []Action) {
@@ -391,10 +454,14 @@ func (s *session) apply(actions []Action) {
 				s.o.logger.Warn("send failed", zap.String("event", "error"), zap.Error(err))
 			}
 			if r := s.o.record; r != nil {
-				shown := send.Data
+				// An answer can repeat what the program showed (a matched
+				// group): it is masked as the output is.
+				shown := s.redact.Bytes(send.Data)
 				if send.Secret.Source != "" {
 					shown = append([]byte(mask), send.Data...)
 				}
+				// What the person typed before goes first.
+				_ = s.inputRedact.Flush()
 				t := s.since()
 				if !send.Reply {
 					_ = r.Marker(t, MarkerSend)

@@ -77,6 +77,7 @@ func (e *Engine) timers() {
 }
 
 func (e *Engine) enterPrompting(reason, question string) {
+	question = e.redact(question)
 	e.question = question
 	e.promptSince = e.now
 	e.emit(Event{Name: "prompt", Excerpt: question, Reason: reason})

@@ -83,6 +83,14 @@ func termEcho(fd int) (bool, error) {
 	return t.Lflag&unix.ECHO != 0, nil
 }
 
+func termLineMode(fd int) (bool, error) {
+	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return false, err
+	}
+	return t.Lflag&unix.ICANON != 0, nil
+}
+
 // ignoredSignals returns those of sigs whose disposition in this process is
 // SIG_IGN, from /proc/self/status (signal.Ignored does not see the SIG_IGN
 // that signal.Stop restores).

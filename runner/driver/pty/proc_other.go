@@ -19,6 +19,8 @@ func killSession(int) {}
 
 func termEcho(int) (bool, error) { return false, errors.ErrUnsupported }
 
+func termLineMode(int) (bool, error) { return false, errors.ErrUnsupported }
+
 func ignoredSignals(sigs ...syscall.Signal) []os.Signal { return ignoredSignalsPortable(sigs...) }
 
 // openTerminal opens a pseudo-terminal by name (see openTerminalByPath).

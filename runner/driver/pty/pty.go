@@ -618,6 +618,24 @@ func (p *Process) Echo() (bool, error) {
 	return on, nil
 }
 
+// LineMode reports whether the terminal reads whole lines (canonical mode), as
+// the program set it: at a password prompt it does, with echo off, while a
+// full-screen program in raw mode reads each key.
+func (p *Process) LineMode() (bool, error) {
+	var on bool
+	err := control(p.master, func(fd int) (err error) {
+		on, err = termLineMode(fd)
+		return err
+	})
+	if err != nil {
+		if p.closed() {
+			err = driver.ErrEnded
+		}
+		return false, fmt.Errorf("read terminal mode: %w", err)
+	}
+	return on, nil
+}
+
 // Wait blocks until the program ended and returns how it ended.
 func (p *Process) Wait() (driver.ExitStatus, error) {
 	<-p.done

@@ -247,6 +247,9 @@ func TestSecretPromptIsNotEchoed(t *testing.T) {
 	if on, err := c.p.Echo(); err != nil || !on {
 		t.Errorf("Echo() at an ordinary prompt = %v, %v; want true", on, err)
 	}
+	if on, err := c.p.LineMode(); err != nil || !on {
+		t.Errorf("LineMode() at an ordinary prompt = %v, %v; want true", on, err)
+	}
 	c.send("alice\r")
 	if echoed := c.expect("got: alice"); !strings.Contains(echoed, "alice") {
 		t.Errorf("ordinary answer not echoed: %q", echoed)
@@ -254,6 +257,9 @@ func TestSecretPromptIsNotEchoed(t *testing.T) {
 	c.expect("Password: ")
 	if on, err := c.p.Echo(); err != nil || on {
 		t.Errorf("Echo() at a password prompt = %v, %v; want false", on, err)
+	}
+	if on, err := c.p.LineMode(); err != nil || on {
+		t.Errorf("LineMode() with the terminal in raw mode = %v, %v; want false", on, err)
 	}
 	c.send("hunter2\r")
 	if echoed := c.expect("got: hunter2"); strings.Contains(echoed, "hunter2") {
