@@ -3,7 +3,8 @@
 // forker and echo; tui, which draws a menu like a full-screen program: raw mode,
 // cursor jumps for spaces, partial redraws, terminal queries; anthropic, a fake
 // Messages API a real Claude Code can be pointed at; and modelapi, a fake OpenAI
-// Responses and Gemini API for Codex CLI and Gemini CLI) so tests and benchmarks
+// Responses and Gemini API for Codex CLI and Gemini CLI; secrets, which shows a
+// secret the ways programs do) so tests and benchmarks
 // can run them.
 //
 // Build compiles each fake once per test binary into a directory under
