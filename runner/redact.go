@@ -54,9 +54,17 @@ type secretSet struct {
 	forms   []secretForm
 	values  map[string]bool
 	longest int
-	// pieces holds every minPiece bytes in a row of the forms.
+	// pieces holds every minPiece bytes in a row of the forms; maybe has the
+	// bit of each piece's hash set, to tell most other text at a glance.
 	pieces map[uint64]struct{}
+	maybe  [pieceBits / 64]uint64
 }
+
+// pieceBits is the size of secretSet.maybe in bits.
+const pieceBits = 1 << 14
+
+// pieceHash is the bit of secretSet.maybe for piece k.
+func pieceHash(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> (64 - 14) }
 
 // secretForm is one way a secret can appear: the secret itself or an escaped
 // form of it, with what a terminal does not show taken out.
@@ -98,7 +106,10 @@ func (r *Redactor) Add(value string) {
 		set.forms = append(set.forms, secretForm{text: text, short: short})
 		set.longest = max(set.longest, len(text))
 		for i := 0; i+minPiece <= len(text); i++ {
-			set.pieces[piece(text[i:])] = struct{}{}
+			k := piece(text[i:])
+			set.pieces[k] = struct{}{}
+			h := pieceHash(k)
+			set.maybe[h/64] |= 1 << (h % 64)
 		}
 	}
 }
@@ -285,7 +296,11 @@ func (set *secretSet) find(p *projection, text []byte, spans []secretSpan, piece
 	if pieces {
 		run := secretSpan{-1, -1}
 		for i := 0; i+minPiece <= len(shown); i++ {
-			if _, ok := set.pieces[piece(shown[i:])]; !ok {
+			k := piece(shown[i:])
+			if h := pieceHash(k); set.maybe[h/64]&(1<<(h%64)) == 0 {
+				continue
+			}
+			if _, ok := set.pieces[k]; !ok {
 				continue
 			}
 			if run.end < i {
@@ -398,6 +413,9 @@ const (
 // project reads text as a terminal would (ECMA-48: CSI, OSC, DCS, SOS, PM and
 // APC strings, CAN and SUB abort a sequence).
 func (p *projection) project(text []byte) {
+	if cap(p.shown) < len(text) {
+		p.shown, p.at = make([]byte, 0, len(text)), make([]int, 0, len(text))
+	}
 	p.shown, p.at, p.spaces = p.shown[:0], p.at[:0], p.spaces[:0]
 	state, begin := inText, 0
 	for i, c := range text {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -102,5 +103,30 @@ func TestRedactorHoldsLittle(t *testing.T) {
 	}
 	if out.String() != "hunte"+colours {
 		t.Errorf("got %q…", out.String()[:20])
+	}
+}
+
+// BenchmarkRedactorWrite filters 64 KiB reads of coloured program output
+// through the mirror's filter, with two secrets to hide.
+func BenchmarkRedactorWrite(b *testing.B) {
+	chunk := []byte(strings.Repeat("\x1b[32mok\x1b[0m building module 42 of 97\r\n", 64<<10/40))
+	r := NewRedactor(io.Discard, []string{"hunter2-correct-horse", "s3cr3t\nline"})
+	r.w = &bytes.Buffer{}
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		r.w.(*bytes.Buffer).Reset()
+		if _, err := r.Write(chunk); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRedactorString masks an 8 KiB window of output, as an event's text.
+func BenchmarkRedactorString(b *testing.B) {
+	text := strings.Repeat("building module 42 of 97\n", 8<<10/25)
+	r := NewRedactor(nil, []string{"hunter2-correct-horse", "s3cr3t\nline"})
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		_ = r.String(text)
 	}
 }
