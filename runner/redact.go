@@ -24,9 +24,6 @@ const shortSecret = 4
 // rest.
 const minPiece = 8
 
-// maxSecretTyped bounds what is kept of a line typed at a password prompt.
-const maxSecretTyped = 4 << 10
-
 // Redactor hides secret values in text: in the mirrored and recorded output,
 // which it filters as streams, and in the texts of events.
 //
@@ -36,7 +33,8 @@ const maxSecretTyped = 4 << 10
 // through. Each occurrence is replaced by one mask, the escape sequences and
 // line breaks inside it kept, so that colours and lines survive. The secrets'
 // JSON-, Go- and HTML-escaped forms are hidden too, for text a program escaped
-// before clai saw it.
+// before clai saw it. In a text of an event (String) any piece of a secret of
+// minPiece bytes or more is masked as well.
 //
 // The Redactors a run makes with Filter share their secrets: one added later
 // (typed at a password prompt) is hidden by all of them from then on.
@@ -60,11 +58,14 @@ type secretSet struct {
 	maybe  [pieceBits / 64]uint64
 }
 
-// pieceBits is the size of secretSet.maybe in bits.
-const pieceBits = 1 << 14
+// pieceBits is the size of secretSet.maybe in bits, 1<<pieceShift.
+const (
+	pieceShift = 14
+	pieceBits  = 1 << pieceShift
+)
 
-// pieceHash is the bit of secretSet.maybe for piece k.
-func pieceHash(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> (64 - 14) }
+// pieceHash is the bit of secretSet.maybe for piece k (Fibonacci hashing).
+func pieceHash(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> (64 - pieceShift) }
 
 // secretForm is one way a secret can appear: the secret itself or an escaped
 // form of it, with what a terminal does not show taken out.

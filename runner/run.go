@@ -376,6 +376,9 @@ func (s *session) atPassword() bool {
 	return playbooks.SecretPrompt(lastLine(s.engine.view()))
 }
 
+// maxSecretTyped bounds what is kept of a line typed at a password prompt.
+const maxSecretTyped = 4 << 10
+
 // typeSecret follows the line the person types at a password prompt, as the
 // terminal edits it; at Enter the line becomes a secret of the run, masked
 // wherever it shows from then on.
