@@ -14,9 +14,11 @@ import (
 // decoder walks a YAML syntax tree and collects every finding instead of stopping at
 // the first, so one lint run shows all that is wrong with a file.
 type decoder struct {
-	file    string
-	diags   diag.List
-	anchors map[string]ast.Node
+	file  string
+	diags diag.List
+	// aliases maps each alias to the node of the anchor it names, as YAML reads
+	// them: in document order, the latest definition before the alias.
+	aliases map[*ast.AliasNode]ast.Node
 	// typos records, per mapping, the known keys that a misspelt key was taken for,
 	// so the key is not reported missing as well.
 	typos map[ast.Node]map[string]bool
@@ -49,17 +51,49 @@ func (d *decoder) errorAt(n ast.Node, rule, hint, format string, args ...any) {
 	d.report(d.pos(n), diag.Error, rule, hint, format, args...)
 }
 
+// linkAliases finds the anchor each alias of the document names, in document
+// order, whatever order the sections are decoded in; an alias used before any
+// anchor of its name is reported.
+func (d *decoder) linkAliases(doc ast.Node) {
+	d.aliases = map[*ast.AliasNode]ast.Node{}
+	anchors := map[string]ast.Node{}
+	ast.Walk(visitFunc(func(n ast.Node) bool {
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			anchors[anchorName(v.Name)] = v.Value
+		case *ast.AliasNode:
+			name := anchorName(v.Value)
+			if target, ok := anchors[name]; ok {
+				d.aliases[v] = target
+			} else {
+				d.errorAt(v, "yaml", fmt.Sprintf("define &%s before this place: YAML reads anchors in document order", name), "alias *%s names no anchor defined before it", name)
+			}
+			// What an alias names is decoded where its anchor is.
+			return false
+		}
+		return true
+	}), doc)
+}
+
+// visitFunc is an ast.Visitor that goes into a node's children when it returns true.
+type visitFunc func(ast.Node) bool
+
+func (f visitFunc) Visit(n ast.Node) ast.Visitor {
+	if f(n) {
+		return f
+	}
+	return nil
+}
+
 // resolve follows anchors, aliases and tags to the node that holds the value.
+// An alias that names no anchor resolves to itself (linkAliases reported it).
 func (d *decoder) resolve(n ast.Node) ast.Node {
 	for depth := 0; n != nil && depth < 32; depth++ {
 		switch v := n.(type) {
 		case *ast.AnchorNode:
-			if name := anchorName(v.Name); name != "" {
-				d.anchors[name] = v.Value
-			}
 			n = v.Value
 		case *ast.AliasNode:
-			target, ok := d.anchors[anchorName(v.Value)]
+			target, ok := d.aliases[v]
 			if !ok {
 				return n
 			}
@@ -105,6 +139,9 @@ func kindName(n ast.Node) string {
 }
 
 func (d *decoder) typeError(n ast.Node, what, want string) {
+	if _, ok := n.(*ast.AliasNode); ok {
+		return // an alias that names no anchor, reported once where it is
+	}
 	hint := fmt.Sprintf("write %s here", want)
 	if want == "a string" {
 		hint = `quote the value, e.g. "1" or "yes"`
