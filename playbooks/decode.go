@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 
@@ -159,6 +161,22 @@ func (d *decoder) str(n ast.Node, what string) (string, bool) {
 	}
 	d.typeError(d.resolve(n), what, "a string")
 	return "", false
+}
+
+// MaxNameLength is how many characters a playbook's name may have.
+const MaxNameLength = 255
+
+// checkName reports a playbook name that logs, reports and file names cannot
+// carry as it is: one with control characters (a NUL, a newline, an escape
+// sequence) or longer than MaxNameLength characters.
+func (d *decoder) checkName(n ast.Node, name string) {
+	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		d.errorAt(d.resolve(n), "schema", "write the name on one line, in letters, digits, spaces and punctuation", "name holds the control character %U at byte %d", r, i+1)
+	}
+	if c := utf8.RuneCountInString(name); c > MaxNameLength {
+		d.errorAt(d.resolve(n), "schema", "shorten it; description: holds the long text", "name has %d characters, at most %d are allowed", c, MaxNameLength)
+	}
 }
 
 // intValue returns the value of an integer node, saturated to the int64 range.

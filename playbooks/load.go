@@ -112,6 +112,7 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	}
 	if e, ok := present["name"]; ok {
 		pb.Name, _ = d.text(e.value, "name")
+		d.checkName(e.value, pb.Name)
 	}
 	if e, ok := present["description"]; ok {
 		pb.Description, _ = d.str(e.value, "description")
