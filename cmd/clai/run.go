@@ -95,7 +95,7 @@ func runCommand() *cli.Command {
 				if err != nil {
 					return usageError("--replay: %v", err)
 				}
-				report, err := runner.Replay(pb, rec, opts...)
+				report, err := runner.ReplayContext(c.Context, pb, rec, opts...)
 				if err != nil {
 					return &exitError{code: exitUsage, err: err}
 				}
