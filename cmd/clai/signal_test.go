@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,5 +80,65 @@ func TestCommandsStopOnSignal(t *testing.T) {
 				t.Fatalf("clai %s still runs 30s after SIGTERM", command)
 			}
 		})
+	}
+}
+
+// clai record ends the program it records on a signal, finishes the recording
+// and exits 130 too, whatever the program's own status then.
+func TestRecordStopsOnSignal(t *testing.T) {
+	t.Parallel()
+	bin := testprog.BuildCommand(t, "./cmd/clai")
+	out := filepath.Join(t.TempDir(), "session.cast")
+	cmd := exec.Command(bin, "record", "-o", out, "--", "sh", "-c", "echo ready; exec sleep 100")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	// The mirrored output says the program runs.
+	ready := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 256)
+		var seen []byte
+		for !bytes.Contains(seen, []byte("ready")) {
+			n, err := stdout.Read(buf)
+			if err != nil {
+				ready <- err
+				return
+			}
+			seen = append(seen, buf[:n]...)
+		}
+		ready <- nil
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			t.Fatalf("no output from the program: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the program did not start")
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Fatalf("clai record after SIGTERM: %v, want exit 130\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("clai record still runs 30s after SIGTERM")
+	}
+	if data, err := os.ReadFile(out); err != nil || !bytes.Contains(data, []byte("ready")) {
+		t.Fatalf("recording: %v\n%s", err, data)
 	}
 }
