@@ -86,7 +86,7 @@ func (t *Template) Append(dst []byte, env *Env, v *Values) ([]byte, error) {
 			}
 			out, err := expr.Run(p.program, value)
 			if err != nil {
-				return dst, fmt.Errorf("template {{ %s }}: %w", p.expr, err)
+				return dst, fmt.Errorf("template {{ %s }}: %w", p.expr, runError(err))
 			}
 			if out != nil {
 				dst = fmt.Append(dst, out)
