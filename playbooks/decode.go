@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 
@@ -14,9 +16,11 @@ import (
 // decoder walks a YAML syntax tree and collects every finding instead of stopping at
 // the first, so one lint run shows all that is wrong with a file.
 type decoder struct {
-	file    string
-	diags   diag.List
-	anchors map[string]ast.Node
+	file  string
+	diags diag.List
+	// aliases maps each alias to the node of the anchor it names, as YAML reads
+	// them: in document order, the latest definition before the alias.
+	aliases map[*ast.AliasNode]ast.Node
 	// typos records, per mapping, the known keys that a misspelt key was taken for,
 	// so the key is not reported missing as well.
 	typos map[ast.Node]map[string]bool
@@ -49,17 +53,49 @@ func (d *decoder) errorAt(n ast.Node, rule, hint, format string, args ...any) {
 	d.report(d.pos(n), diag.Error, rule, hint, format, args...)
 }
 
+// linkAliases finds the anchor each alias of the document names, in document
+// order, whatever order the sections are decoded in; an alias used before any
+// anchor of its name is reported.
+func (d *decoder) linkAliases(doc ast.Node) {
+	d.aliases = map[*ast.AliasNode]ast.Node{}
+	anchors := map[string]ast.Node{}
+	ast.Walk(visitFunc(func(n ast.Node) bool {
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			anchors[anchorName(v.Name)] = v.Value
+		case *ast.AliasNode:
+			name := anchorName(v.Value)
+			if target, ok := anchors[name]; ok {
+				d.aliases[v] = target
+			} else {
+				d.errorAt(v, "yaml", fmt.Sprintf("define &%s before this place: YAML reads anchors in document order", name), "alias *%s names no anchor defined before it", name)
+			}
+			// What an alias names is decoded where its anchor is.
+			return false
+		}
+		return true
+	}), doc)
+}
+
+// visitFunc is an ast.Visitor that goes into a node's children when it returns true.
+type visitFunc func(ast.Node) bool
+
+func (f visitFunc) Visit(n ast.Node) ast.Visitor {
+	if f(n) {
+		return f
+	}
+	return nil
+}
+
 // resolve follows anchors, aliases and tags to the node that holds the value.
+// An alias that names no anchor resolves to itself (linkAliases reported it).
 func (d *decoder) resolve(n ast.Node) ast.Node {
 	for depth := 0; n != nil && depth < 32; depth++ {
 		switch v := n.(type) {
 		case *ast.AnchorNode:
-			if name := anchorName(v.Name); name != "" {
-				d.anchors[name] = v.Value
-			}
 			n = v.Value
 		case *ast.AliasNode:
-			target, ok := d.anchors[anchorName(v.Value)]
+			target, ok := d.aliases[v]
 			if !ok {
 				return n
 			}
@@ -105,6 +141,9 @@ func kindName(n ast.Node) string {
 }
 
 func (d *decoder) typeError(n ast.Node, what, want string) {
+	if _, ok := n.(*ast.AliasNode); ok {
+		return // an alias that names no anchor, reported once where it is
+	}
 	hint := fmt.Sprintf("write %s here", want)
 	if want == "a string" {
 		hint = `quote the value, e.g. "1" or "yes"`
@@ -122,6 +161,22 @@ func (d *decoder) str(n ast.Node, what string) (string, bool) {
 	}
 	d.typeError(d.resolve(n), what, "a string")
 	return "", false
+}
+
+// MaxNameLength is how many characters a playbook's name may have.
+const MaxNameLength = 255
+
+// checkName reports a playbook name that logs, reports and file names cannot
+// carry as it is: one with control characters (a NUL, a newline, an escape
+// sequence) or longer than MaxNameLength characters.
+func (d *decoder) checkName(n ast.Node, name string) {
+	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		d.errorAt(d.resolve(n), "schema", "write the name on one line, in letters, digits, spaces and punctuation", "name holds the control character %U at byte %d", r, i+1)
+	}
+	if c := utf8.RuneCountInString(name); c > MaxNameLength {
+		d.errorAt(d.resolve(n), "schema", "shorten it; description: holds the long text", "name has %d characters, at most %d are allowed", c, MaxNameLength)
+	}
 }
 
 // intValue returns the value of an integer node, saturated to the int64 range.

@@ -91,6 +91,9 @@ type Env struct {
 	vars   reflect.Type
 	groups []string
 	names  []string
+	// maxGroups is how many match.groups the place's longest match has (the
+	// whole match counts as one), or -1 when that is not known.
+	maxGroups int
 	// zero points at a zero value of root, the type-checking environment.
 	zero any
 }
@@ -119,7 +122,9 @@ func newEnv(groups, vars []string) *Env {
 // match.NAME type-checks, so the pattern's error is not repeated as errors about
 // its groups. A playbook with such an error never runs.
 func lenientEnv(vars []string) *Env {
-	return buildEnv(reflect.TypeFor[map[string]string](), nil, vars)
+	e := buildEnv(reflect.TypeFor[map[string]string](), nil, vars)
+	e.maxGroups = -1
+	return e
 }
 
 // envFor returns the environment of a place whose pattern m was decoded; failed
@@ -131,7 +136,9 @@ func envFor(m *Matcher, failed bool, vars []string) *Env {
 	case m == nil:
 		return newEnv(nil, vars)
 	}
-	return newEnv(m.GroupNames(), vars)
+	e := newEnv(m.GroupNames(), vars)
+	e.maxGroups = m.maxGroups()
+	return e
 }
 
 func buildEnv(match reflect.Type, groups, vars []string) *Env {
@@ -196,21 +203,29 @@ type Expr struct {
 func (x *Expr) Eval(env *Env, v Values) (bool, error) {
 	out, err := expr.Run(x.program, env.Value(v))
 	if err != nil {
-		return false, fmt.Errorf("when %q: %w", x.Source, err)
+		return false, fmt.Errorf("when %q: %w", x.Source, runError(err))
 	}
 	b, _ := out.(bool)
 	return b, nil
 }
 
-// compile compiles src in the environment; asBool requires a boolean result.
+// compile compiles src in the environment: a when expression (asBool, which
+// requires a boolean result) or a template's expression, whose answer is
+// typed into the program, so that reading an unset variable of env fails
+// instead of typing nothing.
 func (e *Env) compile(src string, asBool bool) (*vm.Program, error) {
 	opts := []expr.Option{expr.Env(e.zero)}
 	if asBool {
 		opts = append(opts, expr.AsBool())
+	} else {
+		opts = append(opts, strictEnv...)
 	}
 	prog, err := expr.Compile(src, opts...)
 	if err != nil {
 		return nil, e.explain(err)
+	}
+	if err := e.checkGroups(prog.Node()); err != nil {
+		return nil, err
 	}
 	return prog, nil
 }

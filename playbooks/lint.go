@@ -1,6 +1,7 @@
 package playbooks
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,14 +27,26 @@ type LintResult struct {
 // *.yml. A missing or unreadable path, or a folder with no playbook, is an error
 // finding, never a skip. Findings are sorted.
 func Lint(paths []string) LintResult {
+	return LintContext(context.Background(), paths)
+}
+
+// LintContext is Lint that stops when ctx ends: it then returns what it found in
+// the files it checked, and the caller reads ctx.Err() to know it stopped.
+func LintContext(ctx context.Context, paths []string) LintResult {
 	res := LintResult{Sources: map[string][]byte{}, Playbooks: map[string]*Playbook{}}
 	for _, p := range paths {
-		files, err := playbookFiles(p)
+		files, err := playbookFiles(ctx, p)
+		if ctx.Err() != nil {
+			break
+		}
 		if err != nil {
 			res.Findings = append(res.Findings, ioFinding(p, err))
 			continue
 		}
 		for _, f := range files {
+			if ctx.Err() != nil {
+				break
+			}
 			res.Files = append(res.Files, f)
 			src, err := os.ReadFile(f)
 			if err != nil {
@@ -68,8 +81,8 @@ func ioFinding(path string, err error) diag.Diagnostic {
 }
 
 // playbookFiles returns path itself for a file, or the *.yaml and *.yml files below a
-// folder (hidden folders skipped), sorted.
-func playbookFiles(path string) ([]string, error) {
+// folder (hidden folders skipped), sorted; the search of a folder stops when ctx ends.
+func playbookFiles(ctx context.Context, path string) ([]string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -80,6 +93,9 @@ func playbookFiles(path string) ([]string, error) {
 	var files []string
 	err = filepath.WalkDir(path, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if e.IsDir() {

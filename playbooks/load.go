@@ -56,7 +56,7 @@ func Load(path string) (*Playbook, error) {
 // Parse decodes and compiles a playbook and runs every check on it. It returns the
 // playbook, or nil when it has errors, and all findings, sorted.
 func Parse(name string, src []byte) (*Playbook, diag.List) {
-	d := &decoder{file: name, anchors: map[string]ast.Node{}, typos: map[ast.Node]map[string]bool{}}
+	d := &decoder{file: name, typos: map[ast.Node]map[string]bool{}}
 	pb := d.playbook(src)
 	if pb != nil && !d.diags.HasErrors() && pb.Extends != "" {
 		d.extend(pb)
@@ -91,6 +91,7 @@ func (d *decoder) playbook(src []byte) *Playbook {
 		d.errorAt(docs[1], "yaml", "put each playbook in a file of its own", "the file holds %d YAML documents, a playbook is one", len(docs))
 	}
 	root := docs[0].Body
+	d.linkAliases(root)
 	pb := &Playbook{Pos: d.pos(root), Path: d.file, Source: src}
 	top := []string{"version", "name", "description", "extends", "spawn", "vars", "settings", "timeouts", "steps", "rules", "danger", "nudge", "tests"}
 	present, ok := d.fields(root, "the playbook", top, func(string, ast.Node) {})
@@ -111,6 +112,7 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	}
 	if e, ok := present["name"]; ok {
 		pb.Name, _ = d.text(e.value, "name")
+		d.checkName(e.value, pb.Name)
 	}
 	if e, ok := present["description"]; ok {
 		pb.Description, _ = d.str(e.value, "description")

@@ -86,7 +86,7 @@ func (t *Template) Append(dst []byte, env *Env, v *Values) ([]byte, error) {
 			}
 			out, err := expr.Run(p.program, value)
 			if err != nil {
-				return dst, fmt.Errorf("template {{ %s }}: %w", p.expr, err)
+				return dst, fmt.Errorf("template {{ %s }}: %w", p.expr, runError(err))
 			}
 			if out != nil {
 				dst = fmt.Append(dst, out)
@@ -116,9 +116,14 @@ func compileTemplate(src string, env *Env) (*Template, error) {
 			t.parts = append(t.parts, templatePart{text: rest[:open]})
 		}
 		body := rest[open+2:]
-		close := strings.Index(body, "}}")
+		close, quote := exprEnd(body)
 		if close < 0 {
-			errs = append(errs, fmt.Errorf("{{ at byte %d is never closed with }}", len(src)-len(rest)+open+1))
+			at := len(src) - len(rest) + open + 1
+			if quote >= 0 {
+				errs = append(errs, fmt.Errorf("the string at byte %d in the {{ at byte %d is never closed", at+2+quote, at))
+			} else {
+				errs = append(errs, fmt.Errorf("{{ at byte %d is never closed with }}", at))
+			}
 			break
 		}
 		code := strings.TrimSpace(body[:close])
@@ -141,4 +146,53 @@ func compileTemplate(src string, env *Env) (*Template, error) {
 		return nil, errors.Join(errs...)
 	}
 	return t, nil
+}
+
+// exprEnd returns the index in body of the }} that ends the expression it
+// starts with, reading the expression as expr-lang does, so that a }} inside
+// a string literal or closing a map or a predicate ({…}) does not end it:
+// "…" and '…' take backslash escapes and end at the line's end, `…` takes a
+// doubled backquote for a backquote. It returns -1 when no }} ends the
+// expression, with the index of the string left open, if any, else -1.
+func exprEnd(body string) (end, open int) {
+	depth := 0
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; c {
+		case '{':
+			depth++
+		case '}':
+			if depth > 0 {
+				depth--
+			} else if i+1 < len(body) && body[i+1] == '}' {
+				return i, -1
+			}
+		case '"', '\'', '`':
+			j := stringEnd(body, i)
+			if j < 0 {
+				return -1, i
+			}
+			i = j
+		}
+	}
+	return -1, -1
+}
+
+// stringEnd returns the index of the quote that closes the string literal
+// starting at body[start], or -1.
+func stringEnd(body string, start int) int {
+	q := body[start]
+	for j := start + 1; j < len(body); j++ {
+		switch {
+		case body[j] == q && q == '`' && j+1 < len(body) && body[j+1] == '`':
+			j++ // a doubled backquote stands for one
+		case body[j] == q:
+			return j
+		case q == '`':
+		case body[j] == '\\':
+			j++
+		case body[j] == '\n':
+			return -1
+		}
+	}
+	return -1
 }

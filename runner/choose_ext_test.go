@@ -78,7 +78,7 @@ func TestCreateViteExampleTests(t *testing.T) {
 	if pb == nil {
 		t.Fatalf("playbook: %v", findings)
 	}
-	results := runner.RunTests(pb)
+	results := runner.RunTests(t.Context(), pb)
 	if len(results) == 0 {
 		t.Fatal("the example has no tests")
 	}

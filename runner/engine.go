@@ -268,7 +268,8 @@ func (e *Engine) Resize(rows, cols int) {
 	}
 }
 
-// view is the text patterns see: the visible screen, or the stream's window.
+// view is the text patterns see: the visible screen (with the blanks before
+// the cursor, so that a prompt's trailing space is seen), or the stream's window.
 func (e *Engine) view() []byte {
 	if e.scr == nil {
 		return e.window
@@ -277,7 +278,7 @@ func (e *Engine) view() []byte {
 	// times. A new version gets a new copy, so what observe keeps of the last
 	// one stays as it was.
 	if v := e.scr.Version(); e.viewText == nil || v != e.viewVersion {
-		e.viewText, e.viewVersion = []byte(e.scr.Text()), v
+		e.viewText, e.viewVersion = []byte(e.scr.TextAtCursor()), v
 	}
 	return e.viewText
 }

@@ -27,7 +27,7 @@ type changes struct {
 func (e *Engine) markSent() {
 	c := &e.changes
 	c.tracking, c.version = true, e.scr.Version()
-	c.lines = bytes.Split([]byte(e.scr.Text()), []byte("\n"))
+	c.lines = bytes.Split(e.view(), []byte("\n"))
 	c.dirty = make([][]bool, len(c.lines))
 	for i, l := range c.lines {
 		c.dirty[i] = make([]bool, len(l))

@@ -217,8 +217,8 @@ func (e *Engine) evaluateRules() {
 		if r.When != nil {
 			hold, err := r.When.Eval(r.Env, vals)
 			if err != nil {
-				e.emit(Event{Name: "error", Rule: r.Name, Reason: e.redact(err.Error())})
-				continue
+				e.exprFailed(r.Name, "", err)
+				return
 			}
 			if !hold {
 				continue
@@ -311,9 +311,7 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 		turn := e.answerTurn
 		data, err := a.Text.Append(e.answers[turn][:0], env, vals)
 		if err != nil {
-			why := e.redact(err.Error())
-			e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: why})
-			e.toManual("a template failed: " + why)
+			e.exprFailed(rule, step, err)
 			return false
 		}
 		if a.Kind == playbooks.ActLine {
@@ -347,6 +345,19 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	e.verify, e.retried = true, false
 	e.verifyWait = max(verifyAfter, 2*e.pb.Settings.Settle)
 	return true
+}
+
+// exprFailed ends the run when a template or a when fails at run time (an
+// unset environment variable, a group past the last): the playbook cannot go
+// on as written, and nothing of the answer is typed.
+func (e *Engine) exprFailed(rule, step string, err error) {
+	why := e.redact(err.Error())
+	e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: why})
+	where := "step " + step
+	if rule != "" {
+		where = fmt.Sprintf("rule %q", rule)
+	}
+	e.finish(Failed, ExitFailed, where+": "+why, true)
 }
 
 // send emits a Send (or a would-send in a dry run) and makes the window stale.

@@ -35,8 +35,8 @@ rules:
 	}
 	now = now.Add(time.Second)
 	e.Output(now, []byte("second 0: "))
-	if e.State() != Manual {
-		t.Fatalf("state %s after a failed template, want MANUAL", e.State())
+	if r := e.Result(); r == nil || r.State != Failed {
+		t.Fatalf("result %+v after a failed template, want FAILED", r)
 	}
 	if got := string(e.lastAnswer.Data); got != "alpha3\r" {
 		t.Errorf("last answer %q after a failed render, want %q", got, "alpha3\r")

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -32,16 +33,22 @@ func (r TestResult) Passed() bool { return len(r.Failures) == 0 }
 // RunTests runs the playbook's tests through the engine in virtual time; nothing is
 // spawned. A test's output is fed a line at a time, as a program writes it, and
 // clai's answers (deferred ones included) go out before the next line: the output
-// of a test reads like a transcript of a session.
-func RunTests(pb *playbooks.Playbook) []TestResult {
+// of a test reads like a transcript of a session. When ctx ends, the tests stop:
+// the results are those of the tests that ran to their end, and the caller reads
+// ctx.Err() to know.
+func RunTests(ctx context.Context, pb *playbooks.Playbook) []TestResult {
 	out := make([]TestResult, 0, len(pb.Tests))
 	for _, t := range pb.Tests {
-		out = append(out, runTest(pb, t))
+		r := runTest(ctx, pb, t)
+		if ctx.Err() != nil {
+			break
+		}
+		out = append(out, r)
 	}
 	return out
 }
 
-func runTest(pb *playbooks.Playbook, t *playbooks.Test) TestResult {
+func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) TestResult {
 	res := TestResult{Test: t}
 	var sent strings.Builder
 	take := func(actions []Action) {
@@ -71,14 +78,14 @@ func runTest(pb *playbooks.Playbook, t *playbooks.Test) TestResult {
 			rows, cols = rec.Header.Height, rec.Header.Width
 		}
 		e = NewEngine(pb, Config{DryRun: true, Replay: true, Rows: rows, Cols: cols})
-		if _, _, err := feed(e, rec.Events, time.Unix(0, 0).UTC(), take); err != nil {
+		if _, _, err := feed(ctx, e, rec.Events, time.Unix(0, 0).UTC(), take); err != nil {
 			res.Failures = []string{err.Error()}
 			return res
 		}
 	} else {
 		rows, cols := testSize(pb, t)
 		e = NewEngine(pb, Config{Rows: rows, Cols: cols})
-		feedTranscript(e, pb, t.Output, take)
+		feedTranscript(ctx, e, pb, t.Output, take)
 	}
 	res.State, res.Sent = e.State(), sent.String()
 	for name, n := range e.Fired() {
@@ -127,12 +134,12 @@ func testSize(pb *playbooks.Playbook, t *playbooks.Test) (rows, cols int) {
 // feedTranscript feeds a test's output to the engine a line at a time, letting
 // deferred answers go out before the next line, as they would while the program
 // waits for them.
-func feedTranscript(e *Engine, pb *playbooks.Playbook, output string, take func([]Action)) {
+func feedTranscript(ctx context.Context, e *Engine, pb *playbooks.Playbook, output string, take func([]Action)) {
 	now := time.Unix(0, 0).UTC()
 	horizon := max(pb.Settings.Settle, pb.Settings.MinSendInterval) + time.Millisecond
 	settle := func() {
 		end := now.Add(horizon)
-		tickUntil(e, now, end, take)
+		tickUntil(ctx, e, now, end, take)
 		now = end
 	}
 	take(e.Start(now))
@@ -172,10 +179,10 @@ func splitLines(text string) []string {
 }
 
 // TestFindings runs the playbook's tests and reports each failure as a finding at
-// the test's line.
-func TestFindings(pb *playbooks.Playbook) diag.List {
+// the test's line; when ctx ends, the tests stop as RunTests says.
+func TestFindings(ctx context.Context, pb *playbooks.Playbook) diag.List {
 	var out diag.List
-	for _, r := range RunTests(pb) {
+	for _, r := range RunTests(ctx, pb) {
 		if r.Passed() {
 			continue
 		}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -32,6 +33,12 @@ const (
 // environment WithEnviron sets, by default clai's own, or from their files) are
 // masked in everything the replay writes; one that cannot be read is no error.
 func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Report, error) {
+	return ReplayContext(context.Background(), pb, rec, opts...)
+}
+
+// ReplayContext is Replay that ends the run as interrupted (ExitInterrupted) when
+// ctx ends, as Run does.
+func ReplayContext(ctx context.Context, pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Report, error) {
 	o := options{logger: zap.NewNop()}
 	for _, opt := range opts {
 		opt(&o)
@@ -58,7 +65,7 @@ func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Repor
 	// Virtual time starts when the recording did, if it says when.
 	t0 := time.Unix(rec.Header.Timestamp, 0).UTC()
 	s.rec.start = t0
-	now, status, err := feed(engine, rec.Events, t0, s.apply)
+	now, status, err := feed(ctx, engine, rec.Events, t0, s.apply)
 	if err != nil {
 		return nil, err
 	}
@@ -84,10 +91,10 @@ func isTerminalReply(s string) bool {
 }
 
 // tickUntil runs the engine's timers in virtual time up to end: each deadline due
-// by then is ticked at its own time, until the run ends. It returns the time of
-// the last tick, or now if there was none.
-func tickUntil(e *Engine, now, end time.Time, apply func([]Action)) time.Time {
-	for e.Result() == nil {
+// by then is ticked at its own time, until the run ends, or is interrupted when
+// ctx ends. It returns the time of the last tick, or now if there was none.
+func tickUntil(ctx context.Context, e *Engine, now, end time.Time, apply func([]Action)) time.Time {
+	for e.Result() == nil && !interrupted(ctx, e, now, apply) {
 		next, ok := e.Deadline()
 		if !ok || next.After(end) {
 			break
@@ -100,14 +107,25 @@ func tickUntil(e *Engine, now, end time.Time, apply func([]Action)) time.Time {
 	return now
 }
 
+// interrupted ends the run as clai's interruption when ctx has ended, and reports
+// whether it had.
+func interrupted(ctx context.Context, e *Engine, now time.Time, apply func([]Action)) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	apply(e.Cancel(now, "clai was interrupted"))
+	return true
+}
+
 // feed plays recorded events into the engine in virtual time from t0, ticking it
 // at each of its deadlines on the way, and ends with the program's exit unless the
-// engine ended the run first. apply receives the actions of every call.
-func feed(engine *Engine, events []cast.Event, t0 time.Time, apply func([]Action)) (time.Time, driver.ExitStatus, error) {
+// engine ended the run first (or ctx ended, which interrupts it). apply receives
+// the actions of every call.
+func feed(ctx context.Context, engine *Engine, events []cast.Event, t0 time.Time, apply func([]Action)) (time.Time, driver.ExitStatus, error) {
 	now := t0
 	apply(engine.Start(now))
 	advance := func(t time.Time) {
-		now = tickUntil(engine, now, t, apply)
+		now = tickUntil(ctx, engine, now, t, apply)
 		if t.After(now) {
 			now = t
 		}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
+
+	"github.com/clai-sh/clai/runner"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise the
@@ -59,6 +61,32 @@ func exitCode(err error) int {
 		return ee.code
 	}
 	return exitUsage
+}
+
+// stopOnSignal makes a command end at once with exit 130 when ctx ends (a
+// signal to clai), even while its action is blocked, say reading a pipe or
+// writing to a full one. The action sees the same context and stops at its next
+// check; run ends the process without waiting for it. Commands that must clean
+// up after a program (run, record) handle the context themselves instead.
+func stopOnSignal(action cli.ActionFunc) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		done := make(chan error, 1)
+		go func() { done <- action(c) }()
+		select {
+		case err := <-done:
+			if c.Context.Err() != nil {
+				return interrupted(c)
+			}
+			return err
+		case <-c.Context.Done():
+			return interrupted(c)
+		}
+	}
+}
+
+// interrupted is the error of a command that a signal stopped.
+func interrupted(c *cli.Context) error {
+	return &exitError{code: runner.ExitInterrupted, err: fmt.Errorf("%s stopped: %w", c.Command.FullName(), context.Cause(c.Context))}
 }
 
 // run is main without the process: it builds the app, runs it on args and returns the
@@ -120,10 +148,10 @@ func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "version",
 		Usage: "print clai's version",
-		Action: func(c *cli.Context) error {
+		Action: stopOnSignal(func(c *cli.Context) error {
 			_, err := fmt.Fprintf(c.App.Writer, "clai %s\n", buildVersion())
 			return err
-		},
+		}),
 	}
 }
 

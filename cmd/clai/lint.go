@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/clai-sh/clai/playbooks"
@@ -19,7 +21,7 @@ func lintCommand() *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text, json, github or sarif"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail on warnings too"},
 		},
-		Action: func(c *cli.Context) error {
+		Action: stopOnSignal(func(c *cli.Context) error {
 			format := c.String("format")
 			if err := oneOf("format", format, diag.Formats); err != nil {
 				return err
@@ -27,7 +29,10 @@ func lintCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return usageError("lint: name at least one playbook or folder")
 			}
-			res := lintPaths(c.Args().Slice())
+			res := lintContext(c.Context, c.Args().Slice())
+			if c.Context.Err() != nil {
+				return interrupted(c)
+			}
 			var sources map[string][]byte
 			if format == "text" && isTerminal(c.App.Writer) {
 				sources = res.Sources
@@ -41,16 +46,21 @@ func lintCommand() *cli.Command {
 				return &exitError{code: exitFailed}
 			}
 			return nil
-		},
+		}),
 	}
 }
 
 // lintPaths runs every check on the playbooks at paths, their own tests included.
 func lintPaths(paths []string) playbooks.LintResult {
-	res := playbooks.Lint(paths)
+	return lintContext(context.Background(), paths)
+}
+
+// lintContext is lintPaths that stops when ctx ends, between files and tests.
+func lintContext(ctx context.Context, paths []string) playbooks.LintResult {
+	res := playbooks.LintContext(ctx, paths)
 	for _, f := range res.Files {
 		if pb := res.Playbooks[f]; pb != nil {
-			res.Findings = append(res.Findings, runner.TestFindings(pb)...)
+			res.Findings = append(res.Findings, runner.TestFindings(ctx, pb)...)
 		}
 	}
 	res.Findings.Sort()

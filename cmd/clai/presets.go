@@ -17,8 +17,11 @@ func presetsCommand() *cli.Command {
 			{
 				Name:  "list",
 				Usage: "list the presets with what each is for",
-				Action: func(c *cli.Context) error {
+				Action: stopOnSignal(func(c *cli.Context) error {
 					for _, name := range playbooks.Presets {
+						if c.Context.Err() != nil {
+							return nil
+						}
 						pb, err := playbooks.LoadPreset(name)
 						if err != nil {
 							return &exitError{code: exitFailed, err: err}
@@ -26,13 +29,13 @@ func presetsCommand() *cli.Command {
 						fmt.Fprintf(c.App.Writer, "%-12s %s\n", name, strings.TrimSpace(pb.Description))
 					}
 					return nil
-				},
+				}),
 			},
 			{
 				Name:      "show",
 				Usage:     "print a preset's YAML",
 				ArgsUsage: "NAME",
-				Action: func(c *cli.Context) error {
+				Action: stopOnSignal(func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return usageError("presets show: name one preset (%s)", strings.Join(playbooks.Presets, ", "))
 					}
@@ -42,7 +45,7 @@ func presetsCommand() *cli.Command {
 					}
 					_, err = c.App.Writer.Write(src)
 					return err
-				},
+				}),
 			},
 		},
 	}

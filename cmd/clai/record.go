@@ -71,6 +71,9 @@ func recordCommand() *cli.Command {
 				return err
 			}
 			fmt.Fprintf(c.App.ErrWriter, "clai: recorded to %s\n", r.out)
+			if c.Context.Err() != nil {
+				return interrupted(c)
+			}
 			if st.Code != 0 {
 				return &exitError{code: programExitCode(st.Code)}
 			}

@@ -95,7 +95,7 @@ func runCommand() *cli.Command {
 				if err != nil {
 					return usageError("--replay: %v", err)
 				}
-				report, err := runner.Replay(pb, rec, opts...)
+				report, err := runner.ReplayContext(c.Context, pb, rec, opts...)
 				if err != nil {
 					return &exitError{code: exitUsage, err: err}
 				}
@@ -183,13 +183,7 @@ func openLog(path, level, name string) (*zap.Logger, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		safe := strings.Map(func(r rune) rune {
-			if r == '/' || r == os.PathSeparator || r == ' ' {
-				return '-'
-			}
-			return r
-		}, name)
-		path = filepath.Join(dir, fmt.Sprintf("%s-%s-%d.jsonl", safe, time.Now().Format("20060102-150405"), os.Getpid()))
+		path = logPath(dir, name, time.Now(), os.Getpid())
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, nil, fmt.Errorf("log: %w", err)

@@ -10,9 +10,9 @@ func schemaCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "schema",
 		Usage: "print the JSON Schema of playbooks (for editors and other validators)",
-		Action: func(c *cli.Context) error {
+		Action: stopOnSignal(func(c *cli.Context) error {
 			_, err := c.App.Writer.Write(schema.Playbook())
 			return err
-		},
+		}),
 	}
 }

@@ -17,12 +17,12 @@ func testCommand() *cli.Command {
 		ArgsUsage: "PLAYBOOK|FOLDER…",
 		Description: "Prints a line per test, PASS or FAIL with what did not hold, then\n" +
 			"\"N passed, N failed\". Exits 1 when a test fails or a playbook does not load.",
-		Action: func(c *cli.Context) error {
+		Action: stopOnSignal(func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageError("test: name at least one playbook or folder")
 			}
 			w := c.App.Writer
-			res := playbooks.Lint(c.Args().Slice())
+			res := playbooks.LintContext(c.Context, c.Args().Slice())
 			passed, failed := 0, 0
 			for _, f := range res.Findings {
 				if f.Rule == "io" {
@@ -44,7 +44,7 @@ func testCommand() *cli.Command {
 					failed++
 					continue
 				}
-				for _, r := range runner.RunTests(pb) {
+				for _, r := range runner.RunTests(c.Context, pb) {
 					if r.Passed() {
 						fmt.Fprintf(w, "PASS %s: %s\n", file, r.Test.Name)
 						passed++
@@ -54,11 +54,14 @@ func testCommand() *cli.Command {
 					failed++
 				}
 			}
+			if c.Context.Err() != nil {
+				return interrupted(c)
+			}
 			fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
 			if failed > 0 {
 				return &exitError{code: exitFailed}
 			}
 			return nil
-		},
+		}),
 	}
 }

@@ -45,7 +45,8 @@ type Screen struct {
 	emu *vt.Emulator
 
 	text    string // visible text as of the last Write or Resize
-	version uint64 // bumped whenever text changes
+	atCur   string // text with the blanks before a visible cursor kept
+	version uint64 // bumped whenever text or atCur changes
 
 	replies []byte // answers to queries, drained by Replies
 
@@ -96,7 +97,7 @@ func New(rows, cols int) *Screen {
 		DisableMode: func(m ansi.Mode) { s.setMode(m, false) },
 	})
 	s.registerHandlers()
-	s.text = s.render()
+	s.text, s.atCur = s.render()
 	return s
 }
 
@@ -183,6 +184,16 @@ func (s *Screen) Text() string {
 	return s.text
 }
 
+// TextAtCursor returns Text with the blanks between the end of the cursor's
+// row and the cursor kept, when the cursor is visible and the row holds text:
+// a prompt drawn with a trailing space ("Password: ") and the cursor after it
+// reads as it was drawn, so that a pattern ending in the space matches. It
+// keeps no more than that: not a blank past the cursor, not a blank of
+// another row, nothing for a hidden cursor (which marks no place to type).
+func (s *Screen) TextAtCursor() string {
+	return s.atCur
+}
+
 // Resize changes the screen to rows×cols cells, as a terminal window resize
 // does (the caller still has to tell the program, e.g. with pty.Setsize). A
 // non-positive dimension is replaced by DefaultRows or DefaultCols.
@@ -226,7 +237,8 @@ func (s *Screen) Replies() []byte {
 }
 
 // Version returns a counter that is incremented each time the visible text
-// (as returned by Text) changes. It starts at 0 for a new screen.
+// (as returned by Text or TextAtCursor) changes. It starts at 0 for a new
+// screen.
 func (s *Screen) Version() uint64 {
 	return s.version
 }
@@ -240,25 +252,35 @@ func (s *Screen) Changed(since uint64) bool {
 
 // refresh re-renders the visible text and bumps the version if it changed.
 func (s *Screen) refresh() {
-	t := s.render()
-	if t != s.text {
-		s.text = t
+	t, a := s.render()
+	if t != s.text || a != s.atCur {
+		s.text, s.atCur = t, a
 		s.version++
 	}
 }
 
-// render builds the normalised visible text from the emulator's cells.
-func (s *Screen) render() string {
+// render builds the normalised visible text from the emulator's cells, and
+// the same with the blanks before the cursor kept (see TextAtCursor).
+func (s *Screen) render() (text, atCursor string) {
 	b := s.buf[:0]
 	rows, cols := s.emu.Height(), s.emu.Width()
 	keep := 0 // length of b up to the last non-empty row
+	cy, cx := s.Cursor()
+	if !s.modes[ansi.ModeTextCursorEnable] {
+		cy = -1
+	}
+	padAt, pad := 0, 0 // where in the text blanks go before the cursor, and how many
 	for y := 0; y < rows; y++ {
 		if y > 0 {
 			b = append(b, '\n')
 		}
 		start := len(b)
 		end := start // length of b up to the last non-blank cell of this row
+		cursor := -1 // length of b before the cursor's cell, on its row
 		for x := 0; x < cols; x++ {
+			if y == cy && x == cx {
+				cursor = len(b)
+			}
 			c := s.emu.CellAt(x, y)
 			switch {
 			case c == nil:
@@ -283,13 +305,21 @@ func (s *Screen) render() string {
 				end = len(b)
 			}
 		}
+		if end > start && cursor > end {
+			// Only blanks lie between the row's end and the cursor.
+			padAt, pad = end, cursor-end
+		}
 		b = b[:end]
 		if end > start {
 			keep = end
 		}
 	}
 	s.buf = b
-	return string(b[:keep])
+	text = string(b[:keep])
+	if pad == 0 {
+		return text, text
+	}
+	return text, text[:padAt] + strings.Repeat(" ", pad) + text[padAt:]
 }
 
 // setMode records a mode change reported by the emulator.
