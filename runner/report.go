@@ -41,6 +41,9 @@ type Report struct {
 	NeverFired      []string       `json:"never_fired"`
 	DangerHits      []ReportEvent  `json:"danger_hits"`
 	Unanswered      []ReportEvent  `json:"unanswered_prompts"`
+	// OutputErrors lists the outputs of the run (the event log, the
+	// recording) that could not be written in full; absent when all were.
+	OutputErrors []OutputError `json:"output_errors,omitempty"`
 }
 
 // ReportPlaybook identifies the playbook a run used.
