@@ -18,7 +18,8 @@ import (
 // file is removed and the old one is left as it was. The file's mode is 0644
 // less the umask, as for any new file. A path that names a symbolic link
 // replaces the link's target; a path that names something other than a regular
-// file (a named pipe, a device) is written in place, as it cannot be replaced.
+// file (a named pipe, a device) is written in place, as it cannot be replaced,
+// and so is a file in a folder where no file can be made.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
@@ -27,6 +28,12 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return writeInPlace(path, write)
 	}
 	tmp, err := createTemp(path)
+	if errors.Is(err, fs.ErrPermission) {
+		if _, serr := os.Stat(path); serr == nil {
+			// No file can be made beside it, but it may be writable itself.
+			return writeInPlace(path, write)
+		}
+	}
 	if err != nil {
 		return err
 	}

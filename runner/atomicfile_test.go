@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -141,4 +142,32 @@ func processUmask() (fs.FileMode, bool) {
 		}
 	}
 	return 0, false
+}
+
+// TestWriteFileAtomicToAPipe: what cannot be replaced by a file (a named pipe)
+// is written in place.
+func TestWriteFileAtomicToAPipe(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skip(err)
+	}
+	// A reader, so that the writer's open does not wait; non-blocking, so
+	// that reading a pipe nobody wrote to ends.
+	r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := writeFileAtomic(path, writeText("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(r); string(b) != "{}" {
+		t.Errorf("read %q from the pipe (%v)", b, err)
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("the pipe was replaced: %v %v", fi, err)
+	}
+	wantOnly(t, dir, "r.json")
 }
