@@ -157,6 +157,7 @@ func runCommand() *cli.Command {
 // run's outcome into the exit code. startErr is the error of a program that
 // could not start, whose report says so.
 func finishRun(c *cli.Context, report *runner.Report, out *outputs, startErr error) error {
+	runCode := report.ExitCode
 	out.close(c.App.ErrWriter, report)
 	if rep := c.String("report"); rep != "" {
 		if err := report.WriteFile(rep); err != nil {
@@ -166,7 +167,7 @@ func finishRun(c *cli.Context, report *runner.Report, out *outputs, startErr err
 	switch {
 	case startErr != nil:
 		return &exitError{code: exitFailed, err: startErr}
-	case report.ExitCode != 0 && len(report.OutputErrors) > 0 && report.Outcome == runner.Done:
+	case runCode == 0 && report.ExitCode != 0:
 		// The run itself succeeded; out.close said what was not written.
 		return &exitError{code: report.ExitCode}
 	case report.ExitCode != 0:
