@@ -240,6 +240,13 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	}
 	p.wg.Add(1)
 	go p.reap()
+	if track.adopting() {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			track.reapOrphans(p.pid, p.closing)
+		}()
+	}
 	if ctx.Done() != nil {
 		p.wg.Add(1)
 		go p.watch(ctx)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -34,6 +35,47 @@ func AdoptOrphans() error {
 		return fmt.Errorf("become a subreaper: %w", err)
 	}
 	return nil
+}
+
+// adopting reports whether this process adopts orphans (AdoptOrphans).
+func (*tracker) adopting() bool { return adopting() }
+
+// reapOrphans reaps, while the program runs (until closing), the processes
+// adopted from it that exited: init would have, had this process not adopted
+// them, and each would hold its PID until the run ends.
+func (t *tracker) reapOrphans(program int, closing <-chan struct{}) {
+	exited := make(chan os.Signal, 1)
+	signal.Notify(exited, syscall.SIGCHLD)
+	defer signal.Stop(exited)
+	self, selfSid := os.Getpid(), ownSession()
+	for {
+		select {
+		case <-closing:
+			return
+		case <-exited:
+		}
+		for pid, p := range readProcs() {
+			if p.state == 'Z' && t.adopted(pid, p, program, self, selfSid) {
+				var ws unix.WaitStatus
+				_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+			}
+		}
+	}
+}
+
+// adopted reports whether process pid (p) is one this process adopted from
+// the program: its child, not the program, outside this process's session,
+// started after the program.
+func (t *tracker) adopted(pid int, p proc, program, self, selfSid int) bool {
+	return p.ppid == self && pid != program && p.sid != selfSid && p.start >= t.start
+}
+
+// ownSession is the session of this process.
+func ownSession() int {
+	if sid, err := unix.Getsid(0); err == nil {
+		return sid
+	}
+	return unix.Getpgrp()
 }
 
 // adopting reports whether this process is a child subreaper (AdoptOrphans).
@@ -249,10 +291,7 @@ func (t *tracker) killAll(program int, session bool) {
 
 // find picks the program's processes out of procs: see killAll.
 func (t *tracker) find(procs map[int]proc, program int, session bool) map[int]proc {
-	self, selfSid := os.Getpid(), unix.Getpgrp()
-	if sid, err := unix.Getsid(0); err == nil {
-		selfSid = sid
-	}
+	self, selfSid := os.Getpid(), ownSession()
 	adopt := adopting()
 	ours := map[int]proc{}
 	for pid, p := range procs {
@@ -260,7 +299,7 @@ func (t *tracker) find(procs map[int]proc, program int, session bool) map[int]pr
 		switch {
 		case session && p.sid == program,
 			wasNoted && noted.start == p.start,
-			adopt && p.ppid == self && pid != program && p.sid != selfSid && p.start >= t.start:
+			adopt && t.adopted(pid, p, program, self, selfSid):
 			ours[pid] = p
 		}
 	}

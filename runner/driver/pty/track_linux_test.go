@@ -59,12 +59,7 @@ func TestCloseEndsDaemonOfLiveParent(t *testing.T) {
 // adopting is for a process that runs one program at a time.
 func TestCloseEndsAdoptedDaemon(t *testing.T) {
 	t.Parallel()
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestAdoptHelper$", "-test.v")
-	cmd.Env = append(os.Environ(), "CLAI_PTY_ADOPT_HELPER="+testprog.Build(t, "forker"))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("helper: %v\n%s", err, out)
-	}
+	out := runAdoptHelper(t, "TestAdoptHelper", testprog.Build(t, "forker"))
 	var daemon int
 	for line := range strings.Lines(string(out)) {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "daemon="); ok {
@@ -80,11 +75,72 @@ func TestCloseEndsAdoptedDaemon(t *testing.T) {
 	}
 }
 
+// runAdoptHelper runs the test named helper in this test binary run again, with
+// arg for it, and returns its output.
+func runAdoptHelper(t *testing.T, helper, arg string) []byte {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^"+helper+"$", "-test.v")
+	cmd.Env = append(os.Environ(), "CLAI_PTY_ADOPT_HELPER="+arg)
+	out, err := cmd.CombinedOutput()
+	switch {
+	case err != nil:
+		t.Fatalf("helper: %v\n%s", err, out)
+	case strings.Contains(string(out), "--- SKIP: "+helper):
+		t.Skipf("the helper skipped:\n%s", out)
+	case !strings.Contains(string(out), "--- PASS: "+helper):
+		t.Fatalf("the helper did not run:\n%s", out)
+	}
+	return out
+}
+
+// TestAdoptedOrphansReapedWhileRunning: a process that adopts orphans reaps
+// those that exit while the program still runs, as init would have; none is
+// left a zombie until the run ends.
+func TestAdoptedOrphansReapedWhileRunning(t *testing.T) {
+	t.Parallel()
+	runAdoptHelper(t, "TestReapHelper", "reap")
+}
+
+// TestReapHelper is TestAdoptedOrphansReapedWhileRunning's adopting process;
+// on its own it does nothing.
+func TestReapHelper(t *testing.T) {
+	if os.Getenv("CLAI_PTY_ADOPT_HELPER") != "reap" {
+		t.Skip("run by TestAdoptedOrphansReapedWhileRunning")
+	}
+	if err := pty.AdoptOrphans(); err != nil {
+		t.Skip(err)
+	}
+	// The inner shell exits at once, leaving its background job to this
+	// process, which the job's exit then makes a zombie of.
+	c := start(t, pty.WithoutCgroup(pty.Options{Argv: []string{"sh", "-c", `sh -c 'sleep 0.05 & echo orphan=$!'; echo waiting; exec sleep 1000`}}))
+	c.expect("orphan=")
+	orphan, err := strconv.Atoi(strings.TrimSpace(c.expect("\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.expect("waiting")
+	deadline := time.Now().Add(timeout)
+	for {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(orphan)); err != nil {
+			break // exited and reaped
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("orphan %d was not reaped while the program ran", orphan)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	select {
+	case <-c.p.Done():
+		t.Fatal("the program ended")
+	default:
+	}
+}
+
 // TestAdoptHelper is TestCloseEndsAdoptedDaemon's adopting process; on its
 // own it does nothing.
 func TestAdoptHelper(t *testing.T) {
 	forker := os.Getenv("CLAI_PTY_ADOPT_HELPER")
-	if forker == "" {
+	if forker == "" || forker == "reap" {
 		t.Skip("run by TestCloseEndsAdoptedDaemon")
 	}
 	if err := pty.AdoptOrphans(); err != nil {

@@ -22,5 +22,7 @@ func (*tracker) started(int)                                       {}
 func (*tracker) note(int)                                          {}
 func (*tracker) killAll(int, bool)                                 {}
 func (*tracker) release(int)                                       {}
+func (*tracker) adopting() bool                                    { return false }
+func (*tracker) reapOrphans(int, <-chan struct{})                  {}
 func (*tracker) usesCgroup() bool                                  { return false }
 func startOnOwnThread(start func() error, _ <-chan struct{}) error { return start() }
