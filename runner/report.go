@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,6 +41,9 @@ type Report struct {
 	NeverFired      []string       `json:"never_fired"`
 	DangerHits      []ReportEvent  `json:"danger_hits"`
 	Unanswered      []ReportEvent  `json:"unanswered_prompts"`
+	// OutputErrors lists the outputs of the run (the event log, the
+	// recording) that could not be written in full; absent when all were.
+	OutputErrors []OutputError `json:"output_errors,omitempty"`
 }
 
 // ReportPlaybook identifies the playbook a run used.
@@ -194,7 +196,9 @@ func ReportFormat(path string) (string, error) {
 }
 
 // WriteFile writes the report to path in the format its extension names: .json,
-// .md or .html.
+// .md or .html. The file is replaced whole or not at all: a failure leaves what
+// was at path before, and runs writing the same path at once leave one of their
+// reports, never a mix.
 func (rep *Report) WriteFile(path string) error {
 	format, err := ReportFormat(path)
 	if err != nil {
@@ -205,7 +209,11 @@ func (rep *Report) WriteFile(path string) error {
 	if err := rep.render(&buf, format); err != nil {
 		return fmt.Errorf("report %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	err = writeFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil

@@ -176,6 +176,9 @@ func (rep *Report) htmlView() *htmlView {
 	if at := rep.startedAt(); at != "" {
 		v.Summary = append(v.Summary, htmlField{Name: "Started", Value: at})
 	}
+	if text := rep.outputErrorText(); text != "" {
+		v.Summary = append(v.Summary, htmlField{Name: "Not written", Value: visible(text)})
+	}
 	for _, s := range reportStates {
 		v.States = append(v.States, htmlLegend{Class: "st-" + string(s), Label: string(s)})
 	}

@@ -251,6 +251,9 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 	p("| Exit code | %d |\n", rep.ExitCode)
 	p("| Reason | %s |\n", mdText(rep.Reason))
 	p("| Program | %s |\n", mdText(rep.childStatus()))
+	if text := rep.outputErrorText(); text != "" {
+		p("| Not written | %s |\n", mdText(text))
+	}
 	p("| Duration | %s |\n", rep.duration())
 	if at := rep.startedAt(); at != "" {
 		p("| Started | %s |\n", at)

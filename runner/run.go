@@ -110,7 +110,9 @@ func Check(pb *playbooks.Playbook) error {
 
 // Run drives the playbook's program to the end and returns the report. The error is
 // for a run that could not happen (an unsupported feature, a missing secret, a
-// program that cannot start); how the run ended is in the report.
+// program that cannot start); how the run ended is in the report. A program that
+// cannot start gives both a *StartError and a report (outcome failed, exit code
+// 1, the reason), and the log says why.
 func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, error) {
 	o := options{logger: zap.NewNop(), clock: SystemClock{}, environ: os.Environ()}
 	for _, opt := range opts {
@@ -150,10 +152,11 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String})
 
 	drv, err := o.start(ctx, spawn)
-	if err != nil {
-		return nil, &StartError{Err: err}
-	}
 	s := newSession(o, pb, rec, redact)
+	if err != nil {
+		err = &maskedError{err: err, msg: redact.String(err.Error())}
+		return s.notStarted(err), &StartError{Err: err}
+	}
 	s.drv, s.engine, s.secrets = drv, engine, secrets
 	if o.record != nil {
 		s.recordRedact = redact.Filter(castOutput{s})

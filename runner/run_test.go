@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -328,13 +330,59 @@ timeouts: {total: 60s}
 	waitGone(t, pid)
 }
 
-func TestRunProgramNotFound(t *testing.T) {
+// TestRunProgramCannotStart: a program that cannot start gives a StartError and
+// a report that says why, and the log says it too, with the secrets masked.
+func TestRunProgramCannotStart(t *testing.T) {
 	t.Parallel()
-	pb := playbook(t, "version: 1\nname: x\nspawn: {command: [clai-no-such-program]}\n")
-	_, err := runner.Run(t.Context(), pb)
-	var start *runner.StartError
-	if !errors.As(err, &start) {
-		t.Fatalf("err = %v, want a StartError", err)
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "not-executable")
+	if err := os.WriteFile(notExec, []byte("echo never\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, spawn, why string }{
+		{"missing", "{command: [clai-no-such-program-hunter2]}", `start "clai-no-such-program-******": executable file not found`},
+		{"not executable", fmt.Sprintf("{command: [%q]}", notExec), "permission denied"},
+		{"no folder", fmt.Sprintf("{command: [sh], dir: %q}", filepath.Join(dir, "none")), "working directory"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pb := playbook(t, `
+version: 1
+name: x
+spawn: %s
+steps:
+  - {expect: "Password:", secret: "env:CLAI_TEST_PASS"}
+`, tt.spawn)
+			core, logs := observer.New(zap.DebugLevel)
+			rep, err := runner.Run(t.Context(), pb, runner.WithLogger(zap.New(core)), runner.WithEnviron([]string{"CLAI_TEST_PASS=hunter2", "PATH=" + os.Getenv("PATH")}))
+			var start *runner.StartError
+			if !errors.As(err, &start) {
+				t.Fatalf("err = %v, want a StartError", err)
+			}
+			if rep == nil {
+				t.Fatal("no report")
+			}
+			wantOutcome(t, rep, runner.Failed, runner.ExitFailed)
+			if !strings.HasPrefix(rep.Reason, "could not start: ") || !strings.Contains(rep.Reason, tt.why) || rep.Child != nil {
+				t.Errorf("reason %q, child %v: want why it could not start (%q), no child", rep.Reason, rep.Child, tt.why)
+			}
+			var logged []string
+			for _, e := range logs.All() {
+				for _, f := range e.Context {
+					if f.Key == "reason" {
+						logged = append(logged, e.Message+": "+f.String)
+					}
+				}
+			}
+			if !slices.Contains(logged, "error: "+rep.Reason) || !slices.Contains(logged, "finish: "+rep.Reason) {
+				t.Errorf("logged %q, want the error and the finish with %q", logged, rep.Reason)
+			}
+			for _, text := range append(logged, err.Error(), rep.Reason) {
+				if strings.Contains(text, "hunter2") {
+					t.Errorf("the secret leaks: %q", text)
+				}
+			}
+		})
 	}
 }
 

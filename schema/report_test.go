@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -114,6 +115,12 @@ func TestReportValidates(t *testing.T) {
 	if err := validateReport(t, reportJSON(t, rep)); err != nil {
 		t.Fatalf("not started: %v", err)
 	}
+	// A run whose log and recording were cut short.
+	rep.AddOutputError("log", "/dev/full", errors.New("write /dev/full: no space left on device"))
+	rep.AddOutputError("recording", "run.cast", errors.New("cast: write: file too large"))
+	if err := validateReport(t, reportJSON(t, rep)); err != nil {
+		t.Fatalf("output errors: %v", err)
+	}
 }
 
 func TestBrokenReportsFail(t *testing.T) {
@@ -136,6 +143,10 @@ func TestBrokenReportsFail(t *testing.T) {
 		"timeline null":         func(doc map[string]any) { doc["timeline"] = nil },
 		"event without time":    func(doc map[string]any) { delete(doc["timeline"].([]any)[0].(map[string]any), "t_ms") },
 		"bad started_at":        func(doc map[string]any) { doc["started_at"] = "yesterday" },
+		"output errors empty":   func(doc map[string]any) { doc["output_errors"] = []any{} },
+		"unknown output": func(doc map[string]any) {
+			doc["output_errors"] = []any{map[string]any{"output": "report", "path": "r", "error": "x"}}
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -176,6 +187,7 @@ func TestReportSchemaMatchesTheStructs(t *testing.T) {
 		{reflect.TypeFor[runner.ReportPlaybook](), top["playbook"].(map[string]any)},
 		{reflect.TypeFor[runner.ReportChild](), child},
 		{reflect.TypeFor[runner.ReportEvent](), defs["event"].(map[string]any)},
+		{reflect.TypeFor[runner.OutputError](), defs["output_error"].(map[string]any)},
 	} {
 		var fields, required []string
 		for f := range c.typ.Fields() {

@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -25,7 +27,8 @@ func runCommand() *cli.Command {
 		Description: "Spawns the playbook's program in a pseudo-terminal, answers its prompts, refuses\n" +
 			"dangerous ones and stops at its timeouts. In a terminal you see the program and can\n" +
 			"type to it; Ctrl-C goes to the program and switches clai to MANUAL, twice ends the run.\n" +
-			"Exit codes: 0 done, 1 the program failed, 2 usage or invalid playbook, 3 a danger rule\n" +
+			"Exit codes: 0 done, 1 the program failed or could not start (or the log or recording\n" +
+			"could not be written), 2 usage or invalid playbook, 3 a danger rule\n" +
 			"aborted, 4 ended in MANUAL or at an unanswered prompt, 124 timeout, 130 interrupted.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "var", Usage: "set a playbook variable: `NAME=VALUE` (repeatable)"},
@@ -74,11 +77,12 @@ func runCommand() *cli.Command {
 					return usageError("--report: %v", err)
 				}
 			}
-			logger, closeLog, err := openLog(c.String("log"), c.String("log-level"), pb.Name)
+			logger, log, err := openLog(c.String("log"), c.String("log-level"), pb.Name)
 			if err != nil {
 				return usageError("%v", err)
 			}
-			defer closeLog()
+			defer log.close()
+			out := &outputs{log: log}
 
 			opts := []runner.Option{
 				runner.WithLogger(logger),
@@ -99,7 +103,7 @@ func runCommand() *cli.Command {
 				if err != nil {
 					return &exitError{code: exitUsage, err: err}
 				}
-				return finishRun(c, report)
+				return finishRun(c, report, out, nil)
 			}
 			stdin, _ := c.App.Reader.(*os.File)
 			stdout, _ := c.App.Writer.(*os.File)
@@ -129,33 +133,71 @@ func runCommand() *cli.Command {
 					return &exitError{code: exitFailed, err: fmt.Errorf("--record: %w", err)}
 				}
 				defer w.Close()
+				out.record, out.recordPath = w, file
 				opts = append(opts, runner.WithRecording(w))
 			}
 			report, err := runner.Run(c.Context, pb, opts...)
 			if err != nil {
 				var start *runner.StartError
-				if errors.As(err, &start) {
+				if !errors.As(err, &start) {
+					return &exitError{code: exitUsage, err: err}
+				}
+				if report == nil {
 					return &exitError{code: exitFailed, err: err}
 				}
-				return &exitError{code: exitUsage, err: err}
+				// The program could not start: the report and the log say
+				// why, as stderr does.
 			}
-			return finishRun(c, report)
+			return finishRun(c, report, out, err)
 		},
 	}
 }
 
-// finishRun writes the report if asked and turns the run's outcome into the exit
-// code.
-func finishRun(c *cli.Context, report *runner.Report) error {
+// finishRun closes the run's outputs, writes the report if asked and turns the
+// run's outcome into the exit code. startErr is the error of a program that
+// could not start, whose report says so.
+func finishRun(c *cli.Context, report *runner.Report, out *outputs, startErr error) error {
+	runCode := report.ExitCode
+	out.close(c.App.ErrWriter, report)
 	if rep := c.String("report"); rep != "" {
 		if err := report.WriteFile(rep); err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}
 	}
-	if report.ExitCode != 0 {
+	switch {
+	case startErr != nil:
+		return &exitError{code: exitFailed, err: startErr}
+	case runCode == 0 && report.ExitCode != 0:
+		// The run itself succeeded; out.close said what was not written.
+		return &exitError{code: report.ExitCode}
+	case report.ExitCode != 0:
 		return &exitError{code: report.ExitCode, err: fmt.Errorf("%s: %s", report.Outcome, report.Reason)}
 	}
 	return nil
+}
+
+// outputs are the files a run writes as it goes, beside its report: the event
+// log and the recording.
+type outputs struct {
+	log        *logFile
+	record     *cast.Writer
+	recordPath string
+}
+
+// close flushes and closes the outputs. One that could not be written in full
+// is said on stderr, once, and noted in the report (which makes a run that
+// succeeded exit 1).
+func (o *outputs) close(stderr io.Writer, report *runner.Report) {
+	if err := o.log.close(); err != nil {
+		fmt.Fprintf(stderr, "clai: the event log %s is incomplete: %v\n", o.log.path, err)
+		report.AddOutputError("log", o.log.path, err)
+	}
+	if o.record != nil {
+		if err := o.record.Close(); err != nil {
+			fmt.Fprintf(stderr, "clai: the recording %s is incomplete: %v\n", o.recordPath, err)
+			report.AddOutputError("recording", o.recordPath, err)
+		}
+	}
 }
 
 // parseVars turns NAME=VALUE flags into a map.
@@ -173,7 +215,7 @@ func parseVars(flags []string) (map[string]string, error) {
 
 // openLog opens the JSON-lines event log: path, or a new file under the user's state
 // directory.
-func openLog(path, level, name string) (*zap.Logger, func(), error) {
+func openLog(path, level, name string) (*zap.Logger, *logFile, error) {
 	lvl, err := zapcore.ParseLevel(level)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
@@ -192,8 +234,61 @@ func openLog(path, level, name string) (*zap.Logger, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("log: %w", err)
 	}
-	logger, stop := runner.NewLogger(zapcore.AddSync(f), lvl, name)
-	return logger, func() { _ = stop(); _ = f.Close() }, nil
+	log := &logFile{path: path, f: f}
+	logger, stop := runner.NewLogger(log, lvl, name)
+	log.stop = stop
+	// A failed write is said once, when the run is over (see outputs.close),
+	// not by the logger at every line it cannot write.
+	logger = logger.WithOptions(zap.ErrorOutput(zapcore.AddSync(io.Discard)))
+	return logger, log, nil
+}
+
+// logFile is the file of the event log. It keeps the first error of a write:
+// the logger buffers its lines and writes them from a goroutine of its own,
+// which has nobody to tell.
+type logFile struct {
+	path string
+	f    *os.File
+	stop func() error
+
+	mu     sync.Mutex
+	err    error
+	closed bool
+}
+
+func (l *logFile) Write(p []byte) (int, error) {
+	n, err := l.f.Write(p)
+	if err != nil {
+		l.mu.Lock()
+		if l.err == nil {
+			l.err = err
+		}
+		l.mu.Unlock()
+	}
+	return n, err
+}
+
+func (l *logFile) Sync() error { return l.f.Sync() }
+
+// close writes what the logger holds and closes the file; it returns the first
+// error of a write or of closing, which means the log is incomplete. Only the
+// first call does anything.
+func (l *logFile) close() error {
+	l.mu.Lock()
+	closed := l.closed
+	l.closed = true
+	l.mu.Unlock()
+	if closed {
+		return nil
+	}
+	_ = l.stop() // a failed write is kept by Write
+	cerr := l.f.Close()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	return cerr
 }
 
 // stateDir is where run logs go: $XDG_STATE_HOME/clai/logs or ~/.local/state/clai/logs.

@@ -17,6 +17,7 @@ func (p *Process) doTerminate() {
 		// group or session holds our terminal and goes at once.
 	default:
 		if p.grace > 0 {
+			p.noteProcesses()
 			p.signalGroup(syscall.SIGHUP)
 			p.signalGroup(syscall.SIGTERM)
 			p.signalGroup(syscall.SIGCONT) // a stopped process cannot act on SIGTERM
@@ -30,6 +31,7 @@ func (p *Process) doTerminate() {
 	}
 	p.killAll()
 	<-p.done
+	p.track.release(p.pid)
 }
 
 // signalGroup sends sig to the program's process group, whose id is the
@@ -47,16 +49,27 @@ func (p *Process) signalGroup(sig syscall.Signal) {
 }
 
 // killAll sends SIGKILL to the program's process group and to every other
-// process of its session (those a job-control shell moved to groups of their
-// own).
+// process the program started that can be found (see tracker): on Linux those
+// of its session (a job-control shell moves them to groups of their own), of
+// its cgroup, their descendants and the orphans adopted from it.
 func (p *Process) killAll() {
 	p.sigMu.Lock()
 	defer p.sigMu.Unlock()
-	if p.recycled() {
-		return
+	recycled := p.recycled()
+	if !recycled {
+		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 	}
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-	killSession(p.pid)
+	p.track.killAll(p.pid, !recycled)
+}
+
+// noteProcesses records the program's processes while they are linked to it,
+// before the polite signals end some of them (see tracker.note).
+func (p *Process) noteProcesses() {
+	p.sigMu.Lock()
+	defer p.sigMu.Unlock()
+	if !p.recycled() {
+		p.track.note(p.pid)
+	}
 }
 
 // recycled reports, under sigMu, whether the program's PID now belongs to

@@ -23,56 +23,6 @@ func waitExited(pid int) bool {
 	}
 }
 
-// killSession sends SIGKILL to every live process of session sid, again until
-// a pass finds none it has not signalled (a member may fork meanwhile).
-func killSession(sid int) {
-	killed := make(map[int]bool)
-	for range 100 {
-		entries, err := os.ReadDir("/proc")
-		if err != nil {
-			return
-		}
-		found := false
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || killed[pid] {
-				continue
-			}
-			if s, state, ok := procSession(pid); ok && s == sid && state != 'Z' {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-				killed[pid] = true
-				found = true
-			}
-		}
-		if !found {
-			return
-		}
-	}
-}
-
-// procSession reads the session id and state of process pid from
-// /proc/PID/stat: "pid (comm) state ppid pgrp session ...", where comm may
-// itself contain spaces and parentheses.
-func procSession(pid int) (sid int, state byte, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 4 || len(f[0]) != 1 {
-		return 0, 0, false
-	}
-	sid, err = strconv.Atoi(string(f[3]))
-	if err != nil {
-		return 0, 0, false
-	}
-	return sid, f[0][0], true
-}
-
 // termEcho reports whether the terminal behind fd echoes input. On Linux the
 // master of a pseudo-terminal reports the modes of its slave.
 func termEcho(fd int) (bool, error) {

@@ -13,10 +13,6 @@ import (
 // waitExited cannot wait without reaping here; the caller reaps directly.
 func waitExited(int) bool { return false }
 
-// killSession has no portable way to list a session; the process group
-// signal has to do.
-func killSession(int) {}
-
 func termEcho(int) (bool, error) { return false, errors.ErrUnsupported }
 
 func termLineMode(int) (bool, error) { return false, errors.ErrUnsupported }

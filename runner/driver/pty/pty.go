@@ -10,9 +10,12 @@
 // for SIGINT and SIGHUP even when clai runs with them ignored, so Ctrl-C
 // written to the terminal interrupts it.
 //
-// On Linux the whole session is killed (found through /proc), so a
-// descendant that a job-control shell moved to a process group of its own
-// cannot survive either; elsewhere the process group is.
+// On Linux everything the program started is killed, found through /proc,
+// a cgroup of its own where one can be made, and (see AdoptOrphans) the
+// orphans this process adopts: a descendant that a job-control shell moved
+// to a process group of its own, or a daemon that left the session, cannot
+// survive either; and the program is killed by the kernel when clai dies.
+// Elsewhere the process group is killed.
 package pty
 
 import (
@@ -62,6 +65,10 @@ type Options struct {
 	// after that much quiet, Read returns io.EOF. Zero means DefaultLinger;
 	// negative means wait until the terminal is closed by everyone.
 	Linger time.Duration
+
+	// noCgroup starts the program without a cgroup of its own, as where
+	// none can be made (for tests of the other ways processes are tracked).
+	noCgroup bool
 }
 
 // Process is a program running in a pseudo-terminal. It implements
@@ -104,8 +111,10 @@ type Process struct {
 	wr       ioCall
 	wrFn     func(fd uintptr)
 
-	done    chan struct{} // closed once the program is reaped and status set
-	status  driver.ExitStatus
+	done   chan struct{} // closed once the program is reaped and status set
+	status driver.ExitStatus
+	// track finds every process the program started, to end them with it.
+	track   *tracker
 	waitErr error
 
 	// sigMu orders reaping the program against signalling its process
@@ -185,23 +194,30 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		_ = master.Close()
 		return nil, fmt.Errorf("start %q: set terminal size: %w", name, err)
 	}
-	cmd := &exec.Cmd{
-		Path:   path,
-		Args:   opts.Argv,
-		Env:    opts.Env,
-		Dir:    opts.Dir,
-		Stdin:  tty,
-		Stdout: tty,
-		Stderr: tty,
+	track := newTracker(!opts.noCgroup)
+	newCmd := func() *exec.Cmd {
 		// Ctty 0 is the child's stdin, the terminal.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true},
+		attr := &syscall.SysProcAttr{Setsid: true, Setctty: true}
+		track.procAttr(attr)
+		return &exec.Cmd{Path: path, Args: opts.Argv, Env: opts.Env, Dir: opts.Dir, Stdin: tty, Stdout: tty, Stderr: tty, SysProcAttr: attr}
 	}
-	err = startWithDefaultSignals(cmd.Start)
+	done := make(chan struct{})
+	cmd := newCmd()
+	err = startOnOwnThread(func() error { return startWithDefaultSignals(cmd.Start) }, done)
+	if err != nil && track.usesCgroup() {
+		// The kernel would not start it in the cgroup (no clone3, a cgroup it
+		// may not enter): tracking must never stop a program from starting.
+		track.dropCgroup()
+		cmd = newCmd()
+		err = startOnOwnThread(func() error { return startWithDefaultSignals(cmd.Start) }, done)
+	}
 	_ = tty.Close() // the child has its own copy; ours would keep EOF away
 	if err != nil {
+		track.dropCgroup()
 		_ = master.Close()
 		return nil, fmt.Errorf("start %q: %w", name, err)
 	}
+	track.started(cmd.Process.Pid)
 
 	p := &Process{
 		master:  master,
@@ -211,8 +227,9 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		grace:   opts.Grace,
 		linger:  opts.Linger,
 		name:    tty.Name(),
-		done:    make(chan struct{}),
+		done:    done,
 		closing: make(chan struct{}),
+		track:   track,
 	}
 	p.rdFn, p.rdWaitFn, p.wrFn = p.controlRead, p.controlReadWait, p.controlWrite
 	if p.grace == 0 {
@@ -223,6 +240,13 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	}
 	p.wg.Add(1)
 	go p.reap()
+	if track.adopting() {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			track.reapOrphans(p.pid, p.closing)
+		}()
+	}
 	if ctx.Done() != nil {
 		p.wg.Add(1)
 		go p.watch(ctx)

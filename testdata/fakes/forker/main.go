@@ -6,7 +6,8 @@
 // once the grandchild ignores those signals, and waits forever. With -exit it
 // exits 0 right after that line, leaving the grandchild holding the terminal
 // open. With -own-group the grandchild gets a process group of its own, as a
-// job-control shell does for a background job (it stays in the session).
+// job-control shell does for a background job (it stays in the session). With
+// -setsid it leaves the session for one of its own, as a daemon does.
 package main
 
 import (
@@ -23,6 +24,7 @@ func main() {
 	child := flag.Bool("child", false, "be the grandchild")
 	exit := flag.Bool("exit", false, "exit once the grandchild runs")
 	ownGroup := flag.Bool("own-group", false, "put the grandchild in a process group of its own")
+	setsid := flag.Bool("setsid", false, "put the grandchild in a session of its own")
 	flag.Parse()
 	if *child {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
@@ -46,7 +48,7 @@ func main() {
 	cmd := exec.Command(self, "-child")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.ExtraFiles = []*os.File{w}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: *ownGroup}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: *ownGroup, Setsid: *setsid}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "forker:", err)
 		os.Exit(2)

@@ -1,0 +1,15 @@
+package pty
+
+// WithoutCgroup returns opts for a program started without a cgroup of its
+// own, as where none can be made.
+func WithoutCgroup(opts Options) Options {
+	opts.noCgroup = true
+	return opts
+}
+
+// CgroupAvailable reports whether a program can get a cgroup of its own here.
+func CgroupAvailable() bool {
+	t := newTracker(true)
+	defer t.dropCgroup()
+	return t.usesCgroup()
+}

@@ -1,0 +1,491 @@
+package pty
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// AdoptOrphans makes this process a child subreaper: a process that a program
+// started and then abandoned (a daemon that left the program's session with
+// setsid, whose parent exited) is re-parented to this process instead of to
+// init, so that Close finds it and ends it too.
+//
+// Call it once, early, and only in a process that runs one program at a time
+// and starts nothing else that leaves its session: every adopted process
+// outside this process's own session, started after the program, is taken for
+// the program's. The clai command does. Where the kernel has no subreapers it
+// returns the error, and Close ends what it can find without them.
+func AdoptOrphans() error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("become a subreaper: %w", err)
+	}
+	return nil
+}
+
+// adopting reports whether this process adopts orphans (AdoptOrphans).
+func (*tracker) adopting() bool { return adopting() }
+
+// reapOrphans reaps, while the program runs (until closing), the processes
+// adopted from it that exited: init would have, had this process not adopted
+// them, and each would hold its PID until the run ends.
+func (t *tracker) reapOrphans(program int, closing <-chan struct{}) {
+	exited := make(chan os.Signal, 1)
+	signal.Notify(exited, syscall.SIGCHLD)
+	defer signal.Stop(exited)
+	self, selfSid := os.Getpid(), ownSession()
+	for {
+		select {
+		case <-closing:
+			return
+		case <-exited:
+		}
+		for pid, p := range readProcs() {
+			if p.state == 'Z' && t.adopted(pid, p, program, self, selfSid) {
+				var ws unix.WaitStatus
+				_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+			}
+		}
+	}
+}
+
+// adopted reports whether process pid (p) is one this process adopted from
+// the program: its child, not the program, outside this process's session,
+// started after the program.
+func (t *tracker) adopted(pid int, p proc, program, self, selfSid int) bool {
+	return p.ppid == self && pid != program && p.sid != selfSid && p.start >= t.start
+}
+
+// ownSession is the session of this process.
+func ownSession() int {
+	if sid, err := unix.Getsid(0); err == nil {
+		return sid
+	}
+	return unix.Getpgrp()
+}
+
+// adopting reports whether this process is a child subreaper (AdoptOrphans).
+func adopting() bool {
+	var on int32
+	err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&on)), 0, 0, 0)
+	return err == nil && on != 0
+}
+
+// tracker follows every process a program starts, so that they all end with
+// it, whatever they did to leave it:
+//
+//   - the program runs in a cgroup (v2) of its own, created beside clai's own
+//     where that is writable, which nothing it starts can leave without
+//     privileges: at the end every process in it is killed (cgroup.kill) and
+//     the cgroup removed;
+//   - the program's session, and every descendant of a process in it still
+//     linked to it by its parent, is killed as well;
+//   - where this process adopts orphans (AdoptOrphans), those that came from
+//     the program are killed too;
+//   - the program gets SIGKILL when clai itself dies, even by SIGKILL (the
+//     parent-death signal), so it cannot outlive clai by ignoring SIGHUP.
+//
+// Without a usable cgroup (no cgroup2, no right to write it, a container) the
+// rest still works; nothing here fails a run.
+type tracker struct {
+	// cgroup is the directory of the program's cgroup, "" when there is none;
+	// cgroupFD is open on it until the program started in it.
+	cgroup   string
+	cgroupFD int
+	// start is the program's start time (clock ticks since boot): a process
+	// adopted by this one that started before it is not the program's.
+	start uint64
+	// killed holds the processes killAll signalled, with their start times,
+	// for release to wait for and reap.
+	killed map[int]uint64
+	// noted holds the program's processes found before it was asked to end.
+	noted map[int]proc
+}
+
+// newTracker prepares the tracking of a program about to start: its cgroup, if
+// one can be made.
+func newTracker(useCgroup bool) *tracker {
+	t := &tracker{cgroupFD: -1, killed: map[int]uint64{}, noted: map[int]proc{}}
+	if useCgroup {
+		t.makeCgroup()
+	}
+	return t
+}
+
+// makeCgroup creates a cgroup for the program below clai's own, and opens it
+// for the program to be started in (clone3's CLONE_INTO_CGROUP). It leaves t
+// without one on any failure.
+func (t *tracker) makeCgroup() {
+	parent, err := ownCgroup()
+	if err != nil {
+		return
+	}
+	removeStaleCgroups(parent)
+	dir := filepath.Join(parent, "clai-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(rand.Uint64(), 36))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		_ = os.Remove(dir)
+		return
+	}
+	t.cgroup, t.cgroupFD = dir, fd
+}
+
+// removeStaleCgroups removes the empty cgroups that a clai which was killed
+// before it could remove them left in parent.
+func removeStaleCgroups(parent string) {
+	dirs, _ := filepath.Glob(filepath.Join(parent, "clai-*-*"))
+	for _, dir := range dirs {
+		pid, err := strconv.Atoi(strings.Split(filepath.Base(dir), "-")[1])
+		if err == nil && errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			_ = os.Remove(dir) // fails, as it should, while a process is in it
+		}
+	}
+}
+
+// ownCgroup returns the directory of this process's cgroup in the cgroup v2
+// hierarchy, from /proc/self/cgroup ("0::/path") and the mount of cgroup2 in
+// /proc/self/mountinfo.
+func ownCgroup() (string, error) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	var path string
+	found := false
+	for line := range strings.Lines(string(b)) {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok {
+			path, found = p, true
+		}
+	}
+	if !found {
+		return "", errors.New("no cgroup v2")
+	}
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE ...
+		fields := strings.Fields(sc.Text())
+		sep := slices.Index(fields, "-")
+		if sep < 5 || sep+1 >= len(fields) || fields[sep+1] != "cgroup2" {
+			continue
+		}
+		root, mount := fields[3], fields[4]
+		rel, ok := strings.CutPrefix(path, root)
+		if !ok || (rel != "" && !strings.HasPrefix(rel, "/") && root != "/") {
+			continue
+		}
+		return filepath.Join(mount, rel), nil
+	}
+	return "", errors.New("cgroup2 is not mounted")
+}
+
+// usesCgroup reports whether the program is to start in a cgroup of its own.
+func (t *tracker) usesCgroup() bool { return t.cgroupFD >= 0 }
+
+// dropCgroup gives up the cgroup (the program could not be started in it).
+func (t *tracker) dropCgroup() {
+	t.closeCgroupFD()
+	if t.cgroup != "" {
+		_ = os.Remove(t.cgroup)
+		t.cgroup = ""
+	}
+}
+
+func (t *tracker) closeCgroupFD() {
+	if t.cgroupFD >= 0 {
+		_ = unix.Close(t.cgroupFD)
+		t.cgroupFD = -1
+	}
+}
+
+// procAttr sets what the program is started with: its cgroup, and SIGKILL
+// when the thread that starts it ends (startOnOwnThread keeps that thread for
+// as long as the program runs).
+func (t *tracker) procAttr(attr *syscall.SysProcAttr) {
+	attr.Pdeathsig = syscall.SIGKILL
+	attr.UseCgroupFD, attr.CgroupFD = t.cgroupFD >= 0, t.cgroupFD
+}
+
+// started records that the program runs as pid.
+func (t *tracker) started(pid int) {
+	t.closeCgroupFD()
+	if info, ok := readProc(pid); ok {
+		t.start = info.start
+	}
+}
+
+// startOnOwnThread runs start, which forks the program, on an OS thread that
+// stays alive and locked until done is closed (the program was reaped). The
+// kernel sends the parent-death signal when the thread that forked ends, not
+// the process; Go may end a thread that a goroutine locked and left locked,
+// so the program's thread is one nothing else uses.
+func startOnOwnThread(start func() error, done <-chan struct{}) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		err := start()
+		errc <- err
+		if err == nil {
+			<-done
+		}
+		runtime.UnlockOSThread()
+	}()
+	return <-errc
+}
+
+// note records the processes of the program, before it is asked to end: a
+// process that left its session is found through its parent, and once the
+// polite signals ended the parent, only this note leads to it.
+func (t *tracker) note(program int) {
+	for pid, p := range t.find(readProcs(), program, true) {
+		t.noted[pid] = p
+	}
+}
+
+// killAll sends SIGKILL to every process of the program it can find, again
+// until a pass finds none it has not signalled (a process may fork meanwhile):
+// those in its cgroup, in its session (when session is set: the program's PID,
+// which names the session, is not a stranger's), those noted before, their
+// descendants, and, where this process adopts orphans, those adopted from the
+// program.
+func (t *tracker) killAll(program int, session bool) {
+	t.killCgroup()
+	for range 100 {
+		found := false
+		for pid, p := range t.find(readProcs(), program, session) {
+			if _, done := t.killed[pid]; done {
+				continue
+			}
+			t.killed[pid] = p.start
+			if p.state != 'Z' {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				found = true
+			}
+		}
+		if !found {
+			return
+		}
+	}
+}
+
+// find picks the program's processes out of procs: see killAll.
+func (t *tracker) find(procs map[int]proc, program int, session bool) map[int]proc {
+	self, selfSid := os.Getpid(), ownSession()
+	adopt := adopting()
+	ours := map[int]proc{}
+	for pid, p := range procs {
+		noted, wasNoted := t.noted[pid]
+		switch {
+		case session && p.sid == program,
+			wasNoted && noted.start == p.start,
+			adopt && t.adopted(pid, p, program, self, selfSid):
+			ours[pid] = p
+		}
+	}
+	// Descendants that left the session, found through their parents.
+	for grew := true; grew; {
+		grew = false
+		for pid, p := range procs {
+			_, parent := ours[p.ppid]
+			_, killed := t.killed[p.ppid]
+			if _, in := ours[pid]; !in && (parent || killed) {
+				ours[pid], grew = p, true
+			}
+		}
+	}
+	return ours
+}
+
+// killCgroup kills every process in the program's cgroup: at once through
+// cgroup.kill (Linux 5.14), else one by one until none is left.
+func (t *tracker) killCgroup() {
+	if t.cgroup == "" {
+		return
+	}
+	for pid := range t.cgroupProcs() {
+		if info, ok := readProc(pid); ok {
+			t.killed[pid] = info.start
+		}
+	}
+	if os.WriteFile(filepath.Join(t.cgroup, "cgroup.kill"), []byte("1"), 0) == nil {
+		return
+	}
+	for range 100 {
+		procs := t.cgroupProcs()
+		if len(procs) == 0 {
+			return
+		}
+		for pid := range procs {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// cgroupProcs lists the processes in the program's cgroup.
+func (t *tracker) cgroupProcs() map[int]bool {
+	b, err := os.ReadFile(filepath.Join(t.cgroup, "cgroup.procs"))
+	if err != nil {
+		return nil
+	}
+	out := map[int]bool{}
+	for f := range bytes.FieldsSeq(b) {
+		if pid, err := strconv.Atoi(string(f)); err == nil {
+			out[pid] = true
+		}
+	}
+	return out
+}
+
+// releaseWait bounds how long release waits for killed processes to end (one
+// in an uninterruptible sleep, on a hung network file system, may take long).
+const releaseWait = 2 * time.Second
+
+// release waits for the processes killAll killed to end, reaps those that were
+// re-parented to this process (a subreaper), so none is left a zombie, and
+// removes the program's cgroup. The program itself is reaped by Process.reap.
+func (t *tracker) release(program int) {
+	deadline := time.Now().Add(releaseWait)
+	for pid := range t.killed {
+		if pid != program {
+			waitEnded(pid, deadline)
+		}
+	}
+	self := os.Getpid()
+	for pid, start := range t.killed {
+		if p, ok := readProc(pid); ok && pid != program && p.ppid == self && p.state == 'Z' && p.start == start {
+			var ws unix.WaitStatus
+			_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		}
+	}
+	clear(t.killed)
+	clear(t.noted)
+	if t.cgroup != "" {
+		// Empty once its processes have exited; they may still be leaving it.
+		for time.Now().Before(deadline) {
+			if err := os.Remove(t.cgroup); err == nil || errors.Is(err, os.ErrNotExist) {
+				break
+			}
+			waitCgroupEmpty(t.cgroup, deadline)
+		}
+		t.cgroup = ""
+	}
+}
+
+// waitEnded waits until process pid has exited (it may be a zombie), or the
+// deadline, through a pidfd.
+func waitEnded(pid int, deadline time.Time) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return // gone already, or no pidfds (Linux 5.3)
+	}
+	defer unix.Close(fd)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		ts := unix.NsecToTimespec(left.Nanoseconds())
+		n, err := unix.Ppoll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, &ts, nil)
+		if n > 0 || (err != nil && !errors.Is(err, unix.EINTR)) {
+			return
+		}
+	}
+}
+
+// waitCgroupEmpty waits until the cgroup has no process left, or the
+// deadline: the kernel signals a change of cgroup.events with POLLPRI.
+func waitCgroupEmpty(dir string, deadline time.Time) {
+	fd, err := unix.Open(filepath.Join(dir, "cgroup.events"), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 256)
+	for {
+		n, err := unix.Pread(fd, buf, 0)
+		if err != nil || bytes.Contains(buf[:n], []byte("populated 0")) {
+			return
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		ts := unix.NsecToTimespec(left.Nanoseconds())
+		if _, err := unix.Ppoll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLPRI}}, &ts, nil); err != nil && !errors.Is(err, unix.EINTR) {
+			return
+		}
+	}
+}
+
+// proc is what /proc/PID/stat says of a process.
+type proc struct {
+	ppid, sid int
+	state     byte
+	// start is when it started, in clock ticks since boot.
+	start uint64
+}
+
+// readProcs reads every process of /proc.
+func readProcs() map[int]proc {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	out := make(map[int]proc, len(entries))
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if p, ok := readProc(pid); ok {
+			out[pid] = p
+		}
+	}
+	return out
+}
+
+// readProc reads /proc/PID/stat: "pid (comm) state ppid pgrp session ...",
+// where comm may itself contain spaces and parentheses, and the start time is
+// the 22nd field.
+func readProc(pid int) (proc, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return proc{}, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return proc{}, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 20 || len(f[0]) != 1 {
+		return proc{}, false
+	}
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	sid, err2 := strconv.Atoi(string(f[3]))
+	start, err3 := strconv.ParseUint(string(f[19]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return proc{}, false
+	}
+	return proc{ppid: ppid, sid: sid, state: f[0][0], start: start}, true
+}

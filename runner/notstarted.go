@@ -1,0 +1,28 @@
+package runner
+
+// notStarted ends a run whose program could not be started: the log and the
+// report say why (the start error, secrets masked), as they would for a run that
+// failed, so the result of the run is never only an error on stderr.
+func (s *session) notStarted(err error) *Report {
+	now := s.o.clock.Now()
+	s.rec.start = now
+	reason := "could not start: " + err.Error()
+	s.pending = append(s.pending,
+		Event{Name: "start", State: Starting, Reason: s.pb.Name},
+		Event{Name: "error", State: Starting, Reason: reason},
+		Event{Name: "state", From: Starting, State: Failed, Reason: reason},
+		Event{Name: "finish", State: Failed, Reason: reason},
+	)
+	s.flush()
+	return s.rec.finish(Result{State: Failed, ExitCode: ExitFailed, Reason: reason}, nil, nil, now)
+}
+
+// maskedError is an error whose message has the run's secrets masked; it still
+// wraps the original, so errors.Is and errors.As see through it.
+type maskedError struct {
+	err error
+	msg string
+}
+
+func (e *maskedError) Error() string { return e.msg }
+func (e *maskedError) Unwrap() error { return e.err }

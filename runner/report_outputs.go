@@ -1,0 +1,38 @@
+package runner
+
+import "fmt"
+
+// OutputError is an output of a run, other than the report, that could not be
+// written in full: the event log or the recording.
+type OutputError struct {
+	// Output is what could not be written: "log" or "recording".
+	Output string `json:"output"`
+	// Path is the file it was written to.
+	Path string `json:"path"`
+	// Error says why.
+	Error string `json:"error"`
+}
+
+// AddOutputError notes in the report that an output of the run could not be
+// written in full, and why. The result of a run is then not all where it was
+// asked to be: a run that had ended with exit code 0 ends with 1 (ExitFailed);
+// any other exit code is kept, since it says more.
+func (rep *Report) AddOutputError(output, path string, err error) {
+	rep.OutputErrors = append(rep.OutputErrors, OutputError{Output: output, Path: path, Error: err.Error()})
+	if rep.ExitCode == ExitDone {
+		rep.ExitCode = ExitFailed
+	}
+}
+
+// outputErrorText is the report's output errors as one line, for the summaries
+// of the Markdown and HTML reports; empty when every output was written.
+func (rep *Report) outputErrorText() string {
+	text := ""
+	for i, e := range rep.OutputErrors {
+		if i > 0 {
+			text += "; "
+		}
+		text += fmt.Sprintf("%s %s: %s", e.Output, e.Path, e.Error)
+	}
+	return text
+}
