@@ -49,6 +49,8 @@ type Pattern struct {
 	// segments, when the expression has their shape, finds its matches
 	// without the regexp machinery (see segments).
 	segments *segments
+	// reach bounds where its matches can lie (see Matcher.Reach).
+	reach Reach
 }
 
 // String shows the pattern as a playbook would write it.
@@ -349,6 +351,7 @@ func (d *decoder) pattern(n ast.Node, what string, allowEOF bool) *Pattern {
 		p.setRegexp(re)
 	} else if p.Kind == Literal {
 		p.Required = p.Source
+		p.reach = literalReach(p.Source)
 	}
 	p.requiredBytes = []byte(p.Required)
 	return p
@@ -357,6 +360,7 @@ func (d *decoder) pattern(n ast.Node, what string, allowEOF bool) *Pattern {
 // setRegexp makes p a Regex pattern for re, compiled from p.Source.
 func (p *Pattern) setRegexp(re *regexp.Regexp) {
 	p.Regexp = re
+	p.reach = Reach{MaxLen: -1, LooksBack: true}
 	// What the matchers learn of the expression comes from one parse of it,
 	// which cannot fail where regexp compiled it.
 	tree, err := syntax.Parse(p.Source, syntax.Perl)
@@ -364,6 +368,7 @@ func (p *Pattern) setRegexp(re *regexp.Regexp) {
 		return
 	}
 	tree = tree.Simplify()
+	p.reach = regexpReach(tree)
 	p.Required = requiredLiteral(tree)
 	if prefix := literalPrefix(tree); prefix != "" {
 		// Anchoring keeps the groups and their numbers.
