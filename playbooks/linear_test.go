@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clai-sh/clai/internal/pace"
 )
 
 // adversarial is a pattern and a text on which trying a match at each place its
@@ -100,44 +102,18 @@ func TestFastPathsDoLinearWork(t *testing.T) {
 // trying every place would take thousands of times as long.
 func TestFastPathsKeepPaceWithRegexp(t *testing.T) {
 	t.Parallel()
-	const factor = 20
 	cases := adversarials(t, 64<<10)
 	cases[1].text = bytes.Repeat([]byte("git push "), (128<<10)/len("git push "))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := compiledPattern(t, c.src)
-			want := p.Regexp.FindSubmatchIndex(c.text)
-			re := fastest(func() { p.Regexp.FindSubmatchIndex(c.text) })
-			// Find runs apart, so that a blowup fails the test instead of
-			// holding it for minutes.
-			done := make(chan time.Duration, 1)
-			var got []int
-			go func() { done <- fastest(func() { got = p.Find(c.text) }) }()
-			limit := factor*re + 20*time.Millisecond
-			select {
-			case mine := <-done:
-				if !slices.Equal(got, want) {
-					t.Fatalf("found %v, regexp %v", got, want)
-				}
-				if mine > limit {
-					t.Fatalf("Find took %v, regexp %v: more than %d times as long", mine, re, factor)
-				}
-			case <-time.After(max(limit, 30*time.Second)):
-				t.Fatalf("Find did not end within %v; regexp took %v", max(limit, 30*time.Second), re)
+			if got, want := p.Find(c.text), p.Regexp.FindSubmatchIndex(c.text); !slices.Equal(got, want) {
+				t.Fatalf("found %v, regexp %v", got, want)
 			}
+			pace.Within(t, 20, 20*time.Millisecond, 30*time.Second,
+				func() { p.Regexp.FindSubmatchIndex(c.text) }, func() { p.Find(c.text) })
 		})
 	}
-}
-
-// fastest returns the shortest of three runs of f.
-func fastest(f func()) time.Duration {
-	best := time.Duration(1<<63 - 1)
-	for range 3 {
-		start := time.Now()
-		f()
-		best = min(best, time.Since(start))
-	}
-	return best
 }
 
 // BenchmarkAdversarial runs Find and regexp on the adversarial texts.
