@@ -3,9 +3,11 @@ package playbooks
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 
@@ -46,6 +48,9 @@ type Pattern struct {
 	// the prefix appears instead of searching the whole text.
 	prefix   []byte
 	anchored *regexp.Regexp
+	// span bounds the bytes from its start that an anchored match can look
+	// at: its longest match and the character after it.
+	span int
 	// segments, when the expression has their shape, finds its matches
 	// without the regexp machinery (see segments).
 	segments *segments
@@ -104,9 +109,11 @@ func (p *Pattern) FindInto(text []byte, buf []int) []int {
 // for less work (an anchored expression can often run in one pass).
 // It says how many bytes it examined (see atPrefix).
 func (p *Pattern) findAnchored(text []byte) (loc []int, work int) {
-	return atPrefix(text, p.prefix, func(start int) ([]int, int) {
-		// The anchored expression may look at all the text after start.
-		return shift(p.anchored.FindSubmatchIndex(text[start:]), start), len(text) - start
+	return atPrefix(text, p.prefix, p.span, func(start int) ([]int, int) {
+		// The text past span cannot change the match, and regexp's work may
+		// grow with all the text it is given.
+		end := start + min(p.span, len(text)-start)
+		return shift(p.anchored.FindSubmatchIndex(text[start:end]), start), end - start
 	}, func(start int) []int { return searchFrom(p.Regexp, text, start) })
 }
 
@@ -120,15 +127,16 @@ const (
 
 // atPrefix tries match at each place prefix appears in text, left to right, and
 // returns the first match found: for an expression whose matches all begin with
-// prefix, the leftmost. match reports how many bytes an attempt examined.
+// prefix, the leftmost. match reports how many bytes an attempt examined; span,
+// when it is not negative, bounds that before the attempt runs.
 //
 // An attempt may examine all the text after its place, so trying every place
 // could cost the square of the text (x.*y on a line of x). Once the attempts
-// have examined attemptBudget times the text, search(start) finishes from the
-// next place in one pass of its own instead, so the work stays linear in the
-// text whatever it holds. work is what the attempts examined, and what was left
-// to search: the measure of that bound.
-func atPrefix(text, prefix []byte, match func(start int) (loc []int, examined int), search func(start int) []int) (loc []int, work int) {
+// have examined attemptBudget times the text, or the next could take them past
+// that, search(start) finishes from the next place in one pass of its own
+// instead, so the work stays linear in the text whatever it holds. work is what
+// the attempts examined, and what was left to search: the measure of that bound.
+func atPrefix(text, prefix []byte, span int, match func(start int) (loc []int, examined int), search func(start int) []int) (loc []int, work int) {
 	budget := attemptBudget*len(text) + minAttemptBudget
 	for off := 0; off < len(text); {
 		i := bytes.Index(text[off:], prefix)
@@ -136,7 +144,7 @@ func atPrefix(text, prefix []byte, match func(start int) (loc []int, examined in
 			return nil, work
 		}
 		start := off + i
-		if work > budget {
+		if work > budget || span >= 0 && work+min(span, len(text)-start) > budget {
 			return search(start), work + len(text) - start
 		}
 		loc, examined := match(start)
@@ -369,6 +377,10 @@ func (p *Pattern) setRegexp(re *regexp.Regexp) {
 	}
 	tree = tree.Simplify()
 	p.reach = regexpReach(tree)
+	p.span = math.MaxInt
+	if p.reach.MaxLen >= 0 {
+		p.span = p.reach.MaxLen + utf8.UTFMax
+	}
 	p.Required = requiredLiteral(tree)
 	if prefix := literalPrefix(tree); prefix != "" {
 		// Anchoring keeps the groups and their numbers.

@@ -31,9 +31,14 @@ func TestFindAnchoredAgreesWithSearch(t *testing.T) {
 		`(a)(b)?(c)*`,
 		`a.*b`,
 		`a[^\n]*c\b`,
+		`a.\b`,
+		`aé?.$`,
+		`a[^b]{0,2}\z`,
+		`a(?i:k)?\B`,
+		`(?m)a.{1,3}$`,
 		`git\s+push\b[^\n]*\s(--force|-f)\b`,
 	}
-	alphabet := []string{"a", "b", "c", "d", "é", "\n", " ", "\xff", "1", "Enter code 12 [3]: ", "git push ", "-f"}
+	alphabet := []string{"a", "b", "c", "d", "é", "\n", " ", "\xff", "1", "Enter code 12 [3]: ", "git push ", "-f", "K", "\u212a"}
 	r := rand.New(rand.NewPCG(3, 4))
 	handedOver := 0
 	for _, src := range exprs {

@@ -163,7 +163,7 @@ func (s *segments) find(text []byte, buf []int) []int {
 
 // findWork is find, and says how many bytes it examined (see atPrefix).
 func (s *segments) findWork(text []byte, buf []int) ([]int, int) {
-	return atPrefix(text, s.segs[0].lit,
+	return atPrefix(text, s.segs[0].lit, -1,
 		func(start int) ([]int, int) { return s.matchAt(text, start, buf) },
 		func(start int) []int { return searchFrom(s.re, text, start) })
 }
