@@ -40,7 +40,7 @@ update-golden:
 RUNS ?= 5
 ONLY ?=
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./runner/...
+	$(GO) test -run '^$$' -bench . -benchmem ./runner/... ./playbooks/...
 	$(GO) run ./internal/cmd/bench -runs $(RUNS) -only "$(ONLY)"
 
 ## ci: everything CI checks

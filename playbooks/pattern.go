@@ -3,9 +3,11 @@ package playbooks
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 
@@ -46,9 +48,14 @@ type Pattern struct {
 	// the prefix appears instead of searching the whole text.
 	prefix   []byte
 	anchored *regexp.Regexp
+	// span bounds the bytes from its start that an anchored match can look
+	// at: its longest match and the character after it.
+	span int
 	// segments, when the expression has their shape, finds its matches
 	// without the regexp machinery (see segments).
 	segments *segments
+	// reach bounds where its matches can lie (see Matcher.Reach).
+	reach Reach
 }
 
 // String shows the pattern as a playbook would write it.
@@ -70,6 +77,10 @@ func (p *Pattern) Find(text []byte) []int { return p.FindInto(text, nil) }
 // FindInto is Find, with the indices written to buf's memory when its capacity
 // holds them (the result then shares it): a caller matching over and over can
 // match without allocating.
+//
+// The work is linear in the text, as regexp's own: the faster ways a pattern may
+// be found (segments, an anchored expression tried where the prefix appears)
+// hand the search to regexp before they could cost more (see atPrefix).
 func (p *Pattern) FindInto(text []byte, buf []int) []int {
 	switch p.Kind {
 	case Regex:
@@ -80,7 +91,8 @@ func (p *Pattern) FindInto(text []byte, buf []int) []int {
 		case p.segments != nil:
 			return p.segments.find(text, buf)
 		case p.anchored != nil:
-			return p.findAnchored(text)
+			loc, _ := p.findAnchored(text)
+			return loc
 		}
 		return p.Regexp.FindSubmatchIndex(text)
 	case Literal:
@@ -95,34 +107,71 @@ func (p *Pattern) FindInto(text []byte, buf []int) []int {
 // with its prefix: at each place the prefix appears, left to right, it tries the
 // expression anchored there. That is the match a search of the whole text finds,
 // for less work (an anchored expression can often run in one pass).
-func (p *Pattern) findAnchored(text []byte) []int {
-	return atPrefix(text, p.prefix, func(start int) []int {
-		loc := p.anchored.FindSubmatchIndex(text[start:])
-		for k := range loc {
-			if loc[k] >= 0 {
-				loc[k] += start
-			}
-		}
-		return loc
-	})
+// It says how many bytes it examined (see atPrefix).
+func (p *Pattern) findAnchored(text []byte) (loc []int, work int) {
+	return atPrefix(text, p.prefix, p.span, func(start int) ([]int, int) {
+		// The text past span cannot change the match, and regexp's work may
+		// grow with all the text it is given.
+		end := start + min(p.span, len(text)-start)
+		return shift(p.anchored.FindSubmatchIndex(text[start:end]), start), end - start
+	}, func(start int) []int { return searchFrom(p.Regexp, text, start) })
 }
+
+// attemptBudget bounds the work of the attempts atPrefix makes: together they
+// may examine attemptBudget times the text (and minAttemptBudget bytes more,
+// for short texts) before the search goes on in one pass.
+const (
+	attemptBudget    = 1
+	minAttemptBudget = 256
+)
 
 // atPrefix tries match at each place prefix appears in text, left to right, and
 // returns the first match found: for an expression whose matches all begin with
-// prefix, the leftmost.
-func atPrefix(text, prefix []byte, match func(start int) []int) []int {
+// prefix, the leftmost. match reports how many bytes an attempt examined; span,
+// when it is not negative, bounds that before the attempt runs.
+//
+// An attempt may examine all the text after its place, so trying every place
+// could cost the square of the text (x.*y on a line of x). Once the attempts
+// have examined attemptBudget times the text, or the next could take them past
+// that, search(start) finishes from the next place in one pass of its own
+// instead, so the work stays linear in the text whatever it holds. work is what
+// the attempts examined, and what was left to search: the measure of that bound.
+func atPrefix(text, prefix []byte, span int, match func(start int) (loc []int, examined int), search func(start int) []int) (loc []int, work int) {
+	budget := attemptBudget*len(text) + minAttemptBudget
 	for off := 0; off < len(text); {
 		i := bytes.Index(text[off:], prefix)
 		if i < 0 {
-			return nil
+			return nil, work
 		}
 		start := off + i
-		if loc := match(start); loc != nil {
-			return loc
+		if work > budget || span >= 0 && work+min(span, len(text)-start) > budget {
+			return search(start), work + len(text) - start
+		}
+		loc, examined := match(start)
+		work += max(examined, 1)
+		if loc != nil {
+			return loc, work
 		}
 		off = start + 1
 	}
-	return nil
+	return nil, work
+}
+
+// searchFrom returns regexp's leftmost match in text at or after start, for an
+// expression whose matches all begin with a literal and look at nothing before
+// it: the match a search of the whole text finds there.
+func searchFrom(re *regexp.Regexp, text []byte, start int) []int {
+	return shift(re.FindSubmatchIndex(text[start:]), start)
+}
+
+// shift moves the indices of a match in text[start:] to indices in text.
+func shift(loc []int, start int) []int {
+	for k := range loc {
+		if loc[k] >= 0 {
+			loc[k] += start
+		}
+	}
+	return loc
 }
 
 // FindEach calls yield with each match in text, left to right and not overlapping,
@@ -310,6 +359,7 @@ func (d *decoder) pattern(n ast.Node, what string, allowEOF bool) *Pattern {
 		p.setRegexp(re)
 	} else if p.Kind == Literal {
 		p.Required = p.Source
+		p.reach = literalReach(p.Source)
 	}
 	p.requiredBytes = []byte(p.Required)
 	return p
@@ -318,6 +368,7 @@ func (d *decoder) pattern(n ast.Node, what string, allowEOF bool) *Pattern {
 // setRegexp makes p a Regex pattern for re, compiled from p.Source.
 func (p *Pattern) setRegexp(re *regexp.Regexp) {
 	p.Regexp = re
+	p.reach = Reach{MaxLen: -1, LooksBack: true}
 	// What the matchers learn of the expression comes from one parse of it,
 	// which cannot fail where regexp compiled it.
 	tree, err := syntax.Parse(p.Source, syntax.Perl)
@@ -325,6 +376,11 @@ func (p *Pattern) setRegexp(re *regexp.Regexp) {
 		return
 	}
 	tree = tree.Simplify()
+	p.reach = regexpReach(tree)
+	p.span = math.MaxInt
+	if p.reach.MaxLen >= 0 {
+		p.span = p.reach.MaxLen + utf8.UTFMax
+	}
 	p.Required = requiredLiteral(tree)
 	if prefix := literalPrefix(tree); prefix != "" {
 		// Anchoring keeps the groups and their numbers.
@@ -332,7 +388,7 @@ func (p *Pattern) setRegexp(re *regexp.Regexp) {
 			p.prefix, p.anchored = []byte(prefix), a
 		}
 	}
-	p.segments = compileSegments(tree)
+	p.segments = compileSegments(tree, re)
 	switch {
 	case p.segments != nil:
 		p.searched = strings.Contains(string(p.segments.segs[0].lit), p.Required)

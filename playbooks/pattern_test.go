@@ -29,9 +29,18 @@ func TestFindAnchoredAgreesWithSearch(t *testing.T) {
 		`(?s)a.b`,
 		`ab\z`,
 		`(a)(b)?(c)*`,
+		`a.*b`,
+		`a[^\n]*c\b`,
+		`a.\b`,
+		`aé?.$`,
+		`a[^b]{0,2}\z`,
+		`a(?i:k)?\B`,
+		`(?m)a.{1,3}$`,
+		`git\s+push\b[^\n]*\s(--force|-f)\b`,
 	}
-	alphabet := []string{"a", "b", "c", "d", "é", "\n", " ", "\xff", "1", "Enter code 12 [3]: "}
+	alphabet := []string{"a", "b", "c", "d", "é", "\n", " ", "\xff", "1", "Enter code 12 [3]: ", "git push ", "-f", "K", "\u212a"}
 	r := rand.New(rand.NewPCG(3, 4))
+	handedOver := 0
 	for _, src := range exprs {
 		re := regexp.MustCompile(src)
 		p := &Pattern{Kind: Regex, Source: src}
@@ -39,12 +48,22 @@ func TestFindAnchoredAgreesWithSearch(t *testing.T) {
 		if p.anchored == nil {
 			t.Fatalf("%s: not anchored; the test proves nothing", src)
 		}
-		for range 3000 {
+		for k := range 3300 {
 			text := randomText(r, alphabet, 12)
-			if got, want := p.findAnchored(text), re.FindSubmatchIndex(text); !slices.Equal(got, want) {
+			if k >= 3000 {
+				text = adversarialText(r, alphabet)
+			}
+			got, work := p.findAnchored(text)
+			if want := re.FindSubmatchIndex(text); !slices.Equal(got, want) {
 				t.Fatalf("%s in %q: anchored %v, search %v", src, text, got, want)
 			}
+			if work > attemptBudget*len(text)+minAttemptBudget {
+				handedOver++
+			}
 		}
+	}
+	if handedOver < 100 {
+		t.Fatalf("only %d searches were handed to regexp; the test proves little of that path", handedOver)
 	}
 }
 
@@ -70,7 +89,7 @@ func TestSegmentsAgreeWithRegexp(t *testing.T) {
 	alphabet := []string{"a", "b", "c", "1", "2", " ", "é", ":", "x", "\n", "[", "]", "(", "\xff", "Enter code ", "ab"}
 	r := rand.New(rand.NewPCG(7, 8))
 	scratch := slices.Repeat([]int{99}, 32)
-	compiled := 0
+	compiled, handedOver := 0, 0
 	for range 4000 {
 		var src strings.Builder
 		src.WriteString(lits[r.IntN(len(lits))])
@@ -93,22 +112,30 @@ func TestSegmentsAgreeWithRegexp(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		s := compileSegments(simplified(t, src.String()))
+		s := compileSegments(simplified(t, src.String()), re)
 		if s == nil {
 			continue
 		}
 		compiled++
-		for range 200 {
+		for k := range 220 {
 			text := randomText(r, alphabet, 10)
+			if k >= 200 {
+				text = adversarialText(r, alphabet)
+			}
 			// Half the time in memory left over from earlier matches, as a
 			// caller reusing it passes it.
 			var buf []int
 			if r.IntN(2) == 0 {
 				buf = scratch
 			}
-			got, want := s.find(text, buf), re.FindSubmatchIndex(text)
-			if !slices.Equal(got, want) {
+			got, work := s.findWork(text, buf)
+			if want := re.FindSubmatchIndex(text); !slices.Equal(got, want) {
 				t.Fatalf("%s in %q: segments %v, regexp %v", src.String(), text, got, want)
+			}
+			if work > attemptBudget*len(text)+minAttemptBudget {
+				// regexp finished the search, in memory of its own.
+				handedOver++
+				continue
 			}
 			if got != nil && buf != nil && &got[0] != &buf[:1][0] {
 				t.Fatalf("%s: the match was not written to the memory given", src.String())
@@ -117,6 +144,9 @@ func TestSegmentsAgreeWithRegexp(t *testing.T) {
 	}
 	if compiled < 500 {
 		t.Fatalf("only %d expressions took the shape of segments; the test proves little", compiled)
+	}
+	if handedOver < 100 {
+		t.Fatalf("only %d searches were handed to regexp; the test proves little of that path", handedOver)
 	}
 }
 
@@ -134,10 +164,21 @@ func TestSegmentsShape(t *testing.T) {
 		`^\$ `:                                false,
 		`ab\d+\d`:                             false,
 	} {
-		if got := compileSegments(simplified(t, src)) != nil; got != want {
+		if got := compileSegments(simplified(t, src), regexp.MustCompile(src)) != nil; got != want {
 			t.Errorf("compileSegments(%q) != nil is %v, want %v", src, got, want)
 		}
 	}
+}
+
+// adversarialText joins up to four pieces drawn from alphabet, each repeated up
+// to 300 times: texts where a literal appears at many places and a match tried
+// at each may run far before it fails.
+func adversarialText(r *rand.Rand, alphabet []string) []byte {
+	var b strings.Builder
+	for range 1 + r.IntN(4) {
+		b.WriteString(strings.Repeat(alphabet[r.IntN(len(alphabet))], 1+r.IntN(300)))
+	}
+	return []byte(b.String())
 }
 
 // randomText joins fewer than n pieces drawn from alphabet.

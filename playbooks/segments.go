@@ -3,6 +3,7 @@ package playbooks
 import (
 	"bytes"
 	"math"
+	"regexp"
 	"regexp/syntax"
 	"unicode/utf8"
 )
@@ -20,6 +21,9 @@ type segments struct {
 	segs []segment
 	// groups is the number of capturing groups of the expression.
 	groups int
+	// re is the expression compiled by regexp, which finishes a search whose
+	// attempts used up their budget (see atPrefix).
+	re *regexp.Regexp
 }
 
 // segment is one step of a segments match.
@@ -39,14 +43,14 @@ type segment struct {
 	group int
 }
 
-// compileSegments returns the segments of the (simplified) expression re, or
-// nil when it is not of their shape.
-func compileSegments(re *syntax.Regexp) *segments {
-	subs := []*syntax.Regexp{re}
-	if re.Op == syntax.OpConcat {
-		subs = re.Sub
+// compileSegments returns the segments of the (simplified) expression tree,
+// compiled as re, or nil when it is not of their shape.
+func compileSegments(tree *syntax.Regexp, re *regexp.Regexp) *segments {
+	subs := []*syntax.Regexp{tree}
+	if tree.Op == syntax.OpConcat {
+		subs = tree.Sub
 	}
-	s := &segments{groups: re.MaxCap()}
+	s := &segments{groups: tree.MaxCap(), re: re}
 	for _, sub := range subs {
 		seg, ok := toSegment(sub)
 		if !ok {
@@ -153,13 +157,21 @@ func inClass(class []rune, r rune) bool {
 
 // find returns the leftmost match in text, as regexp's FindSubmatchIndex would.
 func (s *segments) find(text []byte, buf []int) []int {
-	return atPrefix(text, s.segs[0].lit, func(start int) []int { return s.matchAt(text, start, buf) })
+	loc, _ := s.findWork(text, buf)
+	return loc
 }
 
-// matchAt matches the segments at start, or returns nil. The indices go to buf's
-// memory when it has room for them.
-func (s *segments) matchAt(text []byte, start int, buf []int) []int {
-	loc := buf[:0]
+// findWork is find, and says how many bytes it examined (see atPrefix).
+func (s *segments) findWork(text []byte, buf []int) ([]int, int) {
+	return atPrefix(text, s.segs[0].lit, -1,
+		func(start int) ([]int, int) { return s.matchAt(text, start, buf) },
+		func(start int) []int { return searchFrom(s.re, text, start) })
+}
+
+// matchAt matches the segments at start, or returns nil, and says how many bytes
+// it examined. The indices go to buf's memory when it has room for them.
+func (s *segments) matchAt(text []byte, start int, buf []int) (loc []int, examined int) {
+	loc = buf[:0]
 	if n := 2 + 2*s.groups; cap(loc) >= n {
 		loc = loc[:n]
 	} else {
@@ -175,11 +187,11 @@ func (s *segments) matchAt(text []byte, start int, buf []int) []int {
 		switch {
 		case seg.end:
 			if pos != len(text) {
-				return nil
+				return nil, pos - start
 			}
 		case seg.lit != nil:
 			if !bytes.HasPrefix(text[pos:], seg.lit) {
-				return nil
+				return nil, pos - start + len(seg.lit)
 			}
 			pos += len(seg.lit)
 		default:
@@ -201,7 +213,7 @@ func (s *segments) matchAt(text []byte, start int, buf []int) []int {
 				n++
 			}
 			if n < seg.min {
-				return nil
+				return nil, pos - start + 1
 			}
 		}
 		if seg.group > 0 {
@@ -209,5 +221,5 @@ func (s *segments) matchAt(text []byte, start int, buf []int) []int {
 		}
 	}
 	loc[0], loc[1] = start, pos
-	return loc
+	return loc, pos - start
 }

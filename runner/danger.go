@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"bytes"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clai-sh/clai/playbooks"
 )
@@ -11,11 +13,24 @@ import (
 // a tail of earlier text, so a dangerous line split across two reads is still seen,
 // and remembers for each rule where its last match ended, so the same text never
 // fires twice.
+//
+// A read searches again only the earlier text a match not yet found could begin
+// in: one that holds new text, or ends so near it that the new bytes change how it
+// reads. Where a rule's matches are bounded (see playbooks.Reach), that is its
+// longest match before the new text, or the line the new text continues; otherwise
+// it is all the tail kept, at most the window. So the work of a read is linear in
+// the read plus that reach, which the window bounds.
 type dangerScanner struct {
 	limit int
 	buf   []byte
 	from  []int
-	locs  locs
+	reach []playbooks.Reach
+	// lastNL is where the last newline in buf is, or -1.
+	lastNL int
+	locs   locs
+	// searched counts the bytes the searches began before the end of: the
+	// measure of the work of scanning.
+	searched int
 }
 
 // scan appends text and returns, for each rule, whether it matched new text, with
@@ -26,20 +41,32 @@ func (d *dangerScanner) scan(rules []*playbooks.Danger, text []byte) (hits []dan
 	}
 	if d.from == nil {
 		d.from = make([]int, len(rules))
+		d.reach = make([]playbooks.Reach, len(rules))
+		for i, r := range rules {
+			d.reach[i] = r.Match.Reach()
+		}
+		d.lastNL = -1
 	}
+	old, lineStart := len(d.buf), d.lastNL+1
 	d.buf = append(d.buf, text...)
+	if i := bytes.LastIndexByte(text, '\n'); i >= 0 {
+		d.lastNL = old + i
+	}
 	buf := d.buf
 	for i, r := range rules {
-		for d.from[i] < len(buf) {
+		at := d.resume(i, old, lineStart)
+		for at < len(buf) {
+			d.searched += len(buf) - at
 			// Each hit is used up before the next find.
 			d.locs.reset()
-			h, ok := d.locs.find(r.Match, buf[d.from[i]:])
+			h, ok := d.locs.find(r.Match, buf[at:])
 			if !ok {
 				break
 			}
-			start, end := d.from[i]+h.start, d.from[i]+h.end
+			start, end := at+h.start, at+h.end
 			hits = append(hits, dangerHit{rule: r, text: string(buf[start:end])})
 			d.from[i] = max(end, start+1)
+			at = d.from[i]
 		}
 	}
 	// Keep only the tail a pattern may still need.
@@ -49,8 +76,50 @@ func (d *dangerScanner) scan(rules []*playbooks.Danger, text []byte) (hits []dan
 		for i := range d.from {
 			d.from[i] = max(0, d.from[i]-over)
 		}
+		d.lastNL = max(-1, d.lastNL-over)
 	}
 	return hits
+}
+
+// resume returns where the search for rule i's new matches begins, once text was
+// added at old: the earliest place a match not found yet can begin. Any match
+// that ends before old-(UTFMax-1) was there before the new text (the character
+// after it was whole), and the search of it found none after from[i]. A match
+// that holds no newline begins after the last newline before old (lineStart). A
+// match that may look at the text before it (^, \b) is searched from from[i], as
+// before: a search that begins later would read its start as the start of the text.
+func (d *dangerScanner) resume(i, old, lineStart int) int {
+	from, reach := d.from[i], d.reach[i]
+	if reach.LooksBack {
+		return from
+	}
+	at := from
+	if reach.MaxLen >= 0 {
+		at = max(at, old-(utf8.UTFMax-1)-reach.MaxLen)
+	}
+	if reach.OneLine {
+		at = max(at, lineStart)
+	}
+	return runeStart(d.buf, at, from)
+}
+
+// runeStart returns the start of the character of buf that holds the byte at i,
+// or floor if that is before floor: a search beginning there reads the
+// characters after it as a search of all of buf does.
+func runeStart(buf []byte, i, floor int) int {
+	if i <= floor || i >= len(buf) || utf8.RuneStart(buf[i]) {
+		return i
+	}
+	for j := i - 1; j >= max(floor, i-(utf8.UTFMax-1)); j-- {
+		if utf8.RuneStart(buf[j]) {
+			// A valid character is the only one longer than a byte.
+			if _, size := utf8.DecodeRune(buf[j:]); j+size > i {
+				return j
+			}
+			return i
+		}
+	}
+	return i
 }
 
 type dangerHit struct {

@@ -20,6 +20,10 @@ import (
 // the count of events left out is reported.
 const maxTimeline = 10_000
 
+// maxDangerHits bounds the danger hits a report lists, as maxTimeline bounds the
+// timeline: the count of hits left out is reported, and Rules counts them all.
+const maxDangerHits = 1_000
+
 // Report is what a run did, for --report. It is versioned: fields are only added.
 type Report struct {
 	Version  int            `json:"version"`
@@ -39,8 +43,11 @@ type Report struct {
 	TimelineDropped int            `json:"timeline_dropped,omitempty"`
 	Rules           map[string]int `json:"rules"`
 	NeverFired      []string       `json:"never_fired"`
-	DangerHits      []ReportEvent  `json:"danger_hits"`
-	Unanswered      []ReportEvent  `json:"unanswered_prompts"`
+	// DangerHits lists the run's danger events; DangerHitsDropped counts those
+	// left out past the first maxDangerHits.
+	DangerHits        []ReportEvent `json:"danger_hits"`
+	DangerHitsDropped int           `json:"danger_hits_dropped,omitempty"`
+	Unanswered        []ReportEvent `json:"unanswered_prompts"`
 	// OutputErrors lists the outputs of the run (the event log, the
 	// recording) that could not be written in full; absent when all were.
 	OutputErrors []OutputError `json:"output_errors,omitempty"`
@@ -118,7 +125,11 @@ func (r *recorder) event(e Event) {
 	}
 	switch e.Name {
 	case "danger":
-		r.report.DangerHits = append(r.report.DangerHits, re)
+		if len(r.report.DangerHits) < maxDangerHits {
+			r.report.DangerHits = append(r.report.DangerHits, re)
+		} else {
+			r.report.DangerHitsDropped++
+		}
 	case "prompt":
 		r.report.Unanswered = append(r.report.Unanswered, re)
 	}

@@ -67,11 +67,13 @@ type htmlView struct {
 	Markers  []htmlLegend
 	Timeline []htmlRow
 	Dropped  int
-	Kept     int
-	Rules    []htmlRule
-	Never    []string
-	Danger   []htmlRow
-	Prompts  []htmlRow
+	// DangerDropped counts the danger hits left out of the list.
+	DangerDropped int
+	Kept          int
+	Rules         []htmlRule
+	Never         []string
+	Danger        []htmlRow
+	Prompts       []htmlRow
 }
 
 type htmlField struct{ Name, Value, Code string }
@@ -159,6 +161,7 @@ func (rep *Report) htmlView() *htmlView {
 	v := &htmlView{
 		Title: visible(name), Status: rep.statusWord(), Outcome: "st-" + cssClass(string(rep.Outcome)),
 		Dropped: rep.TimelineDropped, Kept: len(rep.Timeline), Never: rep.NeverFired,
+		DangerDropped: rep.DangerHitsDropped,
 	}
 	pb := htmlField{Name: "Playbook", Code: visible(rep.Playbook.Path)}
 	if sha := rep.shortSHA(); sha != "" {
@@ -604,6 +607,9 @@ svg.chart .frame{fill:none;stroke:#8c959f}
 <p>none</p>
 {{end}}
 <h2>Danger hits</h2>
+{{- if .DangerDropped}}
+<p class="note">The first {{len .Danger}} danger hits are listed; {{.DangerDropped}} later hits were left out (the rules table counts them all).</p>
+{{- end}}
 {{if .Danger}}
 <table>
 <tr><th>t (ms)</th><th>event</th><th>state</th><th>rule / step</th><th>matched</th><th>sent / would send</th><th>action</th></tr>

@@ -294,6 +294,9 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 	}
 
 	p("\n## Danger hits\n\n")
+	if rep.DangerHitsDropped > 0 {
+		p("> **Note:** the first %d danger hits are listed; %d later hits were left out (the rules table counts them all).\n\n", len(rep.DangerHits), rep.DangerHitsDropped)
+	}
 	if len(rep.DangerHits) == 0 {
 		p("none\n")
 	} else {

@@ -85,7 +85,9 @@ func sampleReport() *runner.Report {
 		Rules:           map[string]int{"confirm": 1, "drop-db": 1, "overwrite": 0},
 		NeverFired:      []string{"overwrite"},
 		DangerHits:      []runner.ReportEvent{danger},
-		Unanswered:      []runner.ReportEvent{prompt},
+		// A report of a flood lists the first danger hits only.
+		DangerHitsDropped: 2,
+		Unanswered:        []runner.ReportEvent{prompt},
 	}
 }
 
@@ -135,6 +137,7 @@ func TestBrokenReportsFail(t *testing.T) {
 		"unknown event field":   func(doc map[string]any) { doc["timeline"].([]any)[2].(map[string]any)["secret"] = "x" },
 		"unknown playbook key":  func(doc map[string]any) { doc["playbook"].(map[string]any)["hash"] = "x" },
 		"unknown outcome":       func(doc map[string]any) { doc["outcome"] = "finished" },
+		"no hit left out":       func(doc map[string]any) { doc["danger_hits_dropped"] = 0 },
 		"unknown event state":   func(doc map[string]any) { doc["danger_hits"].([]any)[0].(map[string]any)["state"] = "sleeping" },
 		"unknown mode":          func(doc map[string]any) { doc["mode"] = "fast" },
 		"version 2":             func(doc map[string]any) { doc["version"] = 2 },
