@@ -27,6 +27,10 @@ const (
 	DefaultNudgeMax        = 3
 )
 
+// MaxTermSize is the most rows and columns a terminal size (spawn.size, a test's
+// size) may give.
+const MaxTermSize = 1000
+
 // DefaultNudgeSequence is what nudge sends when the playbook names no sequence.
 var DefaultNudgeSequence = []string{"\r", "y\r", "continue\r"}
 
@@ -280,9 +284,9 @@ func (d *decoder) termSize(n ast.Node, what string) *TermSize {
 	t := &TermSize{}
 	present, ok := d.fields(n, what, []string{"rows", "cols"}, func(key string, v ast.Node) {
 		if key == "rows" {
-			t.Rows, _ = d.integer(v, sub(what, "rows"), 1, 1000)
+			t.Rows, _ = d.integer(v, sub(what, "rows"), 1, MaxTermSize)
 		} else {
-			t.Cols, _ = d.integer(v, sub(what, "cols"), 1, 1000)
+			t.Cols, _ = d.integer(v, sub(what, "cols"), 1, MaxTermSize)
 		}
 	})
 	if !ok || !d.require(n, present, what, "rows", "cols") {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +30,17 @@ const (
 // decisions afresh. A recording that does not say how the program ended is taken
 // to end with exit status 0.
 func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Report, error) {
+	return replay(pb, rec.Header, rec.All(), opts)
+}
+
+// ReplayReader replays a recording as Replay does, reading it an event at a time
+// as it goes, so a recording of any length replays in bounded memory. A malformed
+// line ends the replay with its error.
+func ReplayReader(pb *playbooks.Playbook, r *cast.Reader, opts ...Option) (*Report, error) {
+	return replay(pb, r.Header(), r.All(), opts)
+}
+
+func replay(pb *playbooks.Playbook, header cast.Header, events iter.Seq2[cast.Event, error], opts []Option) (*Report, error) {
 	o := options{logger: zap.NewNop()}
 	for _, opt := range opts {
 		opt(&o)
@@ -44,13 +56,13 @@ func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Repor
 	s := newSession(o, pb, newRecorder(pb, true, o.noTimeline, redact), redact)
 	s.rec.report.Mode = "replay"
 	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true,
-		Rows: rec.Header.Height, Cols: rec.Header.Width})
+		Rows: header.Height, Cols: header.Width})
 	s.engine = engine
 
 	// Virtual time starts when the recording did, if it says when.
-	t0 := time.Unix(rec.Header.Timestamp, 0).UTC()
+	t0 := time.Unix(header.Timestamp, 0).UTC()
 	s.rec.start = t0
-	now, status, err := feed(engine, rec.Events, t0, s.apply)
+	now, status, err := feed(engine, events, t0, s.apply)
 	if err != nil {
 		return nil, err
 	}
@@ -94,8 +106,9 @@ func tickUntil(e *Engine, now, end time.Time, apply func([]Action)) time.Time {
 
 // feed plays recorded events into the engine in virtual time from t0, ticking it
 // at each of its deadlines on the way, and ends with the program's exit unless the
-// engine ended the run first. apply receives the actions of every call.
-func feed(engine *Engine, events []cast.Event, t0 time.Time, apply func([]Action)) (time.Time, driver.ExitStatus, error) {
+// engine ended the run first. apply receives the actions of every call. An error
+// reading the events ends the feed with it.
+func feed(engine *Engine, events iter.Seq2[cast.Event, error], t0 time.Time, apply func([]Action)) (time.Time, driver.ExitStatus, error) {
 	now := t0
 	apply(engine.Start(now))
 	advance := func(t time.Time) {
@@ -106,7 +119,10 @@ func feed(engine *Engine, events []cast.Event, t0 time.Time, apply func([]Action
 	}
 	status := driver.ExitStatus{}
 	clais := false
-	for _, ev := range events {
+	for ev, err := range events {
+		if err != nil {
+			return now, status, err
+		}
 		advance(t0.Add(ev.At()))
 		if engine.Result() != nil {
 			break
