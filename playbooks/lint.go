@@ -35,7 +35,11 @@ func Lint(paths []string) LintResult {
 		}
 		for _, f := range files {
 			res.Files = append(res.Files, f)
-			src, err := os.ReadFile(f)
+			src, err := readPlaybook(f)
+			if errors.Is(err, errTooLarge) {
+				res.Findings = append(res.Findings, tooLarge(f))
+				continue
+			}
 			if err != nil {
 				res.Findings = append(res.Findings, ioFinding(f, err))
 				continue
