@@ -29,6 +29,13 @@ const (
 	MaxKeys = 1_000
 )
 
+// In a file that is not valid YAML the parser can read text as structure where a
+// YAML reader reads a scalar (a stray indicator, a marker inside a quoted scalar,
+// a block scalar header with junk after it). So the text of each scalar, and the
+// lines of a block scalar, are held to the same bounds as structure: brackets
+// nested at most MaxDepth deep, at most MaxDepth "- " on a line, and at most
+// MaxKeys lines holding ": ". No real text comes near them.
+
 // checkBounds scans src for the bounds above, in one pass and in memory that does
 // not grow with the input, and returns the first bound it exceeds as a finding at
 // its place, or false.
@@ -106,6 +113,13 @@ type boundsScanner struct {
 	docs  int
 	// deepest is the greatest depth seen.
 	deepest int
+	// textDepth is how deep the brackets of the current text (a scalar, the
+	// lines of a block scalar) nest, textKeys how many of its lines hold a
+	// colon and a space, and textKeyLine the last line counted.
+	textDepth, textKeys, textKeyLine int
+	// textDashes is how many "- " the current line of the text holds, and
+	// textDashLine that line.
+	textDashes, textDashLine int
 
 	// A plain scalar ended the last line: more indented lines continue it.
 	plainOpen   bool
@@ -157,12 +171,13 @@ func (s *boundsScanner) nextLine(end int) {
 func (s *boundsScanner) scanLine() {
 	end := s.lineEnd(s.pos)
 	i := s.pos
-	for i < end && (s.src[i] == ' ' || s.src[i] == '\t') {
+	for i < end && s.src[i] == ' ' {
 		i++
 	}
-	indent := i - s.pos
+	indent := i - s.pos // spaces only: a tab is never indentation
+	i = skipSpace(s.src, i, end)
 	blank := i == end || s.src[i] == '\r'
-	if s.col(i) == 1 && (hasMarker(s.src[i:end], "---") || hasMarker(s.src[i:end], "...")) {
+	if s.col(i) == 1 && isMarker(s.src[i:end]) {
 		s.blockScalar, s.plainOpen = false, false
 		s.block = s.block[:0]
 		if s.src[i] == '-' {
@@ -173,6 +188,7 @@ func (s *boundsScanner) scanLine() {
 	}
 	if s.blockScalar {
 		if blank || s.inBlockScalar(indent) {
+			s.text(i, end)
 			s.nextLine(end)
 			return
 		}
@@ -183,12 +199,16 @@ func (s *boundsScanner) scanLine() {
 		return
 	}
 	if s.plainOpen && indent > s.plainParent {
-		s.nextLine(end) // more of the plain scalar
+		s.countNode(i) // more of the plain scalar, counted so its lines stay bounded
+		s.text(i, end)
+		s.nextLine(end)
 		return
 	}
 	s.plainOpen = false
 	if s.col(i) == 1 && s.src[i] == '%' {
-		s.nextLine(end) // a directive
+		s.startText() // a directive: text, as far as the parser reads it so
+		s.text(i, end)
+		s.nextLine(end)
 		return
 	}
 	if s.docs == 0 {
@@ -212,13 +232,10 @@ func (s *boundsScanner) inBlockScalar(indent int) bool {
 	return indent >= s.contentIndent
 }
 
-// hasMarker reports whether b starts with a document marker: --- or ... alone
-// or followed by a space.
-func hasMarker(b []byte, marker string) bool {
-	if len(b) < 3 || string(b[:3]) != marker {
-		return false
-	}
-	return len(b) == 3 || b[3] == ' ' || b[3] == '\t' || b[3] == '\r'
+// isMarker reports whether a line starts with a document marker, "---" or
+// "...". The parser takes them for markers whatever follows, and so does the scan.
+func isMarker(line []byte) bool {
+	return len(line) >= 3 && (string(line[:3]) == "---" || string(line[:3]) == "...")
 }
 
 func (s *boundsScanner) countDocument(i int) {
@@ -229,7 +246,7 @@ func (s *boundsScanner) countDocument(i int) {
 }
 
 // parentIndent is the indentation of the innermost open block collection, -1 at
-// the top of a document.
+// the top of a document: a scalar's more indented lines belong to it.
 func (s *boundsScanner) parentIndent() int {
 	if len(s.block) == 0 {
 		return -1
@@ -242,6 +259,54 @@ func (s *boundsScanner) countNode(i int) {
 	s.nodes++
 	if s.nodes > MaxNodes {
 		s.exceed(i, "split the playbook, or move long lists into files a step can read", "the playbook holds more than %d values", MaxNodes)
+	}
+}
+
+// startText starts the count of a new text.
+func (s *boundsScanner) startText() {
+	s.textDepth, s.textKeys, s.textKeyLine, s.textDashes, s.textDashLine = 0, 0, 0, 0, 0
+}
+
+// text checks text from offset i to end: a parser that misreads it (in a file
+// that is not valid YAML) takes its brackets and runs of "- " for collections and
+// its lines with ": " for keys, so these are bounded as MaxDepth and MaxKeys bound
+// them.
+func (s *boundsScanner) text(i, end int) {
+	for ; i < end && s.exceeded == nil; i++ {
+		s.textByte(i, end)
+	}
+}
+
+// textByte checks the byte at offset i of a text whose line ends at end.
+func (s *boundsScanner) textByte(i, end int) {
+	const hint = "close the brackets, or keep this text in a file of its own"
+	switch s.src[i] {
+	case '[', '{':
+		s.textDepth++
+		if s.textDepth > MaxDepth {
+			s.exceed(i, hint, "the brackets of this text nest more than %d levels deep", MaxDepth)
+		}
+	case ']', '}':
+		s.textDepth = max(s.textDepth-1, 0)
+	case '-':
+		if !isBlank(s.src, i+1, end) {
+			return
+		}
+		if s.textDashLine != s.line {
+			s.textDashLine, s.textDashes = s.line, 0
+		}
+		s.textDashes++
+		if s.textDashes > MaxDepth {
+			s.exceed(i, hint, "a line of this text holds more than %d list marks", MaxDepth)
+		}
+	case ':':
+		if isBlank(s.src, i+1, end) && s.textKeyLine != s.line {
+			s.textKeyLine = s.line
+			s.textKeys++
+			if s.textKeys > MaxKeys {
+				s.exceed(i, "keep this text in a file of its own", "this text holds more than %d lines that read as keys", MaxKeys)
+			}
+		}
 	}
 }
 
@@ -288,7 +353,7 @@ func (s *boundsScanner) blockEntry(i int) {
 func (s *boundsScanner) scanNodes(i, end int) {
 	for s.exceeded == nil {
 		i = skipSpace(s.src, i, end)
-		if i >= end || s.src[i] == '\r' || s.src[i] == '#' {
+		if i >= end || s.src[i] == '\r' || s.src[i] == '#' && (i == s.lineStart || isBlank(s.src, i-1, end)) {
 			s.nextLine(end)
 			return
 		}
@@ -305,9 +370,17 @@ func (s *boundsScanner) scanNodes(i, end int) {
 			i++ // the value of an explicit key
 		case c == '&' || c == '!':
 			i = skipToken(s.src, i, end) // an anchor or a tag
+		case c == '*':
+			s.countNode(i) // an alias
+			i = skipToken(s.src, i, end)
+		case c == ']' || c == '}' || c == ',' || c == '@' || c == '`' || c == '%':
+			i++ // out of place, or reserved: an error the parser reports, and no scalar
 		case c == '|' || c == '>':
 			s.countNode(i)
-			s.openBlockScalar(i, end)
+			if j, ok := s.openBlockScalar(i, end); !ok {
+				i = j // what follows is read as the parser reads it: structure
+				continue
+			}
 			s.nextLine(end)
 			return
 		case c == '[' || c == '{' || c == '"' || c == '\'':
@@ -333,6 +406,8 @@ func (s *boundsScanner) scanNodes(i, end int) {
 		default:
 			s.countNode(i)
 			j, key := scanPlain(s.src, i, end)
+			s.startText()
+			s.text(i, j)
 			if !key {
 				s.plainOpen, s.plainParent = true, s.parentIndent()
 				s.nextLine(end)
@@ -345,16 +420,27 @@ func (s *boundsScanner) scanNodes(i, end int) {
 }
 
 // openBlockScalar opens the block scalar whose header (| or > and its indicators)
-// is at offset i.
-func (s *boundsScanner) openBlockScalar(i, end int) {
-	s.blockScalar, s.scalarParent, s.contentIndent = true, s.parentIndent(), 0
-	for j := i + 1; j < end; j++ {
+// is at offset i. A header followed by anything but a comment opens nothing: the
+// parser reads what follows as structure, and so does the scan, from the offset
+// returned.
+func (s *boundsScanner) openBlockScalar(i, end int) (int, bool) {
+	// A block scalar at the top of a document may go on at column 1, but the
+	// parser does not take it so: the scan counts such lines as structure.
+	parent, content := max(s.parentIndent(), 0), 0
+	j := i + 1
+	for ; j < end; j++ {
 		if c := s.src[j]; c >= '1' && c <= '9' {
-			s.contentIndent = max(s.scalarParent, 0) + int(c-'0')
+			content = parent + int(c-'0')
 		} else if c != '+' && c != '-' {
 			break
 		}
 	}
+	if j = skipSpace(s.src, j, end); j < end && s.src[j] != '\r' && (s.src[j] != '#' || s.src[j-1] != ' ' && s.src[j-1] != '\t') {
+		return j, false
+	}
+	s.blockScalar, s.scalarParent, s.contentIndent = true, parent, content
+	s.startText()
+	return end, true
 }
 
 // scanPlain reads a plain scalar in block context from offset i, to the end of
@@ -377,12 +463,18 @@ func scanPlain(src []byte, i, end int) (int, bool) {
 }
 
 // scanQuoted reads a quoted scalar from its opening quote at offset i, over as
-// many lines as it takes, and returns the offset after its closing quote.
+// many lines as it takes, and returns the offset after its closing quote. A
+// document marker at the start of a line ends it there, as it ends it for the
+// parser.
 func (s *boundsScanner) scanQuoted(i int) int {
 	q := s.src[i]
-	for i++; i < len(s.src); i++ {
+	s.startText()
+	for i++; i < len(s.src) && s.exceeded == nil; i++ {
 		switch c := s.src[i]; {
 		case c == '\n':
+			if isMarker(s.src[i+1:]) {
+				return i
+			}
 			s.line++
 			s.lineStart = i + 1
 		case c == '\\' && q == '"':
@@ -395,6 +487,8 @@ func (s *boundsScanner) scanQuoted(i int) int {
 				continue
 			}
 			return i + 1
+		default:
+			s.textByte(i, len(s.src))
 		}
 	}
 	return i
@@ -411,6 +505,10 @@ func (s *boundsScanner) scanFlow(i int) int {
 		c := s.src[i]
 		switch {
 		case c == '\n':
+			if isMarker(s.src[i+1:]) {
+				s.flow = s.flow[:base] // a document marker ends it, for the parser too
+				return i
+			}
 			s.line++
 			s.lineStart = i + 1
 			i++
@@ -444,7 +542,10 @@ func (s *boundsScanner) scanFlow(i int) int {
 		default:
 			s.flowEntry(i)
 			s.countNode(i)
-			i = skipFlowPlain(s.src, i)
+			j := skipFlowPlain(s.src, i)
+			s.startText()
+			s.text(i, j)
+			i = j
 		}
 	}
 	return i
@@ -527,5 +628,5 @@ func skipSpace(src []byte, i, end int) int {
 // isBlank reports whether offset i of the line ending at end is a blank or the
 // line's end.
 func isBlank(src []byte, i, end int) bool {
-	return i >= end || src[i] == ' ' || src[i] == '\t' || src[i] == '\r'
+	return i >= end || src[i] == ' ' || src[i] == '\t' || src[i] == '\r' || src[i] == '\n'
 }

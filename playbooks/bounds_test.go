@@ -170,13 +170,21 @@ func TestReadPlaybookBounded(t *testing.T) {
 // The scan tells YAML's parts apart: brackets, dashes, colons and indentation in
 // comments, quoted scalars, block scalars, plain scalars and their continuation
 // lines are text, not structure, so a file full of them is within every bound.
+// (Only the brackets of one text may not nest deeper than MaxDepth: see
+// TestBoundsBracketsOfText.)
 func TestBoundsUnderstandYAML(t *testing.T) {
 	t.Parallel()
-	many := strings.Repeat("[{", 40)
+	// Brackets 60 deep, then closed: read as structure, with the key lines and
+	// the lines of a scalar, they would be over every bound.
+	many := strings.Repeat("[{", 30) + strings.Repeat("}]", 30)
 	keyLines := func(indent string) string {
 		var b strings.Builder
 		for i := range 3 * MaxKeys {
-			fmt.Fprintf(&b, "%sk%d: [%s\n", indent, i, many)
+			if i%3 == 0 { // as many as text may hold
+				fmt.Fprintf(&b, "%sk%d: [x] %s\n", indent, i, many)
+			} else {
+				fmt.Fprintf(&b, "%s- [x] %s\n", indent, many)
+			}
 		}
 		return b.String()
 	}
@@ -190,9 +198,9 @@ func TestBoundsUnderstandYAML(t *testing.T) {
 		{"folded block with indicators", "a: >-\n" + keyLines("    ") + "b: |2+\n" + keyLines("   ") + "c: x\n"},
 		{"block in a list", "- |\n" + keyLines("  ") + "- x\n"},
 		{"block after a tag and anchor", "a: !!str &x |\n" + keyLines("  ") + "b: *x\n"},
-		{"block at the top", "--- |\n" + keyLines("") + "...\n"},
+		{"block at the top", "--- |\n" + keyLines("  ") + "...\n"},
 		{"plain with brackets", "a: b" + many + "\nc: d:e" + many + "\n"},
-		{"plain over lines", "a: x\n" + strings.Repeat("  "+many+" y: z\n", 2*MaxKeys) + "b: y\n"},
+		{"plain over lines", "a: x\n" + strings.Repeat("  "+many+" y: z\n", MaxKeys-1) + strings.Repeat("  - "+many+"\n", MaxKeys) + "b: y\n"},
 		{"urls and colons", "a: http://x.example/[a]\nb: {c: 'd:e', f: g:h}\n"},
 		{"tabs", "a:\t[1,\t2]\nb: \"\t" + many + "\"\n"},
 		{"crlf", "a: |\r\n  " + many + "\r\nb: [1,\r\n  2]\r\n"},
@@ -205,6 +213,64 @@ func TestBoundsUnderstandYAML(t *testing.T) {
 				t.Errorf("%v", f)
 			}
 		})
+	}
+}
+
+// The brackets of one text nest at most MaxDepth deep: where a file is not valid
+// YAML, the parser can take a scalar's text for structure, so text cannot hide a
+// deep nest from the scan. Comments are not text the parser reads.
+func TestBoundsBracketsOfText(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", MaxDepth+1)
+	for _, src := range []string{
+		"a: x" + deep,
+		"a: \"" + deep + "\"",
+		"a: '" + deep + "'",
+		"a: \"x\n" + strings.Repeat("  [\n", MaxDepth+1) + "\"",
+		"a: |\n" + strings.Repeat("  [\n", MaxDepth+1),
+		"a: x\n" + strings.Repeat("  y [\n", MaxDepth+1),
+		"&a x\nkey: >-\n  " + deep,
+	} {
+		if f, exceeded := checkBounds("f.yaml", []byte(src)); !exceeded || f.Message != "the brackets of this text nest more than 64 levels deep" {
+			t.Errorf("%.60q: %v", src, f)
+		}
+	}
+	if f, exceeded := checkBounds("f.yaml", []byte("a: 1 # "+deep+"\n# "+deep+"\n")); exceeded {
+		t.Errorf("comments: %v", f)
+	}
+}
+
+// Files that are not valid YAML where the parser reads as structure what a YAML
+// reader would take for text, found by feeding the parser random fragments
+// before a deep or wide payload: each is refused, since each made the parser
+// slow with the square of the payload.
+func TestBoundsParserReadings(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", 5_000)
+	var keys strings.Builder
+	for i := range 5_000 {
+		fmt.Fprintf(&keys, "k%d: x\n", i)
+	}
+	for _, src := range []string{
+		"..." + deep,                               // a document end, whatever follows
+		"---''a\n" + strings.Repeat("- ", 5_000),   // a document start, whatever follows
+		"*a " + deep,                               // an alias, then a collection
+		"\"a\"]" + deep,                            // a stray bracket, then a collection
+		"`" + deep,                                 // a reserved indicator starts no scalar
+		"[a]: b\n`#---" + deep,                     // nor does it start a comment
+		">\\*a ]\n" + deep,                         // a block scalar header with junk opens none
+		"a: |\n  x\n\t\t" + deep,                   // a tab is not indentation
+		"\"\n---\n" + deep,                         // a document marker ends a quoted scalar
+		"{ #\n" + strings.Repeat("--- a\n", 5_000), // and a flow collection
+		"&a x\n|-,'|&a " + keys.String(),           // lines that read as keys
+		"a: x\n[" + strings.Repeat("- ", 5_000),    // list marks in a flow scalar
+		"%TAG ! x " + deep,                         // a directive's line
+	} {
+		if f, exceeded := checkBounds("f.yaml", []byte(src)); !exceeded {
+			t.Errorf("%.40q: no finding", src)
+		} else if f.Rule != "limits" {
+			t.Errorf("%.40q: %v", src, f)
+		}
 	}
 }
 
