@@ -453,3 +453,32 @@ func (g *yamlGen) block(indent, depth int) {
 		}
 	}
 }
+
+// A place (a step, case, rule or danger rule) costs the same whatever the number
+// of variables: their struct is built once a playbook, not once a place, so a
+// playbook of many places and many variables within the bounds loads in time
+// that grows with their sum, not their product. Counted in allocations, which
+// is why the test does not run in parallel with others.
+func TestPlaceCostIndependentOfVars(t *testing.T) {
+	src := func(vars, places int) []byte {
+		var b strings.Builder
+		b.WriteString("version: 1\nname: places\nspawn: {command: [prog]}\nvars:\n")
+		for i := range vars {
+			fmt.Fprintf(&b, "  v%d: x\n", i)
+		}
+		b.WriteString("rules:\n")
+		for i := range places {
+			fmt.Fprintf(&b, "  - {name: r%d, match: \"rule %d\", line: \"{{ vars.v0 }}\", limit: 1}\n", i, i)
+		}
+		return []byte(b.String())
+	}
+	perPlace := func(vars int) float64 {
+		few, many := src(vars, 10), src(vars, 40)
+		a := testing.AllocsPerRun(3, func() { Parse("p.yaml", few) })
+		b := testing.AllocsPerRun(3, func() { Parse("p.yaml", many) })
+		return (b - a) / 30
+	}
+	if few, many := perPlace(10), perPlace(400); many > few+100 {
+		t.Errorf("a place allocates %.0f times with 10 variables, %.0f with 400", few, many)
+	}
+}
