@@ -24,6 +24,8 @@ type decoder struct {
 	// typos records, per mapping, the known keys that a misspelt key was taken for,
 	// so the key is not reported missing as well.
 	typos map[ast.Node]map[string]bool
+	// varsStruct is the struct of the playbook's variables, built at its first place.
+	varsStruct *varsStruct
 }
 
 func (d *decoder) pos(n ast.Node) Pos {

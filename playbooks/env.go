@@ -103,8 +103,25 @@ var (
 	durationType = reflect.TypeFor[time.Duration]()
 )
 
-// newEnv builds the environment for a pattern with the given named groups.
-func newEnv(groups, vars []string) *Env {
+// varsStruct is the struct type of vars.NAME: a field for each variable. One
+// playbook's places share it, so it is built once a playbook (see
+// decoder.envFor), not once a place: a playbook of many places and many
+// variables would otherwise take time and memory in their product.
+type varsStruct struct {
+	names []string
+	typ   reflect.Type
+}
+
+func newVarsStruct(names []string) *varsStruct {
+	fields := make([]reflect.StructField, 0, len(names))
+	for i, v := range names {
+		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("V%d", i), Type: stringType, Tag: reflect.StructTag(fmt.Sprintf(`expr:%q`, v))})
+	}
+	return &varsStruct{names: names, typ: reflect.StructOf(fields)}
+}
+
+// newEnvOf builds the environment for a pattern with the given named groups.
+func newEnvOf(groups []string, vars *varsStruct) *Env {
 	matchFields := []reflect.StructField{
 		{Name: "Text", Type: stringType, Tag: `expr:"text"`},
 		{Name: "Groups", Type: reflect.TypeFor[[]string](), Tag: `expr:"groups"`},
@@ -121,34 +138,34 @@ func newEnv(groups, vars []string) *Env {
 // lenientEnv is the environment of a place whose pattern did not compile: any
 // match.NAME type-checks, so the pattern's error is not repeated as errors about
 // its groups. A playbook with such an error never runs.
-func lenientEnv(vars []string) *Env {
+func lenientEnv(vars *varsStruct) *Env {
 	e := buildEnv(reflect.TypeFor[map[string]string](), nil, vars)
 	e.maxGroups = -1
 	return e
 }
 
 // envFor returns the environment of a place whose pattern m was decoded; failed
-// says the pattern was there but did not compile.
-func envFor(m *Matcher, failed bool, vars []string) *Env {
+// says the pattern was there but did not compile. vars are the playbook's
+// variables, the same at every place.
+func (d *decoder) envFor(m *Matcher, failed bool, vars []string) *Env {
+	if d.varsStruct == nil {
+		d.varsStruct = newVarsStruct(vars)
+	}
 	switch {
 	case failed:
-		return lenientEnv(vars)
+		return lenientEnv(d.varsStruct)
 	case m == nil:
-		return newEnv(nil, vars)
+		return newEnvOf(nil, d.varsStruct)
 	}
-	e := newEnv(m.GroupNames(), vars)
+	e := newEnvOf(m.GroupNames(), d.varsStruct)
 	e.maxGroups = m.maxGroups()
 	return e
 }
 
-func buildEnv(match reflect.Type, groups, vars []string) *Env {
-	e := &Env{groups: groups, names: vars}
+func buildEnv(match reflect.Type, groups []string, vars *varsStruct) *Env {
+	e := &Env{groups: groups, names: vars.names}
 	e.match = match
-	var varFields []reflect.StructField
-	for i, v := range vars {
-		varFields = append(varFields, reflect.StructField{Name: fmt.Sprintf("V%d", i), Type: stringType, Tag: reflect.StructTag(fmt.Sprintf(`expr:%q`, v))})
-	}
-	e.vars = reflect.StructOf(varFields)
+	e.vars = vars.typ
 	e.root = reflect.StructOf([]reflect.StructField{
 		{Name: "Match", Type: e.match, Tag: `expr:"match"`},
 		{Name: "Vars", Type: e.vars, Tag: `expr:"vars"`},

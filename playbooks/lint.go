@@ -48,7 +48,11 @@ func LintContext(ctx context.Context, paths []string) LintResult {
 				break
 			}
 			res.Files = append(res.Files, f)
-			src, err := os.ReadFile(f)
+			src, err := readPlaybook(f)
+			if errors.Is(err, errTooLarge) {
+				res.Findings = append(res.Findings, tooLarge(f))
+				continue
+			}
 			if err != nil {
 				res.Findings = append(res.Findings, ioFinding(f, err))
 				continue

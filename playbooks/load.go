@@ -3,7 +3,6 @@ package playbooks
 import (
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -27,6 +26,10 @@ const (
 	DefaultNudgeMax        = 3
 )
 
+// MaxTermSize is the most rows and columns a terminal size (spawn.size, a test's
+// size) may give.
+const MaxTermSize = 1000
+
 // DefaultNudgeSequence is what nudge sends when the playbook names no sequence.
 var DefaultNudgeSequence = []string{"\r", "y\r", "continue\r"}
 
@@ -36,7 +39,10 @@ var Presets = []string{"claude-code", "codex", "gemini", "aider", "apt"}
 // Load reads and compiles the playbook at path. Its error is a diag.List of every
 // error found (warnings are left to Lint), or the error reading the file.
 func Load(path string) (*Playbook, error) {
-	src, err := os.ReadFile(path)
+	src, err := readPlaybook(path)
+	if errors.Is(err, errTooLarge) {
+		return nil, diag.List{tooLarge(path)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read playbook: %w", err)
 	}
@@ -54,8 +60,13 @@ func Load(path string) (*Playbook, error) {
 }
 
 // Parse decodes and compiles a playbook and runs every check on it. It returns the
-// playbook, or nil when it has errors, and all findings, sorted.
+// playbook, or nil when it has errors, and all findings, sorted. A file over one of
+// the bounds (MaxFileSize, MaxDepth, MaxNodes, MaxKeys) is not parsed: its one
+// finding says which and where.
 func Parse(name string, src []byte) (*Playbook, diag.List) {
+	if f, exceeded := checkBounds(name, src); exceeded {
+		return nil, diag.List{f}
+	}
 	d := &decoder{file: name, typos: map[ast.Node]map[string]bool{}}
 	pb := d.playbook(src)
 	if pb != nil && !d.diags.HasErrors() && pb.Extends != "" {
@@ -282,9 +293,9 @@ func (d *decoder) termSize(n ast.Node, what string) *TermSize {
 	t := &TermSize{}
 	present, ok := d.fields(n, what, []string{"rows", "cols"}, func(key string, v ast.Node) {
 		if key == "rows" {
-			t.Rows, _ = d.integer(v, sub(what, "rows"), 1, 1000)
+			t.Rows, _ = d.integer(v, sub(what, "rows"), 1, MaxTermSize)
 		} else {
-			t.Cols, _ = d.integer(v, sub(what, "cols"), 1, 1000)
+			t.Cols, _ = d.integer(v, sub(what, "cols"), 1, MaxTermSize)
 		}
 	})
 	if !ok || !d.require(n, present, what, "rows", "cols") {

@@ -131,7 +131,7 @@ func (d *decoder) step(n ast.Node, index int, vars []string, defaultTimeout time
 			failed = s.Expect == nil
 		}
 	}
-	s.Env = envFor(s.Expect, failed, vars)
+	s.Env = d.envFor(s.Expect, failed, vars)
 	if s.Cases == nil {
 		s.Action = d.action(n, present, what, s.Env, nil)
 	}
@@ -215,7 +215,7 @@ func (d *decoder) cases(n ast.Node, what string, vars []string) []*Case {
 			continue
 		}
 		c.Match = d.matcher(present["case"].value, cwhat, true)
-		c.Env = envFor(c.Match, c.Match == nil, vars)
+		c.Env = d.envFor(c.Match, c.Match == nil, vars)
 		c.Action = d.action(item, present, cwhat, c.Env, nil)
 		out = append(out, c)
 	}
@@ -239,7 +239,7 @@ func (d *decoder) rule(n ast.Node, index int, vars []string) *Rule {
 		r.Match = d.matcher(e.value, sub(what, "match"), false)
 		failed = r.Match == nil
 	}
-	r.Env = envFor(r.Match, failed, vars)
+	r.Env = d.envFor(r.Match, failed, vars)
 	if e, ok := present["when"]; ok {
 		r.When = d.when(e.value, what, r.Env)
 	}
@@ -286,7 +286,7 @@ func (d *decoder) danger(n ast.Node, index int, vars []string) *Danger {
 		r.Match = d.matcher(e.value, sub(what, "match"), false)
 		failed = r.Match == nil
 	}
-	r.Env = envFor(r.Match, failed, vars)
+	r.Env = d.envFor(r.Match, failed, vars)
 	if e, ok := present["action"]; ok {
 		if a := d.enum(e.value, sub(what, "action"), []string{"manual", "deny", "abort"}); a != "" {
 			r.Action = DangerAction(a)

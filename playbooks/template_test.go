@@ -9,7 +9,7 @@ import (
 // template reads its {{ }} parts as expr-lang reads the expression.
 func TestTemplateReadsStringsAndBracesAsExprDoes(t *testing.T) {
 	t.Parallel()
-	env := newEnv(nil, []string{"name"})
+	env := newEnvOf(nil, newVarsStruct([]string{"name"}))
 	for _, c := range []struct{ src, want string }{
 		{`{{ "a}}b" }}`, `a}}b`},
 		{`{{ 'a}}b' }}`, `a}}b`},
@@ -36,7 +36,7 @@ func TestTemplateReadsStringsAndBracesAsExprDoes(t *testing.T) {
 
 func TestTemplateStringLeftOpen(t *testing.T) {
 	t.Parallel()
-	env := newEnv(nil, nil)
+	env := newEnvOf(nil, newVarsStruct(nil))
 	for _, c := range []struct{ src, want string }{
 		{`{{ "a}} }}`, "the string at byte 4 in the {{ at byte 1 is never closed"},
 		{"ab {{ 'a\n' }}", "the string at byte 7 in the {{ at byte 4 is never closed"},

@@ -68,17 +68,18 @@ func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) Tes
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(filepath.Dir(pb.Path), path)
 		}
-		rec, err := cast.Open(path)
+		rec, err := cast.OpenReader(path)
 		if err != nil {
 			res.Failures = []string{err.Error()}
 			return res
 		}
+		defer rec.Close()
 		rows, cols := testSize(pb, t)
 		if t.Size == nil {
-			rows, cols = rec.Header.Height, rec.Header.Width
+			rows, cols = rec.Header().Height, rec.Header().Width
 		}
 		e = NewEngine(pb, Config{DryRun: true, Replay: true, Rows: rows, Cols: cols})
-		if _, _, err := feed(ctx, e, rec.Events, time.Unix(0, 0).UTC(), take); err != nil {
+		if _, _, err := feed(ctx, e, rec.All(), time.Unix(0, 0).UTC(), take); err != nil {
 			res.Failures = []string{err.Error()}
 			return res
 		}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"iter"
 	"os"
 	"strconv"
 	"strings"
@@ -39,6 +40,17 @@ func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Repor
 // ReplayContext is Replay that ends the run as interrupted (ExitInterrupted) when
 // ctx ends, as Run does.
 func ReplayContext(ctx context.Context, pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Report, error) {
+	return replay(ctx, pb, rec.Header, rec.All(), opts)
+}
+
+// ReplayReader replays a recording as ReplayContext does, reading it an event at
+// a time as it goes, so a recording of any length replays in bounded memory. A
+// malformed line ends the replay with its error.
+func ReplayReader(ctx context.Context, pb *playbooks.Playbook, r *cast.Reader, opts ...Option) (*Report, error) {
+	return replay(ctx, pb, r.Header(), r.All(), opts)
+}
+
+func replay(ctx context.Context, pb *playbooks.Playbook, header cast.Header, events iter.Seq2[cast.Event, error], opts []Option) (*Report, error) {
 	o := options{logger: zap.NewNop()}
 	for _, opt := range opts {
 		opt(&o)
@@ -59,13 +71,13 @@ func ReplayContext(ctx context.Context, pb *playbooks.Playbook, rec *cast.Record
 	s := newSession(o, pb, newRecorder(pb, true, o.noTimeline, redact), redact)
 	s.rec.report.Mode = "replay"
 	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true,
-		Rows: rec.Header.Height, Cols: rec.Header.Width, Redact: redact.String})
+		Rows: header.Height, Cols: header.Width, Redact: redact.String})
 	s.engine = engine
 
 	// Virtual time starts when the recording did, if it says when.
-	t0 := time.Unix(rec.Header.Timestamp, 0).UTC()
+	t0 := time.Unix(header.Timestamp, 0).UTC()
 	s.rec.start = t0
-	now, status, err := feed(ctx, engine, rec.Events, t0, s.apply)
+	now, status, err := feed(ctx, engine, events, t0, s.apply)
 	if err != nil {
 		return nil, err
 	}
@@ -120,8 +132,8 @@ func interrupted(ctx context.Context, e *Engine, now time.Time, apply func([]Act
 // feed plays recorded events into the engine in virtual time from t0, ticking it
 // at each of its deadlines on the way, and ends with the program's exit unless the
 // engine ended the run first (or ctx ended, which interrupts it). apply receives
-// the actions of every call.
-func feed(ctx context.Context, engine *Engine, events []cast.Event, t0 time.Time, apply func([]Action)) (time.Time, driver.ExitStatus, error) {
+// the actions of every call. An error reading the events ends the feed with it.
+func feed(ctx context.Context, engine *Engine, events iter.Seq2[cast.Event, error], t0 time.Time, apply func([]Action)) (time.Time, driver.ExitStatus, error) {
 	now := t0
 	apply(engine.Start(now))
 	advance := func(t time.Time) {
@@ -132,7 +144,10 @@ func feed(ctx context.Context, engine *Engine, events []cast.Event, t0 time.Time
 	}
 	status := driver.ExitStatus{}
 	clais := false
-	for _, ev := range events {
+	for ev, err := range events {
+		if err != nil {
+			return now, status, err
+		}
 		advance(t0.Add(ev.At()))
 		if engine.Result() != nil {
 			break

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/clai-sh/clai/internal/bounded"
 	"github.com/clai-sh/clai/playbooks"
 )
 
@@ -135,6 +136,10 @@ func ExpandVars(s string, lookup func(string) string) (string, error) {
 	}
 }
 
+// MaxSecretFileSize is the most a file: secret may hold: far more than any
+// password, token or key, and little enough that redacting it stays cheap.
+const MaxSecretFileSize = 64 << 10
+
 // SecretValue reads the value a secret reference names.
 func SecretValue(ref playbooks.SecretRef, environ []string) (string, error) {
 	switch ref.Source {
@@ -145,11 +150,14 @@ func SecretValue(ref playbooks.SecretRef, environ []string) (string, error) {
 		}
 		return v, nil
 	case playbooks.SecretFile:
-		data, err := os.ReadFile(ref.Name)
+		data, err := bounded.ReadFile(ref.Name, MaxSecretFileSize)
 		if err != nil {
 			var pe *os.PathError
+			var tl *bounded.TooLargeError
 			if errors.As(err, &pe) {
 				err = pe.Err
+			} else if errors.As(err, &tl) {
+				tl.Name = "" // the message names the file already
 			}
 			return "", fmt.Errorf("secret file:%s: %w", ref.Name, err)
 		}

@@ -95,12 +95,16 @@ func runCommand() *cli.Command {
 				runner.WithTimeline(c.String("report") != ""),
 			}
 			if file := c.String("replay"); file != "" {
-				rec, err := cast.Open(file)
+				rec, err := cast.OpenReader(file)
 				if err != nil {
 					return usageError("--replay: %v", err)
 				}
-				report, err := runner.ReplayContext(c.Context, pb, rec, opts...)
-				if err != nil {
+				defer rec.Close()
+				report, err := runner.ReplayReader(c.Context, pb, rec, opts...)
+				var pe *cast.ParseError
+				if errors.As(err, &pe) {
+					return usageError("--replay: %v", err)
+				} else if err != nil {
 					return &exitError{code: exitUsage, err: err}
 				}
 				return finishRun(c, report, out, nil)

@@ -14,6 +14,7 @@ type Rule struct {
 // Rules is the catalogue of lint checks, in the order they are documented.
 var Rules = []Rule{
 	{ID: "io", Severity: Error, Summary: "The playbook file is missing, unreadable, or a folder holds no playbook."},
+	{ID: "limits", Severity: Error, Summary: "The file is larger than 1 MiB, nests more than 64 levels, holds more than 20,000 values, or a mapping more than 1,000 keys (docs/playbook.md lists every bound): it is not parsed."},
 	{ID: "yaml", Severity: Error, Summary: "The file is not valid YAML.", Structural: true},
 	{ID: "schema", Severity: Error, Summary: "A key is unknown, a value has the wrong type, a required key is missing, or keys that exclude each other are combined.", Structural: true},
 	{ID: "duration", Severity: Error, Summary: "A duration does not parse (write 300ms, 1.5s, 2m, 1h30m).", Structural: true},

@@ -88,21 +88,25 @@ func (e Event) Size() (cols, rows int, ok bool) {
 	if e.Kind != KindResize {
 		return 0, 0, false
 	}
-	return parseSize(e.Data)
+	cols, rows, err := parseSize(e.Data)
+	return cols, rows, err == nil
 }
 
-// parseSize parses "COLSxROWS", both positive.
-func parseSize(s string) (cols, rows int, ok bool) {
+// parseSize parses "COLSxROWS", both positive and at most MaxSize.
+func parseSize(s string) (cols, rows int, err error) {
 	c, r, found := strings.Cut(s, "x")
 	if !found {
-		return 0, 0, false
+		return 0, 0, fmt.Errorf("resize event %q: want COLSxROWS", s)
 	}
 	cols, err1 := strconv.Atoi(c)
 	rows, err2 := strconv.Atoi(r)
-	if err1 != nil || err2 != nil || cols <= 0 || rows <= 0 {
-		return 0, 0, false
+	switch {
+	case err1 != nil || err2 != nil || cols <= 0 || rows <= 0:
+		return 0, 0, fmt.Errorf("resize event %q: want COLSxROWS", s)
+	case cols > MaxSize || rows > MaxSize:
+		return 0, 0, fmt.Errorf("resize event %q: over %dx%d", s, MaxSize, MaxSize)
 	}
-	return cols, rows, true
+	return cols, rows, nil
 }
 
 // MarshalJSON writes the event as [time, "code", "data"], the time with
@@ -131,6 +135,9 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	if ev.Time < 0 {
 		return fmt.Errorf("event time %s: negative", parts[0])
 	}
+	if ev.Time > MaxTime {
+		return fmt.Errorf("event time %s: over %s seconds", parts[0], formatSeconds(MaxTime))
+	}
 	if err := json.Unmarshal(parts[1], &ev.Kind); err != nil {
 		return fmt.Errorf("event code %s: not a string", parts[1])
 	}
@@ -141,8 +148,8 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("event data %.40s: not a string", parts[2])
 	}
 	if ev.Kind == KindResize {
-		if _, _, ok := parseSize(ev.Data); !ok {
-			return fmt.Errorf("resize event %q: want COLSxROWS", ev.Data)
+		if _, _, err := parseSize(ev.Data); err != nil {
+			return err
 		}
 	}
 	*e = ev

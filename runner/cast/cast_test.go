@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -416,6 +417,15 @@ func TestParseErrors(t *testing.T) {
 		{"empty code", head + `[0.1, "", "x"]`, "cast: line 2: event code: empty"},
 		{"data bytes", head + `[0.1, "o", [104, 105]]`, "cast: line 2: event data [104, 105]: not a string"},
 		{"bad resize", head + `[0.1, "r", "80-24"]`, `cast: line 2: resize event "80-24": want COLSxROWS`},
+		{"huge size", `{"version":2,"width":100000,"height":100000}`, "cast: line 1: header: terminal size 100000x100000: over 1000x1000"},
+		{"huge height", `{"version":2,"width":80,"height":1001}`, "cast: line 1: header: terminal size 80x1001: over 1000x1000"},
+		{"huge timestamp", `{"version":2,"width":80,"height":24,"timestamp":9223372036854775807}`, "cast: line 1: header: timestamp 9223372036854775807: not a time of the years 1 to 9999"},
+		{"huge resize", head + `[0.1, "r", "100000x5"]`, `cast: line 2: resize event "100000x5": over 1000x1000`},
+		{"huge time", head + `[1e300, "o", "x"]`, "cast: line 2: event time 1e300: over 1000000000 seconds"},
+		{"time out of range", head + `[1e400, "o", "x"]`, "cast: line 2: event time 1e400: not a number"},
+		{"long header", `{"version": 2, "title": "` + strings.Repeat("t", MaxHeaderSize) + `"}`, "cast: line 1: header: larger than 1 MiB"},
+		{"long event", head + `[0.1, "o", "` + strings.Repeat("x", MaxEventSize) + `"]`, "cast: line 2: event: larger than 4 MiB"},
+		{"long blank line", head + strings.Repeat(" ", MaxEventSize+1) + "\n", "cast: line 2: event: larger than 4 MiB"},
 		{"backwards", head + "[0.1, \"o\", \"a\"]\n[0.2, \"o\", \"b\"]\n\n[0.3, \"i\", \"c\"]\n[0.3, \"o\", \"d\"]\n[1.25, \"o\", \"e\"]\n[1.2, \"o\", \"f\"]\n",
 			"cast: line 8: time 1.2 is before the previous event's 1.25: times must not go backwards"},
 	}
@@ -457,4 +467,110 @@ func js(evs []Event) string {
 		return fmt.Sprint(evs)
 	}
 	return string(b)
+}
+
+// Lines at their bound still parse, and so do sizes and times at theirs.
+func TestParseAtBounds(t *testing.T) {
+	t.Parallel()
+	pad := func(prefix, suffix string, size int) string {
+		return prefix + strings.Repeat("x", size-len(prefix)-len(suffix)) + suffix
+	}
+	in := pad(`{"version": 2, "width": 1000, "height": 1000, "title": "`, `"}`, MaxHeaderSize) + "\n" +
+		pad(`[0.5, "o", "`, `"]`, MaxEventSize) + "\n" +
+		`[2.5, "r", "1000x1000"]` + "\n" +
+		`[1000000000, "o", "last"]`
+	rec := parse(t, in)
+	if h := rec.Header; h.Width != 1000 || h.Height != 1000 || len(h.Title) != MaxHeaderSize-len(`{"version": 2, "width": 1000, "height": 1000, "title": ""}`) {
+		t.Errorf("header %dx%d, a title of %d", h.Width, h.Height, len(h.Title))
+	}
+	if len(rec.Events) != 3 || len(rec.Events[0].Data) != MaxEventSize-len(`[0.5, "o", ""]`) || rec.Events[2].Time != MaxTime {
+		t.Errorf("%d events", len(rec.Events))
+	}
+}
+
+// endless is a reader that never ends, every byte c.
+type endless byte
+
+func (e endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(e)
+	}
+	return len(p), nil
+}
+
+// A stream with no newline ever, such as /dev/zero, ends at the line bound of
+// the header or of an event, instead of filling memory.
+func TestReaderEndlessLine(t *testing.T) {
+	t.Parallel()
+	if _, err := NewReader(endless(0)); err == nil || err.Error() != "cast: line 1: header: larger than 1 MiB" {
+		t.Errorf("endless header: %v", err)
+	}
+	r, err := NewReader(io.MultiReader(strings.NewReader(`{"version": 2, "width": 80, "height": 24}`+"\n[0.1, \"o\", \"hi\"]\n"), endless('x')))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := r.Next(); err != nil || ev.Data != "hi" {
+		t.Fatalf("first event %v, %v", ev, err)
+	}
+	if _, err := r.Next(); err == nil || err.Error() != "cast: line 3: event: larger than 4 MiB" {
+		t.Errorf("endless event: %v", err)
+	}
+	if _, err := r.Next(); err == nil || err.Error() != "cast: line 3: event: larger than 4 MiB" {
+		t.Errorf("after the error: %v", err)
+	}
+	if runtime.GOOS == "linux" {
+		if _, err := OpenReader("/dev/zero"); err == nil || err.Error() != "cast: /dev/zero: line 1: header: larger than 1 MiB" {
+			t.Errorf("/dev/zero: %v", err)
+		}
+	}
+}
+
+// events writes an endless recording, one event a line, and counts the bytes read.
+type events struct {
+	header bool
+	n      int
+	read   int
+	line   []byte
+}
+
+func (e *events) Read(p []byte) (int, error) {
+	if len(e.line) == 0 {
+		if !e.header {
+			e.header = true
+			e.line = []byte(`{"version": 2, "width": 80, "height": 24}` + "\n")
+		} else {
+			e.n++
+			e.line = fmt.Appendf(nil, "[%d, \"o\", \"event %d\\r\\n\"]\n", e.n, e.n)
+		}
+	}
+	n := copy(p, e.line)
+	e.line = e.line[n:]
+	e.read += n
+	return n, nil
+}
+
+// A Reader reads a recording as it goes: an endless one is read event by event,
+// no further ahead than its buffer.
+func TestReaderStreams(t *testing.T) {
+	t.Parallel()
+	src := &events{}
+	r, err := NewReader(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 100_000; i++ {
+		ev, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("event %d\r\n", i); ev.Data != want || ev.Time != float64(i) {
+			t.Fatalf("event %d: %v", i, ev)
+		}
+	}
+	if ahead := src.read - 100_000*len(`[100000, "o", "event 100000\r\n"]`); ahead > 64<<10 {
+		t.Errorf("read %d bytes beyond the events returned", ahead)
+	}
+	if c := cap(r.buf); c > 64<<10 {
+		t.Errorf("the line buffer grew to %d bytes", c)
+	}
 }
