@@ -114,7 +114,7 @@ tests:
 			if pb == nil {
 				t.Fatal(findings)
 			}
-			res := runner.RunTests(pb)
+			res := runner.RunTests(t.Context(), pb)
 			if len(res) != 1 || len(res[0].Failures) != 1 || !strings.HasSuffix(res[0].Failures[0], filepath.Join(dir, name)+": "+msg) {
 				t.Errorf("%s, %s: %+v", mode, name, res)
 			}
