@@ -173,6 +173,7 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 		lastFire:    map[*playbooks.Rule]time.Time{},
 		danger:      dangerScanner{limit: int(pb.Settings.Window)},
 	}
+	e.strip.SetWidth(cfg.Cols)
 	if pb.Settings.Match == playbooks.MatchScreen {
 		e.scr = screen.New(cfg.Rows, cfg.Cols)
 		e.present = map[*playbooks.Rule]int{}
@@ -220,7 +221,8 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	if e.result != nil {
 		return e.end()
 	}
-	e.scratch = e.strip.Append(e.scratch[:0], data)
+	// A line changed behind the text already seen is seen again as it shows now.
+	e.scratch = e.strip.Settle(e.strip.Append(e.scratch[:0], data))
 	text := e.scratch
 	if e.state == Nudging && e.isNudgeEcho(text) {
 		// The program echoed the nudge: that is not a sign of life.
@@ -259,6 +261,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 
 // Resize observes a change of the terminal size.
 func (e *Engine) Resize(rows, cols int) {
+	e.strip.SetWidth(cols)
 	if e.scr != nil {
 		e.scr.Resize(rows, cols)
 	}

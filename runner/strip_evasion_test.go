@@ -1,0 +1,95 @@
+package runner_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clai-sh/clai/runner"
+)
+
+// evasions draw "rm -rf /" so that a terminal shows it on one line while the
+// bytes, with escape sequences simply removed, do not hold it.
+var evasions = []struct{ name, drawn string }{
+	{"cursor forward for spaces", "rm\x1b[1C-rf\x1b[1C/"},
+	{"cursor forward, no count", "rm\x1b[C-rf\x1b[C/"},
+	{"HPR for spaces", "rm\x1b[1a-rf\x1b[a/"},
+	{"backspace overwrite", "rm -rf /x\b "},
+	{"backspaces then rewrite", "rm -rf xyz\b\b\b/  "},
+	{"carriage return overwrite", "xx -rf /\rrm"},
+	{"carriage return over a wide character", "世 -rf /\rrm"},
+	{"wide characters overwritten after a backspace", "rm -rf 世\b\b/ "},
+	{"tab then overwrite", "        xx -rf /\r\trm"},
+	{"CAN aborts a CSI", "\x1b[\x18rm -rf /"},
+	{"SUB aborts a CSI", "\x1b[1\x1arm -rf /"},
+	{"CAN aborts an OSC", "\x1b]0;\x18rm -rf /"},
+	{"SUB aborts an OSC", "\x1b]0;title\x1arm -rf /"},
+	{"CAN aborts a DCS", "\x1bP1$r\x18rm -rf /"},
+	{"SUB aborts an APC", "\x1b_data\x1arm -rf /"},
+	{"CAN aborts an escape with intermediates", "\x1b(\x18rm -rf /"},
+	{"ESC ends an OSC and starts a CSI", "\x1b]0;t\x1b[0mrm -rf /"},
+	{"BS inside a CSI", "rm -rf /x\x1b[\b0m "},
+	{"CR inside a CSI", "xx -rf /\x1b[\r0mrm"},
+	{"cursor back then overwrite", "xx -rf /\x1b[8Drm"},
+	{"CHA then overwrite", "xx -rf /\x1b[1Grm"},
+	{"HPA then overwrite", "xx -rf /\x1b[`rm"},
+	{"ECH blanks a character", "rmX-rf /\r\x1b[2C\x1b[1X"},
+	{"EL cuts the tail", "rm -rf /ZZZ\b\b\b\x1b[K"},
+	{"EL 0 from the cursor", "rm -rf /ZZZ\x1b[3D\x1b[0K"},
+	{"DCH deletes a character", "rmX -rf /\r\x1b[2C\x1b[P"},
+	{"ICH inserts a blank", "rm-rf /\r\x1b[2C\x1b[@"},
+	{"insert mode", "-rf /\r\x1b[4hrm \x1b[4l"},
+	{"save and restore the cursor", "\x1b7xx -rf /\x1b8rm"},
+	{"CUP's column counts", "\x1b[3;5Hxx -rf /\x1b[5Grm"},
+	{"tab to a stop it set", "\x1b[3g\x1b[4G\x1bH\r   xx -rf /\r\trm"},
+}
+
+// TestDangerSeesWhatATerminalShows draws a dangerous command in each of these
+// ways, then asks to proceed: in the default stream mode the danger rule must
+// fire and nothing may be sent, whether the drawing arrives in one read or one
+// byte at a time.
+func TestDangerSeesWhatATerminalShows(t *testing.T) {
+	t.Parallel()
+	const pb = header + `
+settings: {min_send_interval: 0s}
+rules:
+  - {name: proceed, match: "Proceed? [y/n]", line: "y", limit: 5}
+danger:
+  - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: manual}
+`
+	for _, c := range evasions {
+		for _, bytewise := range []bool{false, true} {
+			s := newSim(t, pb, runner.Config{})
+			if bytewise {
+				for k := range len(c.drawn) {
+					s.out(time.Millisecond, c.drawn[k:k+1])
+				}
+			} else {
+				s.out(time.Millisecond, c.drawn)
+			}
+			s.out(time.Millisecond, "\r\nProceed? [y/n] ")
+			s.advance(time.Second)
+			if len(s.sent) > 0 || s.dangerHits("wipe") == 0 {
+				t.Errorf("%s (%q, byte by byte: %v): sent %q, %d danger hits\n%s",
+					c.name, c.drawn, bytewise, s.sent, s.dangerHits("wipe"), s.timeline())
+				continue
+			}
+			s.wantState(runner.Manual)
+		}
+	}
+}
+
+// TestStreamShowsWhatATerminalShows checks the stream text of each evasion:
+// its last line is the line a terminal shows.
+func TestStreamShowsWhatATerminalShows(t *testing.T) {
+	t.Parallel()
+	for _, c := range evasions {
+		var s runner.Stripper
+		out := string(s.Flush(s.Append(nil, []byte(c.drawn))))
+		lines := strings.Split(out, "\n")
+		last := strings.TrimRight(lines[len(lines)-1], " ")
+		if !strings.HasSuffix(last, "rm -rf /") {
+			t.Errorf("%s: stream %q, last line %q", c.name, out, last)
+		}
+	}
+}
