@@ -193,7 +193,10 @@ func (l *termLine) put(dst, text []byte, w int) []byte {
 	}
 	if !l.edited {
 		if l.blank(dst) {
-			l.indent, l.end = l.col, l.col
+			// Nothing to overwrite: the text starts where the cursor is, or
+			// after blanks from where the row began.
+			l.indent = min(l.indent, l.col)
+			l.end = l.indent
 		}
 		if l.col >= l.end {
 			// Blank cells up to the cursor become spaces.
