@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestStripper(t *testing.T) {
@@ -80,6 +82,92 @@ func TestStripperSplitsAnywhere(t *testing.T) {
 			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
 				t.Fatalf("%q: control %#x left in %q", src, c, want)
 			}
+		}
+	}
+}
+
+// FuzzStripper feeds output whole, byte by byte and in pieces cut by seed: what
+// Append and Flush pass on must be the same, hold no control character but
+// "\n", and a Stripper that settles after every piece, as the engine does, must
+// end on the same line.
+func FuzzStripper(f *testing.F) {
+	for _, s := range []string{
+		"plain text\r\n", "\x1b[1;32mok\x1b[0m", "rm\x1b[1C-rf\x1b[1C/", "rm -rf /x\b ",
+		"xx -rf /\rrm", "\x1b[\x18rm -rf /", "\x1b]0;\x18rm -rf /", "世 -rf /\rrm\x1b[K",
+		"\x1b[4hab\x1b[4l\x1b[2D\x1b[P\x1b[@\x1b[X\x1b7x\x1b8y", "\x1b[3g\x1b[4G\x1bH\r\tz",
+		"a\xffb\xe4\xb8", "\x1b[?7l" + strings.Repeat("w", 90) + "\r\n",
+	} {
+		f.Add([]byte(s), uint64(len(s)))
+	}
+	f.Fuzz(func(t *testing.T, src []byte, seed uint64) {
+		var whole Stripper
+		want := whole.Flush(whole.Append(nil, src))
+		for _, c := range want {
+			if c < 0x20 && c != '\n' || c == 0x7f {
+				t.Fatalf("%q: control %#x in %q", src, c, want)
+			}
+		}
+		var bytewise Stripper
+		var got []byte
+		for i := range src {
+			got = bytewise.Append(got, src[i:i+1])
+		}
+		if got = bytewise.Flush(got); string(got) != string(want) {
+			t.Fatalf("%q: byte by byte %q, whole %q", src, got, want)
+		}
+		rng := rand.New(rand.NewPCG(seed, 1))
+		var pieces, settled Stripper
+		var cut, settle []byte
+		for rest := src; len(rest) > 0; {
+			k := 1 + rng.IntN(len(rest))
+			cut = pieces.Append(cut, rest[:k])
+			settle = settled.Settle(settled.Append(settle, rest[:k]))
+			rest = rest[k:]
+		}
+		if cut = pieces.Flush(cut); string(cut) != string(want) {
+			t.Fatalf("%q: in pieces %q, whole %q", src, cut, want)
+		}
+		settle = settled.Flush(settle)
+		if !strings.HasSuffix(lastLineOf(want), lastLineOf(settle)) {
+			t.Fatalf("%q: settling ends on %q, whole on %q", src, lastLineOf(settle), lastLineOf(want))
+		}
+	})
+}
+
+func lastLineOf(b []byte) string {
+	return string(b[bytes.LastIndexByte(b, '\n')+1:])
+}
+
+// TestStripperStaysLinear feeds half a megabyte of each kind of output that
+// makes the Stripper edit a line, whole and in pieces: each takes a moment in
+// linear time, minutes if the work grew with the square of the size; the
+// deadline only catches that.
+func TestStripperStaysLinear(t *testing.T) {
+	t.Parallel()
+	const size = 512 << 10
+	fill := func(unit string) string { return strings.Repeat(unit, size/len(unit)) }
+	inputs := map[string]string{
+		"combining marks on one character": "a" + fill("\u0301") + "\rb",
+		"combining marks after an edit":    "a\rb" + fill("\u0301"),
+		"backspace and overwrite":          fill("x\b"),
+		"insertions":                       "abc\r" + fill("\x1b[5@"),
+		"deletions":                        fill("abcdef\r\x1b[3P"),
+		"repeats":                          "a" + fill("\x1b[65535b"),
+		"tabs":                             fill("\x1b[65535I\x1b[65535Z"),
+		"wide characters and backspaces":   fill("世\b"),
+		"a long line redrawn":              fill("0123456789") + fill("\rx"),
+		"cursor jumps":                     fill("\x1b[1;1H\x1b[40Gy"),
+	}
+	deadline := time.Now().Add(time.Minute)
+	for name, in := range inputs {
+		var whole, pieces Stripper
+		whole.Flush(whole.Append(nil, []byte(in)))
+		var out []byte
+		for rest := in; len(rest) > 0; rest = rest[min(len(rest), 61):] {
+			out = pieces.Settle(pieces.Append(out[:0], []byte(rest[:min(len(rest), 61)])))
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: over a minute for half a megabyte", name)
 		}
 	}
 }

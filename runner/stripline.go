@@ -191,7 +191,9 @@ func (l *termLine) put(dst, text []byte, w int) []byte {
 	if len(text) == 1 && text[0] < 0x80 {
 		l.last = text[0]
 	}
-	if !l.edited {
+	// A byte that starts no UTF-8 character could join the next one into a
+	// character if the row were kept as text: it is kept in a cell of its own.
+	if !l.edited && (len(text) > 1 || text[0] < 0x80) {
 		if l.blank(dst) {
 			// Nothing to overwrite: the text starts where the cursor is, or
 			// after blanks from where the row began.
@@ -208,6 +210,8 @@ func (l *termLine) put(dst, text []byte, w int) []byte {
 			l.advance(w)
 			return dst
 		}
+	}
+	if !l.edited {
 		l.materialize(dst)
 	}
 	if l.insert {
@@ -249,10 +253,21 @@ func (l *termLine) combine(dst, b []byte) []byte {
 	if k >= 0 && k < len(l.cells) && l.cells[k].w < 0 {
 		k--
 	}
-	if k >= 0 && k < len(l.cells) && l.cells[k].w > 0 {
-		l.cells[k].text += string(b)
+	if k >= 0 && k < len(l.cells) {
+		l.cells[k].join(b)
 	}
 	return dst
+}
+
+// maxCellBytes bounds the text of a cell: combining marks past it are dropped,
+// so that no run of them makes a cell grow without end.
+const maxCellBytes = 64
+
+// join adds a combining mark to the character of the cell.
+func (c *cell) join(mark []byte) {
+	if c.w > 0 && len(c.text)+len(mark) <= maxCellBytes {
+		c.text += string(mark)
+	}
 }
 
 // materialize turns the row's text into cells.
@@ -272,8 +287,8 @@ func (l *termLine) materialize(dst []byte) {
 			case k == 1:
 				l.cells = append(l.cells, cell{text: byteText[c], w: 1})
 			case w == 0:
-				if n := len(l.cells); n > 0 && l.cells[n-1].w > 0 {
-					l.cells[n-1].text += string(t[:k])
+				if n := len(l.cells); n > 0 {
+					l.cells[n-1].join(t[:k])
 				}
 			default:
 				l.cells = append(l.cells, cell{text: string(t[:k]), w: int8(w)})
@@ -322,6 +337,17 @@ func (l *termLine) render(b []byte) []byte {
 	return b
 }
 
+// hasLoneByte reports whether a cell holds a byte that starts no UTF-8
+// character.
+func hasLoneByte(cells []cell) bool {
+	for _, c := range cells {
+		if len(c.text) == 1 && c.text[0] >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
 func allBlank(cells []cell) bool {
 	for _, c := range cells {
 		if c.w != 0 {
@@ -354,6 +380,9 @@ func (l *termLine) settle(dst []byte) []byte {
 		return dst
 	}
 	dst = l.flush(dst)
+	if hasLoneByte(l.cells) {
+		return dst
+	}
 	start := 0
 	if ind := min(l.indent, len(l.cells)); ind > 0 && allBlank(l.cells[:ind]) {
 		start = ind
@@ -579,11 +608,10 @@ func (l *termLine) insertCells(at, n int) {
 	}
 	n = min(n, l.w()-at)
 	keep := max(0, min(len(l.cells), l.w()-n)-at)
-	moved := append([]cell(nil), l.cells[at:at+keep]...)
 	l.ensure(at + n + keep)
 	l.cells = l.cells[:at+n+keep]
+	copy(l.cells[at+n:], l.cells[at:at+keep])
 	clear(l.cells[at : at+n])
-	copy(l.cells[at+n:], moved)
 	l.fixWide()
 }
 
