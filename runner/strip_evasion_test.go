@@ -125,3 +125,31 @@ danger:
 		}
 	}
 }
+
+// TestRedrawnDangerCannotFlood redraws a dangerous line: the same text drawn
+// again over itself is not seen again, and a spinner in front of it makes at
+// most one danger hit a frame, never more than the program draws.
+func TestRedrawnDangerCannotFlood(t *testing.T) {
+	t.Parallel()
+	const pb = header + `
+danger:
+  - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: manual}
+`
+	s := newSim(t, pb, runner.Config{})
+	s.out(time.Millisecond, "  running rm -rf / ")
+	for range 100 {
+		s.out(time.Millisecond, "\r  running rm -rf / ")
+		s.out(time.Millisecond, "\r  running rm\x1b[1C-rf\x1b[1C/\x1b[1C")
+	}
+	if n := s.dangerHits("wipe"); n != 1 {
+		t.Fatalf("the same line drawn again: %d danger hits, want 1", n)
+	}
+	frames := []string{"⠋", "⠙", "⠹", "⠸"}
+	for i := range 100 {
+		s.out(time.Millisecond, "\r"+frames[i%len(frames)]+" running rm -rf / ")
+	}
+	if n := s.dangerHits("wipe"); n < 2 || n > 101 {
+		t.Fatalf("100 frames of a spinner: %d danger hits", n)
+	}
+	s.wantState(runner.Manual)
+}
