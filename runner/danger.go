@@ -28,7 +28,7 @@ func (d *dangerScanner) scan(rules []*playbooks.Danger, text []byte) (hits []dan
 		d.from = make([]int, len(rules))
 	}
 	d.buf = append(d.buf, text...)
-	buf := d.buf
+	buf, textAt := d.buf, len(d.buf)-len(text)
 	for i, r := range rules {
 		for d.from[i] < len(buf) {
 			// Each hit is used up before the next find.
@@ -38,7 +38,7 @@ func (d *dangerScanner) scan(rules []*playbooks.Danger, text []byte) (hits []dan
 				break
 			}
 			start, end := d.from[i]+h.start, d.from[i]+h.end
-			hits = append(hits, dangerHit{rule: r, text: string(buf[start:end])})
+			hits = append(hits, dangerHit{rule: r, text: string(buf[start:end]), at: start - textAt})
 			d.from[i] = max(end, start+1)
 		}
 	}
@@ -56,6 +56,9 @@ func (d *dangerScanner) scan(rules []*playbooks.Danger, text []byte) (hits []dan
 type dangerHit struct {
 	rule *playbooks.Danger
 	text string
+	// at is where the match starts in the text scanned (below 0 in text
+	// scanned before).
+	at int
 }
 
 // severity orders danger actions: the strongest of several hits wins.
@@ -76,7 +79,7 @@ func severity(a playbooks.DangerAction) int {
 // once while its text is on screen, and once for all the stream shows of it until
 // the screen is next looked at.
 func (e *Engine) scanDanger(text []byte) {
-	hits := e.danger.scan(e.pb.Danger, text)
+	hits := e.notRedrawn(e.danger.scan(e.pb.Danger, text))
 	if e.scr != nil {
 		kept := hits[:0]
 		for _, h := range hits {

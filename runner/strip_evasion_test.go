@@ -126,30 +126,49 @@ danger:
 	}
 }
 
-// TestRedrawnDangerCannotFlood redraws a dangerous line: the same text drawn
-// again over itself is not seen again, and a spinner in front of it makes at
-// most one danger hit a frame, never more than the program draws.
-func TestRedrawnDangerCannotFlood(t *testing.T) {
+// TestRedrawnDangerCountsOnce redraws a dangerous line: drawn again over itself
+// it is not seen again, a spinner in front of it does not make it new, but a
+// change that makes the text dangerous, however small, is a new hit.
+func TestRedrawnDangerCountsOnce(t *testing.T) {
 	t.Parallel()
 	const pb = header + `
 danger:
-  - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: manual}
+  - {name: wipe, match: {regex: '\brm\s+-rf\s+/(\s|$)'}, action: manual}
 `
 	s := newSim(t, pb, runner.Config{})
-	s.out(time.Millisecond, "  running rm -rf / ")
+	s.out(time.Millisecond, "⠋ running rm -rf / ")
 	for range 100 {
-		s.out(time.Millisecond, "\r  running rm -rf / ")
-		s.out(time.Millisecond, "\r  running rm\x1b[1C-rf\x1b[1C/\x1b[1C")
+		s.out(time.Millisecond, "\r⠋ running rm -rf / ")
+		s.out(time.Millisecond, "\r⠋ running rm\x1b[1C-rf\x1b[1C/\x1b[1C")
 	}
 	if n := s.dangerHits("wipe"); n != 1 {
-		t.Fatalf("the same line drawn again: %d danger hits, want 1", n)
+		t.Fatalf("the same line drawn again: %d danger hits, want 1\n%s", n, s.timeline())
 	}
-	frames := []string{"⠋", "⠙", "⠹", "⠸"}
+	frames := []string{"⠙", "⠹", "⠸", "⠼"}
 	for i := range 100 {
-		s.out(time.Millisecond, "\r"+frames[i%len(frames)]+" running rm -rf / ")
+		s.out(time.Millisecond, "\r"+frames[i%len(frames)])
 	}
-	if n := s.dangerHits("wipe"); n < 2 || n > 101 {
-		t.Fatalf("100 frames of a spinner: %d danger hits", n)
+	if n := s.dangerHits("wipe"); n != 1 {
+		t.Fatalf("100 frames of a spinner in front: %d danger hits, want 1\n%s", n, s.timeline())
 	}
 	s.wantState(runner.Manual)
+
+	// The text before the command turns it into one: new.
+	s.out(time.Millisecond, "\r\n⠋ running xrm -rf / ")
+	s.out(time.Millisecond, "\r⠙ running  ")
+	if n := s.dangerHits("wipe"); n != 2 {
+		t.Fatalf("a word boundary made by a redraw: %d danger hits, want 2\n%s", n, s.timeline())
+	}
+	// The text after it does.
+	s.out(time.Millisecond, "\r\n⠋ running rm -rf /x")
+	s.out(time.Millisecond, "\b ")
+	if n := s.dangerHits("wipe"); n != 3 {
+		t.Fatalf("a path cut short by a redraw: %d danger hits, want 3\n%s", n, s.timeline())
+	}
+	// Erased, then drawn again: new.
+	s.out(time.Millisecond, "\r\x1b[K⠋ running")
+	s.out(time.Millisecond, "\r⠙ running rm -rf / ")
+	if n := s.dangerHits("wipe"); n != 4 {
+		t.Fatalf("drawn again after it was erased: %d danger hits, want 4\n%s", n, s.timeline())
+	}
 }

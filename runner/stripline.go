@@ -39,6 +39,8 @@ type termLine struct {
 	cells  []cell
 	shown  []byte
 	buf    []byte
+	// redrawn describes the last time the row was passed on again.
+	redrawn redraw
 
 	// carried is set when the stream's current line holds text of the rows
 	// before this one (a long line that wrapped).
@@ -367,7 +369,9 @@ func (l *termLine) flush(dst []byte) []byte {
 	if bytes.HasPrefix(l.buf, l.shown) {
 		dst = append(dst, l.buf[len(l.shown):]...)
 	} else {
-		dst = append(append(dst, '\n'), l.buf...)
+		dst = append(dst, '\n')
+		l.redrawn = sameEnds(len(dst), l.shown, l.buf)
+		dst = append(dst, l.buf...)
 		l.carried = false
 	}
 	l.shown, l.buf = l.buf, l.shown
@@ -675,4 +679,35 @@ func (l *termLine) fixWide() {
 			l.cells[k] = cell{}
 		}
 	}
+}
+
+// redraw is a row passed on again: its text starts at at in the output and is n
+// bytes long; its first head and last tail bytes are as they were in the
+// version passed on before.
+type redraw struct {
+	at, n, head, tail int
+}
+
+// sameEnds compares the version of a row passed on before with the new one.
+func sameEnds(at int, old, row []byte) redraw {
+	r := redraw{at: at, n: len(row)}
+	most := min(len(old), len(row))
+	for r.head < most && old[r.head] == row[r.head] {
+		r.head++
+	}
+	for r.tail < most-r.head && old[len(old)-1-r.tail] == row[len(row)-1-r.tail] {
+		r.tail++
+	}
+	return r
+}
+
+// unchanged reports whether the bytes from start to end of the output lie in a
+// part of the redrawn row that did not change, with a byte on either side, so
+// that whatever matched them there matched the version before as well.
+func (r redraw) unchanged(start, end int) bool {
+	start, end = start-r.at, end-r.at
+	if start < 0 || end > r.n {
+		return false
+	}
+	return end < r.head || start > r.n-r.tail
 }
