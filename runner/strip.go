@@ -108,11 +108,24 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 			}
 			switch c := src[i]; {
 			case c == esc && i+1 < n && src[i+1] == '[':
+				// SGR, the most common sequence, changes no text: skip it here.
+				j := i + 2
+				for j < n && src[j]-0x30 < 0x10 {
+					j++
+				}
+				if j < n && src[j] == 'm' {
+					i = j + 1
+					continue
+				}
 				i += 2
 				s.state = sCSI
 			case c == cr:
 				i++
 				l.moveTo(0)
+			case c == lf && !l.edited:
+				i++
+				dst = append(dst, '\n')
+				l.startRow(dst, l.col, false)
 			case c >= 0x80:
 				dst, i = s.utf8(dst, src, i)
 			default:
@@ -417,11 +430,11 @@ func (s *Stripper) Flush(dst []byte) []byte {
 // plainWord reports whether every byte of the little-endian word w is printable
 // ASCII: none is below 0x20, DEL or 0x80 and above.
 func plainWord(w uint64) bool {
+	// A byte below 0x20 gets its high bit from the subtraction, DEL from the
+	// addition, and one of 0x80 and above has it already. A borrow or a carry
+	// between bytes only comes from a byte flagged itself.
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	below := (w - ones*0x20) & ^w & highs
-	d := w ^ (ones * del)
-	d = (d - ones) & ^d & highs
-	return below|d|w&highs == 0
+	return ((w-ones*0x20)|(w+ones)|w)&highs == 0
 }
 
 // maxParam bounds a parameter's value: no line is longer.

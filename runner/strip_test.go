@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -168,6 +169,32 @@ func TestStripperStaysLinear(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: over a minute for half a megabyte", name)
+		}
+	}
+}
+
+// TestPlainWord checks the eight-byte test against the byte table, for every
+// byte at every place of a word of printable bytes.
+func TestPlainWord(t *testing.T) {
+	t.Parallel()
+	for place := range 8 {
+		for b := range 256 {
+			w := []byte("abcdefgh")
+			w[place] = byte(b)
+			if got := plainWord(binary.LittleEndian.Uint64(w)); got != printable[b] {
+				t.Fatalf("byte %#x at %d: plainWord %v", b, place, got)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		w := rng.Uint64()
+		want := true
+		for k := range 8 {
+			want = want && printable[byte(w>>(8*k))]
+		}
+		if plainWord(w) != want {
+			t.Fatalf("%#x: plainWord %v", w, !want)
 		}
 	}
 }

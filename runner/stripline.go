@@ -147,22 +147,24 @@ func (l *termLine) appends(n int) bool {
 // ascii adds a run of printable ASCII.
 func (l *termLine) ascii(dst, b []byte) []byte {
 	for len(b) > 0 {
-		switch {
-		case l.wrapPending && !l.edited:
-			dst = l.wrap(dst)
-		case !l.edited && l.col == l.end && !l.noAutowrap:
-			// What fits up to the last column is added at once.
-			fits := min(len(b), l.w()-l.col)
-			l.end = l.col + fits
-			l.col = min(l.end, l.w()-1)
-			l.wrapPending = l.end == l.w()
-			l.last = b[fits-1]
-			dst = append(dst, b[:fits]...)
-			b = b[fits:]
-		default:
+		if l.edited || l.noAutowrap || l.col != l.end && !l.wrapPending {
 			dst = l.put(dst, b[:1], 1)
 			b = b[1:]
+			continue
 		}
+		// Text at the end of the row: what fits up to the last column is added
+		// at once, and the rest goes on the next row.
+		if l.wrapPending {
+			l.startRow(dst, 0, true)
+		}
+		width := l.w()
+		fits := min(len(b), width-l.col)
+		l.end = l.col + fits
+		l.col = min(l.end, width-1)
+		l.wrapPending = l.end == width
+		l.last = b[fits-1]
+		dst = append(dst, b[:fits]...)
+		b = b[fits:]
 	}
 	return dst
 }
