@@ -127,7 +127,7 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 				dst = append(dst, '\n')
 				l.startRow(dst, l.col, false)
 			case c >= 0x80:
-				dst, i = s.utf8(dst, src, i)
+				dst, i = s.nonASCII(dst, src, i)
 			default:
 				i++
 				dst = s.control(dst, c)
@@ -164,8 +164,8 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 	return dst
 }
 
-// utf8 handles the character that starts at src[i].
-func (s *Stripper) utf8(dst, src []byte, i int) ([]byte, int) {
+// nonASCII handles the UTF-8 character, or the lone byte, at src[i].
+func (s *Stripper) nonASCII(dst, src []byte, i int) ([]byte, int) {
 	r, size := utf8.DecodeRune(src[i:])
 	if r == utf8.RuneError && size <= 1 {
 		if !utf8.FullRune(src[i:]) {

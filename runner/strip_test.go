@@ -159,6 +159,14 @@ func TestStripperStaysLinear(t *testing.T) {
 		"a long line redrawn":              fill("0123456789") + fill("\rx"),
 		"cursor jumps":                     fill("\x1b[1;1H\x1b[40Gy"),
 	}
+	var marks Stripper
+	marks.Append(nil, []byte("a"))
+	for range 1000 {
+		marks.Settle(marks.Append(nil, []byte(strings.Repeat("\u0301", 500))))
+	}
+	if kept := len(marks.line.saved) + len(marks.line.shown); kept > defaultWidth*maxCellBytes {
+		t.Fatalf("a megabyte of combining marks on one character: %d bytes kept", kept)
+	}
 	deadline := time.Now().Add(time.Minute)
 	for name, in := range inputs {
 		var whole, pieces Stripper

@@ -245,9 +245,11 @@ func (l *termLine) advance(w int) {
 // before the cursor.
 func (l *termLine) combine(dst, b []byte) []byte {
 	if !l.edited {
-		if !l.blank(dst) && (l.col == l.end || l.wrapPending) {
+		text := len(l.saved) + len(dst) - l.at
+		if text > 0 && (l.col == l.end || l.wrapPending) && text+len(b) <= l.w()*maxCellBytes {
 			return append(dst, b...)
 		}
+		// The row's cells bound what a run of marks can add.
 		l.materialize(dst)
 	}
 	k := l.col - 1
