@@ -172,3 +172,31 @@ danger:
 		t.Fatalf("drawn again after it was erased: %d danger hits, want 4\n%s", n, s.timeline())
 	}
 }
+
+// TestDangerFollowsTheTerminalWidth draws a dangerous command over the start of
+// a long line's last row: the engine knows where that row starts from the
+// terminal's width, and from a resize.
+func TestDangerFollowsTheTerminalWidth(t *testing.T) {
+	t.Parallel()
+	const pb = header + `
+settings: {min_send_interval: 0s}
+rules:
+  - {name: proceed, match: "Proceed? [y/n]", line: "y", limit: 5}
+danger:
+  - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: manual}
+`
+	// 40 columns of padding, then "xx -rf /" at the start of the second row.
+	drawn := strings.Repeat(".", 40) + "xx -rf /\rrm\r\nProceed? [y/n] "
+	s := newSim(t, pb, runner.Config{Rows: 24, Cols: 40})
+	s.out(time.Millisecond, drawn)
+	s.advance(time.Second)
+	s.wantSent()
+	s.wantState(runner.Manual)
+
+	s = newSim(t, pb, runner.Config{Rows: 24, Cols: 80})
+	s.e.Resize(24, 40)
+	s.out(time.Millisecond, drawn)
+	s.advance(time.Second)
+	s.wantSent()
+	s.wantState(runner.Manual)
+}

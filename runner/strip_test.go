@@ -206,3 +206,25 @@ func TestPlainWord(t *testing.T) {
 		}
 	}
 }
+
+// TestStripperWrapsAtTheWidth: a line longer than the terminal wraps, so a
+// carriage return goes back to the start of its last row, as on a terminal,
+// and the width follows a resize.
+func TestStripperWrapsAtTheWidth(t *testing.T) {
+	t.Parallel()
+	var s Stripper
+	s.SetWidth(10)
+	if got := string(s.Flush(s.Append(nil, []byte("0123456789abc\rX")))); got != "0123456789abc\nXbc" {
+		t.Fatalf("width 10: %q", got)
+	}
+	s.SetWidth(20)
+	if got := string(s.Flush(s.Append(nil, []byte("\r\n0123456789abc\rX")))); got != "\n0123456789abc\nX123456789abc" {
+		t.Fatalf("width 20: %q", got)
+	}
+	// Without autowrap the last column is overwritten.
+	var n Stripper
+	n.SetWidth(5)
+	if got := string(n.Flush(n.Append(nil, []byte("\x1b[?7labcdefg")))); got != "abcde\nabcdg" {
+		t.Fatalf("no autowrap: %q", got)
+	}
+}
