@@ -121,7 +121,7 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 				s.state = sCSI
 			case c == cr:
 				i++
-				l.moveTo(0)
+				l.col, l.wrapPending = 0, false
 			case c == lf && !l.edited:
 				i++
 				dst = append(dst, '\n')

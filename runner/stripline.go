@@ -146,26 +146,27 @@ func (l *termLine) appends(n int) bool {
 
 // ascii adds a run of printable ASCII.
 func (l *termLine) ascii(dst, b []byte) []byte {
-	for len(b) > 0 {
-		if l.edited || l.noAutowrap || l.col != l.end && !l.wrapPending {
-			dst = l.put(dst, b[:1], 1)
-			b = b[1:]
-			continue
+	if l.edited || l.noAutowrap || l.col != l.end && !l.wrapPending {
+		for k := range b {
+			dst = l.put(dst, b[k:k+1], 1)
 		}
-		// Text at the end of the row: what fits up to the last column is added
-		// at once, and the rest goes on the next row.
+		return dst
+	}
+	// Text at the end of the row: it is added at once, and what does not fit
+	// before the last column goes on the next rows.
+	start, width := len(dst), l.w()
+	dst = append(dst, b...)
+	for k := 0; k < len(b); {
 		if l.wrapPending {
-			l.startRow(dst, 0, true)
+			l.startRow(dst[:start+k], 0, true)
 		}
-		width := l.w()
-		fits := min(len(b), width-l.col)
+		fits := min(len(b)-k, width-l.col)
 		l.end = l.col + fits
 		l.col = min(l.end, width-1)
 		l.wrapPending = l.end == width
-		l.last = b[fits-1]
-		dst = append(dst, b[:fits]...)
-		b = b[fits:]
+		k += fits
 	}
+	l.last = b[len(b)-1]
 	return dst
 }
 
