@@ -229,7 +229,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	e.redrawn = redraw{}
 	if len(e.scratch) == 0 {
 		// Only a redraw of the line: what it repeats was seen before.
-		e.scratch, e.redrawn, _ = e.strip.settled(e.scratch)
+		e.scratch, e.redrawn = e.strip.settled(e.scratch)
 	} else {
 		e.scratch = e.strip.Settle(e.scratch)
 	}

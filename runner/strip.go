@@ -400,18 +400,16 @@ func (s *Stripper) csiFinal(dst []byte, f byte) []byte {
 // Settle passes on the current line as it shows now if it changed behind the text
 // already passed on; Append waits for the end of the line.
 func (s *Stripper) Settle(dst []byte) []byte {
-	dst, _, _ = s.settled(dst)
+	dst, _ = s.settled(dst)
 	return dst
 }
 
 // settled is Settle, and tells where in dst the line passed on again is, if it
-// was.
-func (s *Stripper) settled(dst []byte) ([]byte, redraw, bool) {
-	n := len(dst)
-	s.line.redrawn = redraw{at: -1}
+// was (else the redraw is zero).
+func (s *Stripper) settled(dst []byte) ([]byte, redraw) {
+	s.line.redrawn = redraw{}
 	dst = s.line.settle(dst)
-	r := s.line.redrawn
-	return dst, r, r.at > n
+	return dst, s.line.redrawn
 }
 
 // Flush returns the text held back at the end of the stream: a line that changed,
