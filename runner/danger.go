@@ -64,7 +64,7 @@ func (d *dangerScanner) scan(rules []*playbooks.Danger, text []byte) (hits []dan
 				break
 			}
 			start, end := at+h.start, at+h.end
-			hits = append(hits, dangerHit{rule: r, text: string(buf[start:end])})
+			hits = append(hits, dangerHit{rule: r, text: string(buf[start:end]), at: start - old})
 			d.from[i] = max(end, start+1)
 			at = d.from[i]
 		}
@@ -125,6 +125,9 @@ func runeStart(buf []byte, i, floor int) int {
 type dangerHit struct {
 	rule *playbooks.Danger
 	text string
+	// at is where the match starts in the text scanned (below 0 in text
+	// scanned before).
+	at int
 }
 
 // severity orders danger actions: the strongest of several hits wins.
@@ -145,7 +148,7 @@ func severity(a playbooks.DangerAction) int {
 // once while its text is on screen, and once for all the stream shows of it until
 // the screen is next looked at.
 func (e *Engine) scanDanger(text []byte) {
-	hits := e.danger.scan(e.pb.Danger, text)
+	hits := e.notRedrawn(e.danger.scan(e.pb.Danger, text))
 	if e.scr != nil {
 		kept := hits[:0]
 		for _, h := range hits {

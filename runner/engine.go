@@ -65,6 +65,9 @@ type Engine struct {
 
 	strip   Stripper
 	scratch []byte
+	// redrawn is the line the stripper passed on again, when that was all the
+	// output passed on.
+	redrawn redraw
 	// window is the stripped output not yet consumed, at most Settings.Window bytes,
 	// in backing.
 	window  []byte
@@ -177,6 +180,7 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 		lastFire:    map[*playbooks.Rule]time.Time{},
 		danger:      dangerScanner{limit: int(pb.Settings.Window)},
 	}
+	e.strip.SetWidth(cfg.Cols)
 	if pb.Settings.Match == playbooks.MatchScreen {
 		e.scr = screen.New(cfg.Rows, cfg.Cols)
 		e.present = map[*playbooks.Rule]int{}
@@ -224,7 +228,15 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	if e.result != nil {
 		return e.end()
 	}
+	// A line changed behind the text already seen is seen again as it shows now.
 	e.scratch = e.strip.Append(e.scratch[:0], data)
+	e.redrawn = redraw{}
+	if len(e.scratch) == 0 {
+		// Only a redraw of the line: what it repeats was seen before.
+		e.scratch, e.redrawn = e.strip.settled(e.scratch)
+	} else {
+		e.scratch = e.strip.Settle(e.scratch)
+	}
 	text := e.scratch
 	if e.state == Nudging && e.isNudgeEcho(text) {
 		// The program echoed the nudge: that is not a sign of life.
@@ -263,6 +275,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 
 // Resize observes a change of the terminal size.
 func (e *Engine) Resize(rows, cols int) {
+	e.strip.SetWidth(cols)
 	if e.scr != nil {
 		e.scr.Resize(rows, cols)
 	}
@@ -538,6 +551,23 @@ func (e *Engine) finishChild(s State, code int, reason string, status driver.Exi
 	e.result = &Result{State: s, ExitCode: code, Reason: reason, Child: &status}
 	e.emit(Event{Name: "finish", State: s, Reason: reason})
 	e.out = append(e.out, Finish{Result: *e.result})
+}
+
+// notRedrawn drops the danger hits in the part of a redrawn line that did not
+// change: they were hits when that text was first seen (a spinner in front of a
+// dangerous command does not make the command new).
+func (e *Engine) notRedrawn(hits []dangerHit) []dangerHit {
+	if e.redrawn.n == 0 {
+		return hits
+	}
+	kept := hits[:0]
+	for _, h := range hits {
+		if !e.redrawn.unchanged(h.at, h.at+len(h.text)) {
+			kept = append(kept, h)
+		}
+	}
+	e.redrawn = redraw{}
+	return kept
 }
 
 // appendWindow adds stripped text to the window, keeping only the newest bytes. The

@@ -1,26 +1,37 @@
 package runner
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
-// Stripper removes terminal control sequences from a byte stream, so patterns see the
-// text a person reads. It keeps its state between writes, so a sequence split across
-// two reads is still removed. CSI, OSC, DCS, SOS, PM and APC sequences, two-byte
-// escapes and C0 controls other than tab and newline are dropped; "\r\n" and a lone
-// "\r" become "\n". Invalid UTF-8 passes through unchanged.
+// Stripper turns a program's output into the text a terminal shows, so patterns and
+// danger rules see what a person reads. Escape sequences are removed and the
+// sequences that move the cursor or erase are carried out on the current line:
+// horizontal motion becomes spaces over blank cells, backspace, carriage return and
+// cursor motion overwrite what is there, erases and insertions change the line,
+// and vertical motion ends it. CAN and SUB abort a sequence, a control character
+// inside a control sequence is carried out, and ESC starts a new sequence, as in a
+// DEC or xterm terminal. Wide characters take two columns.
+//
+// Output that only adds text at the end of the line (nearly all output) is passed
+// on at once. When the line changes behind the text already passed on, Append
+// passes on, at the end of the line, "\n" and the line as it shows then; Settle
+// does so at once. The text of a line that did not change is never passed on
+// twice: "\r" followed by the same text adds nothing, and "\r\n" is one "\n".
+//
+// The Stripper keeps its state between writes, so a sequence or a character split
+// across two reads is handled as a whole, and what Append passes on does not
+// depend on where the output was split. Invalid UTF-8 passes through unchanged.
 type Stripper struct {
 	state stripState
-	// pendingCR is set after a "\r" whose following byte has not been seen yet.
-	pendingCR bool
+	csi   csiParams
+	// partial holds the first bytes of a UTF-8 character whose rest has not
+	// arrived yet.
+	partial  [utf8.UTFMax]byte
+	npartial int
+	line     termLine
 }
-
-// plain marks the bytes copied as they are: all but C0 controls (except tab and
-// newline) and DEL.
-var plain = func() (t [256]bool) {
-	for i := range t {
-		t[i] = i >= 0x20 && i != 0x7f || i == '\n' || i == '\t'
-	}
-	return t
-}()
 
 type stripState uint8
 
@@ -33,121 +44,476 @@ const (
 	sStringEsc            // ESC inside a string: ST if followed by '\'
 )
 
+// The C0 controls a terminal carries out, and the two that abort a sequence.
+const (
+	bs  = 0x08
+	ht  = 0x09
+	lf  = 0x0a
+	vt  = 0x0b
+	ff  = 0x0c
+	cr  = 0x0d
+	can = 0x18
+	sub = 0x1a
+	esc = 0x1b
+	del = 0x7f
+)
+
+// printable marks the printable ASCII bytes, which a run copies as they are.
+var printable = func() (t [256]bool) {
+	for i := 0x20; i < del; i++ {
+		t[i] = true
+	}
+	return t
+}()
+
+// SetWidth sets the number of columns of the terminal (80 when cols is not
+// positive): a line longer than that wraps, and the cursor stops at its edge.
+func (s *Stripper) SetWidth(cols int) {
+	s.line.setWidth(cols)
+}
+
 // Append strips src and appends the text to dst.
 func (s *Stripper) Append(dst, src []byte) []byte {
+	l := &s.line
+	l.beginWrite(dst)
 	i, n := 0, len(src)
+	if s.npartial > 0 {
+		dst, i = s.completeRune(dst, src)
+	}
 	for i < n {
 		switch s.state {
 		case sGround:
-			// Copy a run of plain bytes at once, eight at a time while no byte
-			// in the word is a control character.
+			// Copy a run of printable ASCII at once, eight bytes at a time while
+			// no byte of the word is a control character or part of a UTF-8
+			// sequence.
 			j := i
-			for j+8 <= n && !hasControl(binary.LittleEndian.Uint64(src[j:])) {
+			for j+8 <= n && plainWord(binary.LittleEndian.Uint64(src[j:])) {
 				j += 8
 			}
-			for j < n && plain[src[j]] {
+			for j < n && printable[src[j]] {
 				j++
 			}
 			if j > i {
-				if s.pendingCR {
-					s.pendingCR = false
-					if src[i] != '\n' {
-						dst = append(dst, '\n')
-					}
+				if run := src[i:j]; l.appends(len(run)) {
+					l.col += len(run)
+					l.end = l.col
+					l.last = run[len(run)-1]
+					dst = append(dst, run...)
+				} else {
+					dst = l.ascii(dst, run)
 				}
-				dst = append(dst, src[i:j]...)
-				i = j
-				if i == n {
-					return dst
+				if i = j; i == n {
+					break
 				}
 			}
-			c := src[i]
-			i++
-			if s.pendingCR && c != '\r' {
-				s.pendingCR = false
+			switch c := src[i]; {
+			case c == esc && i+1 < n && src[i+1] == '[':
+				// SGR, the most common sequence, changes no text: skip it here.
+				j := i + 2
+				for j < n && src[j]-0x30 < 0x10 {
+					j++
+				}
+				if j < n && src[j] == 'm' {
+					i = j + 1
+					continue
+				}
+				i += 2
+				s.state = sCSI
+			case c == cr:
+				i++
+				l.col, l.wrapPending = 0, false
+			case c == lf && !l.edited:
+				i++
 				dst = append(dst, '\n')
-			}
-			switch c {
-			case 0x1b:
-				s.state = sEscape
-			case '\r':
-				s.pendingCR = true
+				l.startRow(dst, l.col, false)
+			case c >= 0x80:
+				dst, i = s.nonASCII(dst, src, i)
+			default:
+				i++
+				dst = s.control(dst, c)
 			}
 		case sEscape:
-			c := src[i]
-			i++
-			switch {
-			case c == '[':
-				s.state = sCSI
-			case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_':
-				s.state = sString
-			case c >= 0x20 && c <= 0x2f:
-				s.state = sEscInter
-			case c == 0x1b:
-				// ESC ESC: stay.
-			default:
-				s.state = sGround
-			}
+			dst, i = s.escape(dst, src, i)
 		case sEscInter:
-			if c := src[i]; c < 0x20 || c > 0x2f {
-				s.state = sGround
+			c := src[i]
+			if c >= 0x80 {
+				s.state = sGround // not a sequence: the byte is text
+				continue
 			}
 			i++
+			var done bool
+			if dst, done = s.inSequence(dst, c); !done && c >= 0x30 {
+				s.state = sGround
+			}
 		case sCSI:
-			// Skip parameters and intermediates up to the final byte.
-			for i < n {
-				c := src[i]
-				i++
-				if c >= 0x40 && c <= 0x7e {
-					s.state = sGround
-					break
-				}
-				if c == 0x1b {
-					s.state = sEscape
-					break
-				}
-			}
+			dst, i = s.csiBytes(dst, src, i)
 		case sString:
-			for i < n {
-				c := src[i]
-				i++
-				if c == 0x07 {
-					s.state = sGround
-					break
-				}
-				if c == 0x1b {
-					s.state = sStringEsc
-					break
-				}
-			}
+			i = s.stringBytes(src, i)
 		case sStringEsc:
 			c := src[i]
-			i++
 			if c == '\\' {
 				s.state = sGround
-			} else if c != 0x1b {
-				s.state = sString
+				i++
+			} else {
+				// ESC ends the string and starts a sequence of its own.
+				s.state = sEscape
 			}
 		}
 	}
+	l.endWrite(dst)
 	return dst
 }
 
-// hasControl reports whether any byte of the little-endian word w is below 0x20
-// or is DEL (bytes of UTF-8 sequences, 0x80 and above, are never flagged).
-func hasControl(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	below := (w - ones*0x20) & ^w & highs
-	del := w ^ (ones * 0x7f)
-	del = (del - ones) & ^del & highs
-	return below|del != 0
+// nonASCII handles the UTF-8 character, or the lone byte, at src[i].
+func (s *Stripper) nonASCII(dst, src []byte, i int) ([]byte, int) {
+	r, size := utf8.DecodeRune(src[i:])
+	if r == utf8.RuneError && size <= 1 {
+		if !utf8.FullRune(src[i:]) {
+			// The rest of the character is in the next write.
+			s.npartial = copy(s.partial[:], src[i:])
+			return dst, len(src)
+		}
+		return s.line.put(dst, src[i:i+1], 1), i + 1
+	}
+	return s.line.char(dst, src[i:i+size]), i + size
 }
 
-// Flush returns the text held back at the end of the stream (a final "\r").
-func (s *Stripper) Flush(dst []byte) []byte {
-	if s.pendingCR {
-		s.pendingCR = false
-		dst = append(dst, '\n')
+// completeRune finishes the character whose first bytes ended the last write.
+func (s *Stripper) completeRune(dst, src []byte) ([]byte, int) {
+	i := 0
+	for s.npartial > 0 {
+		var buf [2 * utf8.UTFMax]byte
+		k := copy(buf[:], s.partial[:s.npartial])
+		took := copy(buf[k:utf8.UTFMax], src[i:])
+		b := buf[:k+took]
+		if !utf8.FullRune(b) {
+			s.npartial = copy(s.partial[:], b)
+			return dst, len(src)
+		}
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size <= 1 {
+			// The first byte starts no valid character: it stands alone.
+			dst = s.line.put(dst, b[:1], 1)
+			s.npartial = copy(s.partial[:], s.partial[1:s.npartial])
+			continue
+		}
+		dst = s.line.char(dst, b[:size])
+		i += size - s.npartial
+		s.npartial = 0
+	}
+	return dst, i
+}
+
+// control carries out a C0 control character or DEL.
+func (s *Stripper) control(dst []byte, c byte) []byte {
+	l := &s.line
+	switch c {
+	case cr:
+		l.moveTo(0)
+	case lf, vt, ff:
+		return l.newline(dst, l.col, true)
+	case bs:
+		l.moveTo(l.col - 1)
+	case ht:
+		l.tab(1)
+	case esc:
+		s.state = sEscape
+	case can, sub:
+		s.state = sGround
 	}
 	return dst
+}
+
+// inSequence handles the bytes that mean the same inside any escape or control
+// sequence: CAN and SUB abort it, ESC starts a new one, other C0 controls are
+// carried out and DEL is ignored. It reports whether c was one of them.
+func (s *Stripper) inSequence(dst []byte, c byte) ([]byte, bool) {
+	switch {
+	case c == can || c == sub:
+		s.state = sGround
+	case c == esc:
+		s.state = sEscape
+	case c < 0x20:
+		dst = s.control(dst, c)
+	case c == del:
+	default:
+		return dst, false
+	}
+	return dst, true
+}
+
+// escape handles the byte after ESC.
+func (s *Stripper) escape(dst, src []byte, i int) ([]byte, int) {
+	c := src[i]
+	if c >= 0x80 {
+		// Not a sequence: the byte is text.
+		s.state = sGround
+		return dst, i
+	}
+	i++
+	dst, done := s.inSequence(dst, c)
+	switch {
+	case done:
+	case c == '[':
+		s.state = sCSI
+	case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_':
+		s.state = sString
+	case c < 0x30:
+		s.state = sEscInter
+	default:
+		s.state = sGround
+		dst = s.escFinal(dst, c)
+	}
+	return dst, i
+}
+
+// escFinal carries out the two-byte escape ESC c.
+func (s *Stripper) escFinal(dst []byte, c byte) []byte {
+	l := &s.line
+	switch c {
+	case 'D', 'M': // IND, RI
+		return l.newline(dst, l.col, false)
+	case 'E': // NEL
+		return l.newline(dst, 0, false)
+	case '7': // DECSC
+		l.save()
+	case '8': // DECRC
+		return l.restore(dst)
+	case 'H': // HTS
+		l.setTab()
+	case 'c': // RIS
+		dst = l.newline(dst, 0, false)
+		l.reset()
+	}
+	return dst
+}
+
+// csiBytes reads a control sequence's parameters up to its final byte.
+func (s *Stripper) csiBytes(dst, src []byte, i int) ([]byte, int) {
+	start, n := i, len(src)
+	for i < n {
+		c := src[i]
+		if c >= 0x20 && c < 0x40 {
+			i++
+			continue
+		}
+		if c >= 0x40 && c < del {
+			s.state = sGround
+			if c != 'm' { // SGR, the most common, changes no text
+				s.csi.feed(src[start:i])
+				dst = s.csiFinal(dst, c)
+			}
+			s.csi.reset()
+			return dst, i + 1
+		}
+		s.csi.feed(src[start:i])
+		if c >= 0x80 {
+			// Not part of a sequence: the sequence ends and the byte is text.
+			s.state = sGround
+			s.csi.reset()
+			return dst, i
+		}
+		dst, _ = s.inSequence(dst, c)
+		i++
+		if s.state != sCSI {
+			s.csi.reset()
+			return dst, i
+		}
+		start = i
+	}
+	s.csi.feed(src[start:])
+	return dst, n
+}
+
+// stringBytes skips the body of a control string up to its end.
+func (s *Stripper) stringBytes(src []byte, i int) int {
+	for ; i < len(src); i++ {
+		switch src[i] {
+		case 0x07:
+			s.state = sGround
+			return i + 1
+		case esc:
+			s.state = sStringEsc
+			return i + 1
+		case can, sub:
+			s.state = sGround
+			return i + 1
+		}
+	}
+	return i
+}
+
+// csiFinal carries out the control sequence that ends with f.
+func (s *Stripper) csiFinal(dst []byte, f byte) []byte {
+	p, l := &s.csi, &s.line
+	if p.invalid || p.intermediate {
+		return dst
+	}
+	if p.private != 0 {
+		if p.private == '?' && (f == 'h' || f == 'l') && p.has(7) {
+			l.noAutowrap = f == 'l'
+		}
+		return dst
+	}
+	n := p.count(0)
+	switch f {
+	case '@': // ICH
+		return l.insertBlanks(dst, n)
+	case 'A', 'B', 'S', 'T', 'd', 'e': // CUU, CUD, SU, SD, VPA, VPR
+		return l.newline(dst, l.col, false)
+	case 'C', 'a': // CUF, HPR
+		l.moveTo(l.col + n)
+	case 'D': // CUB
+		l.moveTo(l.col - n)
+	case 'E', 'F', 'L', 'M', 'r': // CNL, CPL, IL, DL, DECSTBM
+		return l.newline(dst, 0, false)
+	case 'G', '`': // CHA, HPA
+		l.moveTo(n - 1)
+	case 'H', 'f': // CUP, HVP
+		return l.newline(dst, min(p.count(1), maxParam)-1, false)
+	case 'I': // CHT
+		l.tab(n)
+	case 'Z': // CBT
+		l.backTab(n)
+	case 'J', 'K': // ED, EL: on this line, the same
+		return l.eraseInLine(dst, p.value(0))
+	case 'P': // DCH
+		return l.deleteChars(dst, n)
+	case 'X': // ECH
+		return l.eraseChars(dst, n)
+	case 'b': // REP
+		return l.repeat(dst, n)
+	case 'g': // TBC
+		l.clearTabs(p.value(0))
+	case 'h', 'l': // SM, RM
+		if p.has(4) {
+			l.insert = f == 'h'
+		}
+	case 's': // SCOSC
+		l.save()
+	case 'u': // SCORC
+		return l.restore(dst)
+	}
+	return dst
+}
+
+// Settle passes on the current line as it shows now if it changed behind the text
+// already passed on; Append waits for the end of the line.
+func (s *Stripper) Settle(dst []byte) []byte {
+	dst, _ = s.settled(dst)
+	return dst
+}
+
+// settled is Settle, and tells where in dst the line passed on again is, if it
+// was (else the redraw is zero).
+func (s *Stripper) settled(dst []byte) ([]byte, redraw) {
+	s.line.redrawn = redraw{}
+	dst = s.line.settle(dst)
+	return dst, s.line.redrawn
+}
+
+// Flush returns the text held back at the end of the stream: a line that changed,
+// and the first bytes of a character that never ended.
+func (s *Stripper) Flush(dst []byte) []byte {
+	l := &s.line
+	l.beginWrite(dst)
+	for k := range s.npartial {
+		dst = l.put(dst, s.partial[k:k+1], 1)
+	}
+	s.npartial = 0
+	l.endWrite(dst)
+	return l.settle(dst)
+}
+
+// plainWord reports whether every byte of the little-endian word w is printable
+// ASCII: none is below 0x20, DEL or 0x80 and above.
+func plainWord(w uint64) bool {
+	// A byte below 0x20 gets its high bit from the subtraction, DEL from the
+	// addition, and one of 0x80 and above has it already. A borrow or a carry
+	// between bytes only comes from a byte flagged itself.
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return ((w-ones*0x20)|(w+ones)|w)&highs == 0
+}
+
+// maxParam bounds a parameter's value: no line is longer.
+const maxParam = 1 << 16
+
+// csiParams holds what a control sequence's parameters say, read as they arrive:
+// the first two parameters (no sequence this package carries out needs more),
+// whether a given one is present, and what makes the sequence one to ignore.
+type csiParams struct {
+	vals [2]int
+	// index is the parameter being read; sub is set inside a sub-parameter.
+	index        int
+	sub          bool
+	seen         bool
+	private      byte
+	intermediate bool
+	invalid      bool
+	// listed holds the parameters 1 to 63 seen in full, for SM, RM and DECSET.
+	listed uint64
+	cur    int
+}
+
+// reset forgets the parameters of the last sequence; it costs nothing when no
+// parameter was read.
+func (p *csiParams) reset() {
+	if p.seen {
+		*p = csiParams{}
+	}
+}
+
+func (p *csiParams) feed(b []byte) {
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			if p.intermediate {
+				p.invalid = true
+			}
+			if !p.sub {
+				p.cur = min(p.cur*10+int(c-'0'), maxParam)
+				if p.index < len(p.vals) {
+					p.vals[p.index] = p.cur
+				}
+			}
+		case c == ';':
+			if p.intermediate {
+				p.invalid = true
+			}
+			p.endParam()
+		case c == ':':
+			p.sub = true
+		case c >= 0x3c && c <= 0x3f:
+			if p.seen {
+				p.invalid = true
+			}
+			p.private = c
+		default: // 0x20 to 0x2f
+			p.intermediate = true
+		}
+		p.seen = true
+	}
+}
+
+func (p *csiParams) endParam() {
+	if p.cur > 0 && p.cur < 64 {
+		p.listed |= 1 << p.cur
+	}
+	p.index++
+	p.cur, p.sub = 0, false
+}
+
+// value returns parameter k, 0 when it is missing.
+func (p *csiParams) value(k int) int {
+	return p.vals[k]
+}
+
+// count returns parameter k as a count: 1 when it is missing or 0.
+func (p *csiParams) count(k int) int {
+	return max(p.vals[k], 1)
+}
+
+// has reports whether one of the parameters is v (1 to 63).
+func (p *csiParams) has(v int) bool {
+	return p.listed&(1<<v) != 0 || p.cur == v
 }

@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestStripper(t *testing.T) {
@@ -12,14 +15,14 @@ func TestStripper(t *testing.T) {
 		{"plain", "hello world", "hello world"},
 		{"sgr", "\x1b[1;32mok\x1b[0m done", "ok done"},
 		{"crlf", "a\r\nb\r\n", "a\nb\n"},
-		{"lone cr", "10%\r20%\r", "10%\n20%\n"},
+		{"lone cr", "10%\r20%\r", "10%\n20%"},
 		{"osc bel", "\x1b]0;title\x07prompt$ ", "prompt$ "},
 		{"osc st", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"},
 		{"dcs", "\x1bP1$r0m\x1b\\after", "after"},
 		{"charset", "\x1b(Bx", "x"},
 		{"keypad", "\x1b=\x1b>y", "y"},
-		{"controls", "a\x07b\x08c\x00d", "abcd"},
-		{"cursor jumps", "Welcome\x1b[9Gto\x1b[12GClaude", "WelcometoClaude"},
+		{"controls", "a\x07b\x08c\x00d", "ab\nacd"},
+		{"cursor jumps", "Welcome\x1b[9Gto\x1b[12GClaude", "Welcome to Claude"},
 		{"invalid utf8", "a\xff\xfeb", "a\xff\xfeb"},
 		{"utf8", "❯ 1. Yes", "❯ 1. Yes"},
 		{"git prompt", "\x1b[1;34m(1/2) Stage this hunk [y,n,q,a,d,j,J,g,/,e,?]? \x1b[m", "(1/2) Stage this hunk [y,n,q,a,d,j,J,g,/,e,?]? "},
@@ -81,5 +84,147 @@ func TestStripperSplitsAnywhere(t *testing.T) {
 				t.Fatalf("%q: control %#x left in %q", src, c, want)
 			}
 		}
+	}
+}
+
+// FuzzStripper feeds output whole, byte by byte and in pieces cut by seed: what
+// Append and Flush pass on must be the same, hold no control character but
+// "\n", and a Stripper that settles after every piece, as the engine does, must
+// end on the same line.
+func FuzzStripper(f *testing.F) {
+	for _, s := range []string{
+		"plain text\r\n", "\x1b[1;32mok\x1b[0m", "rm\x1b[1C-rf\x1b[1C/", "rm -rf /x\b ",
+		"xx -rf /\rrm", "\x1b[\x18rm -rf /", "\x1b]0;\x18rm -rf /", "世 -rf /\rrm\x1b[K",
+		"\x1b[4hab\x1b[4l\x1b[2D\x1b[P\x1b[@\x1b[X\x1b7x\x1b8y", "\x1b[3g\x1b[4G\x1bH\r\tz",
+		"a\xffb\xe4\xb8", "\x1b[?7l" + strings.Repeat("w", 90) + "\r\n",
+	} {
+		f.Add([]byte(s), uint64(len(s)))
+	}
+	f.Fuzz(func(t *testing.T, src []byte, seed uint64) {
+		var whole Stripper
+		want := whole.Flush(whole.Append(nil, src))
+		for _, c := range want {
+			if c < 0x20 && c != '\n' || c == 0x7f {
+				t.Fatalf("%q: control %#x in %q", src, c, want)
+			}
+		}
+		var bytewise Stripper
+		var got []byte
+		for i := range src {
+			got = bytewise.Append(got, src[i:i+1])
+		}
+		if got = bytewise.Flush(got); string(got) != string(want) {
+			t.Fatalf("%q: byte by byte %q, whole %q", src, got, want)
+		}
+		rng := rand.New(rand.NewPCG(seed, 1))
+		var pieces, settled Stripper
+		var cut, settle []byte
+		for rest := src; len(rest) > 0; {
+			k := 1 + rng.IntN(len(rest))
+			cut = pieces.Append(cut, rest[:k])
+			settle = settled.Settle(settled.Append(settle, rest[:k]))
+			rest = rest[k:]
+		}
+		if cut = pieces.Flush(cut); string(cut) != string(want) {
+			t.Fatalf("%q: in pieces %q, whole %q", src, cut, want)
+		}
+		settle = settled.Flush(settle)
+		if !strings.HasSuffix(lastLineOf(want), lastLineOf(settle)) {
+			t.Fatalf("%q: settling ends on %q, whole on %q", src, lastLineOf(settle), lastLineOf(want))
+		}
+	})
+}
+
+func lastLineOf(b []byte) string {
+	return string(b[bytes.LastIndexByte(b, '\n')+1:])
+}
+
+// TestStripperStaysLinear feeds half a megabyte of each kind of output that
+// makes the Stripper edit a line, whole and in pieces: each takes a moment in
+// linear time, minutes if the work grew with the square of the size; the
+// deadline only catches that.
+func TestStripperStaysLinear(t *testing.T) {
+	t.Parallel()
+	const size = 512 << 10
+	fill := func(unit string) string { return strings.Repeat(unit, size/len(unit)) }
+	inputs := map[string]string{
+		"combining marks on one character": "a" + fill("\u0301") + "\rb",
+		"combining marks after an edit":    "a\rb" + fill("\u0301"),
+		"backspace and overwrite":          fill("x\b"),
+		"insertions":                       "abc\r" + fill("\x1b[5@"),
+		"deletions":                        fill("abcdef\r\x1b[3P"),
+		"repeats":                          "a" + fill("\x1b[65535b"),
+		"tabs":                             fill("\x1b[65535I\x1b[65535Z"),
+		"wide characters and backspaces":   fill("世\b"),
+		"a long line redrawn":              fill("0123456789") + fill("\rx"),
+		"cursor jumps":                     fill("\x1b[1;1H\x1b[40Gy"),
+	}
+	var marks Stripper
+	marks.Append(nil, []byte("a"))
+	for range 1000 {
+		marks.Settle(marks.Append(nil, []byte(strings.Repeat("\u0301", 500))))
+	}
+	if kept := len(marks.line.saved) + len(marks.line.shown); kept > defaultWidth*maxCellBytes {
+		t.Fatalf("a megabyte of combining marks on one character: %d bytes kept", kept)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for name, in := range inputs {
+		var whole, pieces Stripper
+		whole.Flush(whole.Append(nil, []byte(in)))
+		var out []byte
+		for rest := in; len(rest) > 0; rest = rest[min(len(rest), 61):] {
+			out = pieces.Settle(pieces.Append(out[:0], []byte(rest[:min(len(rest), 61)])))
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: over a minute for half a megabyte", name)
+		}
+	}
+}
+
+// TestPlainWord checks the eight-byte test against the byte table, for every
+// byte at every place of a word of printable bytes.
+func TestPlainWord(t *testing.T) {
+	t.Parallel()
+	for place := range 8 {
+		for b := range 256 {
+			w := []byte("abcdefgh")
+			w[place] = byte(b)
+			if got := plainWord(binary.LittleEndian.Uint64(w)); got != printable[b] {
+				t.Fatalf("byte %#x at %d: plainWord %v", b, place, got)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		w := rng.Uint64()
+		want := true
+		for k := range 8 {
+			want = want && printable[byte(w>>(8*k))]
+		}
+		if plainWord(w) != want {
+			t.Fatalf("%#x: plainWord %v", w, !want)
+		}
+	}
+}
+
+// TestStripperWrapsAtTheWidth: a line longer than the terminal wraps, so a
+// carriage return goes back to the start of its last row, as on a terminal,
+// and the width follows a resize.
+func TestStripperWrapsAtTheWidth(t *testing.T) {
+	t.Parallel()
+	var s Stripper
+	s.SetWidth(10)
+	if got := string(s.Flush(s.Append(nil, []byte("0123456789abc\rX")))); got != "0123456789abc\nXbc" {
+		t.Fatalf("width 10: %q", got)
+	}
+	s.SetWidth(20)
+	if got := string(s.Flush(s.Append(nil, []byte("\r\n0123456789abc\rX")))); got != "\n0123456789abc\nX123456789abc" {
+		t.Fatalf("width 20: %q", got)
+	}
+	// Without autowrap the last column is overwritten.
+	var n Stripper
+	n.SetWidth(5)
+	if got := string(n.Flush(n.Append(nil, []byte("\x1b[?7labcdefg")))); got != "abcde\nabcdg" {
+		t.Fatalf("no autowrap: %q", got)
 	}
 }

@@ -1,0 +1,202 @@
+package runner_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clai-sh/clai/runner"
+)
+
+// evasions draw "rm -rf /" so that a terminal shows it on one line while the
+// bytes, with escape sequences simply removed, do not hold it.
+var evasions = []struct{ name, drawn string }{
+	{"cursor forward for spaces", "rm\x1b[1C-rf\x1b[1C/"},
+	{"cursor forward, no count", "rm\x1b[C-rf\x1b[C/"},
+	{"HPR for spaces", "rm\x1b[1a-rf\x1b[a/"},
+	{"backspace overwrite", "rm -rf /x\b "},
+	{"backspaces then rewrite", "rm -rf xyz\b\b\b/  "},
+	{"carriage return overwrite", "xx -rf /\rrm"},
+	{"carriage return over a wide character", "世 -rf /\rrm"},
+	{"wide characters overwritten after a backspace", "rm -rf 世\b\b/ "},
+	{"tab then overwrite", "        xx -rf /\r\trm"},
+	{"CAN aborts a CSI", "\x1b[\x18rm -rf /"},
+	{"SUB aborts a CSI", "\x1b[1\x1arm -rf /"},
+	{"CAN aborts an OSC", "\x1b]0;\x18rm -rf /"},
+	{"SUB aborts an OSC", "\x1b]0;title\x1arm -rf /"},
+	{"CAN aborts a DCS", "\x1bP1$r\x18rm -rf /"},
+	{"SUB aborts an APC", "\x1b_data\x1arm -rf /"},
+	{"CAN aborts an escape with intermediates", "\x1b(\x18rm -rf /"},
+	{"ESC ends an OSC and starts a CSI", "\x1b]0;t\x1b[0mrm -rf /"},
+	{"BS inside a CSI", "rm -rf /x\x1b[\b0m "},
+	{"CR inside a CSI", "xx -rf /\x1b[\r0mrm"},
+	{"cursor back then overwrite", "xx -rf /\x1b[8Drm"},
+	{"CHA then overwrite", "xx -rf /\x1b[1Grm"},
+	{"HPA then overwrite", "xx -rf /\x1b[`rm"},
+	{"ECH blanks a character", "rmX-rf /\r\x1b[2C\x1b[1X"},
+	{"EL cuts the tail", "rm -rf /ZZZ\b\b\b\x1b[K"},
+	{"EL 0 from the cursor", "rm -rf /ZZZ\x1b[3D\x1b[0K"},
+	{"DCH deletes a character", "rmX -rf /\r\x1b[2C\x1b[P"},
+	{"ICH inserts a blank", "rm-rf /\r\x1b[2C\x1b[@"},
+	{"insert mode", "-rf /\r\x1b[4hrm \x1b[4l"},
+	{"save and restore the cursor", "\x1b7xx -rf /\x1b8rm"},
+	{"CUP's column counts", "\x1b[3;5Hxx -rf /\x1b[5Grm"},
+	{"tab to a stop it set", "\x1b[3g\x1b[4G\x1bH\r   xx -rf /\r\trm"},
+}
+
+// TestDangerSeesWhatATerminalShows draws a dangerous command in each of these
+// ways, then asks to proceed: in the default stream mode the danger rule must
+// fire and nothing may be sent, whether the drawing arrives in one read or one
+// byte at a time.
+func TestDangerSeesWhatATerminalShows(t *testing.T) {
+	t.Parallel()
+	const pb = header + `
+settings: {min_send_interval: 0s}
+rules:
+  - {name: proceed, match: "Proceed? [y/n]", line: "y", limit: 5}
+danger:
+  - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: manual}
+`
+	for _, c := range evasions {
+		for _, bytewise := range []bool{false, true} {
+			s := newSim(t, pb, runner.Config{})
+			if bytewise {
+				for k := range len(c.drawn) {
+					s.out(time.Millisecond, c.drawn[k:k+1])
+				}
+			} else {
+				s.out(time.Millisecond, c.drawn)
+			}
+			s.out(time.Millisecond, "\r\nProceed? [y/n] ")
+			s.advance(time.Second)
+			if len(s.sent) > 0 || s.dangerHits("wipe") == 0 {
+				t.Errorf("%s (%q, byte by byte: %v): sent %q, %d danger hits\n%s",
+					c.name, c.drawn, bytewise, s.sent, s.dangerHits("wipe"), s.timeline())
+				continue
+			}
+			s.wantState(runner.Manual)
+		}
+	}
+}
+
+// TestStreamShowsWhatATerminalShows checks the stream text of each evasion:
+// its last line is the line a terminal shows.
+func TestStreamShowsWhatATerminalShows(t *testing.T) {
+	t.Parallel()
+	for _, c := range evasions {
+		var s runner.Stripper
+		out := string(s.Flush(s.Append(nil, []byte(c.drawn))))
+		lines := strings.Split(out, "\n")
+		last := strings.TrimRight(lines[len(lines)-1], " ")
+		if !strings.HasSuffix(last, "rm -rf /") {
+			t.Errorf("%s: stream %q, last line %q", c.name, out, last)
+		}
+	}
+}
+
+// TestRunDangerSeesDrawnCommand runs real programs that draw the dangerous
+// command with cursor motion, overwrites or an aborted sequence, then ask to
+// proceed: the danger rule ends the run and the program never receives a "y".
+func TestRunDangerSeesDrawnCommand(t *testing.T) {
+	t.Parallel()
+	for _, drawn := range []string{
+		`rm\033[1C-rf\033[1C/`,
+		`rm -rf /x\b `,
+		`xx -rf /\rrm`,
+		`\033[\030rm -rf /`,
+		`\033]0;\030rm -rf /`,
+	} {
+		script := `printf '` + drawn + `\r\nProceed? [y/n] '; read a; echo got=$a`
+		pb := playbook(t, `
+version: 1
+name: drawn
+spawn: {command: [/bin/sh, -c, %q]}
+settings: {min_send_interval: 0s}
+rules:
+  - {name: proceed, match: "Proceed? [y/n]", line: "y", limit: 1}
+danger:
+  - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: abort}
+`, script)
+		var out syncBuffer
+		rep := run(t, pb, runner.WithMirror(&out))
+		wantOutcome(t, rep, runner.Aborted, runner.ExitDanger)
+		if rep.Rules["proceed"] != 0 || rep.Rules["wipe"] == 0 || strings.Contains(out.String(), "got=y") {
+			t.Errorf("%s: rules %v, output %q", drawn, rep.Rules, out.String())
+		}
+	}
+}
+
+// TestRedrawnDangerCountsOnce redraws a dangerous line: drawn again over itself
+// it is not seen again, a spinner in front of it does not make it new, but a
+// change that makes the text dangerous, however small, is a new hit.
+func TestRedrawnDangerCountsOnce(t *testing.T) {
+	t.Parallel()
+	const pb = header + `
+danger:
+  - {name: wipe, match: {regex: '\brm\s+-rf\s+/(\s|$)'}, action: manual}
+`
+	s := newSim(t, pb, runner.Config{})
+	s.out(time.Millisecond, "⠋ running rm -rf / ")
+	for range 100 {
+		s.out(time.Millisecond, "\r⠋ running rm -rf / ")
+		s.out(time.Millisecond, "\r⠋ running rm\x1b[1C-rf\x1b[1C/\x1b[1C")
+	}
+	if n := s.dangerHits("wipe"); n != 1 {
+		t.Fatalf("the same line drawn again: %d danger hits, want 1\n%s", n, s.timeline())
+	}
+	frames := []string{"⠙", "⠹", "⠸", "⠼"}
+	for i := range 100 {
+		s.out(time.Millisecond, "\r"+frames[i%len(frames)])
+	}
+	if n := s.dangerHits("wipe"); n != 1 {
+		t.Fatalf("100 frames of a spinner in front: %d danger hits, want 1\n%s", n, s.timeline())
+	}
+	s.wantState(runner.Manual)
+
+	// The text before the command turns it into one: new.
+	s.out(time.Millisecond, "\r\n⠋ running xrm -rf / ")
+	s.out(time.Millisecond, "\r⠙ running  ")
+	if n := s.dangerHits("wipe"); n != 2 {
+		t.Fatalf("a word boundary made by a redraw: %d danger hits, want 2\n%s", n, s.timeline())
+	}
+	// The text after it does.
+	s.out(time.Millisecond, "\r\n⠋ running rm -rf /x")
+	s.out(time.Millisecond, "\b ")
+	if n := s.dangerHits("wipe"); n != 3 {
+		t.Fatalf("a path cut short by a redraw: %d danger hits, want 3\n%s", n, s.timeline())
+	}
+	// Erased, then drawn again: new.
+	s.out(time.Millisecond, "\r\x1b[K⠋ running")
+	s.out(time.Millisecond, "\r⠙ running rm -rf / ")
+	if n := s.dangerHits("wipe"); n != 4 {
+		t.Fatalf("drawn again after it was erased: %d danger hits, want 4\n%s", n, s.timeline())
+	}
+}
+
+// TestDangerFollowsTheTerminalWidth draws a dangerous command over the start of
+// a long line's last row: the engine knows where that row starts from the
+// terminal's width, and from a resize.
+func TestDangerFollowsTheTerminalWidth(t *testing.T) {
+	t.Parallel()
+	const pb = header + `
+settings: {min_send_interval: 0s}
+rules:
+  - {name: proceed, match: "Proceed? [y/n]", line: "y", limit: 5}
+danger:
+  - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: manual}
+`
+	// 40 columns of padding, then "xx -rf /" at the start of the second row.
+	drawn := strings.Repeat(".", 40) + "xx -rf /\rrm\r\nProceed? [y/n] "
+	s := newSim(t, pb, runner.Config{Rows: 24, Cols: 40})
+	s.out(time.Millisecond, drawn)
+	s.advance(time.Second)
+	s.wantSent()
+	s.wantState(runner.Manual)
+
+	s = newSim(t, pb, runner.Config{Rows: 24, Cols: 80})
+	s.e.Resize(24, 40)
+	s.out(time.Millisecond, drawn)
+	s.advance(time.Second)
+	s.wantSent()
+	s.wantState(runner.Manual)
+}
