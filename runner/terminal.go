@@ -14,6 +14,9 @@ import (
 type Terminal struct {
 	In  *os.File
 	Out *os.File
+	// rows and cols are the size Size last read (0 before), so that Resized
+	// sees a change made before it listened for one.
+	rows, cols uint16
 }
 
 // OpenTerminal returns the terminal when both stdin and stdout are one, else nil:
@@ -31,7 +34,8 @@ func (t *Terminal) Size() (rows, cols uint16) {
 	if err != nil || w <= 0 || h <= 0 {
 		return 0, 0
 	}
-	return uint16(h), uint16(w)
+	t.rows, t.cols = uint16(h), uint16(w)
+	return t.rows, t.cols
 }
 
 // Raw puts the terminal in raw mode and returns the function that restores it.
@@ -68,11 +72,18 @@ func (t *Terminal) Input(ctx context.Context) <-chan []byte {
 	return ch
 }
 
-// Resized signals each change of the terminal size until ctx is done.
+// Resized signals each change of the terminal size until ctx is done, and at
+// once if the size changed since Size last read it: the SIGWINCH of a change made
+// before Resized listened went unheard.
 func (t *Terminal) Resized(ctx context.Context) <-chan struct{} {
 	ch := make(chan struct{}, 1)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGWINCH)
+	if rows, cols := t.rows, t.cols; rows > 0 {
+		if r, c := t.Size(); r != rows || c != cols {
+			ch <- struct{}{}
+		}
+	}
 	go func() {
 		defer signal.Stop(sig)
 		defer close(ch)
