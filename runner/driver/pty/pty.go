@@ -627,28 +627,18 @@ func (p *Process) Resize(rows, cols uint16) error {
 // Echo reports whether the terminal echoes input, as the program set it.
 // A program reading a password turns echo off, so this tells a secret prompt
 // from an ordinary one.
-func (p *Process) Echo() (bool, error) {
-	var on bool
-	err := control(p.master, func(fd int) (err error) {
-		on, err = termEcho(fd)
-		return err
-	})
-	if err != nil {
-		if p.closed() {
-			err = driver.ErrEnded
-		}
-		return false, fmt.Errorf("read terminal mode: %w", err)
-	}
-	return on, nil
-}
+func (p *Process) Echo() (bool, error) { return p.termMode(termEcho) }
 
 // LineMode reports whether the terminal reads whole lines (canonical mode), as
 // the program set it: at a password prompt it does, with echo off, while a
 // full-screen program in raw mode reads each key.
-func (p *Process) LineMode() (bool, error) {
+func (p *Process) LineMode() (bool, error) { return p.termMode(termLineMode) }
+
+// termMode reads one flag of the terminal's mode with read.
+func (p *Process) termMode(read func(fd int) (bool, error)) (bool, error) {
 	var on bool
 	err := control(p.master, func(fd int) (err error) {
-		on, err = termLineMode(fd)
+		on, err = read(fd)
 		return err
 	})
 	if err != nil {
