@@ -1,6 +1,6 @@
 // Package screen renders a program's terminal output into a virtual screen so
 // that patterns can be matched against what a person would see, not against
-// the raw byte stream (DESIGN.md §3, settings.match: screen).
+// the raw byte stream (settings.match: screen, see docs/playbook.md).
 //
 // TUIs built with Ink or bubbletea draw spaces as cursor jumps, rewrite only
 // the cells that changed and move a selection marker without rewriting the
@@ -17,10 +17,14 @@ package screen
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
 	"github.com/charmbracelet/x/vt"
+
+	"github.com/clai-sh/clai/internal/glyph"
 )
 
 // Default size used by New when it is given a non-positive dimension.
@@ -285,6 +289,11 @@ func (s *Screen) render() (text, atCursor string) {
 			switch {
 			case c == nil:
 				b = append(b, ' ')
+			case c.Style.Attrs&uv.AttrConceal != 0 && c.Content != "":
+				// Concealed text shows as blank cells.
+				for range max(c.Width, 1) {
+					b = append(b, ' ')
+				}
 			case len(c.Content) == 1: // ASCII, the common case
 				b = append(b, c.Content[0])
 				if c.Content[0] != ' ' {
@@ -295,14 +304,11 @@ func (s *Screen) render() (text, atCursor string) {
 					b = append(b, ' ')
 				}
 				// else: second half of a wide character, takes no place
-			case c.Content == "\u00a0":
-				b = append(b, ' ')
-			case strings.Contains(c.Content, "\u00a0"):
-				b = append(b, strings.ReplaceAll(c.Content, "\u00a0", " ")...)
-				end = len(b)
-			default:
+			case glyph.Plain(c.Content):
 				b = append(b, c.Content...)
 				end = len(b)
+			default:
+				b, end = appendShown(b, c.Content, end)
 			}
 		}
 		if end > start && cursor > end {
@@ -320,6 +326,24 @@ func (s *Screen) render() (text, atCursor string) {
 		return text, text
 	}
 	return text, text[:padAt] + strings.Repeat(" ", pad) + text[padAt:]
+}
+
+// appendShown appends a cell's text as a person sees it: a character that shows
+// as a blank (a no-break space, an em space …) as a space, one that shows as
+// nothing (a zero-width space, a directional mark …) left out. It returns b and
+// the length of b up to its last character that is not blank, from end.
+func appendShown(b []byte, content string, end int) ([]byte, int) {
+	for _, r := range content {
+		switch {
+		case glyph.Blank(r):
+			b = append(b, ' ')
+		case glyph.Invisible(r):
+		default:
+			b = utf8.AppendRune(b, r)
+			end = len(b)
+		}
+	}
+	return b, end
 }
 
 // setMode records a mode change reported by the emulator.
