@@ -290,10 +290,9 @@ func (s *Screen) render() (text, atCursor string) {
 			case c == nil:
 				b = append(b, ' ')
 			case c.Style.Attrs&uv.AttrConceal != 0 && c.Content != "":
-				// Concealed text shows as blank cells.
-				for range max(c.Width, 1) {
-					b = append(b, ' ')
-				}
+				// Concealed text shows as a blank (a wide character's
+				// second half takes no place, as below).
+				b = append(b, ' ')
 			case len(c.Content) == 1: // ASCII, the common case
 				b = append(b, c.Content[0])
 				if c.Content[0] != ' ' {

@@ -18,7 +18,7 @@ func TestTextShowsWhatAPersonSees(t *testing.T) {
 		{"ideographic space", "rm\u3000-rf /", "rm -rf /"},
 		{"Hangul filler", "rm\u3164-rf /", "rm -rf /"},
 		{"concealed", "rm\x1b[8mXXX\x1b[28m-rf /", "rm   -rf /"},
-		{"concealed wide", "rm\x1b[8m世\x1b[0m-rf /", "rm  -rf /"},
+		{"concealed wide", "rm\x1b[8m世\x1b[0m-rf /", "rm -rf /"},
 		{"plain unicode stays", "é 世界 ok", "é 世界 ok"},
 	} {
 		s := New(5, 40)
