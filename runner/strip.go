@@ -7,18 +7,21 @@ import (
 
 // Stripper turns a program's output into the text a terminal shows, so patterns and
 // danger rules see what a person reads. Escape sequences are removed and the
-// sequences that move the cursor or erase are carried out on the current line:
-// horizontal motion becomes spaces over blank cells, backspace, carriage return and
-// cursor motion overwrite what is there, erases and insertions change the line,
-// and vertical motion ends it. CAN and SUB abort a sequence, a control character
-// inside a control sequence is carried out, and ESC starts a new sequence, as in a
-// DEC or xterm terminal. Wide characters take two columns.
+// sequences that move the cursor or erase are carried out: horizontal motion
+// becomes spaces over blank cells, backspace, carriage return and cursor motion
+// overwrite what is there, erases and insertions change the line. Vertical motion
+// moves between the rows of the last screenful (the terminal's height), with its
+// scrolling region and its alternate screen; rows scrolled off the top are gone.
+// CAN and SUB abort a sequence, a control character inside a control sequence is
+// carried out, and ESC starts a new sequence, as in a DEC or xterm terminal. Wide
+// characters take two columns.
 //
-// Output that only adds text at the end of the line (nearly all output) is passed
-// on at once. When the line changes behind the text already passed on, Append
-// passes on, at the end of the line, "\n" and the line as it shows then; Settle
-// does so at once. The text of a line that did not change is never passed on
-// twice: "\r" followed by the same text adds nothing, and "\r\n" is one "\n".
+// Output that only adds text at the end of the bottom row (nearly all output) is
+// passed on at once. When a row changes behind the text already passed on for
+// it, Append passes on, once the cursor leaves it, the row as it shows then, on a
+// line of its own; Settle does so at once. The text of a row that did not change
+// is never passed on twice: "\r" followed by the same text adds nothing, nor does
+// a row drawn again as it was, and "\r\n" is one "\n".
 //
 // The Stripper keeps its state between writes, so a sequence or a character split
 // across two reads is handled as a whole, and what Append passes on does not

@@ -97,6 +97,9 @@ func FuzzStripper(f *testing.F) {
 		"xx -rf /\rrm", "\x1b[\x18rm -rf /", "\x1b]0;\x18rm -rf /", "世 -rf /\rrm\x1b[K",
 		"\x1b[4hab\x1b[4l\x1b[2D\x1b[P\x1b[@\x1b[X\x1b7x\x1b8y", "\x1b[3g\x1b[4G\x1bH\r\tz",
 		"a\xffb\xe4\xb8", "\x1b[?7l" + strings.Repeat("w", 90) + "\r\n",
+		"xx -rf /\r\n\x1b[A\rrm\r\n", "\x1b7a\r\nb\x1b8c\x1b[5;1Hd\x1b[2dé\x1bMf\x1b[2F",
+		"\x1b[2;4r\x1b[4;1Hx\n\n\x1bM\x1b[S\x1b[2T\x1b[L\x1b[M\x1b[J\x1b[2J",
+		"x\x1b[?1049hy\r\n\x1b[?1049l\x1b[Az",
 	} {
 		f.Add([]byte(s), uint64(len(s)))
 	}
@@ -158,6 +161,9 @@ func TestStripperStaysLinear(t *testing.T) {
 		"wide characters and backspaces":   fill("世\b"),
 		"a long line redrawn":              fill("0123456789") + fill("\rx"),
 		"cursor jumps":                     fill("\x1b[1;1H\x1b[40Gy"),
+		"up and down over full rows":       strings.Repeat("x", 79) + "\r\n" + strings.Repeat("y", 79) + fill("\x1b[A\x1b[B"),
+		"rows scrolled and inserted":       fill("ab\x1b[S\x1b[T\x1b[L\x1b[M\x1b[2;5r\x1bM\n"),
+		"a screen redrawn":                 fill("\x1b[H" + strings.Repeat("row\r\n", 23) + "\x1b[2J"),
 	}
 	var marks Stripper
 	marks.Append(nil, []byte("a"))

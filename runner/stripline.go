@@ -164,12 +164,16 @@ func (l *termLine) ascii(dst, b []byte) []byte {
 	dst = append(dst, b...)
 	for k := 0; k < len(b); {
 		if l.wrapPending {
-			if !l.nextRowBlank() {
+			switch row := dst[:start+k]; {
+			case l.scrollBottom(row):
+				l.startRow(row, 0, true)
+			case !l.nextRowBlank():
 				// The text goes on over a row that holds text.
-				return l.putEach(dst[:start+k], b[k:])
+				return l.putEach(row, b[k:])
+			default:
+				l.leave(row)
+				l.down(row, 0, true)
 			}
-			l.leave(dst[:start+k])
-			l.down(dst[:start+k], 0, true)
 		}
 		fits := min(len(b)-k, width-l.col)
 		l.end = l.col + fits
@@ -459,10 +463,47 @@ func (l *termLine) hasText(dst []byte) bool {
 // lineFeed moves the cursor down a row from a row in the short form, which the
 // stream shows on its current line: that line ends.
 func (l *termLine) lineFeed(dst []byte) []byte {
-	l.leave(dst)
+	if !l.scrollBottom(dst) {
+		l.leave(dst)
+		dst = append(dst, '\n')
+		l.down(dst, l.col, false)
+		return dst
+	}
 	dst = append(dst, '\n')
-	l.down(dst, l.col, false)
+	l.startRow(dst, l.col, false)
 	return dst
+}
+
+// scrollBottom stores the row, in the short form, that ends at the end of dst,
+// and scrolls the screen up, if the row is the bottom one of a screen that
+// scrolls as a whole (nearly always). It reports whether it did: the new row
+// is blank then.
+func (l *termLine) scrollBottom(dst []byte) bool {
+	n := len(l.rows.ring)
+	if l.y != n-1 || l.marginTop != 0 || l.marginBottom != n-1 || len(l.saved) > 0 {
+		return false
+	}
+	// The row is stored where the ring ends, and the row at the top scrolls
+	// off to become the new bottom row.
+	top := l.rows.top
+	cur := top - 1
+	if cur < 0 {
+		cur += n
+	}
+	r := &l.rows.ring[cur]
+	r.form, r.indent = rowBlank, l.indent
+	if len(dst) > l.at {
+		r.form, r.from, r.to = rowPending, l.at, len(dst)
+		if !l.pendingAll {
+			l.notePending()
+		}
+	}
+	l.rows.ring[top].form = rowBlank
+	if top++; top == n {
+		top = 0
+	}
+	l.rows.top = top
+	return true
 }
 
 // newline moves the cursor down a row, to column col. A line feed ends the
