@@ -551,13 +551,13 @@ func (e *Engine) finishChild(s State, code int, reason string, status driver.Exi
 // notRedrawn drops the danger hits in the part of a redrawn line that did not
 // change: they were hits when that text was first seen (a spinner in front of a
 // dangerous command does not make the command new).
-func (e *Engine) notRedrawn(hits []dangerHit) []dangerHit {
+func (e *Engine) notRedrawn(hits []dangerHit, text []byte) []dangerHit {
 	if len(e.redrawn) == 0 {
 		return hits
 	}
 	kept := hits[:0]
 	for _, h := range hits {
-		if !unchangedIn(e.redrawn, h.at, h.at+len(h.text)) {
+		if !unchangedIn(e.redrawn, text, h.at, h.at+len(h.text)) {
 			kept = append(kept, h)
 		}
 	}
@@ -565,11 +565,16 @@ func (e *Engine) notRedrawn(hits []dangerHit) []dangerHit {
 	return kept
 }
 
-// unchangedIn reports whether the bytes from start to end lie in the unchanged
-// part of one of the redrawn rows.
-func unchangedIn(redrawn []redraw, start, end int) bool {
+// unchangedIn reports whether the bytes of text from start to end lie in the
+// unchanged part of one of the redrawn rows, or that and the newline that ends
+// the row (the version before ended the same way).
+func unchangedIn(redrawn []redraw, text []byte, start, end int) bool {
 	for _, r := range redrawn {
-		if r.unchanged(start, end) {
+		e := end
+		if rowEnd := r.at + r.n; e == rowEnd+1 && text[rowEnd] == '\n' {
+			e = rowEnd
+		}
+		if r.unchanged(start, e) {
 			return true
 		}
 	}

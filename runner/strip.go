@@ -133,7 +133,12 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 				l.col, l.wrapPending = 0, false
 			case c == lf && !l.edited && !l.revisited:
 				i++
-				dst = l.lineFeed(dst)
+				if !l.scrollBottom(dst) {
+					dst = l.lineFeed(dst)
+					break
+				}
+				dst = append(dst, '\n')
+				l.startRow(dst, l.col, false)
 			case c >= 0x80:
 				dst, i = s.nonASCII(dst, src, i)
 			default:

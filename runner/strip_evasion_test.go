@@ -194,6 +194,30 @@ danger:
 	}
 }
 
+// TestRedrawnRowsCountOnce redraws a screen of rows with the cursor moved up,
+// as a TUI does: a spinner on the row of a dangerous command does not make it
+// new, but the command drawn over another row is.
+func TestRedrawnRowsCountOnce(t *testing.T) {
+	t.Parallel()
+	const pb = header + `
+danger:
+  - {name: wipe, match: {regex: '\brm\s+-rf\s+/(\s|$)'}, action: manual}
+`
+	s := newSim(t, pb, runner.Config{})
+	s.out(time.Millisecond, "⠋ running rm -rf /\r\n  status\r\n")
+	frames := []string{"⠙", "⠹", "⠸", "⠼"}
+	for i := range 100 {
+		s.out(time.Millisecond, "\x1b[2A\r"+frames[i%len(frames)]+" running rm -rf /\r\n  status\r\n")
+	}
+	if n := s.dangerHits("wipe"); n != 1 {
+		t.Fatalf("100 frames of a spinner on the command's row: %d danger hits, want 1\n%s", n, s.timeline())
+	}
+	s.out(time.Millisecond, "\x1b[A\r\x1b[2Crm -rf /\r\n")
+	if n := s.dangerHits("wipe"); n != 2 {
+		t.Fatalf("the command drawn over the status row: %d danger hits, want 2\n%s", n, s.timeline())
+	}
+}
+
 // TestDangerFollowsTheTerminalWidth draws a dangerous command over the start of
 // a long line's last row: the engine knows where that row starts from the
 // terminal's width, and from a resize.

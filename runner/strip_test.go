@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -232,5 +233,64 @@ func TestStripperWrapsAtTheWidth(t *testing.T) {
 	n.SetWidth(5)
 	if got := string(n.Flush(n.Append(nil, []byte("\x1b[?7labcdefg")))); got != "abcde\nabcdg" {
 		t.Fatalf("no autowrap: %q", got)
+	}
+}
+
+// TestStripperKeepsAScreenful: the cursor goes back up to the rows of the last
+// screenful, which scroll as on a terminal; rows scrolled off the top are gone,
+// and the height follows a resize.
+func TestStripperKeepsAScreenful(t *testing.T) {
+	t.Parallel()
+	var lines strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&lines, "l%02d\r\n", i)
+	}
+	for _, whole := range []bool{true, false} {
+		var s Stripper
+		var out []byte
+		feed := func(text string) {
+			if whole {
+				out = s.Append(out, []byte(text))
+				return
+			}
+			for k := range len(text) {
+				out = s.Append(out, []byte(text[k:k+1]))
+			}
+		}
+		feed(lines.String() + "\x1b[23A\rX")
+		if out = s.Settle(out); lastLineOf(out) != "X07" {
+			got := lastLineOf(out)
+			t.Fatalf("whole %v: 23 rows up from the bottom of 24: %q", whole, got)
+		}
+		feed("\x1b[99AY\x1b[5B\rZ")
+		if got := string(s.Flush(out)); !strings.HasSuffix(got, "\nl29\nX07\nXY7\nZ12") {
+			t.Fatalf("whole %v: past the top, then down: %q", whole, got)
+		}
+		s.SetHeight(5)
+		out = s.Append(out[:0], []byte("\x1b[99B\r\nm\r\n\x1b[4A!"))
+		if got := string(s.Flush(out)); got != "\nm\n!10" {
+			// Five rows, the cursor's last: l08 to l11 and Z12, then two
+			// more scroll l08 and l09 off the top.
+			t.Fatalf("whole %v: after a resize to 5 rows: %q", whole, got)
+		}
+	}
+}
+
+// TestStripperRedrawsRowsOnce: a screen drawn again over itself with the cursor
+// moved up passes on nothing; a row that changed is passed on again, alone.
+func TestStripperRedrawsRowsOnce(t *testing.T) {
+	t.Parallel()
+	var s Stripper
+	out := s.Settle(s.Append(nil, []byte("a\r\nb\r\nc\r\n")))
+	for range 10 {
+		out = s.Settle(s.Append(out, []byte("\x1b[3Aa\r\nb\r\nc\r\n")))
+		out = s.Settle(s.Append(out, []byte("\x1b[1;1Ha\x1b[2;1Hb\x1b[3;1Hc\x1b[1;1H\x1b[3B")))
+	}
+	if got := string(out); got != "a\nb\nc\n" {
+		t.Fatalf("redrawn as it was: %q", got)
+	}
+	out = s.Settle(s.Append(out, []byte("\x1b[3Aa\r\nB\r\nc\r\n")))
+	if got := string(out); got != "a\nb\nc\nB\n" {
+		t.Fatalf("one row changed: %q", got)
 	}
 }

@@ -137,7 +137,7 @@ func (l *termLine) endWrite(dst []byte) {
 		l.saved = append(l.saved, dst[l.at:]...)
 		l.at = 0
 	}
-	if len(l.pending) > 0 || l.pendingAll {
+	if len(l.pending) > 0 || l.pendingAll || l.scrolled > 0 {
 		l.keepPending(dst)
 	}
 }
@@ -461,16 +461,12 @@ func (l *termLine) hasText(dst []byte) bool {
 }
 
 // lineFeed moves the cursor down a row from a row in the short form, which the
-// stream shows on its current line: that line ends.
+// stream shows on its current line: that line ends. (At the bottom of the
+// screen, Append scrolls it itself.)
 func (l *termLine) lineFeed(dst []byte) []byte {
-	if !l.scrollBottom(dst) {
-		l.leave(dst)
-		dst = append(dst, '\n')
-		l.down(dst, l.col, false)
-		return dst
-	}
+	l.leave(dst)
 	dst = append(dst, '\n')
-	l.startRow(dst, l.col, false)
+	l.down(dst, l.col, false)
 	return dst
 }
 
@@ -479,26 +475,20 @@ func (l *termLine) lineFeed(dst []byte) []byte {
 // scrolls as a whole (nearly always). It reports whether it did: the new row
 // is blank then.
 func (l *termLine) scrollBottom(dst []byte) bool {
-	n := len(l.rows.ring)
-	if l.y != n-1 || l.marginTop != 0 || l.marginBottom != n-1 || len(l.saved) > 0 {
+	if l.y+1 != l.scrollEnd || len(l.saved) > 0 {
 		return false
 	}
 	// The row is stored where the ring ends, and the row at the top scrolls
-	// off to become the new bottom row.
-	top := l.rows.top
-	cur := top - 1
-	if cur < 0 {
-		cur += n
+	// off: its place is the new bottom row's, which is stored when the cursor
+	// leaves it.
+	n, top := len(l.rows.ring), l.rows.top
+	end := top - 1
+	if end < 0 {
+		end += n
 	}
-	r := &l.rows.ring[cur]
-	r.form, r.indent = rowBlank, l.indent
-	if len(dst) > l.at {
-		r.form, r.from, r.to = rowPending, l.at, len(dst)
-		if !l.pendingAll {
-			l.notePending()
-		}
-	}
-	l.rows.ring[top].form = rowBlank
+	r := &l.rows.ring[end]
+	r.form, r.indent, r.from, r.to = rowPending, l.indent, l.at, len(dst)
+	l.scrolledLast, l.scrolled = end, l.scrolled+1
 	if top++; top == n {
 		top = 0
 	}

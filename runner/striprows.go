@@ -83,11 +83,16 @@ type screenRows struct {
 	// is on it.
 	y                       int
 	marginTop, marginBottom int
-	origin                  bool
+	// scrollEnd is the height when the whole screen scrolls, else 0.
+	scrollEnd int
+	origin    bool
 	// pending lists the rows whose text is still in the current write's
 	// output; pendingAll is set when there are too many to list.
 	pending    []int32
 	pendingAll bool
+	// scrolled counts the rows stored by scrolling the bottom row in the
+	// current write, which lie in the ring up to scrolledLast.
+	scrolled, scrolledLast int
 }
 
 func (r *screenRows) h() int {
@@ -97,11 +102,20 @@ func (r *screenRows) h() int {
 	return defaultHeight
 }
 
+// setMarginRows sets the scrolling region's first and last rows.
+func (l *termLine) setMarginRows(top, bottom int) {
+	l.marginTop, l.marginBottom = top, bottom
+	l.scrollEnd = 0
+	if l.rows.ring != nil && top == 0 && bottom == len(l.rows.ring)-1 {
+		l.scrollEnd = bottom + 1
+	}
+}
+
 // ensureRows makes the rows on first use.
 func (l *termLine) ensureRows() {
 	if l.rows.ring == nil {
 		l.rows.ring = make([]storedRow, l.h())
-		l.marginTop, l.marginBottom = 0, l.h()-1
+		l.setMarginRows(0, l.h()-1)
 	}
 }
 
@@ -123,7 +137,7 @@ func (l *termLine) setHeight(rows int) {
 	}
 	l.y -= shift
 	l.saveY = max(0, min(l.saveY-shift, h-1))
-	l.marginTop, l.marginBottom = 0, h-1
+	l.setMarginRows(0, h-1)
 }
 
 // resized returns the rows of s on a screen h rows high whose first row was row
@@ -182,8 +196,12 @@ func (l *termLine) keepPending(dst []byte) {
 		if r.form == rowPending {
 			r.text = append(r.text[:0], dst[r.from:r.to]...)
 			r.form = rowText
+			if len(r.text) == 0 {
+				r.form = rowBlank
+			}
 		}
 	}
+	n := len(l.rows.ring)
 	if l.pendingAll {
 		for i := range l.rows.ring {
 			keep(&l.rows.ring[i])
@@ -192,8 +210,11 @@ func (l *termLine) keepPending(dst []byte) {
 		for _, i := range l.pending {
 			keep(&l.rows.ring[i])
 		}
+		for k := range min(l.scrolled, n) {
+			keep(&l.rows.ring[(l.scrolledLast-k+n)%n])
+		}
 	}
-	l.pending, l.pendingAll = l.pending[:0], false
+	l.pending, l.pendingAll, l.scrolled = l.pending[:0], false, 0
 }
 
 // load makes the row under the cursor the current one, at column col. A row
@@ -216,6 +237,9 @@ func (l *termLine) load(dst []byte, col int, carried, moved bool) {
 		text := r.text
 		if r.form == rowPending {
 			text = dst[r.from:r.to]
+		}
+		if len(text) == 0 {
+			return
 		}
 		l.saved = append(l.saved[:0], text...)
 		l.indent = min(r.indent, l.w())
@@ -360,7 +384,7 @@ func (l *termLine) setMargins(dst []byte, top, bottom int) []byte {
 	if top >= bottom {
 		return dst
 	}
-	l.marginTop, l.marginBottom = top-1, bottom-1
+	l.setMarginRows(top-1, bottom-1)
 	return l.moveRow(dst, l.rowAt(1), 0)
 }
 
@@ -433,7 +457,7 @@ func (l *termLine) resetRows(dst []byte) []byte {
 		l.rows.clear(0, l.h())
 	}
 	l.y, l.origin = 0, false
-	l.marginTop, l.marginBottom = 0, l.h()-1
+	l.setMarginRows(0, l.h()-1)
 	l.startRow(dst, 0, false)
 	return dst
 }
