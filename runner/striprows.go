@@ -210,8 +210,12 @@ func (l *termLine) keepPending(dst []byte) {
 		for _, i := range l.pending {
 			keep(&l.rows.ring[i])
 		}
-		for k := range min(l.scrolled, n) {
-			keep(&l.rows.ring[(l.scrolledLast-k+n)%n])
+		i := l.scrolledLast
+		for range min(l.scrolled, n) {
+			keep(&l.rows.ring[i])
+			if i--; i < 0 {
+				i = n - 1
+			}
 		}
 	}
 	l.pending, l.pendingAll, l.scrolled = l.pending[:0], false, 0
