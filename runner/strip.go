@@ -133,21 +133,12 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 				l.col, l.wrapPending = 0, false
 			case c == lf && !l.edited && !l.revisited:
 				i++
-				if l.y+1 != l.scrollEnd || len(l.saved) > 0 {
+				switch {
+				case l.y+1 == l.scrollEnd && len(l.saved) == 0:
+					l.pushBottom(len(dst))
+				case !l.scrollBottom(dst):
 					dst = l.lineFeed(dst)
-					break
-				}
-				// The bottom row scrolls up, as scrollBottom does it.
-				rows := &l.rows
-				end := rows.top - 1
-				if end < 0 {
-					end += len(rows.ring)
-				}
-				r := &rows.ring[end]
-				r.form, r.indent, r.from, r.to = rowPending, l.indent, l.at, len(dst)
-				l.scrolledLast, l.scrolled = end, l.scrolled+1
-				if rows.top++; rows.top == len(rows.ring) {
-					rows.top = 0
+					continue
 				}
 				dst = append(dst, '\n')
 				l.startRow(dst, l.col, false)

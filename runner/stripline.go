@@ -165,6 +165,9 @@ func (l *termLine) ascii(dst, b []byte) []byte {
 	for k := 0; k < len(b); {
 		if l.wrapPending {
 			switch row := dst[:start+k]; {
+			case l.y+1 == l.scrollEnd && len(l.saved) == 0:
+				l.pushBottom(len(row))
+				l.startRow(row, 0, true)
 			case l.scrollBottom(row):
 				l.startRow(row, 0, true)
 			case !l.nextRowBlank():
@@ -475,25 +478,40 @@ func (l *termLine) lineFeed(dst []byte) []byte {
 // scrolls as a whole (nearly always). It reports whether it did: the new row
 // is blank then.
 func (l *termLine) scrollBottom(dst []byte) bool {
-	if l.y+1 != l.scrollEnd || len(l.saved) > 0 {
+	if l.y+1 != l.scrollEnd {
 		return false
 	}
-	// The row is stored where the ring ends, and the row at the top scrolls
-	// off: its place is the new bottom row's, which is stored when the cursor
-	// leaves it.
+	if len(l.saved) == 0 {
+		l.pushBottom(len(dst))
+		return true
+	}
+	// The row began in an earlier write: its text is kept now, where the
+	// ring ends, and the row at the top scrolls off.
 	n, top := len(l.rows.ring), l.rows.top
-	end := top - 1
-	if end < 0 {
-		end += n
-	}
-	r := &l.rows.ring[end]
-	r.form, r.indent, r.from, r.to = rowPending, l.indent, l.at, len(dst)
-	l.scrolledLast, l.scrolled = end, l.scrolled+1
-	if top++; top == n {
-		top = 0
-	}
-	l.rows.top = top
+	r := &l.rows.ring[(top+n-1)%n]
+	l.saved = append(l.saved, dst[l.at:]...)
+	r.form, r.indent = rowText, l.indent
+	r.text, l.saved = l.saved, r.text[:0]
+	l.rows.top = (top + 1) % n
 	return true
+}
+
+// pushBottom stores the bottom row, in the short form, whose text began in
+// this write and ends at to, where the ring ends, and scrolls the screen up:
+// the row at the top scrolls off, and its place is the new bottom row's,
+// stored when the cursor leaves it. The screen must scroll as a whole.
+func (l *termLine) pushBottom(to int) {
+	rows := &l.rows
+	end := rows.top - 1
+	if end < 0 {
+		end += len(rows.ring)
+	}
+	r := &rows.ring[end]
+	r.form, r.indent, r.from, r.to = rowPending, l.indent, l.at, to
+	l.scrolledLast, l.scrolled = end, l.scrolled+1
+	if rows.top++; rows.top == len(rows.ring) {
+		rows.top = 0
+	}
 }
 
 // newline moves the cursor down a row, to column col. A line feed ends the
