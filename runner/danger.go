@@ -148,7 +148,7 @@ func severity(a playbooks.DangerAction) int {
 // once while its text is on screen, and once for all the stream shows of it until
 // the screen is next looked at.
 func (e *Engine) scanDanger(text []byte) {
-	hits := e.notRedrawn(e.danger.scan(e.pb.Danger, text))
+	hits := e.notRedrawn(e.danger.scan(e.pb.Danger, text), text)
 	if e.scr != nil {
 		kept := hits[:0]
 		for _, h := range hits {

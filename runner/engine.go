@@ -65,9 +65,8 @@ type Engine struct {
 
 	strip   Stripper
 	scratch []byte
-	// redrawn is the line the stripper passed on again, when that was all the
-	// output passed on.
-	redrawn redraw
+	// redrawn lists the rows the stripper passed on again in the last output.
+	redrawn []redraw
 	// window is the stripped output not yet consumed, at most Settings.Window bytes,
 	// in backing.
 	window  []byte
@@ -181,6 +180,7 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 		danger:      dangerScanner{limit: int(pb.Settings.Window)},
 	}
 	e.strip.SetWidth(cfg.Cols)
+	e.strip.SetHeight(cfg.Rows)
 	if pb.Settings.Match == playbooks.MatchScreen {
 		e.scr = screen.New(cfg.Rows, cfg.Cols)
 		e.present = map[*playbooks.Rule]int{}
@@ -229,14 +229,8 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 		return e.end()
 	}
 	// A line changed behind the text already seen is seen again as it shows now.
-	e.scratch = e.strip.Append(e.scratch[:0], data)
-	e.redrawn = redraw{}
-	if len(e.scratch) == 0 {
-		// Only a redraw of the line: what it repeats was seen before.
-		e.scratch, e.redrawn = e.strip.settled(e.scratch)
-	} else {
-		e.scratch = e.strip.Settle(e.scratch)
-	}
+	e.scratch = e.strip.Settle(e.strip.Append(e.scratch[:0], data))
+	e.redrawn = e.strip.redraws()
 	text := e.scratch
 	if e.state == Nudging && e.isNudgeEcho(text) {
 		// The program echoed the nudge: that is not a sign of life.
@@ -276,6 +270,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 // Resize observes a change of the terminal size.
 func (e *Engine) Resize(rows, cols int) {
 	e.strip.SetWidth(cols)
+	e.strip.SetHeight(rows)
 	if e.scr != nil {
 		e.scr.Resize(rows, cols)
 	}
@@ -556,18 +551,34 @@ func (e *Engine) finishChild(s State, code int, reason string, status driver.Exi
 // notRedrawn drops the danger hits in the part of a redrawn line that did not
 // change: they were hits when that text was first seen (a spinner in front of a
 // dangerous command does not make the command new).
-func (e *Engine) notRedrawn(hits []dangerHit) []dangerHit {
-	if e.redrawn.n == 0 {
+func (e *Engine) notRedrawn(hits []dangerHit, text []byte) []dangerHit {
+	if len(e.redrawn) == 0 {
 		return hits
 	}
 	kept := hits[:0]
 	for _, h := range hits {
-		if !e.redrawn.unchanged(h.at, h.at+len(h.text)) {
+		if !unchangedIn(e.redrawn, text, h.at, h.at+len(h.text)) {
 			kept = append(kept, h)
 		}
 	}
-	e.redrawn = redraw{}
+	e.redrawn = nil
 	return kept
+}
+
+// unchangedIn reports whether the bytes of text from start to end lie in the
+// unchanged part of one of the redrawn rows, or that and the newline that ends
+// the row (the version before ended the same way).
+func unchangedIn(redrawn []redraw, text []byte, start, end int) bool {
+	for _, r := range redrawn {
+		e := end
+		if rowEnd := r.at + r.n; e == rowEnd+1 && text[rowEnd] == '\n' {
+			e = rowEnd
+		}
+		if r.unchanged(start, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // appendWindow adds stripped text to the window, keeping only the newest bytes. The

@@ -7,18 +7,21 @@ import (
 
 // Stripper turns a program's output into the text a terminal shows, so patterns and
 // danger rules see what a person reads. Escape sequences are removed and the
-// sequences that move the cursor or erase are carried out on the current line:
-// horizontal motion becomes spaces over blank cells, backspace, carriage return and
-// cursor motion overwrite what is there, erases and insertions change the line,
-// and vertical motion ends it. CAN and SUB abort a sequence, a control character
-// inside a control sequence is carried out, and ESC starts a new sequence, as in a
-// DEC or xterm terminal. Wide characters take two columns.
+// sequences that move the cursor or erase are carried out: horizontal motion
+// becomes spaces over blank cells, backspace, carriage return and cursor motion
+// overwrite what is there, erases and insertions change the line. Vertical motion
+// moves between the rows of the last screenful (the terminal's height), with its
+// scrolling region and its alternate screen; rows scrolled off the top are gone.
+// CAN and SUB abort a sequence, a control character inside a control sequence is
+// carried out, and ESC starts a new sequence, as in a DEC or xterm terminal. Wide
+// characters take two columns.
 //
-// Output that only adds text at the end of the line (nearly all output) is passed
-// on at once. When the line changes behind the text already passed on, Append
-// passes on, at the end of the line, "\n" and the line as it shows then; Settle
-// does so at once. The text of a line that did not change is never passed on
-// twice: "\r" followed by the same text adds nothing, and "\r\n" is one "\n".
+// Output that only adds text at the end of the bottom row (nearly all output) is
+// passed on at once. When a row changes behind the text already passed on for
+// it, Append passes on, once the cursor leaves it, the row as it shows then, on a
+// line of its own; Settle does so at once. The text of a row that did not change
+// is never passed on twice: "\r" followed by the same text adds nothing, nor does
+// a row drawn again as it was, and "\r\n" is one "\n".
 //
 // The Stripper keeps its state between writes, so a sequence or a character split
 // across two reads is handled as a whole, and what Append passes on does not
@@ -72,6 +75,12 @@ func (s *Stripper) SetWidth(cols int) {
 	s.line.setWidth(cols)
 }
 
+// SetHeight sets the number of rows of the terminal (24 when rows is not
+// positive): the rows the cursor can move back to.
+func (s *Stripper) SetHeight(rows int) {
+	s.line.setHeight(rows)
+}
+
 // Append strips src and appends the text to dst.
 func (s *Stripper) Append(dst, src []byte) []byte {
 	l := &s.line
@@ -122,8 +131,15 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 			case c == cr:
 				i++
 				l.col, l.wrapPending = 0, false
-			case c == lf && !l.edited:
+			case c == lf && !l.edited && !l.revisited:
 				i++
+				switch {
+				case l.y+1 == l.scrollEnd && len(l.saved) == 0:
+					l.pushBottom(len(dst))
+				case !l.scrollBottom(dst):
+					dst = l.lineFeed(dst)
+					continue
+				}
 				dst = append(dst, '\n')
 				l.startRow(dst, l.col, false)
 			case c >= 0x80:
@@ -271,8 +287,10 @@ func (s *Stripper) escape(dst, src []byte, i int) ([]byte, int) {
 func (s *Stripper) escFinal(dst []byte, c byte) []byte {
 	l := &s.line
 	switch c {
-	case 'D', 'M': // IND, RI
+	case 'D': // IND
 		return l.newline(dst, l.col, false)
+	case 'M': // RI
+		return l.reverseIndex(dst)
 	case 'E': // NEL
 		return l.newline(dst, 0, false)
 	case '7': // DECSC
@@ -282,8 +300,7 @@ func (s *Stripper) escFinal(dst []byte, c byte) []byte {
 	case 'H': // HTS
 		l.setTab()
 	case 'c': // RIS
-		dst = l.newline(dst, 0, false)
-		l.reset()
+		return l.reset(dst)
 	}
 	return dst
 }
@@ -350,32 +367,44 @@ func (s *Stripper) csiFinal(dst []byte, f byte) []byte {
 		return dst
 	}
 	if p.private != 0 {
-		if p.private == '?' && (f == 'h' || f == 'l') && p.has(7) {
-			l.noAutowrap = f == 'l'
-		}
-		return dst
+		return s.privateFinal(dst, f)
 	}
 	n := p.count(0)
 	switch f {
 	case '@': // ICH
 		return l.insertBlanks(dst, n)
-	case 'A', 'B', 'S', 'T', 'd', 'e': // CUU, CUD, SU, SD, VPA, VPR
-		return l.newline(dst, l.col, false)
+	case 'A': // CUU
+		return l.moveRow(dst, l.up(n), l.col)
+	case 'B', 'e': // CUD, VPR
+		return l.moveRow(dst, l.below(n), l.col)
+	case 'E': // CNL
+		return l.moveRow(dst, l.below(n), 0)
+	case 'F': // CPL
+		return l.moveRow(dst, l.up(n), 0)
+	case 'd': // VPA
+		return l.moveRow(dst, l.rowAt(n), l.col)
+	case 'H', 'f': // CUP, HVP
+		return l.moveRow(dst, l.rowAt(n), p.count(1)-1)
+	case 'S', 'T': // SU, SD
+		l.ensureRows()
+		return l.scroll(dst, l.marginTop, l.marginBottom, n, f == 'S', l.col)
+	case 'L', 'M': // IL, DL
+		return l.insertLines(dst, n, f == 'L')
+	case 'r': // DECSTBM
+		return l.setMargins(dst, p.value(0), p.value(1))
 	case 'C', 'a': // CUF, HPR
 		l.moveTo(l.col + n)
 	case 'D': // CUB
 		l.moveTo(l.col - n)
-	case 'E', 'F', 'L', 'M', 'r': // CNL, CPL, IL, DL, DECSTBM
-		return l.newline(dst, 0, false)
 	case 'G', '`': // CHA, HPA
 		l.moveTo(n - 1)
-	case 'H', 'f': // CUP, HVP
-		return l.newline(dst, min(p.count(1), maxParam)-1, false)
 	case 'I': // CHT
 		l.tab(n)
 	case 'Z': // CBT
 		l.backTab(n)
-	case 'J', 'K': // ED, EL: on this line, the same
+	case 'J': // ED
+		return l.eraseInDisplay(dst, p.value(0))
+	case 'K': // EL
 		return l.eraseInLine(dst, p.value(0))
 	case 'P': // DCH
 		return l.deleteChars(dst, n)
@@ -397,19 +426,54 @@ func (s *Stripper) csiFinal(dst []byte, f byte) []byte {
 	return dst
 }
 
-// Settle passes on the current line as it shows now if it changed behind the text
-// already passed on; Append waits for the end of the line.
-func (s *Stripper) Settle(dst []byte) []byte {
-	dst, _ = s.settled(dst)
+// privateFinal carries out the DEC private control sequence that ends with f:
+// the modes of autowrap, origin and the alternate screen, and the selective
+// erases, which erase as ED and EL do.
+func (s *Stripper) privateFinal(dst []byte, f byte) []byte {
+	p, l := &s.csi, &s.line
+	if p.private != '?' {
+		return dst
+	}
+	p.noteAlt()
+	switch f {
+	case 'h', 'l':
+		on := f == 'h'
+		if p.has(7) {
+			l.noAutowrap = !on
+		}
+		if p.has(6) {
+			l.origin = on
+			dst = l.moveRow(dst, l.rowAt(1), 0)
+		}
+		switch {
+		case p.alt&alt1049 != 0:
+			if on {
+				l.save()
+				return l.setAlternate(dst, true)
+			}
+			dst = l.setAlternate(dst, false)
+			return l.restore(dst)
+		case p.alt&alt1047 != 0 || p.has(47):
+			return l.setAlternate(dst, on)
+		}
+	case 'J': // DECSED
+		return l.eraseInDisplay(dst, p.value(0))
+	case 'K': // DECSEL
+		return l.eraseInLine(dst, p.value(0))
+	}
 	return dst
 }
 
-// settled is Settle, and tells where in dst the line passed on again is, if it
-// was (else the redraw is zero).
-func (s *Stripper) settled(dst []byte) ([]byte, redraw) {
-	s.line.redrawn = redraw{}
-	dst = s.line.settle(dst)
-	return dst, s.line.redrawn
+// Settle passes on the current line as it shows now if it changed behind the text
+// already passed on; Append waits for the end of the line.
+func (s *Stripper) Settle(dst []byte) []byte {
+	return s.line.settle(dst)
+}
+
+// redraws returns the rows passed on again by the last Append and the Settle
+// calls after it: where in their output each is, and what of it did not change.
+func (s *Stripper) redraws() []redraw {
+	return s.line.redraws
 }
 
 // Flush returns the text held back at the end of the stream: a line that changed,
@@ -450,16 +514,33 @@ type csiParams struct {
 	private      byte
 	intermediate bool
 	invalid      bool
-	// listed holds the parameters 1 to 63 seen in full, for SM, RM and DECSET.
+	// listed holds the parameters 1 to 63 seen in full, for SM, RM and DECSET;
+	// alt the alternate screen's modes.
 	listed uint64
+	alt    uint8
 	cur    int
 }
+
+// The alternate screen's modes: with the cursor saved and restored, and without.
+const (
+	alt1047 = 1 << iota
+	alt1049
+)
 
 // reset forgets the parameters of the last sequence; it costs nothing when no
 // parameter was read.
 func (p *csiParams) reset() {
 	if p.seen {
 		*p = csiParams{}
+	}
+}
+
+func (p *csiParams) noteAlt() {
+	switch p.cur {
+	case 1047:
+		p.alt |= alt1047
+	case 1049:
+		p.alt |= alt1049
 	}
 }
 
@@ -496,6 +577,7 @@ func (p *csiParams) feed(b []byte) {
 }
 
 func (p *csiParams) endParam() {
+	p.noteAlt()
 	if p.cur > 0 && p.cur < 64 {
 		p.listed |= 1 << p.cur
 	}

@@ -315,3 +315,172 @@ danger:
 		t.Fatalf("only %d of the drawings were dangerous on screen", dangerous)
 	}
 }
+
+// rowDrawer draws over a few rows of the screen: the drawer's lines, with the
+// cursor moved up, down and to rows by number, saved and restored, and rows
+// erased, inserted, deleted and scrolled.
+type rowDrawer struct {
+	drawer
+	row, rows          int
+	savedRow, savedCol int
+	saved              bool
+	// scroll lets the drawing scroll: rows is the screen's height, and line
+	// feeds, reverse indexes and scrolling regions scroll it.
+	scroll bool
+}
+
+func (d *rowDrawer) step() {
+	rng := d.rng
+	n := 1 + rng.IntN(3)
+	switch rng.IntN(30) {
+	case 0:
+		d.printf("\x1b[%dA", n) // CUU
+		d.row = max(0, d.row-n)
+	case 1:
+		if d.row+n < d.rows {
+			d.printf("\x1b[%dB", n) // CUD
+			d.row += n
+		}
+	case 2:
+		d.printf("\x1b[%dF", n) // CPL
+		d.row, d.col = max(0, d.row-n), 0
+	case 3:
+		if d.row+n < d.rows {
+			d.printf("\x1b[%dE", n) // CNL
+			d.row, d.col = d.row+n, 0
+		}
+	case 4:
+		d.row = rng.IntN(d.rows)
+		d.printf("\x1b[%dd", d.row+1) // VPA
+	case 5:
+		d.row, d.col = rng.IntN(d.rows), rng.IntN(d.limit-1)
+		d.printf("\x1b[%d;%dH", d.row+1, d.col+1) // CUP
+	case 6:
+		if d.row > 0 || d.scroll {
+			d.b.WriteString("\x1bM") // RI
+			d.row = max(0, d.row-1)
+		}
+	case 7:
+		if d.row+1 < d.rows || d.scroll {
+			d.b.WriteString("\r\n")
+			d.row, d.col = min(d.row+1, d.rows-1), 0
+		}
+	case 8:
+		// DECSC; the emulator does not carry out SCOSC and SCORC.
+		d.b.WriteString("\x1b7")
+		d.savedRow, d.savedCol, d.saved = d.row, d.col, true
+	case 9:
+		if d.saved {
+			d.b.WriteString("\x1b8") // DECRC
+			d.row, d.col = d.savedRow, d.savedCol
+		}
+	case 10:
+		// ED 0 or 2; the emulator erases all the screen for ED 1, where a
+		// terminal erases up to the cursor.
+		d.printf("\x1b[%dJ", 2*rng.IntN(2))
+	case 11:
+		if d.narrow && rng.IntN(3) == 0 {
+			// IL or DL: the rows below the cursor move.
+			d.printf("\x1b[%d%c", n, "LM"[rng.IntN(2)])
+			d.col = 0
+		}
+	case 12:
+		if d.scroll {
+			// DECSTBM over the whole screen, which homes the cursor. (Where
+			// the cursor stops at a smaller region's margins, and which rows
+			// insertions act on, the emulator differs from xterm.)
+			d.printf("\x1b[1;%dr", d.rows)
+			d.row, d.col = 0, 0
+		}
+	case 13:
+		if d.scroll {
+			d.printf("\x1b[%d%c", n, "ST"[rng.IntN(2)]) // SU, SD
+		}
+	default:
+		d.drawer.step()
+	}
+}
+
+// drawRows returns a drawing over the first rows of the screen, each shorter
+// than the screen is wide; it scrolls when it may.
+func drawRows(rng *rand.Rand, rows, cols int, scroll bool) string {
+	d := &rowDrawer{drawer: drawer{rng: rng, limit: cols - 4, narrow: rng.IntN(2) == 0}, rows: rows, scroll: scroll}
+	for range rng.IntN(120) {
+		d.step()
+	}
+	return d.b.String()
+}
+
+// TestStreamAgreesWithScreenOverRows draws thousands of random drawings over a
+// few rows, moving the cursor between them, and compares the stream with a
+// terminal emulator's screen: each row that shows text is a line of the stream,
+// and every danger pattern that matches a row of the screen matches a line of
+// the stream.
+func TestStreamAgreesWithScreenOverRows(t *testing.T) {
+	t.Parallel()
+	// No pattern of wide characters: the emulator renders the right half of
+	// a wide character left alone by an overwrite of its left half as no
+	// column at all, which can join two others.
+	patterns := []*regexp.Regexp{
+		regexp.MustCompile(`rm\s+-rf\s+/(\s|$)`),
+		regexp.MustCompile(`rm -rf`),
+		regexp.MustCompile(`sudo\s+rm`),
+		regexp.MustCompile(`tmp/$|tmp/\s`),
+		regexp.MustCompile(`Proceed\?`),
+	}
+	const cols = 80
+	rng := rand.New(rand.NewPCG(13, 14))
+	screens := map[int]*screen.Screen{}
+	for i := range 3000 {
+		// Half the drawings stay on the first rows of a screen of 24, half
+		// scroll a screen of a few rows.
+		rows, scroll := 24, i%2 == 1
+		drawing := drawRows(rng, 2+rng.IntN(7), cols, false)
+		if scroll {
+			rows = 2 + rng.IntN(5)
+			drawing = drawRows(rng, rows, cols, true)
+		}
+		scr := screens[rows]
+		if scr == nil {
+			scr = screen.New(rows, cols)
+			screens[rows] = scr
+		}
+		// A reset terminal (RIS), cleared, is a new one.
+		scr.Write([]byte("\x1bc\x1b[H\x1b[2J" + drawing))
+		var s runner.Stripper
+		s.SetWidth(cols)
+		s.SetHeight(rows)
+		var out []byte
+		for rest := drawing; len(rest) > 0; {
+			k := 1 + rng.IntN(len(rest))
+			out = s.Settle(s.Append(out, []byte(rest[:k])))
+			rest = rest[k:]
+		}
+		text := string(s.Flush(out))
+		lines := map[string]bool{}
+		for line := range strings.Lines(text) {
+			lines[words(line)] = true
+		}
+		for i, row := range strings.Split(scr.Text(), "\n") {
+			if words(row) != "" && !lines[words(row)] {
+				if !utf8Narrow(drawing) {
+					// The emulator renders the right half of a wide character
+					// left alone by an overwrite of its left half as no column
+					// at all, where a terminal shows a blank.
+					continue
+				}
+				t.Fatalf("drawing %q\nrow %d %q of the screen is no line of the stream %q\nscreen %q", drawing, i, row, text, scr.Text())
+			}
+		}
+		for _, p := range patterns {
+			if anyLine(p, scr.Text()) && !anyLine(p, text) {
+				t.Fatalf("drawing %q: %s matches a row of the screen %q, no line of the stream %q", drawing, p, scr.Text(), text)
+			}
+		}
+	}
+}
+
+// words returns the words of a line, one space between each.
+func words(line string) string {
+	return strings.Join(strings.Fields(line), " ")
+}

@@ -42,6 +42,25 @@ var evasions = []struct{ name, drawn string }{
 	{"save and restore the cursor", "\x1b7xx -rf /\x1b8rm"},
 	{"CUP's column counts", "\x1b[3;5Hxx -rf /\x1b[5Grm"},
 	{"tab to a stop it set", "\x1b[3g\x1b[4G\x1bH\r   xx -rf /\r\trm"},
+	// Back up to a row already printed.
+	{"cursor up", "xx -rf /\r\n\x1b[A\rrm"},
+	{"cursor up three rows", "xx -rf /\r\nmore\r\nlines\r\n\x1b[3Arm"},
+	{"CPL", "xx -rf /\r\nmore\r\n\x1b[2Frm"},
+	{"reverse index", "xx -rf /\r\n\x1bMrm"},
+	{"VPA", "\x1b[5dxx -rf /\r\nmore\r\n\x1b[5drm"},
+	{"CUP to an earlier row", "\x1b[3;1Hxx -rf /\x1b[5;1Hmore\x1b[3;1Hrm"},
+	{"CUP over a row drawn below it", "\x1b[9;1Hxx -rf /\x1b[2;1Habove\x1b[9;1Hrm"},
+	{"DECSC and DECRC across rows", "\x1b7xx -rf /\r\nmore\r\n\x1b8rm"},
+	{"SCOSC and SCORC across rows", "\x1b[sxx -rf /\r\nmore\r\n\x1b[urm"},
+	{"down onto a row, past its text", "top\r\nrm -rf\x1b[Azz\x1b[B\x1b[8G/"},
+	{"line feed onto a row, past its text", "rm -rf\r\nmore\x1b[A\r\n\x1b[A\x1b[8G/"},
+	{"ED 2 then rewrite", "rmX-rf /\r\nmore\x1b[2J\x1b[Hrm\x1b[2;1Hzz\x1b[1;4H-rf /"},
+	{"ED 1 then rewrite", "rmX-rf /\r\nmore\x1b[1J\x1b[Hrm\x1b[2;1Hzz\x1b[1;4H-rf /"},
+	{"ED 0 then rewrite", "\x1b[2;1HrmX-rf /\x1b[H\x1b[J\x1b[2;1Hrm\x1b[3;1Hzz\x1b[2;4H-rf /"},
+	{"RI at the top of a scrolling region", "\x1b[2;4r\x1b[2;1Hxx -rf /\x1bM\x1b[3;1Hrm"},
+	{"line feed at the bottom of a scrolling region", "\x1b[2;3r\x1b[3;1Hxx -rf /\n\x1b[2;1Hrm"},
+	{"IL pushes a row down", "xx -rf /\x1b[L\x1b[Brm"},
+	{"back from the alternate screen", "xx -rf /\x1b[?1049h\x1b[2Jvim\x1b[?1049l\rrm"},
 }
 
 // TestDangerSeesWhatATerminalShows draws a dangerous command in each of these
@@ -105,6 +124,8 @@ func TestRunDangerSeesDrawnCommand(t *testing.T) {
 		`xx -rf /\rrm`,
 		`\033[\030rm -rf /`,
 		`\033]0;\030rm -rf /`,
+		`xx -rf /\n\033[A\rrm\n`,
+		`\0337xx -rf /\nmore\n\0338rm`,
 	} {
 		script := `printf '` + drawn + `\r\nProceed? [y/n] '; read a; echo got=$a`
 		pb := playbook(t, `
@@ -170,6 +191,30 @@ danger:
 	s.out(time.Millisecond, "\r⠙ running rm -rf / ")
 	if n := s.dangerHits("wipe"); n != 4 {
 		t.Fatalf("drawn again after it was erased: %d danger hits, want 4\n%s", n, s.timeline())
+	}
+}
+
+// TestRedrawnRowsCountOnce redraws a screen of rows with the cursor moved up,
+// as a TUI does: a spinner on the row of a dangerous command does not make it
+// new, but the command drawn over another row is.
+func TestRedrawnRowsCountOnce(t *testing.T) {
+	t.Parallel()
+	const pb = header + `
+danger:
+  - {name: wipe, match: {regex: '\brm\s+-rf\s+/(\s|$)'}, action: manual}
+`
+	s := newSim(t, pb, runner.Config{})
+	s.out(time.Millisecond, "⠋ running rm -rf /\r\n  status\r\n")
+	frames := []string{"⠙", "⠹", "⠸", "⠼"}
+	for i := range 100 {
+		s.out(time.Millisecond, "\x1b[2A\r"+frames[i%len(frames)]+" running rm -rf /\r\n  status\r\n")
+	}
+	if n := s.dangerHits("wipe"); n != 1 {
+		t.Fatalf("100 frames of a spinner on the command's row: %d danger hits, want 1\n%s", n, s.timeline())
+	}
+	s.out(time.Millisecond, "\x1b[A\r\x1b[2Crm -rf /\r\n")
+	if n := s.dangerHits("wipe"); n != 2 {
+		t.Fatalf("the command drawn over the status row: %d danger hits, want 2\n%s", n, s.timeline())
 	}
 }
 

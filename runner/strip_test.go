@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -97,6 +98,9 @@ func FuzzStripper(f *testing.F) {
 		"xx -rf /\rrm", "\x1b[\x18rm -rf /", "\x1b]0;\x18rm -rf /", "世 -rf /\rrm\x1b[K",
 		"\x1b[4hab\x1b[4l\x1b[2D\x1b[P\x1b[@\x1b[X\x1b7x\x1b8y", "\x1b[3g\x1b[4G\x1bH\r\tz",
 		"a\xffb\xe4\xb8", "\x1b[?7l" + strings.Repeat("w", 90) + "\r\n",
+		"xx -rf /\r\n\x1b[A\rrm\r\n", "\x1b7a\r\nb\x1b8c\x1b[5;1Hd\x1b[2dé\x1bMf\x1b[2F",
+		"\x1b[2;4r\x1b[4;1Hx\n\n\x1bM\x1b[S\x1b[2T\x1b[L\x1b[M\x1b[J\x1b[2J",
+		"x\x1b[?1049hy\r\n\x1b[?1049l\x1b[Az",
 	} {
 		f.Add([]byte(s), uint64(len(s)))
 	}
@@ -158,6 +162,9 @@ func TestStripperStaysLinear(t *testing.T) {
 		"wide characters and backspaces":   fill("世\b"),
 		"a long line redrawn":              fill("0123456789") + fill("\rx"),
 		"cursor jumps":                     fill("\x1b[1;1H\x1b[40Gy"),
+		"up and down over full rows":       strings.Repeat("x", 79) + "\r\n" + strings.Repeat("y", 79) + fill("\x1b[A\x1b[B"),
+		"rows scrolled and inserted":       fill("ab\x1b[S\x1b[T\x1b[L\x1b[M\x1b[2;5r\x1bM\n"),
+		"a screen redrawn":                 fill("\x1b[H" + strings.Repeat("row\r\n", 23) + "\x1b[2J"),
 	}
 	var marks Stripper
 	marks.Append(nil, []byte("a"))
@@ -226,5 +233,64 @@ func TestStripperWrapsAtTheWidth(t *testing.T) {
 	n.SetWidth(5)
 	if got := string(n.Flush(n.Append(nil, []byte("\x1b[?7labcdefg")))); got != "abcde\nabcdg" {
 		t.Fatalf("no autowrap: %q", got)
+	}
+}
+
+// TestStripperKeepsAScreenful: the cursor goes back up to the rows of the last
+// screenful, which scroll as on a terminal; rows scrolled off the top are gone,
+// and the height follows a resize.
+func TestStripperKeepsAScreenful(t *testing.T) {
+	t.Parallel()
+	var lines strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&lines, "l%02d\r\n", i)
+	}
+	for _, whole := range []bool{true, false} {
+		var s Stripper
+		var out []byte
+		feed := func(text string) {
+			if whole {
+				out = s.Append(out, []byte(text))
+				return
+			}
+			for k := range len(text) {
+				out = s.Append(out, []byte(text[k:k+1]))
+			}
+		}
+		feed(lines.String() + "\x1b[23A\rX")
+		if out = s.Settle(out); lastLineOf(out) != "X07" {
+			got := lastLineOf(out)
+			t.Fatalf("whole %v: 23 rows up from the bottom of 24: %q", whole, got)
+		}
+		feed("\x1b[99AY\x1b[5B\rZ")
+		if got := string(s.Flush(out)); !strings.HasSuffix(got, "\nl29\nX07\nXY7\nZ12") {
+			t.Fatalf("whole %v: past the top, then down: %q", whole, got)
+		}
+		s.SetHeight(5)
+		out = s.Append(out[:0], []byte("\x1b[99B\r\nm\r\n\x1b[4A!"))
+		if got := string(s.Flush(out)); got != "\nm\n!10" {
+			// Five rows, the cursor's last: l08 to l11 and Z12, then two
+			// more scroll l08 and l09 off the top.
+			t.Fatalf("whole %v: after a resize to 5 rows: %q", whole, got)
+		}
+	}
+}
+
+// TestStripperRedrawsRowsOnce: a screen drawn again over itself with the cursor
+// moved up passes on nothing; a row that changed is passed on again, alone.
+func TestStripperRedrawsRowsOnce(t *testing.T) {
+	t.Parallel()
+	var s Stripper
+	out := s.Settle(s.Append(nil, []byte("a\r\nb\r\nc\r\n")))
+	for range 10 {
+		out = s.Settle(s.Append(out, []byte("\x1b[3Aa\r\nb\r\nc\r\n")))
+		out = s.Settle(s.Append(out, []byte("\x1b[1;1Ha\x1b[2;1Hb\x1b[3;1Hc\x1b[1;1H\x1b[3B")))
+	}
+	if got := string(out); got != "a\nb\nc\n" {
+		t.Fatalf("redrawn as it was: %q", got)
+	}
+	out = s.Settle(s.Append(out, []byte("\x1b[3Aa\r\nB\r\nc\r\n")))
+	if got := string(out); got != "a\nb\nc\nB\n" {
+		t.Fatalf("one row changed: %q", got)
 	}
 }

@@ -39,16 +39,20 @@ type termLine struct {
 	cells  []cell
 	shown  []byte
 	buf    []byte
-	// redrawn describes the last time the row was passed on again.
-	redrawn redraw
 
 	// carried is set when the stream's current line holds text of the rows
 	// before this one (a long line that wrapped).
 	carried bool
-	// row counts the rows, so a cursor restore knows whether it left this one.
-	row      uint64
+	// revisited is set when the cursor came to this row by moving back to it,
+	// not by a line feed that opened it; detached when the row held text then,
+	// which the stream holds on a line that ended, not on its current line.
+	revisited bool
+	detached  bool
+	// redraws lists the rows passed on again since the last write began.
+	redraws []redraw
+	screenRows
 	saveCol  int
-	saveRow  uint64
+	saveY    int
 	hasSaved bool
 	// last is the last printable ASCII character, which REP repeats.
 	last byte
@@ -123,13 +127,18 @@ func (l *termLine) beginWrite(dst []byte) {
 	if !l.edited {
 		l.at = len(dst)
 	}
+	l.redraws = l.redraws[:0]
 }
 
-// endWrite ends a write: the row's text passed on in it is kept.
+// endWrite ends a write: the text passed on in it for the row and the rows
+// left is kept.
 func (l *termLine) endWrite(dst []byte) {
 	if !l.edited {
 		l.saved = append(l.saved, dst[l.at:]...)
 		l.at = 0
+	}
+	if len(l.pending) > 0 || l.pendingAll || l.scrolled > 0 {
+		l.keepPending(dst)
 	}
 }
 
@@ -147,10 +156,7 @@ func (l *termLine) appends(n int) bool {
 // ascii adds a run of printable ASCII.
 func (l *termLine) ascii(dst, b []byte) []byte {
 	if l.edited || l.noAutowrap || l.col != l.end && !l.wrapPending {
-		for k := range b {
-			dst = l.put(dst, b[k:k+1], 1)
-		}
-		return dst
+		return l.putEach(dst, b)
 	}
 	// Text at the end of the row: it is added at once, and what does not fit
 	// before the last column goes on the next rows.
@@ -158,7 +164,19 @@ func (l *termLine) ascii(dst, b []byte) []byte {
 	dst = append(dst, b...)
 	for k := 0; k < len(b); {
 		if l.wrapPending {
-			l.startRow(dst[:start+k], 0, true)
+			switch row := dst[:start+k]; {
+			case l.y+1 == l.scrollEnd && len(l.saved) == 0:
+				l.pushBottom(len(row))
+				l.startRow(row, 0, true)
+			case l.scrollBottom(row):
+				l.startRow(row, 0, true)
+			case !l.nextRowBlank():
+				// The text goes on over a row that holds text.
+				return l.putEach(row, b[k:])
+			default:
+				l.leave(row)
+				l.down(row, 0, true)
+			}
 		}
 		fits := min(len(b)-k, width-l.col)
 		l.end = l.col + fits
@@ -167,6 +185,14 @@ func (l *termLine) ascii(dst, b []byte) []byte {
 		k += fits
 	}
 	l.last = b[len(b)-1]
+	return dst
+}
+
+// putEach adds printable ASCII a character at a time.
+func (l *termLine) putEach(dst, b []byte) []byte {
+	for k := range b {
+		dst = l.put(dst, b[k:k+1], 1)
+	}
 	return dst
 }
 
@@ -371,16 +397,32 @@ func (l *termLine) flush(dst []byte) []byte {
 		return dst
 	}
 	l.buf = l.render(l.buf[:0])
-	if bytes.HasPrefix(l.buf, l.shown) {
+	switch {
+	case l.detached:
+		// The stream holds the row on a line that ended: it is passed on
+		// again, on a line of its own, if it changed.
+		if bytes.Equal(l.buf, l.shown) {
+			return dst
+		}
+		if l.carried {
+			dst = append(dst, '\n')
+		}
+		dst = l.redraw(dst)
+		l.detached = false
+	case bytes.HasPrefix(l.buf, l.shown):
 		dst = append(dst, l.buf[len(l.shown):]...)
-	} else {
-		dst = append(dst, '\n')
-		l.redrawn = sameEnds(len(dst), l.shown, l.buf)
-		dst = append(dst, l.buf...)
-		l.carried = false
+	default:
+		dst = l.redraw(append(dst, '\n'))
 	}
 	l.shown, l.buf = l.buf, l.shown
 	return dst
+}
+
+// redraw passes on the row again, as it shows now.
+func (l *termLine) redraw(dst []byte) []byte {
+	l.redraws = append(l.redraws, sameEnds(len(dst), l.shown, l.buf))
+	l.carried = false
+	return append(dst, l.buf...)
 }
 
 // settle passes on an edited row and returns it to the short form.
@@ -389,7 +431,7 @@ func (l *termLine) settle(dst []byte) []byte {
 		return dst
 	}
 	dst = l.flush(dst)
-	if hasLoneByte(l.cells) {
+	if l.detached || hasLoneByte(l.cells) {
 		return dst
 	}
 	start := 0
@@ -412,41 +454,95 @@ func (l *termLine) hasText(dst []byte) bool {
 	if l.carried {
 		return true
 	}
+	if l.detached {
+		return false
+	}
 	if l.edited {
 		return len(l.shown) > 0
 	}
 	return !l.blank(dst)
 }
 
-// newline ends the row: the cursor goes to another one, at column col. A line
-// feed always ends the stream's line; other vertical motion only a line that
-// holds text.
+// lineFeed moves the cursor down a row from a row in the short form, which the
+// stream shows on its current line: that line ends. (At the bottom of the
+// screen, Append scrolls it itself.)
+func (l *termLine) lineFeed(dst []byte) []byte {
+	l.leave(dst)
+	dst = append(dst, '\n')
+	l.down(dst, l.col, false)
+	return dst
+}
+
+// scrollBottom stores the row, in the short form, that ends at the end of dst,
+// and scrolls the screen up, if the row is the bottom one of a screen that
+// scrolls as a whole (nearly always). It reports whether it did: the new row
+// is blank then.
+func (l *termLine) scrollBottom(dst []byte) bool {
+	if l.y+1 != l.scrollEnd {
+		return false
+	}
+	if len(l.saved) == 0 {
+		l.pushBottom(len(dst))
+		return true
+	}
+	// The row began in an earlier write: its text is kept now, where the
+	// ring ends, and the row at the top scrolls off.
+	n, top := len(l.rows.ring), l.rows.top
+	r := &l.rows.ring[(top+n-1)%n]
+	l.saved = append(l.saved, dst[l.at:]...)
+	r.form, r.indent = rowText, l.indent
+	r.text, l.saved = l.saved, r.text[:0]
+	l.rows.top = (top + 1) % n
+	return true
+}
+
+// pushBottom stores the bottom row, in the short form, whose text began in
+// this write and ends at to, where the ring ends, and scrolls the screen up:
+// the row at the top scrolls off, and its place is the new bottom row's,
+// stored when the cursor leaves it. The screen must scroll as a whole.
+func (l *termLine) pushBottom(to int) {
+	rows := &l.rows
+	end := rows.top - 1
+	if end < 0 {
+		end += len(rows.ring)
+	}
+	r := &rows.ring[end]
+	r.form, r.indent, r.from, r.to = rowPending, l.indent, l.at, to
+	l.scrolledLast, l.scrolled = end, l.scrolled+1
+	if rows.top++; rows.top == len(rows.ring) {
+		rows.top = 0
+	}
+}
+
+// newline moves the cursor down a row, to column col. A line feed ends the
+// stream's line unless it leaves a row moved back to; other motion only a line
+// that holds text.
 func (l *termLine) newline(dst []byte, col int, lineFeed bool) []byte {
-	dst = l.flush(dst)
-	if lineFeed || l.hasText(dst) {
+	dst, text := l.endRow(dst)
+	if text || lineFeed && !l.revisited {
 		dst = append(dst, '\n')
 	}
-	l.startRow(dst, col, false)
+	l.down(dst, col, false)
 	return dst
 }
 
 // wrap moves to the next row after the last column was filled; the stream's
 // line goes on.
 func (l *termLine) wrap(dst []byte) []byte {
-	dst = l.flush(dst)
-	l.startRow(dst, 0, l.hasText(dst))
+	dst, text := l.endRow(dst)
+	l.down(dst, 0, text)
 	return dst
 }
 
+// startRow makes the row blank, in the short form, with the cursor at col.
 func (l *termLine) startRow(dst []byte, col int, carried bool) {
 	col = max(0, min(col, l.w()-1))
-	l.edited = false
+	l.edited, l.detached, l.revisited = false, false, false
 	l.saved = l.saved[:0]
 	l.at = len(dst)
 	l.col, l.indent, l.end = col, col, col
 	l.wrapPending = false
 	l.carried = carried
-	l.row++
 }
 
 func (l *termLine) moveTo(col int) {
@@ -531,26 +627,21 @@ func (l *termLine) ownTabs() {
 const maxTabs = 512
 
 func (l *termLine) save() {
-	l.saveCol, l.saveRow, l.hasSaved = l.col, l.row, true
+	l.saveCol, l.saveY, l.hasSaved = l.col, l.y, true
 }
 
-// restore puts the cursor where save found it: on this row a horizontal move,
-// on another a move to another row.
+// restore puts the cursor where save found it, or home if it was never saved.
 func (l *termLine) restore(dst []byte) []byte {
-	if l.hasSaved && l.saveRow == l.row {
-		l.moveTo(l.saveCol)
-		return dst
+	if !l.hasSaved {
+		return l.moveRow(dst, 0, 0)
 	}
-	col := 0
-	if l.hasSaved {
-		col = l.saveCol
-	}
-	return l.newline(dst, col, false)
+	return l.moveRow(dst, l.saveY, l.saveCol)
 }
 
-// reset returns the modes to a terminal's defaults (RIS).
-func (l *termLine) reset() {
+// reset returns the terminal to its first state (RIS): modes, and no rows.
+func (l *termLine) reset(dst []byte) []byte {
 	l.noAutowrap, l.insert, l.hasSaved, l.tabs, l.last = false, false, false, nil, 0
+	return l.resetRows(dst)
 }
 
 // edit makes the row editable for a change at the cursor and reports whether
