@@ -103,7 +103,9 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 				j++
 			}
 			if j > i {
-				if run := src[i:j]; l.appends(len(run)) {
+				if run := src[i:j]; l.conceal {
+					dst = l.concealed(dst, run)
+				} else if l.appends(len(run)) {
 					l.col += len(run)
 					l.end = l.col
 					l.last = run[len(run)-1]
@@ -117,12 +119,19 @@ func (s *Stripper) Append(dst, src []byte) []byte {
 			}
 			switch c := src[i]; {
 			case c == esc && i+1 < n && src[i+1] == '[':
-				// SGR, the most common sequence, changes no text: skip it here.
-				j := i + 2
+				// SGR, the most common sequence, changes no text unless it
+				// conceals it (SGR 8): skip it here unless it may.
+				j, eight := i+2, false
 				for j < n && src[j]-0x30 < 0x10 {
+					eight = eight || src[j] == '8'
 					j++
 				}
 				if j < n && src[j] == 'm' {
+					if eight || l.conceal {
+						s.csi.feed(src[i+2 : j])
+						dst = s.csiFinal(dst, 'm')
+						s.csi.reset()
+					}
 					i = j + 1
 					continue
 				}
@@ -316,10 +325,8 @@ func (s *Stripper) csiBytes(dst, src []byte, i int) ([]byte, int) {
 		}
 		if c >= 0x40 && c < del {
 			s.state = sGround
-			if c != 'm' { // SGR, the most common, changes no text
-				s.csi.feed(src[start:i])
-				dst = s.csiFinal(dst, c)
-			}
+			s.csi.feed(src[start:i])
+			dst = s.csiFinal(dst, c)
 			s.csi.reset()
 			return dst, i + 1
 		}
@@ -371,6 +378,12 @@ func (s *Stripper) csiFinal(dst []byte, f byte) []byte {
 	}
 	n := p.count(0)
 	switch f {
+	case 'm': // SGR: of the pen, only concealing changes what shows
+		p.sgr.param(p.cur, p.sub)
+		if p.sgr.conceal != 0 {
+			l.conceal = p.sgr.conceal > 0
+		}
+		return dst
 	case '@': // ICH
 		return l.insertBlanks(dst, n)
 	case 'A': // CUU
@@ -518,7 +531,9 @@ type csiParams struct {
 	// alt the alternate screen's modes.
 	listed uint64
 	alt    uint8
-	cur    int
+	// sgr reads the parameters as those of SGR, for its conceal attribute.
+	sgr sgrParams
+	cur int
 }
 
 // The alternate screen's modes: with the cursor saved and restored, and without.
@@ -578,6 +593,7 @@ func (p *csiParams) feed(b []byte) {
 
 func (p *csiParams) endParam() {
 	p.noteAlt()
+	p.sgr.param(p.cur, p.sub)
 	if p.cur > 0 && p.cur < 64 {
 		p.listed |= 1 << p.cur
 	}
@@ -598,4 +614,39 @@ func (p *csiParams) count(k int) int {
 // has reports whether one of the parameters is v (1 to 63).
 func (p *csiParams) has(v int) bool {
 	return p.listed&(1<<v) != 0 || p.cur == v
+}
+
+// sgrParams follows SGR's parameters for what they do to the conceal attribute:
+// 8 sets it, 28 and 0 (or no parameter) clear it, and the colour numbers after
+// 38, 48 and 58 (`38;5;N`, `38;2;R;G;B`) are passed over, not read as attributes.
+type sgrParams struct {
+	// conceal is 1 when the parameters so far set it, -1 when they clear it.
+	conceal int8
+	// colour is set after 38, 48 or 58: the next parameter says how many
+	// colour numbers follow (5: one, 2: three); skip counts those left.
+	colour bool
+	skip   int8
+}
+
+// param reads one parameter; sub says it had sub-parameters (38:2:R:G:B holds
+// its colour in them).
+func (g *sgrParams) param(v int, sub bool) {
+	switch {
+	case g.colour:
+		g.colour = false
+		switch v {
+		case 5:
+			g.skip = 1
+		case 2:
+			g.skip = 3
+		}
+	case g.skip > 0:
+		g.skip--
+	case v == 0 || v == 28:
+		g.conceal = -1
+	case v == 8:
+		g.conceal = 1
+	case (v == 38 || v == 48 || v == 58) && !sub:
+		g.colour = true
+	}
 }

@@ -61,6 +61,26 @@ var evasions = []struct{ name, drawn string }{
 	{"line feed at the bottom of a scrolling region", "\x1b[2;3r\x1b[3;1Hxx -rf /\n\x1b[2;1Hrm"},
 	{"IL pushes a row down", "xx -rf /\x1b[L\x1b[Brm"},
 	{"back from the alternate screen", "xx -rf /\x1b[?1049h\x1b[2Jvim\x1b[?1049l\rrm"},
+	// Characters that show as nothing, or as a blank.
+	{"zero-width space", "rm\u200b -rf /"},
+	{"zero-width joiner", "r\u200dm -rf /"},
+	{"soft hyphen", "rm\u00ad -rf /"},
+	{"byte order mark", "rm \ufeff-rf /"},
+	{"right-to-left override", "rm\u202e -rf /"},
+	{"variation selector", "r\ufe0fm -rf /"},
+	{"no-break spaces", "rm\u00a0-rf\u00a0/"},
+	{"em space", "rm\u2003-rf /"},
+	{"ideographic space", "rm\u3000-rf /"},
+	{"Hangul filler", "rm\u3164-rf /"},
+	// Concealed text shows as blanks; a colour numbered 8 conceals nothing.
+	{"concealed text", "rm\x1b[8mX\x1b[28m-rf /"},
+	{"concealed among other attributes", "rm\x1b[1;8;31mX\x1b[0m-rf /"},
+	{"concealed until a reset without parameters", "rm\x1b[8mX\x1b[m-rf /"},
+	{"concealed wide character", "rm\x1b[8m世\x1b[28m-rf /"},
+	{"concealed kept by DECSC", "rm\x1b[8m\x1b7\x1b[28m\x1b8X\x1b[28m-rf /"},
+	{"colour 8 of 256", "\x1b[38;5;8mrm -rf /\x1b[0m"},
+	{"colour 8 of 256, colon form", "\x1b[38:5:8mrm -rf /\x1b[0m"},
+	{"true colour with an 8", "\x1b[48;2;8;8;8mrm -rf /\x1b[0m"},
 }
 
 // TestDangerSeesWhatATerminalShows draws a dangerous command in each of these
@@ -126,6 +146,8 @@ func TestRunDangerSeesDrawnCommand(t *testing.T) {
 		`\033]0;\030rm -rf /`,
 		`xx -rf /\n\033[A\rrm\n`,
 		`\0337xx -rf /\nmore\n\0338rm`,
+		`rm\342\200\213 -rf /`,
+		`rm\033[8mX\033[28m-rf /`,
 	} {
 		script := `printf '` + drawn + `\r\nProceed? [y/n] '; read a; echo got=$a`
 		pb := playbook(t, `

@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/clai-sh/clai/internal/glyph"
 )
 
 // defaultWidth is the terminal width when none is known, a pty's default.
@@ -54,6 +56,9 @@ type termLine struct {
 	saveCol  int
 	saveY    int
 	hasSaved bool
+	// conceal is set while text is drawn concealed (SGR 8): it shows as
+	// blanks; saveConceal is what save kept of it, as DECSC keeps the pen.
+	conceal, saveConceal bool
 	// last is the last printable ASCII character, which REP repeats.
 	last byte
 	// tabs holds the tab stops once a program sets them; nil means every
@@ -198,11 +203,35 @@ func (l *termLine) putEach(dst, b []byte) []byte {
 
 // char adds the UTF-8 character b.
 func (l *termLine) char(dst, b []byte) []byte {
-	if w := runeWidth(b); w > 0 {
+	r, _ := utf8.DecodeRune(b)
+	if glyph.Invisible(r) {
+		// A zero-width space, a directional mark …: nothing shows.
+		return dst
+	}
+	w := runeWidth(b)
+	switch {
+	case w > 0 && (l.conceal || glyph.Blank(r)):
+		return l.put(dst, blanks[:1], w)
+	case w > 0:
 		return l.put(dst, b, w)
+	case l.conceal:
+		return dst
 	}
 	return l.combine(dst, b)
 }
+
+// concealed adds printable ASCII text drawn concealed: it shows as blanks.
+func (l *termLine) concealed(dst, b []byte) []byte {
+	for len(b) > 0 {
+		k := min(len(b), len(blanks))
+		dst = l.ascii(dst, blanks[:k])
+		b = b[k:]
+	}
+	return dst
+}
+
+// blanks are the spaces concealed text and blank characters show as.
+var blanks = []byte("                                                                ")
 
 // put writes a character that takes w columns at the cursor.
 func (l *termLine) put(dst, text []byte, w int) []byte {
@@ -627,20 +656,23 @@ func (l *termLine) ownTabs() {
 const maxTabs = 512
 
 func (l *termLine) save() {
-	l.saveCol, l.saveY, l.hasSaved = l.col, l.y, true
+	l.saveCol, l.saveY, l.hasSaved, l.saveConceal = l.col, l.y, true, l.conceal
 }
 
 // restore puts the cursor where save found it, or home if it was never saved.
 func (l *termLine) restore(dst []byte) []byte {
 	if !l.hasSaved {
+		l.conceal = false
 		return l.moveRow(dst, 0, 0)
 	}
+	l.conceal = l.saveConceal
 	return l.moveRow(dst, l.saveY, l.saveCol)
 }
 
 // reset returns the terminal to its first state (RIS): modes, and no rows.
 func (l *termLine) reset(dst []byte) []byte {
 	l.noAutowrap, l.insert, l.hasSaved, l.tabs, l.last = false, false, false, nil, 0
+	l.conceal = false
 	return l.resetRows(dst)
 }
 
