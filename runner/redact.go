@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/clai-sh/clai/internal/glyph"
 )
 
 // mask replaces a secret wherever it would be shown.
@@ -164,16 +166,28 @@ func jsonEscape(s string, htmlSafe bool) string {
 	return b.String()
 }
 
-// shownForm is s without what a terminal does not draw: control characters
-// and blanks. (A secret's own escape sequences are not looked through.)
+// shownForm is s without what a terminal does not draw: control characters,
+// blanks, and the characters that show as blanks or as nothing (see
+// glyph). (A secret's own escape sequences are not looked through.)
 func shownForm(s string) []byte {
 	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !blank(c) {
-			out = append(out, c)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if size > 1 && (glyph.Blank(r) || glyph.Invisible(r)) || size == 1 && blank(s[i]) {
+			i += size
+			continue
 		}
+		out = append(out, s[i:i+size]...)
+		i += size
 	}
 	return out
+}
+
+// shownAsBlank reports whether b begins with a character that shows as a blank
+// or as nothing (see glyph).
+func shownAsBlank(b []byte) bool {
+	r, size := utf8.DecodeRune(b)
+	return size > 1 && (glyph.Blank(r) || glyph.Invisible(r))
 }
 
 // blank reports whether c draws nothing: a control character or a space.
@@ -418,8 +432,13 @@ func (p *projection) project(text []byte) {
 		p.shown, p.at = make([]byte, 0, len(text)), make([]int, 0, len(text))
 	}
 	p.shown, p.at, p.spaces = p.shown[:0], p.at[:0], p.spaces[:0]
-	state, begin := inText, 0
+	state, begin, skip := inText, 0, 0
 	for i, c := range text {
+		if skip > 0 {
+			// The rest of a character that shows as a blank or as nothing.
+			skip--
+			continue
+		}
 		if c == 0x18 || c == 0x1a {
 			state = inText
 			continue
@@ -431,6 +450,13 @@ func (p *projection) project(text []byte) {
 				state, begin = inEscape, i
 			case c == ' ' || c == '\t':
 				p.spaces = append(p.spaces, i)
+			case c >= 0xc2 && shownAsBlank(text[i:]):
+				// A no-break space, a zero-width space …: as a space.
+				_, size := utf8.DecodeRune(text[i:])
+				for k := range size {
+					p.spaces = append(p.spaces, i+k)
+				}
+				skip = size - 1
 			case !blank(c):
 				p.shown = append(p.shown, c)
 				p.at = append(p.at, i)

@@ -34,6 +34,11 @@ func TestRedactor(t *testing.T) {
 		// Cut short by the end of the output: a long start is masked.
 		{"a long start at the end", []string{"correct-horse-battery"}, []string{"said correct-hor"}, "said ******"},
 		{"a short start at the end", []string{"correct-horse-battery"}, []string{"said corr"}, "said corr"},
+		// What shows as a blank or as nothing is looked through, in the secret
+		// and in the text: the stream shows a no-break space as a space.
+		{"a no-break space shown as a space", []string{"pass\u00a0word-99"}, []string{"got pass word-99 ok"}, "got ****** ok"},
+		{"a zero-width space in the text", []string{"password-99"}, []string{"got pass\u200bword-99 ok"}, "got ****** ok"},
+		{"a no-break space echoed", []string{"pass\u00a0word-99"}, []string{"got pass\u00a0word-99 ok"}, "got ****** ok"},
 	}
 	for _, c := range cases {
 		var out bytes.Buffer
