@@ -9,7 +9,7 @@ import (
 )
 
 // rounds is how many times each function runs; the shortest run counts.
-const rounds = 5
+const rounds = 3
 
 // Within fails t unless mine takes at most factor times as long as base (plus
 // slack, against the noise of very short runs). The two run in turn, so that
