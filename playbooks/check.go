@@ -214,32 +214,114 @@ func (d *decoder) checkBounded(pb *Playbook) {
 	}
 }
 
+// setting is a value a consistency check compares, and where it was written (zero
+// when it is the default).
+type setting struct {
+	name, value string
+	pos         Pos
+}
+
+func durationSetting(name string, v time.Duration, p Pos) setting {
+	return setting{name, v.String(), p}
+}
+
+// nudgeSetting is the nudge's gap and max as one value, placed where the playbook
+// gives one of them, else where the preset does.
+func (d *decoder) nudgeSetting(n *Nudge) setting {
+	gap, max := "gap "+n.Gap.String(), fmt.Sprintf("max %d", n.Max)
+	pos := n.GapPos
+	switch {
+	case d.fromPreset(n.GapPos) && !d.fromPreset(n.MaxPos):
+		gap += " of the preset " + d.base.Name
+		pos = n.MaxPos
+	case d.fromPreset(n.MaxPos) && !d.fromPreset(n.GapPos):
+		max += " of the preset " + d.base.Name
+	}
+	return setting{"nudge", fmt.Sprintf("(%s, %s)", gap, max), pos}
+}
+
+// describe names each setting with its value and, when they come from both the
+// playbook and the preset it extends, with where each comes from.
+func (d *decoder) describe(ss ...setting) []string {
+	mixed := slices.ContainsFunc(ss, func(s setting) bool { return d.fromPreset(s.pos) })
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		switch {
+		case d.fromPreset(s.pos):
+			out[i] = fmt.Sprintf("the preset %s's %s %s", d.base.Name, s.name, s.value)
+		case mixed && s.pos.Line != 0:
+			out[i] = fmt.Sprintf("%s %s set here", s.name, s.value)
+		default:
+			out[i] = fmt.Sprintf("%s %s", s.name, s.value)
+		}
+	}
+	return out
+}
+
+// placeOf is where a finding about how settings combine goes: the first of them
+// the playbook itself writes, else its extends: line, else the first written at
+// all, else the playbook's start.
+func (d *decoder) placeOf(pb *Playbook, ss ...setting) Pos {
+	for _, s := range ss {
+		if s.pos.Line != 0 && !d.fromPreset(s.pos) {
+			return s.pos
+		}
+	}
+	if d.base != nil {
+		return d.extendsPos
+	}
+	for _, s := range ss {
+		if s.pos.Line != 0 {
+			return s.pos
+		}
+	}
+	return pb.Pos
+}
+
+// combined reports a finding about settings that contradict each other; format
+// takes one %s per setting, each described by describe.
+func (d *decoder) combined(pb *Playbook, sev diag.Severity, rule, hint, format string, ss ...setting) {
+	args := make([]any, len(ss))
+	for i, s := range d.describe(ss...) {
+		args[i] = s
+	}
+	d.report(d.placeOf(pb, ss...), sev, rule, hint, format, args...)
+}
+
+// checkTimeouts checks the timeouts, settle and nudge against each other. A time
+// limit that can never fire (the run ends first) is a warning; idle not longer
+// than settle, which makes the run misbehave at every prompt, is an error.
 func (d *decoder) checkTimeouts(pb *Playbook) {
 	t := pb.Timeouts
+	total := durationSetting("timeouts.total", t.Total, t.TotalPos)
+	idle := durationSetting("timeouts.idle", t.Idle, t.IdlePos)
 	if t.Total > 0 {
 		if t.StepPos.Line != 0 && t.Step > t.Total {
-			d.report(t.StepPos, diag.Error, "timeouts", "lower timeouts.step or raise timeouts.total", "timeouts.step %s is longer than timeouts.total %s", t.Step, t.Total)
+			d.combined(pb, diag.Warning, "never-fires", "lower timeouts.step or raise timeouts.total", "%s is longer than %s: the run ends before a step times out", durationSetting("timeouts.step", t.Step, t.StepPos), total)
 		}
 		for _, s := range pb.Steps {
 			if s.Timeout > t.Total && s.Timeout != t.Step {
-				d.report(s.Pos, diag.Error, "timeouts", "lower the step's timeout or raise timeouts.total", "step %s waits up to %s, longer than timeouts.total %s", stepLabel(s), s.Timeout, t.Total)
+				d.combined(pb, diag.Warning, "never-fires", "lower the step's timeout or raise timeouts.total", "%s is longer than %s: the run ends before the step times out", durationSetting(fmt.Sprintf("step %s's timeout", stepLabel(s)), s.Timeout, s.Pos), total)
 			}
 		}
 		if t.Idle > t.Total {
-			d.report(t.IdlePos, diag.Error, "timeouts", "lower timeouts.idle or raise timeouts.total", "timeouts.idle %s is longer than timeouts.total %s, so idle never fires", t.Idle, t.Total)
+			d.combined(pb, diag.Warning, "never-fires", "lower timeouts.idle or raise timeouts.total", "%s is longer than %s, so idle never fires", idle, total)
 		}
 		if t.PromptPos.Line != 0 && t.Prompt > t.Total {
-			d.report(t.PromptPos, diag.Error, "timeouts", "lower timeouts.prompt or raise timeouts.total", "timeouts.prompt %s is longer than timeouts.total %s", t.Prompt, t.Total)
+			d.combined(pb, diag.Warning, "never-fires", "lower timeouts.prompt or raise timeouts.total", "%s is longer than %s: the run ends before a prompt nobody answers is given up", durationSetting("timeouts.prompt", t.Prompt, t.PromptPos), total)
 		}
 	}
 	if t.Idle > 0 && pb.Settings.Settle >= t.Idle {
-		d.report(t.IdlePos, diag.Error, "timeouts", "make settings.settle shorter than timeouts.idle", "timeouts.idle %s is not longer than settings.settle %s: the program is declared idle before clai sees it waiting at a prompt", t.Idle, pb.Settings.Settle)
+		d.combined(pb, diag.Error, "timeouts", "make settings.settle shorter than timeouts.idle", "%s is not longer than %s: the program is declared idle before clai sees it waiting at a prompt", idle, durationSetting("settings.settle", pb.Settings.Settle, pb.Settings.SettlePos))
 	}
 	if n := pb.Nudge; n != nil {
-		if t.Idle == 0 {
-			d.report(n.Pos, diag.Error, "timeouts", "set timeouts.idle, the quiet time after which nudges start", "nudge never runs: timeouts.idle is not set")
-		} else if span := n.Gap * time.Duration(n.Max); span > t.Idle {
-			d.report(n.Pos, diag.Error, "timeouts", "shorten nudge.gap or lower nudge.max, or raise timeouts.idle", "the nudge sequence takes %s (%d × %s), longer than timeouts.idle %s", span, n.Max, n.Gap, t.Idle)
+		nudge := d.nudgeSetting(n)
+		switch span := t.Idle + n.Gap*time.Duration(n.Max); {
+		case t.Idle == 0:
+			d.combined(pb, diag.Warning, "never-fires", "set timeouts.idle, the quiet time after which nudges start", "%s never runs: timeouts.idle is not set", nudge)
+		case t.Total > 0 && t.Idle <= t.Total && span > t.Total:
+			d.combined(pb, diag.Warning, "never-fires", "shorten nudge.gap or lower nudge.max, or raise timeouts.total",
+				"%s, then %s, hand over to a person "+span.String()+" after the program falls quiet, later than %s: the run ends before the last nudge", idle, nudge, total)
 		}
 	}
 }

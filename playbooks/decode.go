@@ -26,6 +26,10 @@ type decoder struct {
 	typos map[ast.Node]map[string]bool
 	// varsStruct is the struct of the playbook's variables, built at its first place.
 	varsStruct *varsStruct
+	// base is the preset the playbook extends, nil when it extends none;
+	// extendsPos is where it says so.
+	base       *Playbook
+	extendsPos Pos
 }
 
 func (d *decoder) pos(n ast.Node) Pos {

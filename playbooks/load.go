@@ -74,6 +74,7 @@ func Parse(name string, src []byte) (*Playbook, diag.List) {
 	}
 	if pb != nil && !d.diags.HasErrors() {
 		d.check(pb)
+		d.relocatePresetFindings()
 	}
 	d.diags.Sort()
 	if d.diags.HasErrors() {
@@ -130,6 +131,7 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	}
 	if e, ok := present["extends"]; ok {
 		pb.Extends = d.enum(e.value, "extends", Presets)
+		d.loadBase(pb, e.keyN)
 	}
 	if e, ok := present["vars"]; ok {
 		pb.Vars = d.vars(e.value)
@@ -141,11 +143,10 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	if e, ok := present["spawn"]; ok {
 		pb.Spawn = d.spawn(e.value)
 	}
-	pb.Settings = Settings{Match: MatchStream, Settle: DefaultSettle, Window: DefaultWindow, MinSendInterval: DefaultMinSendInterval}
+	pb.Settings, pb.Timeouts, pb.Nudge = d.inherited()
 	if e, ok := present["settings"]; ok {
 		d.settings(e.value, &pb.Settings)
 	}
-	pb.Timeouts = Timeouts{Step: DefaultStepTimeout, Prompt: DefaultPromptTimeout}
 	if e, ok := present["timeouts"]; ok {
 		d.timeouts(e.value, &pb.Timeouts)
 	}
@@ -174,7 +175,7 @@ func (d *decoder) playbook(src []byte) *Playbook {
 		}
 	}
 	if e, ok := present["nudge"]; ok {
-		pb.Nudge = d.nudge(e.value)
+		pb.Nudge = d.nudge(e.value, pb.Nudge)
 	}
 	if e, ok := present["tests"]; ok {
 		items, _ := d.seq(e.value, "tests")
@@ -332,6 +333,7 @@ func (d *decoder) settings(n ast.Node, s *Settings) {
 			}
 		case "settle":
 			s.Settle, _ = d.duration(v, "settings.settle")
+			s.SettlePos = d.pos(d.resolve(v))
 		case "window":
 			if w, ok := d.size(v, "settings.window"); ok {
 				s.Window = w
@@ -362,8 +364,14 @@ func (d *decoder) timeouts(n ast.Node, t *Timeouts) {
 	})
 }
 
-func (d *decoder) nudge(n ast.Node) *Nudge {
-	nu := &Nudge{Pos: d.pos(n), Sequence: DefaultNudgeSequence, Gap: DefaultNudgeGap, Max: DefaultNudgeMax}
+// nudge decodes a nudge section over base, the preset's nudge (nil for none):
+// the keys it gives replace base's, the others stay.
+func (d *decoder) nudge(n ast.Node, base *Nudge) *Nudge {
+	nu := &Nudge{Sequence: DefaultNudgeSequence, Gap: DefaultNudgeGap, Max: DefaultNudgeMax, GapPos: d.pos(n), MaxPos: d.pos(n)}
+	if base != nil {
+		*nu = *base
+	}
+	nu.Pos = d.pos(n)
 	d.fields(n, "nudge", []string{"sequence", "gap", "max"}, func(key string, v ast.Node) {
 		switch key {
 		case "sequence":
@@ -375,8 +383,10 @@ func (d *decoder) nudge(n ast.Node) *Nudge {
 			}
 		case "gap":
 			nu.Gap, _ = d.duration(v, "nudge.gap")
+			nu.GapPos = d.pos(d.resolve(v))
 		case "max":
 			nu.Max, _ = d.integer(v, "nudge.max", 1, 1000)
+			nu.MaxPos = d.pos(d.resolve(v))
 		}
 	})
 	return nu

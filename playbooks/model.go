@@ -100,6 +100,9 @@ type Settings struct {
 	Settle          time.Duration
 	Window          int64
 	MinSendInterval time.Duration
+
+	// SettlePos is where settle was written, for findings; zero when defaulted.
+	SettlePos Pos
 }
 
 // Timeouts are the run's time limits; zero means no limit.
@@ -224,6 +227,10 @@ type Nudge struct {
 	Sequence []string
 	Gap      time.Duration
 	Max      int
+
+	// Where gap and max were written (the nudge section itself when defaulted
+	// there), for findings.
+	GapPos, MaxPos Pos
 }
 
 // Test is one of the playbook's own tests.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/clai-sh/clai/playbooks/diag"
+	"github.com/goccy/go-yaml/ast"
 )
 
 // presetFiles are the built-in playbooks, one file a preset.
@@ -40,28 +40,65 @@ func LoadPreset(name string) (*Playbook, error) {
 	return pb, nil
 }
 
-// extend merges the preset a playbook extends into it: rules and danger rules merge
-// by name (the playbook's replace the preset's, in the preset's place; its new ones
-// follow), and each top-level section the playbook does not give is the preset's.
-func (d *decoder) extend(pb *Playbook) {
-	base, err := LoadPreset(pb.Extends)
-	if err != nil {
-		d.report(pb.Pos, diag.Error, "schema", "extend one of "+strings.Join(Presets, ", "), "extends: %v", err)
+// loadBase loads the preset pb extends, so that its settings, timeouts and nudge
+// are what the playbook's own keys are decoded over. key is the extends: key.
+func (d *decoder) loadBase(pb *Playbook, key ast.Node) {
+	if pb.Extends == "" {
 		return
 	}
-	pb.Rules = mergeByName(base.Rules, pb.Rules, func(r *Rule) string { return r.Name })
-	pb.Danger = mergeByName(base.Danger, pb.Danger, func(r *Danger) string { return r.Name })
-	if !pb.keys["settings"] {
-		pb.Settings = base.Settings
+	d.extendsPos = d.pos(key)
+	base, err := LoadPreset(pb.Extends)
+	if err != nil {
+		d.errorAt(key, "schema", "extend one of "+strings.Join(Presets, ", "), "extends: %v", err)
+		return
 	}
-	if !pb.keys["timeouts"] {
-		pb.Timeouts = base.Timeouts
+	d.base = base
+}
+
+// inherited returns the settings, timeouts and nudge a playbook starts from: the
+// preset's when it extends one, else the format's defaults (and no nudge).
+func (d *decoder) inherited() (Settings, Timeouts, *Nudge) {
+	if d.base != nil {
+		var nudge *Nudge
+		if d.base.Nudge != nil {
+			n := *d.base.Nudge
+			nudge = &n
+		}
+		return d.base.Settings, d.base.Timeouts, nudge
 	}
-	if !pb.keys["nudge"] {
-		pb.Nudge = base.Nudge
+	return Settings{Match: MatchStream, Settle: DefaultSettle, Window: DefaultWindow, MinSendInterval: DefaultMinSendInterval},
+		Timeouts{Step: DefaultStepTimeout, Prompt: DefaultPromptTimeout}, nil
+}
+
+// extend merges the rest of the preset a playbook extends into it: rules and
+// danger rules merge by name (the playbook's replace the preset's, in the preset's
+// place; its new ones follow), and the preset's steps are the playbook's when it
+// gives none. Settings, timeouts and nudge merged key by key as they were decoded.
+func (d *decoder) extend(pb *Playbook) {
+	if d.base == nil {
+		return
 	}
+	pb.Rules = mergeByName(d.base.Rules, pb.Rules, func(r *Rule) string { return r.Name })
+	pb.Danger = mergeByName(d.base.Danger, pb.Danger, func(r *Danger) string { return r.Name })
 	if !pb.keys["steps"] {
-		pb.Steps = base.Steps
+		pb.Steps = d.base.Steps
+	}
+}
+
+// fromPreset reports whether p is a place in the preset the playbook extends.
+func (d *decoder) fromPreset(p Pos) bool {
+	return d.base != nil && p.Line != 0 && p.File == d.base.Path
+}
+
+// relocatePresetFindings moves each finding placed in the preset the playbook
+// extends to the playbook's extends: line, saying where in the preset it is: the
+// playbook is the file its author can change.
+func (d *decoder) relocatePresetFindings() {
+	for i, f := range d.diags {
+		if d.fromPreset(f.Pos) {
+			d.diags[i].Message = fmt.Sprintf("in the preset %s (its line %d): %s", d.base.Name, f.Pos.Line, f.Message)
+			d.diags[i].Pos = d.extendsPos
+		}
 	}
 }
 

@@ -33,7 +33,8 @@ var Rules = []Rule{
 	{ID: "unbounded", Severity: Warning, Summary: "A rule has neither `cooldown` nor `limit`, so a program that repeats its prompt gets answered forever."},
 	{ID: "reference", Severity: Error, Summary: "A test expects a rule, danger rule or step that the playbook does not have."},
 	{ID: "test", Severity: Error, Summary: "One of the playbook's own tests fails when its output is run through the engine."},
-	{ID: "timeouts", Severity: Error, Summary: "Timeouts contradict each other (a step longer than the whole run, nudges that outlast the idle time…)."},
+	{ID: "timeouts", Severity: Error, Summary: "timeouts.idle is not longer than settings.settle: the program is declared idle before clai sees it waiting at a prompt."},
+	{ID: "never-fires", Severity: Warning, Summary: "A time limit or the nudges can never take effect: the run's total time ends first, or nudge has no timeouts.idle to start from."},
 }
 
 // RuleByID returns the catalogue entry of a rule id.
