@@ -62,6 +62,10 @@ type Spawn struct {
 	// Size is nil when the playbook leaves the terminal size to the user's terminal.
 	Size *TermSize
 	Tmux *Tmux
+	// templates are the compiled {{ }} templates of the values above, by their
+	// text as written; env is the environment they compiled in.
+	templates map[string]*Template
+	env       *Env
 }
 
 // EnvVar is one entry of spawn.env, unexpanded.

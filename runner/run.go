@@ -132,7 +132,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	if err != nil {
 		return nil, err
 	}
-	spawn, err := ResolveSpawn(pb, o.environ, o.args)
+	spawn, err := ResolveSpawn(pb, o.environ, vars, o.args)
 	if err != nil {
 		return nil, err
 	}

@@ -25,20 +25,24 @@ type Spawn struct {
 	PlaybookEnv             []string
 }
 
-// ResolveSpawn expands ${VAR} and ${VAR:-default} in every spawn field from environ
-// ("KEY=value" entries), appends extra arguments, and resolves a relative dir against
-// the playbook's folder.
-func ResolveSpawn(pb *playbooks.Playbook, environ []string, extra []string) (Spawn, error) {
+// ResolveSpawn renders the {{ }} templates of every spawn field over vars (the
+// playbook's variables after --var) and environ ("KEY=value" entries), expands
+// ${VAR} and ${VAR:-default} from environ in the text around them, appends extra
+// arguments, and resolves a relative dir against the playbook's folder. What a
+// template yields is not expanded again: a ${...} in a variable's value stays as
+// it is.
+func ResolveSpawn(pb *playbooks.Playbook, environ []string, vars map[string]string, extra []string) (Spawn, error) {
 	lookup := envLookup(environ)
+	environMap := EnvMap(environ)
 	var errs []error
+	sp := pb.Spawn
 	expand := func(field, s string) string {
-		out, err := ExpandVars(s, lookup)
+		out, err := sp.Render(s, vars, environMap, func(text string) (string, error) { return ExpandVars(text, lookup) })
 		if err != nil {
 			errs = append(errs, fmt.Errorf("spawn.%s: %w", field, err))
 		}
 		return out
 	}
-	sp := pb.Spawn
 	var s Spawn
 	if t := sp.Tmux; t != nil {
 		s.TmuxTarget, s.TmuxSession = expand("tmux.target", t.Target), expand("tmux.session", t.Session)
