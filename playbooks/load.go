@@ -246,7 +246,7 @@ func (d *decoder) spawn(n ast.Node, vars []string) Spawn {
 			s.Command, ok = d.strings(v, "spawn.command")
 			if items, isSeq := d.resolve(v).(*ast.SequenceNode); isSeq && ok {
 				for i, a := range s.Command {
-					d.spawnTemplate(&s, items.Values[i], a, fmt.Sprintf("spawn.command[%d]", i))
+					d.spawnTemplate(&s, items.Values[i], a, fmt.Sprintf("command[%d]", i))
 				}
 			}
 			if ok && len(s.Command) > 0 && s.Command[0] == "" {
@@ -259,7 +259,7 @@ func (d *decoder) spawn(n ast.Node, vars []string) Spawn {
 			}
 		case "shell":
 			s.Shell, _ = d.str(v, "spawn.shell")
-			d.spawnTemplate(&s, v, s.Shell, "spawn.shell")
+			d.spawnTemplate(&s, v, s.Shell, "shell")
 			if strings.TrimSpace(s.Shell) == "" {
 				d.errorAt(v, "schema", "write the command line to run", "spawn.shell is empty")
 			}
@@ -267,12 +267,12 @@ func (d *decoder) spawn(n ast.Node, vars []string) Spawn {
 			es, _ := d.entries(v, "spawn.env")
 			for _, e := range es {
 				val, _ := d.str(e.value, "spawn.env."+e.key)
-				d.spawnTemplate(&s, e.value, val, "spawn.env."+e.key)
+				d.spawnTemplate(&s, e.value, val, "env."+e.key)
 				s.Env = append(s.Env, EnvVar{Name: e.key, Value: val})
 			}
 		case "dir":
 			s.Dir, _ = d.str(v, "spawn.dir")
-			d.spawnTemplate(&s, v, s.Dir, "spawn.dir")
+			d.spawnTemplate(&s, v, s.Dir, "dir")
 		case "size":
 			s.Size = d.termSize(v, "spawn.size")
 		case "tmux":

@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
@@ -12,10 +13,11 @@ import (
 // running yet, so there is no match, state, step, screen or time to read.
 var spawnRoots = map[string]bool{"vars": true, "env": true, requireEnv: true}
 
-// spawnTemplate compiles the {{ }} templates of a spawn value text, decoded
-// from n, into s, and reports an error at n for a template that does not
-// compile or reads more than vars and env.
-func (d *decoder) spawnTemplate(s *Spawn, n yamlast.Node, text, where string) {
+// spawnTemplate compiles the {{ }} templates of the spawn value text of field
+// (command[1], shell, env.NAME, dir), decoded from n, into s, and reports an
+// error at n for a template that does not compile or reads more than vars and
+// env.
+func (d *decoder) spawnTemplate(s *Spawn, n yamlast.Node, text, field string) {
 	if !strings.Contains(text, "{{") && !strings.Contains(text, "}}") {
 		return
 	}
@@ -25,7 +27,7 @@ func (d *decoder) spawnTemplate(s *Spawn, n yamlast.Node, text, where string) {
 	}
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
-			d.errorAt(d.resolve(n), "template", "spawn templates are {{ vars.NAME }} and {{ env.NAME }}, read before the program starts; write {{ \"{{\" }} for literal braces", "%s: %s", where, line)
+			d.errorAt(d.resolve(n), "template", "spawn templates are {{ vars.NAME }} and {{ env.NAME }}, read before the program starts; write {{ \"{{\" }} for literal braces", "spawn.%s: %s", field, line)
 		}
 		return
 	}
@@ -33,7 +35,7 @@ func (d *decoder) spawnTemplate(s *Spawn, n yamlast.Node, text, where string) {
 	if s.templates == nil {
 		s.templates = map[string]*Template{}
 	}
-	s.templates[text] = t
+	s.templates[field] = t
 }
 
 // spawnReads returns an error for the first name of t's expressions that is
@@ -76,14 +78,14 @@ func (f identifiers) Visit(node *ast.Node) {
 	}
 }
 
-// Render gives a spawn value as written (an entry of Command, Shell, a value of
-// Env, or Dir) with its {{ }} templates rendered over vars and environ. The
-// text around the templates goes through literal (which expands ${VAR});
-// what a template yields is kept as it is, so a value given with --var is
-// never expanded again.
-func (s *Spawn) Render(src string, vars, environ map[string]string, literal func(string) (string, error)) (string, error) {
-	t := s.templates[src]
-	if t == nil {
+// Render gives the value src of a spawn field (command[N], shell, env.NAME or
+// dir) with the {{ }} templates it was written with rendered over vars and
+// environ. The text around the templates goes through literal (which expands
+// ${VAR}); what a template yields is kept as it is, so a value given with
+// --var is never expanded again.
+func (s *Spawn) Render(field, src string, vars, environ map[string]string, literal func(string) (string, error)) (string, error) {
+	t := s.templates[field]
+	if t == nil || t.Source != src {
 		return literal(src)
 	}
 	var b strings.Builder
@@ -105,4 +107,17 @@ func (s *Spawn) Render(src string, vars, environ map[string]string, literal func
 		b.Write(out)
 	}
 	return b.String(), nil
+}
+
+// ReplaceCommand makes argv the program to run, instead of the command or
+// shell line the playbook gives; argv is taken as it is, without templates.
+func (s *Spawn) ReplaceCommand(argv []string) {
+	s.Command, s.Shell = slices.Clone(argv), ""
+	kept := map[string]*Template{}
+	for field, t := range s.templates {
+		if field != "shell" && !strings.HasPrefix(field, "command[") {
+			kept[field] = t
+		}
+	}
+	s.templates = kept
 }

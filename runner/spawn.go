@@ -37,7 +37,7 @@ func ResolveSpawn(pb *playbooks.Playbook, environ []string, vars map[string]stri
 	var errs []error
 	sp := pb.Spawn
 	expand := func(field, s string) string {
-		out, err := sp.Render(s, vars, environMap, func(text string) (string, error) { return ExpandVars(text, lookup) })
+		out, err := sp.Render(field, s, vars, environMap, func(text string) (string, error) { return ExpandVars(text, lookup) })
 		if err != nil {
 			errs = append(errs, fmt.Errorf("spawn.%s: %w", field, err))
 		}
