@@ -5,6 +5,7 @@
 package playbooks
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/clai-sh/clai/playbooks/diag"
@@ -39,6 +40,18 @@ type Playbook struct {
 	// keys are the top-level keys the file gives, so extends knows what the
 	// playbook sets itself.
 	keys map[string]bool
+}
+
+// ResolvePath returns path as an absolute path: a relative one is taken from
+// the playbook's folder, as spawn.dir, a file: secret and a test's cast: are.
+func (pb *Playbook) ResolvePath(path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(pb.Path), path)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // Var is a playbook variable with its default value.
