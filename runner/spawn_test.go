@@ -64,3 +64,22 @@ func TestResolveSpawnTemplateErrors(t *testing.T) {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }
+
+// TestReplaceCommandTakesArgvAsItIs checks that a command given in place of the
+// playbook's (--replace) is run as typed, without the templates of the one it
+// replaces, while the other fields keep theirs.
+func TestReplaceCommandTakesArgvAsItIs(t *testing.T) {
+	t.Parallel()
+	pb := parsePlaybook(t, "/pb/r.yaml", "version: 1\nname: r\nvars: {disk: a.img}\nspawn:\n  command: [fdisk, '{{ vars.disk }}']\n  dir: '{{ vars.disk }}.d'\n")
+	pb.Spawn.ReplaceCommand([]string{"fdisk", "{{ vars.disk }}"})
+	sp, err := runner.ResolveSpawn(pb, nil, map[string]string{"disk": "b.img"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"fdisk", "{{ vars.disk }}"}; !slices.Equal(sp.Argv, want) {
+		t.Errorf("argv %q, want %q", sp.Argv, want)
+	}
+	if want := "/pb/b.img.d"; sp.Dir != want {
+		t.Errorf("dir %q, want %q", sp.Dir, want)
+	}
+}
