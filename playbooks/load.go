@@ -141,7 +141,7 @@ func (d *decoder) playbook(src []byte) *Playbook {
 		varNames[i] = v.Name
 	}
 	if e, ok := present["spawn"]; ok {
-		pb.Spawn = d.spawn(e.value)
+		pb.Spawn = d.spawn(e.value, varNames)
 	}
 	pb.Settings, pb.Timeouts, pb.Nudge = d.inherited()
 	if e, ok := present["settings"]; ok {
@@ -238,13 +238,18 @@ func (d *decoder) vars(n ast.Node) []Var {
 	return out
 }
 
-func (d *decoder) spawn(n ast.Node) Spawn {
-	s := Spawn{Pos: d.pos(n)}
+func (d *decoder) spawn(n ast.Node, vars []string) Spawn {
+	s := Spawn{Pos: d.pos(n), env: d.envFor(nil, false, vars)}
 	present, ok := d.fields(n, "spawn", []string{"command", "shell", "env", "dir", "size", "tmux"}, func(key string, v ast.Node) {
 		switch key {
 		case "command":
 			var ok bool
 			s.Command, ok = d.strings(v, "spawn.command")
+			if items, isSeq := d.resolve(v).(*ast.SequenceNode); isSeq && ok {
+				for i, a := range s.Command {
+					d.spawnTemplate(&s, items.Values[i], a, fmt.Sprintf("command[%d]", i))
+				}
+			}
 			if ok && len(s.Command) > 0 && s.Command[0] == "" {
 				d.errorAt(v, "schema", "the first entry is the program to run", "spawn.command names no program")
 			}
@@ -255,6 +260,7 @@ func (d *decoder) spawn(n ast.Node) Spawn {
 			}
 		case "shell":
 			s.Shell, _ = d.str(v, "spawn.shell")
+			d.spawnTemplate(&s, v, s.Shell, "shell")
 			if strings.TrimSpace(s.Shell) == "" {
 				d.errorAt(v, "schema", "write the command line to run", "spawn.shell is empty")
 			}
@@ -262,10 +268,12 @@ func (d *decoder) spawn(n ast.Node) Spawn {
 			es, _ := d.entries(v, "spawn.env")
 			for _, e := range es {
 				val, _ := d.str(e.value, "spawn.env."+e.key)
+				d.spawnTemplate(&s, e.value, val, "env."+e.key)
 				s.Env = append(s.Env, EnvVar{Name: e.key, Value: val})
 			}
 		case "dir":
 			s.Dir, _ = d.str(v, "spawn.dir")
+			d.spawnTemplate(&s, v, s.Dir, "dir")
 		case "size":
 			s.Size = d.termSize(v, "spawn.size")
 		case "tmux":

@@ -5,6 +5,7 @@
 package playbooks
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/clai-sh/clai/playbooks/diag"
@@ -41,6 +42,18 @@ type Playbook struct {
 	keys map[string]bool
 }
 
+// ResolvePath returns path as an absolute path: a relative one is taken from
+// the playbook's folder, as spawn.dir, a file: secret and a test's cast: are.
+func (pb *Playbook) ResolvePath(path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(pb.Path), path)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
 // Var is a playbook variable with its default value.
 type Var struct {
 	Pos
@@ -62,6 +75,10 @@ type Spawn struct {
 	// Size is nil when the playbook leaves the terminal size to the user's terminal.
 	Size *TermSize
 	Tmux *Tmux
+	// templates are the compiled {{ }} templates of the values above, by their
+	// text as written; env is the environment they compiled in.
+	templates map[string]*Template
+	env       *Env
 }
 
 // EnvVar is one entry of spawn.env, unexpanded.

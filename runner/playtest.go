@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -64,11 +63,7 @@ func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) Tes
 	var e *Engine
 	if t.Cast != "" {
 		// A recording is replayed to its end, as clai run --replay does.
-		path := t.Cast
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(filepath.Dir(pb.Path), path)
-		}
-		rec, err := cast.OpenReader(path)
+		rec, err := cast.OpenReader(pb.ResolvePath(t.Cast))
 		if err != nil {
 			res.Failures = []string{err.Error()}
 			return res

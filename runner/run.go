@@ -132,7 +132,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	if err != nil {
 		return nil, err
 	}
-	spawn, err := ResolveSpawn(pb, o.environ, o.args)
+	spawn, err := ResolveSpawn(pb, o.environ, vars, o.args)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,16 @@ func startProgram(ctx context.Context, s Spawn) (driver.Driver, error) {
 	if s.TmuxTarget != "" || s.TmuxSession != "" {
 		return tmux.Start(ctx, tmux.Options{Target: s.TmuxTarget, Session: s.TmuxSession, Argv: s.Argv, Env: s.PlaybookEnv, Dir: s.Dir, Rows: int(s.Rows), Cols: int(s.Cols)})
 	}
-	return pty.Start(ctx, pty.Options{Argv: s.Argv, Env: s.Env, Dir: s.Dir, Rows: s.Rows, Cols: s.Cols})
+	if err := commandNotFound(s, nil); err != nil {
+		return nil, err
+	}
+	drv, err := pty.Start(ctx, pty.Options{Argv: s.Argv, Env: s.Env, Dir: s.Dir, Rows: s.Rows, Cols: s.Cols})
+	if err != nil {
+		if explained := commandNotFound(s, err); explained != nil {
+			return nil, explained
+		}
+	}
+	return drv, err
 }
 
 // mergeVars applies --var overrides to the playbook's variables.
@@ -205,7 +214,7 @@ func readSecrets(pb *playbooks.Playbook, environ []string, dryRun bool) (map[pla
 			continue
 		}
 		tried[a.Secret] = true
-		v, err := SecretValue(a.Secret, environ)
+		v, err := SecretValue(a.Secret, environ, pb.ResolvePath)
 		if err != nil {
 			if !dryRun {
 				errs = append(errs, err)

@@ -24,7 +24,7 @@ func TestSecretFileBounded(t *testing.T) {
 	if err := os.WriteFile(overLimit, []byte(strings.Repeat("k", runner.MaxSecretFileSize+1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	v, err := runner.SecretValue(playbooks.SecretRef{Source: playbooks.SecretFile, Name: atLimit}, nil)
+	v, err := runner.SecretValue(playbooks.SecretRef{Source: playbooks.SecretFile, Name: atLimit}, nil, filepath.Clean)
 	if err != nil || len(v) != runner.MaxSecretFileSize-1 {
 		t.Fatalf("a secret at the limit: %d bytes, %v", len(v), err)
 	}
@@ -33,9 +33,39 @@ func TestSecretFileBounded(t *testing.T) {
 		paths = append(paths, "/dev/zero")
 	}
 	for _, p := range paths {
-		_, err := runner.SecretValue(playbooks.SecretRef{Source: playbooks.SecretFile, Name: p}, nil)
+		_, err := runner.SecretValue(playbooks.SecretRef{Source: playbooks.SecretFile, Name: p}, nil, filepath.Clean)
 		if want := "secret file:" + p + ": larger than 64 KiB"; err == nil || err.Error() != want {
 			t.Errorf("got %v, want %s", err, want)
+		}
+	}
+}
+
+// A file: secret is read from the playbook's folder and a missing one is named
+// by the full path tried; an empty environment variable is told from an unset one.
+func TestSecretValueWhereAndWhy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "key.txt"), []byte("k3y\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pb := &playbooks.Playbook{Path: filepath.Join(dir, "pb.yaml")}
+	file := func(name string) playbooks.SecretRef {
+		return playbooks.SecretRef{Source: playbooks.SecretFile, Name: name}
+	}
+	if v, err := runner.SecretValue(file("key.txt"), nil, pb.ResolvePath); err != nil || v != "k3y" {
+		t.Errorf("file:key.txt = %q, %v", v, err)
+	}
+	_, err := runner.SecretValue(file("none.txt"), nil, pb.ResolvePath)
+	if want := "secret file:none.txt: " + filepath.Join(dir, "none.txt") + ": no such file or directory"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	env := playbooks.SecretRef{Source: playbooks.SecretEnv, Name: "PASS"}
+	for environ, want := range map[string]string{
+		"":      "secret env:PASS: the environment variable is not set",
+		"PASS=": "secret env:PASS: the environment variable is empty",
+	} {
+		if _, err := runner.SecretValue(env, []string{environ}, pb.ResolvePath); err == nil || err.Error() != want {
+			t.Errorf("environ %q: got %v, want %s", environ, err, want)
 		}
 	}
 }

@@ -3,7 +3,9 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -25,20 +27,24 @@ type Spawn struct {
 	PlaybookEnv             []string
 }
 
-// ResolveSpawn expands ${VAR} and ${VAR:-default} in every spawn field from environ
-// ("KEY=value" entries), appends extra arguments, and resolves a relative dir against
-// the playbook's folder.
-func ResolveSpawn(pb *playbooks.Playbook, environ []string, extra []string) (Spawn, error) {
+// ResolveSpawn renders the {{ }} templates of every spawn field over vars (the
+// playbook's variables after --var) and environ ("KEY=value" entries), expands
+// ${VAR} and ${VAR:-default} from environ in the text around them, appends extra
+// arguments, and resolves a relative dir against the playbook's folder. What a
+// template yields is not expanded again: a ${...} in a variable's value stays as
+// it is.
+func ResolveSpawn(pb *playbooks.Playbook, environ []string, vars map[string]string, extra []string) (Spawn, error) {
 	lookup := envLookup(environ)
+	environMap := EnvMap(environ)
 	var errs []error
+	sp := pb.Spawn
 	expand := func(field, s string) string {
-		out, err := ExpandVars(s, lookup)
+		out, err := sp.Render(field, s, vars, environMap, func(text string) (string, error) { return ExpandVars(text, lookup) })
 		if err != nil {
 			errs = append(errs, fmt.Errorf("spawn.%s: %w", field, err))
 		}
 		return out
 	}
-	sp := pb.Spawn
 	var s Spawn
 	if t := sp.Tmux; t != nil {
 		s.TmuxTarget, s.TmuxSession = expand("tmux.target", t.Target), expand("tmux.session", t.Session)
@@ -72,11 +78,7 @@ func ResolveSpawn(pb *playbooks.Playbook, environ []string, extra []string) (Spa
 	}
 	s.Env = env
 	if sp.Dir != "" {
-		dir := expand("dir", sp.Dir)
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(filepath.Dir(pb.Path), dir)
-		}
-		s.Dir = dir
+		s.Dir = pb.ResolvePath(expand("dir", sp.Dir))
 	}
 	if sp.Size != nil {
 		s.Rows, s.Cols = uint16(sp.Size.Rows), uint16(sp.Size.Cols)
@@ -85,6 +87,42 @@ func ResolveSpawn(pb *playbooks.Playbook, environ []string, extra []string) (Spa
 		return Spawn{}, errors.Join(errs...)
 	}
 	return s, nil
+}
+
+// commandNotFound explains a program that cannot be found from where it was
+// looked for: a relative path (./install.sh) is taken from spawn.dir, or from
+// clai's current directory without one, and a bare name is looked for in
+// PATH only, even where a file of that name is in the directory. It returns
+// nil when the program is there, or when the directory itself is missing,
+// which the start reports.
+func commandNotFound(s Spawn, startErr error) error {
+	if len(s.Argv) == 0 {
+		return nil
+	}
+	name := s.Argv[0]
+	if filepath.IsAbs(name) {
+		return nil
+	}
+	dir, where := s.Dir, "spawn.dir, "+s.Dir
+	if dir == "" {
+		cwd, err := os.Getwd()
+		if err != nil {
+			return nil
+		}
+		dir, where = cwd, "the current directory, "+cwd+" (spawn.dir sets another)"
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil
+	}
+	full := filepath.Join(dir, name)
+	_, err := os.Stat(full)
+	switch {
+	case strings.Contains(name, "/") && errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("start %q: no such file %s: a relative command is taken from %s", name, full, where)
+	case !strings.Contains(name, "/") && err == nil && errors.Is(startErr, exec.ErrNotFound):
+		return fmt.Errorf("%w; %s is not looked for in %s: write ./%s to run it", startErr, name, where, name)
+	}
+	return nil
 }
 
 // envLookup returns a lookup function over "KEY=value" entries; the last entry wins.
@@ -140,17 +178,22 @@ func ExpandVars(s string, lookup func(string) string) (string, error) {
 // password, token or key, and little enough that redacting it stays cheap.
 const MaxSecretFileSize = 64 << 10
 
-// SecretValue reads the value a secret reference names.
-func SecretValue(ref playbooks.SecretRef, environ []string) (string, error) {
+// SecretValue reads the value a secret reference names; resolve makes a
+// file: path absolute (Playbook.ResolvePath: relative to the playbook's folder).
+func SecretValue(ref playbooks.SecretRef, environ []string, resolve func(string) string) (string, error) {
 	switch ref.Source {
 	case playbooks.SecretEnv:
 		v, ok := EnvMap(environ)[ref.Name]
-		if !ok || v == "" {
+		if !ok {
 			return "", fmt.Errorf("secret env:%s: the environment variable is not set", ref.Name)
+		}
+		if v == "" {
+			return "", fmt.Errorf("secret env:%s: the environment variable is empty", ref.Name)
 		}
 		return v, nil
 	case playbooks.SecretFile:
-		data, err := bounded.ReadFile(ref.Name, MaxSecretFileSize)
+		path := resolve(ref.Name)
+		data, err := bounded.ReadFile(path, MaxSecretFileSize)
 		if err != nil {
 			var pe *os.PathError
 			var tl *bounded.TooLargeError
@@ -158,6 +201,10 @@ func SecretValue(ref playbooks.SecretRef, environ []string) (string, error) {
 				err = pe.Err
 			} else if errors.As(err, &tl) {
 				tl.Name = "" // the message names the file already
+			}
+			if path != ref.Name {
+				// The message names the file it tried, not only as written.
+				err = fmt.Errorf("%s: %w", path, err)
 			}
 			return "", fmt.Errorf("secret file:%s: %w", ref.Name, err)
 		}

@@ -23,7 +23,7 @@ func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "drive a program with a playbook",
-		ArgsUsage: "PLAYBOOK [-- ARGS for the command]",
+		ArgsUsage: "PLAYBOOK [-- ARGS appended to the command]",
 		Description: "Spawns the playbook's program in a pseudo-terminal, answers its prompts, refuses\n" +
 			"dangerous ones and stops at its timeouts. In a terminal you see the program and can\n" +
 			"type to it; Ctrl-C goes to the program and switches clai to MANUAL, twice ends the run.\n" +
@@ -32,6 +32,7 @@ func runCommand() *cli.Command {
 			"aborted, 4 ended in MANUAL or at an unanswered prompt, 124 timeout, 130 interrupted.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "var", Usage: "set a playbook variable: `NAME=VALUE` (repeatable)"},
+			&cli.BoolFlag{Name: "replace", Usage: "the arguments after -- are the whole command (program and arguments), instead of following the playbook's"},
 			&cli.StringFlag{Name: "preset", Usage: "run a built-in playbook `NAME` instead of a file (clai presets list)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "send nothing automatically; record what would be sent"},
 			&cli.StringFlag{Name: "record", Usage: "record the session as asciicast v2 to `FILE.cast` (answers marked, secrets masked), for --replay and asciinema"},
@@ -50,16 +51,10 @@ func runCommand() *cli.Command {
 			path, extra := c.Args().First(), commandArgs(c.Args().Tail())
 			switch preset := c.String("preset"); {
 			case preset != "":
-				// The arguments are the command: clai run --preset claude-code -- claude …
 				if pb, err = playbooks.LoadPreset(preset); err != nil {
 					return usageError("--preset: %v", err)
 				}
 				extra = commandArgs(c.Args().Slice())
-				if len(extra) > 0 {
-					pb.Spawn.Command = append([]string(nil), extra...)
-					pb.Spawn.Shell = ""
-					extra = nil
-				}
 			case c.NArg() == 0:
 				return usageError("run: name a playbook, or --preset NAME")
 			default:
@@ -71,6 +66,9 @@ func runCommand() *cli.Command {
 					return &exitError{code: exitUsage, err: fmt.Errorf("%w\nrun clai lint %s for hints", err, path)}
 				}
 				return &exitError{code: exitUsage, err: err}
+			}
+			if extra, err = applyCommandArgs(pb, extra, c.Bool("replace")); err != nil {
+				return err
 			}
 			if rep := c.String("report"); rep != "" {
 				if _, err := runner.ReportFormat(rep); err != nil {
@@ -305,6 +303,26 @@ func stateDir() (string, error) {
 		return "", fmt.Errorf("log: no home directory; pass --log FILE: %w", err)
 	}
 	return filepath.Join(home, ".local", "state", "clai", "logs"), nil
+}
+
+// applyCommandArgs applies the arguments given after -- to the playbook's
+// spawn, the same way for a playbook and a preset: they follow its command (a
+// shell line gets them as $1, $2 …), or, with replace, they are the command.
+// It returns the arguments left to append.
+func applyCommandArgs(pb *playbooks.Playbook, extra []string, replace bool) ([]string, error) {
+	switch {
+	case len(extra) == 0:
+		if replace {
+			return nil, usageError("--replace: give the command after --, e.g. clai run --replace PLAYBOOK -- PROGRAM ARGS…")
+		}
+		return nil, nil
+	case pb.Spawn.Tmux != nil && pb.Spawn.Tmux.Target != "":
+		return nil, usageError("the arguments after -- have no command to go to: the playbook drives the tmux pane %q, which runs its own program", pb.Spawn.Tmux.Target)
+	case replace:
+		pb.Spawn.ReplaceCommand(extra)
+		return nil, nil
+	}
+	return extra, nil
 }
 
 // commandArgs returns the arguments for the spawned command: what follows the
