@@ -852,3 +852,32 @@ rules:
 	s.advance(150 * time.Millisecond)
 	s.wantSent("try again\r", "try again\r")
 }
+
+// TestPromptWithDefaultInParenthesesEndsHeadless: npm init's question, as its
+// bytes reach the terminal, is a prompt nothing answers; headless, the run ends
+// after timeouts.prompt, naming it.
+func TestPromptWithDefaultInParenthesesEndsHeadless(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms}
+timeouts: {prompt: 1m}
+`, runner.Config{})
+	s.out(time.Millisecond, "Press ^C at any time to quit.\r\n\u280b\x1b[1G\x1b[0K")
+	s.out(70*time.Millisecond, "\x1b[1G\x1b[0Jpackage name: (npminit-demo) \x1b[30G")
+	s.advance(400 * time.Millisecond)
+	s.wantState(runner.Prompting)
+	s.advance(time.Minute)
+	s.wantResult(runner.Prompting, runner.ExitManual)
+	if !strings.Contains(s.result.Reason, "package name: (npminit-demo)") {
+		t.Fatalf("reason %q does not name the prompt", s.result.Reason)
+	}
+}
+
+// TestOutputWithBracketsIsNoPrompt: a value printed in brackets is output.
+func TestOutputWithBracketsIsNoPrompt(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"settings: {settle: 300ms}\n", runner.Config{})
+	s.out(time.Millisecond, "answer=[y]\r\n")
+	s.advance(time.Second)
+	s.wantState(runner.Running)
+}

@@ -501,3 +501,22 @@ steps:
 		t.Fatal("the run ended the person's pane")
 	}
 }
+
+// TestRunPromptWithDefaultIsUnanswered: a real program that asks a question in
+// npm init's style and waits is at a prompt: headless, the run ends with exit 4
+// after timeouts.prompt, and the report lists the question as unanswered.
+func TestRunPromptWithDefaultIsUnanswered(t *testing.T) {
+	t.Parallel()
+	pb := playbook(t, `
+version: 1
+name: readline-default
+spawn: {command: [sh, -c, "printf 'package name: (demo) '; read name; echo got=$name"]}
+settings: {settle: 100ms}
+timeouts: {prompt: 500ms}
+`)
+	rep := run(t, pb)
+	wantOutcome(t, rep, runner.Prompting, runner.ExitManual)
+	if len(rep.Unanswered) != 1 || !strings.Contains(rep.Unanswered[0].Excerpt, "package name: (demo)") {
+		t.Fatalf("unanswered prompts %+v", rep.Unanswered)
+	}
+}
