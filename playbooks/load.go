@@ -141,7 +141,7 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	if e, ok := present["spawn"]; ok {
 		pb.Spawn = d.spawn(e.value)
 	}
-	pb.Settings = Settings{Match: MatchStream, Settle: DefaultSettle, Window: DefaultWindow, MinSendInterval: DefaultMinSendInterval}
+	pb.Settings = Settings{Match: MatchStream, Settle: DefaultSettle, Window: DefaultWindow, MinSendInterval: DefaultMinSendInterval, Retry: true}
 	if e, ok := present["settings"]; ok {
 		d.settings(e.value, &pb.Settings)
 	}
@@ -324,7 +324,7 @@ func (d *decoder) tmux(n ast.Node) *Tmux {
 }
 
 func (d *decoder) settings(n ast.Node, s *Settings) {
-	d.fields(n, "settings", []string{"match", "settle", "window", "min_send_interval"}, func(key string, v ast.Node) {
+	d.fields(n, "settings", []string{"match", "settle", "window", "min_send_interval", "retry"}, func(key string, v ast.Node) {
 		switch key {
 		case "match":
 			if m := d.enum(v, "settings.match", []string{"stream", "screen"}); m != "" {
@@ -338,6 +338,10 @@ func (d *decoder) settings(n ast.Node, s *Settings) {
 			}
 		case "min_send_interval":
 			s.MinSendInterval, _ = d.duration(v, "settings.min_send_interval")
+		case "retry":
+			if r, ok := d.boolean(v, "settings.retry"); ok {
+				s.Retry = r
+			}
 		}
 	})
 }

@@ -100,6 +100,9 @@ type Settings struct {
 	Settle          time.Duration
 	Window          int64
 	MinSendInterval time.Duration
+	// Retry sends an answer once more when the program showed nothing at all
+	// after it while still showing the question it answered (default true).
+	Retry bool
 }
 
 // Timeouts are the run's time limits; zero means no limit.

@@ -881,3 +881,77 @@ func TestOutputWithBracketsIsNoPrompt(t *testing.T) {
 	s.advance(time.Second)
 	s.wantState(runner.Running)
 }
+
+// TestNoRetryWithEchoOff: an answer typed while the terminal has echo off (a
+// password) shows nothing; the program then works for seconds. The answer is
+// not typed again, so the next question gets its own answer only.
+func TestNoRetryWithEchoOff(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms, min_send_interval: 0s}
+steps:
+  - expect: "Password: "
+    line: "hunter2"
+  - expect: "Next? [y/n] "
+    line: "y"
+  - expect: eof
+`, runner.Config{})
+	s.out(time.Millisecond, "Password: ")
+	s.wantSent("hunter2\r")
+	s.e.Echo(false) // as the session finds the terminal when it types the answer
+	s.advance(2 * time.Second)
+	s.wantSent("hunter2\r")
+	s.wantState(runner.Running)
+	s.out(0, "Next? [y/n] ")
+	s.wantSent("hunter2\r", "y\r")
+}
+
+// TestNoRetryOnceEchoIsOff: echo turned off while clai waits for a reaction
+// (the session looks before each Tick) is a reaction too.
+func TestNoRetryOnceEchoIsOff(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms, min_send_interval: 0s}
+steps:
+  - expect: "Name: "
+    line: "x"
+`, runner.Config{})
+	s.out(time.Millisecond, "Name: ")
+	if !s.e.AwaitsReaction() {
+		t.Fatal("an answer to the last thing shown awaits a reaction")
+	}
+	s.e.Echo(false)
+	s.advance(2 * time.Second)
+	s.wantSent("x\r")
+}
+
+// TestNoRetryAfterTextPastTheQuestion: a question with more output after it
+// was not what the program waited at; silence after the answer is no sign it
+// was missed.
+func TestNoRetryAfterTextPastTheQuestion(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms, min_send_interval: 0s}
+rules:
+  - {name: go, match: "Proceed?", line: "y"}
+`, runner.Config{})
+	s.out(time.Millisecond, "Proceed? (the installer continues on its own)\r\ninstalling...\r\n")
+	s.advance(3 * time.Second)
+	s.wantSent("y\r")
+	s.wantState(runner.Running)
+}
+
+// TestRetryOffSendsOnce: settings.retry: false never sends an answer again.
+func TestRetryOffSendsOnce(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms, min_send_interval: 0s, retry: false}
+steps:
+  - expect: "Name:"
+    line: "x"
+  - expect: eof
+`, runner.Config{})
+	s.out(time.Millisecond, "Name: ")
+	s.advance(3 * time.Second)
+	s.wantSent("x\r")
+}
