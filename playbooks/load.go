@@ -333,7 +333,7 @@ func (d *decoder) tmux(n ast.Node) *Tmux {
 }
 
 func (d *decoder) settings(n ast.Node, s *Settings) {
-	d.fields(n, "settings", []string{"match", "settle", "window", "min_send_interval"}, func(key string, v ast.Node) {
+	d.fields(n, "settings", []string{"match", "settle", "window", "min_send_interval", "retry"}, func(key string, v ast.Node) {
 		switch key {
 		case "match":
 			if m := d.enum(v, "settings.match", []string{"stream", "screen"}); m != "" {
@@ -348,6 +348,10 @@ func (d *decoder) settings(n ast.Node, s *Settings) {
 			}
 		case "min_send_interval":
 			s.MinSendInterval, _ = d.duration(v, "settings.min_send_interval")
+		case "retry":
+			if r, ok := d.boolean(v, "settings.retry"); ok {
+				s.Retry = r
+			}
 		}
 	})
 }

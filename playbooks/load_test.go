@@ -279,3 +279,21 @@ func TestFindEach(t *testing.T) {
 		t.Errorf("FindEach went on after yield returned false: %v", first)
 	}
 }
+
+func TestSettingsRetry(t *testing.T) {
+	t.Parallel()
+	const head = "version: 1\nname: retry\nspawn: {command: [prog]}\n"
+	if pb := mustParse(t, head); !pb.Settings.Retry {
+		t.Error("settings.retry is on by default")
+	}
+	if pb := mustParse(t, head+"settings: {retry: false}\n"); pb.Settings.Retry {
+		t.Error("settings.retry: false turns it off")
+	}
+	pb, findings := playbooks.Parse("test.yaml", []byte(head+"settings:\n  retry: no thanks\n"))
+	if pb != nil || len(findings) != 1 {
+		t.Fatalf("want one finding, got %v", findings)
+	}
+	if f := findings[0]; f.Line != 5 || !strings.Contains(f.Message, "settings.retry") || !strings.Contains(f.Message, "true or false") {
+		t.Errorf("finding %s:%d:%d %s", f.File, f.Line, f.Col, f.Message)
+	}
+}

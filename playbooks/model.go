@@ -117,6 +117,9 @@ type Settings struct {
 	Settle          time.Duration
 	Window          int64
 	MinSendInterval time.Duration
+	// Retry sends an answer once more when the program showed nothing at all
+	// after it while still showing the question it answered (default true).
+	Retry bool
 
 	// SettlePos is where settle was written, for findings; zero when defaulted.
 	SettlePos Pos

@@ -5,9 +5,22 @@ import (
 	"strings"
 )
 
-// The generic prompt detector (DESIGN §4): what a line a program waits at looks like.
+// The generic prompt detector: what a line a program waits at looks like.
 var (
-	questionLine = regexp.MustCompile(`(?i)(\[[yn](/[yn])+\]|\((y/n|yes/no)\)|\[[^\]\n]{1,40}\]\s*[?:]?|[?:>$#])\s*$`)
+	// questionLine is a line that ends the way a question does: a choice like
+	// [y/n] or (yes/no), a mark like "?" or ":", or a default in brackets after
+	// a word ("Path [/usr/local]", "Continue [Y]"), not glued to a word
+	// ("answer=[y]" is output).
+	questionLine = regexp.MustCompile(`(?i)(\[[yn](/[yn])+\]|\((y/n|yes/no)\)|(^|\s)\[[^\]\n]{1,40}\]\s*[?:]?|[?:>$#])\s*$`)
+	// defaultLine is a question that offers its default in parentheses, as npm
+	// init, Node's readline and Inquirer ask: "package name: (demo)",
+	// "Is this OK? (yes)", "? Project name (demo)". The parentheses follow a
+	// ":" or "?", or the line starts with Inquirer's "? ".
+	defaultLine = regexp.MustCompile(`([?:]\s+|^\s*\?\s.*\s)\([^()\n]{0,60}\)\s*$`)
+	// debuggerLine is a prompt that is one word in parentheses: (Pdb), (gdb).
+	debuggerLine = regexp.MustCompile(`^\s*\([A-Za-z][\w-]{0,15}\)\s*$`)
+	// progressMark is bracketed text that counts rather than asks: [3/10], [50%], [====>  ].
+	progressMark = regexp.MustCompile(`\[[\d\s%/.=#>-]*\]\s*$`)
 	menuLine     = regexp.MustCompile(`^\s*([❯›●>]\s*)?\d{1,2}[.)]\s+\S|^\s*[❯›●]\s+\S`)
 	// busyLine is how coding agents say they are working: Claude Code and Codex
 	// CLI ("esc to interrupt"), Gemini CLI ("(esc to cancel, 12s)").
@@ -62,7 +75,7 @@ func detectPrompt(window []byte) string {
 	if len(lines) == 0 || busy(window) {
 		return ""
 	}
-	if questionLine.MatchString(lines[0]) {
+	if isQuestion(lines[0]) {
 		return lines[0]
 	}
 	for _, l := range lines {
@@ -71,4 +84,12 @@ func detectPrompt(window []byte) string {
 		}
 	}
 	return ""
+}
+
+// isQuestion reports whether a line reads as a question a program waits at.
+func isQuestion(line string) bool {
+	if defaultLine.MatchString(line) || debuggerLine.MatchString(line) {
+		return true
+	}
+	return questionLine.MatchString(line) && !progressMark.MatchString(line)
 }

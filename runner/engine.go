@@ -98,8 +98,12 @@ type Engine struct {
 	// wake is when a deferred answer may be sent.
 	wake time.Time
 
-	// verify is set after an answer until the program reacts to it.
+	// verify is set after an answer until the program reacts to it, when a
+	// reaction is due (see answerDue).
 	verify bool
+	// atQuestion tells act that the text it answers is the last thing shown:
+	// the program showed nothing after its question.
+	atQuestion bool
 	// verifyWait is how long after the last send (its answer) the program
 	// has to react.
 	verifyWait time.Duration
@@ -266,6 +270,21 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	e.match()
 	return e.end()
 }
+
+// Echo observes whether the terminal echoes what is typed, as the session finds
+// it when it types an answer, or before a Tick while the engine awaits a
+// reaction (see AwaitsReaction). With echo off the program reads unseen, a
+// password or a key, and shows nothing for it: silence is then no sign that
+// the answer was missed, and it is never sent again.
+func (e *Engine) Echo(on bool) {
+	if !on {
+		e.verify = false
+	}
+}
+
+// AwaitsReaction reports whether the engine waits for the program to react to
+// its last answer, which it would send once more without one.
+func (e *Engine) AwaitsReaction() bool { return e.verify && e.result == nil }
 
 // Resize observes a change of the terminal size.
 func (e *Engine) Resize(rows, cols int) {

@@ -852,3 +852,106 @@ rules:
 	s.advance(150 * time.Millisecond)
 	s.wantSent("try again\r", "try again\r")
 }
+
+// TestPromptWithDefaultInParenthesesEndsHeadless: npm init's question, as its
+// bytes reach the terminal, is a prompt nothing answers; headless, the run ends
+// after timeouts.prompt, naming it.
+func TestPromptWithDefaultInParenthesesEndsHeadless(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms}
+timeouts: {prompt: 1m}
+`, runner.Config{})
+	s.out(time.Millisecond, "Press ^C at any time to quit.\r\n\u280b\x1b[1G\x1b[0K")
+	s.out(70*time.Millisecond, "\x1b[1G\x1b[0Jpackage name: (npminit-demo) \x1b[30G")
+	s.advance(400 * time.Millisecond)
+	s.wantState(runner.Prompting)
+	s.advance(time.Minute)
+	s.wantResult(runner.Prompting, runner.ExitManual)
+	if !strings.Contains(s.result.Reason, "package name: (npminit-demo)") {
+		t.Fatalf("reason %q does not name the prompt", s.result.Reason)
+	}
+}
+
+// TestOutputWithBracketsIsNoPrompt: a value printed in brackets is output.
+func TestOutputWithBracketsIsNoPrompt(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"settings: {settle: 300ms}\n", runner.Config{})
+	s.out(time.Millisecond, "answer=[y]\r\n")
+	s.advance(time.Second)
+	s.wantState(runner.Running)
+}
+
+// TestNoRetryWithEchoOff: an answer typed while the terminal has echo off (a
+// password) shows nothing; the program then works for seconds. The answer is
+// not typed again, so the next question gets its own answer only.
+func TestNoRetryWithEchoOff(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms, min_send_interval: 0s}
+steps:
+  - expect: "Password: "
+    line: "hunter2"
+  - expect: "Next? [y/n] "
+    line: "y"
+  - expect: eof
+`, runner.Config{})
+	s.out(time.Millisecond, "Password: ")
+	s.wantSent("hunter2\r")
+	s.e.Echo(false) // as the session finds the terminal when it types the answer
+	s.advance(2 * time.Second)
+	s.wantSent("hunter2\r")
+	s.wantState(runner.Running)
+	s.out(0, "Next? [y/n] ")
+	s.wantSent("hunter2\r", "y\r")
+}
+
+// TestNoRetryOnceEchoIsOff: echo turned off while clai waits for a reaction
+// (the session looks before each Tick) is a reaction too.
+func TestNoRetryOnceEchoIsOff(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms, min_send_interval: 0s}
+steps:
+  - expect: "Name: "
+    line: "x"
+`, runner.Config{})
+	s.out(time.Millisecond, "Name: ")
+	if !s.e.AwaitsReaction() {
+		t.Fatal("an answer to the last thing shown awaits a reaction")
+	}
+	s.e.Echo(false)
+	s.advance(2 * time.Second)
+	s.wantSent("x\r")
+}
+
+// TestNoRetryAfterTextPastTheQuestion: a question with more output after it
+// was not what the program waited at; silence after the answer is no sign it
+// was missed.
+func TestNoRetryAfterTextPastTheQuestion(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms, min_send_interval: 0s}
+rules:
+  - {name: go, match: "Proceed?", line: "y"}
+`, runner.Config{})
+	s.out(time.Millisecond, "Proceed? (the installer continues on its own)\r\ninstalling...\r\n")
+	s.advance(3 * time.Second)
+	s.wantSent("y\r")
+	s.wantState(runner.Running)
+}
+
+// TestRetryOffSendsOnce: settings.retry: false never sends an answer again.
+func TestRetryOffSendsOnce(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {settle: 300ms, min_send_interval: 0s, retry: false}
+steps:
+  - expect: "Name:"
+    line: "x"
+  - expect: eof
+`, runner.Config{})
+	s.out(time.Millisecond, "Name: ")
+	s.advance(3 * time.Second)
+	s.wantSent("x\r")
+}

@@ -100,7 +100,7 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 		s.flush()
 		next, ok := s.engine.Deadline()
 		if ok && !now.Before(next) {
-			s.apply(s.engine.Tick(now))
+			s.tick(now)
 			mu.Unlock()
 			continue
 		}
@@ -253,7 +253,7 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 			}
 		case <-timer.C():
 			s.flush()
-			s.apply(s.engine.Tick(clock.Now()))
+			s.tick(clock.Now())
 		case <-parent.Done():
 			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
 		}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"time"
@@ -173,6 +174,7 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 	}
 	vals := e.valuesFor(&best, text, !readsOnlyMatch(bestCase.Action))
 	matched := e.excerpt(vals.Text)
+	e.atQuestion = lastShown(text, best.end)
 	e.consume(best.end)
 	sent := e.act(bestCase.Action, bestCase.Env, &vals, "", stepName(s), matched)
 	if bestCase.Repeat {
@@ -242,6 +244,7 @@ func (e *Engine) evaluateRules() {
 		}
 		// vals.Text is the matched text, already copied out of the window.
 		matched := e.excerpt(vals.Text)
+		e.atQuestion = lastShown(text, h.end)
 		e.consume(h.end)
 		e.ruleFired[i]++
 		if vals.Fired != nil {
@@ -291,6 +294,8 @@ func (e *Engine) deferUntil(t time.Time, rule, why string) {
 // act renders and sends an action, and records what matched: one send event, or a
 // match event when there is nothing to send. It reports whether anything was sent.
 func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Values, rule, step, matched string) bool {
+	atQuestion := e.atQuestion
+	e.atQuestion = false
 	if a == nil {
 		e.emit(Event{Name: "match", Rule: rule, Step: step, Excerpt: matched})
 		return false
@@ -342,9 +347,24 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 		e.dryWait, e.dryAnswer = !e.cfg.Replay && !e.cfg.Interactive, e.redact(shown)
 		return true
 	}
-	e.verify, e.retried = true, false
+	e.verify, e.retried = e.answerDue(a, atQuestion), false
 	e.verifyWait = max(verifyAfter, 2*e.pb.Settings.Settle)
 	return true
+}
+
+// answerDue reports whether the program must react to the answer just sent, so
+// that silence means it was missed and may be sent once more: settings.retry is
+// on, the answer is typed text (a key may do its work without a sign) and it
+// answered a question that was the last thing shown. Whatever the program shows
+// afterwards is a reaction, and so is silence with echo off (see Echo).
+func (e *Engine) answerDue(a *playbooks.Action, atQuestion bool) bool {
+	return e.pb.Settings.Retry && atQuestion && a.Kind != playbooks.ActKeys
+}
+
+// lastShown reports whether the text from end on is blank: what ends there is
+// the last thing the program showed.
+func lastShown(text []byte, end int) bool {
+	return len(bytes.TrimSpace(text[end:])) == 0
 }
 
 // exprFailed ends the run when a template or a when fails at run time (an

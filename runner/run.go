@@ -343,12 +343,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 // engine, which switches to MANUAL. A line typed at a password prompt becomes a
 // secret of the run.
 func (s *session) userInput(now time.Time, in []byte) {
-	echo := true
-	if e, ok := s.drv.(interface{ Echo() (bool, error) }); ok {
-		if on, err := e.Echo(); err == nil {
-			echo = on
-		}
-	}
+	echo := s.echo()
 	switch {
 	case echo:
 		s.typing, s.typed = false, s.typed[:0]
@@ -374,6 +369,27 @@ func (s *session) userInput(now time.Time, in []byte) {
 		return
 	}
 	s.apply(s.engine.Input(now, len(in)))
+}
+
+// echo reports whether the terminal echoes what is typed; a driver that cannot
+// tell is taken to echo.
+func (s *session) echo() bool {
+	if e, ok := s.drv.(interface{ Echo() (bool, error) }); ok {
+		if on, err := e.Echo(); err == nil {
+			return on
+		}
+	}
+	return true
+}
+
+// tick lets time pass in the engine. While it awaits a reaction to an answer it
+// learns first whether the terminal echoes: with echo off, silence is the
+// reaction.
+func (s *session) tick(now time.Time) {
+	if s.engine.AwaitsReaction() {
+		s.engine.Echo(s.echo())
+	}
+	s.apply(s.engine.Tick(now))
 }
 
 // atPassword reports whether the program, which has echo off, waits at a
@@ -461,6 +477,10 @@ func (c castInput) Write(p []byte) (int, error) {
 func (s *session) apply(actions []Action) {
 	for _, a := range actions {
 		if send, ok := a.(*Send); ok && !send.DryRun {
+			if !send.Reply {
+				// Typed as the terminal stands before the program reads it.
+				s.engine.Echo(s.echo())
+			}
 			data := send.Data
 			if send.Secret.Source != "" {
 				data = append([]byte(s.secrets[send.Secret]), send.Data...)

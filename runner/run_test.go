@@ -501,3 +501,57 @@ steps:
 		t.Fatal("the run ended the person's pane")
 	}
 }
+
+// TestRunPromptWithDefaultIsUnanswered: a real program that asks a question in
+// npm init's style and waits is at a prompt: headless, the run ends with exit 4
+// after timeouts.prompt, and the report lists the question as unanswered.
+func TestRunPromptWithDefaultIsUnanswered(t *testing.T) {
+	t.Parallel()
+	pb := playbook(t, `
+version: 1
+name: readline-default
+spawn: {command: [sh, -c, "printf 'package name: (demo) '; read name; echo got=$name"]}
+settings: {settle: 100ms}
+timeouts: {prompt: 500ms}
+`)
+	rep := run(t, pb)
+	wantOutcome(t, rep, runner.Prompting, runner.ExitManual)
+	if len(rep.Unanswered) != 1 || !strings.Contains(rep.Unanswered[0].Excerpt, "package name: (demo)") {
+		t.Fatalf("unanswered prompts %+v", rep.Unanswered)
+	}
+}
+
+// TestRunNoRetryWhileEchoIsOff: a program that reads a password with echo off
+// shows nothing for the answer, and then works for longer than clai waits for
+// a reaction. The answer is typed once: a second copy would be read as the
+// answer to the next question.
+func TestRunNoRetryWhileEchoIsOff(t *testing.T) {
+	t.Parallel()
+	pb := playbook(t, `
+version: 1
+name: echo-off
+spawn: {command: [sh, -c, "stty -echo; printf 'Password: '; read -r pw; stty echo; sleep 2; printf 'Next? [y/n] '; read a; echo got=$a"]}
+settings: {min_send_interval: 0s}
+steps:
+  - expect: "Password: "
+    line: hunter2
+  - expect: "Next? [y/n] "
+    line: "y"
+  - expect: eof
+`)
+	var out syncBuffer
+	rep := run(t, pb, runner.WithMirror(&out))
+	wantOutcome(t, rep, runner.Done, 0)
+	if !strings.Contains(out.String(), "got=y") {
+		t.Fatalf("the program read another answer:\n%s", out.String())
+	}
+	var sends []string
+	for _, e := range rep.Timeline {
+		if e.Event == "send" || e.Event == "retry" {
+			sends = append(sends, e.Event+" "+e.Sent)
+		}
+	}
+	if len(sends) != 2 {
+		t.Fatalf("sent %q, want each answer once", sends)
+	}
+}
