@@ -21,6 +21,7 @@ type merged struct {
 	sequence                  string
 	gap                       time.Duration
 	max                       int
+	retry                     bool
 	ownSettle, ownIdle        bool
 	ownGap, ownMax            bool
 }
@@ -31,6 +32,7 @@ func mergedOf(pb *playbooks.Playbook) merged {
 		match: pb.Settings.Match, settle: pb.Settings.Settle,
 		total: pb.Timeouts.Total, step: pb.Timeouts.Step, idle: pb.Timeouts.Idle, prompt: pb.Timeouts.Prompt,
 		sequence: strings.Join(pb.Nudge.Sequence, "|"), gap: pb.Nudge.Gap, max: pb.Nudge.Max,
+		retry:     pb.Settings.Retry,
 		ownSettle: own(pb.Settings.SettlePos), ownIdle: own(pb.Timeouts.IdlePos),
 		ownGap: own(pb.Nudge.GapPos), ownMax: own(pb.Nudge.MaxPos),
 	}
@@ -44,7 +46,7 @@ func TestExtendsMergesKeyByKey(t *testing.T) {
 	preset := merged{
 		match: playbooks.MatchScreen, settle: 400 * time.Millisecond,
 		step: playbooks.DefaultStepTimeout, idle: 10 * time.Minute, prompt: 30 * time.Minute,
-		sequence: "continue\r", gap: 2 * time.Minute, max: 2,
+		sequence: "continue\r", gap: 2 * time.Minute, max: 2, retry: true,
 	}
 	with := func(change func(*merged)) merged {
 		m := preset
@@ -63,6 +65,7 @@ func TestExtendsMergesKeyByKey(t *testing.T) {
 		})},
 		{"settings.settle only", "settings: {settle: 1s}\n", with(func(m *merged) { m.settle, m.ownSettle = time.Second, true })},
 		{"settings.match only", "settings: {match: stream}\n", with(func(m *merged) { m.match = playbooks.MatchStream })},
+		{"settings.retry only", "settings: {retry: false}\n", with(func(m *merged) { m.retry = false })},
 		{"nudge.max only", "nudge: {max: 1}\n", with(func(m *merged) { m.max, m.ownMax = 1, true })},
 		{"nudge.sequence only", "nudge: {sequence: [\"\\r\"]}\n", with(func(m *merged) { m.sequence = "\r" })},
 		{"nudge.gap only", "nudge: {gap: 30s}\n", with(func(m *merged) { m.gap, m.ownGap = 30*time.Second, true })},
