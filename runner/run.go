@@ -20,11 +20,20 @@ import (
 	"github.com/clai-sh/clai/runner/driver/tmux"
 )
 
-// StartError says the program could not be started, or the run could not be set up.
+// StartError says the program could not be started.
 type StartError struct{ Err error }
 
 func (e *StartError) Error() string { return e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
+
+// SetupError is a run refused before anything starts, for what it was given:
+// a playbook that cannot run as written, a --var it does not declare, a secret
+// that cannot be read, a spawn section that does not resolve. Any other error
+// of Run or a replay is one nobody planned for.
+type SetupError struct{ Err error }
+
+func (e *SetupError) Error() string { return e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
 
 // options are the settings of one Run.
 type options struct {
@@ -109,10 +118,10 @@ func Check(pb *playbooks.Playbook) error {
 }
 
 // Run drives the playbook's program to the end and returns the report. The error is
-// for a run that could not happen (an unsupported feature, a missing secret, a
-// program that cannot start); how the run ended is in the report. A program that
-// cannot start gives both a *StartError and a report (outcome failed, exit code
-// 1, the reason), and the log says why.
+// for a run that could not happen (a *SetupError: an unsupported feature, a
+// missing secret; a *StartError: a program that cannot start); how the run ended
+// is in the report. A program that cannot start gives both a *StartError and a
+// report (outcome failed, exit code 1, the reason), and the log says why.
 func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, error) {
 	o := options{logger: zap.NewNop(), clock: SystemClock{}, environ: os.Environ()}
 	for _, opt := range opts {
@@ -122,19 +131,19 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 		o.start = startProgram
 	}
 	if err := Check(pb); err != nil {
-		return nil, err
+		return nil, &SetupError{Err: err}
 	}
 	vars, err := mergeVars(pb, o.vars)
 	if err != nil {
-		return nil, err
+		return nil, &SetupError{Err: err}
 	}
 	secrets, err := readSecrets(pb, o.environ, o.dryRun)
 	if err != nil {
-		return nil, err
+		return nil, &SetupError{Err: err}
 	}
 	spawn, err := ResolveSpawn(pb, o.environ, o.args)
 	if err != nil {
-		return nil, err
+		return nil, &SetupError{Err: err}
 	}
 	if spawn.Rows == 0 && o.terminal != nil {
 		spawn.Rows, spawn.Cols = o.terminal.Size()
