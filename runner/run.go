@@ -155,6 +155,10 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	if mirror == nil {
 		mirror = io.Discard
 	}
+	shown := newLineEnd(mirror, o.terminal != nil)
+	if shown != nil {
+		mirror = shown
+	}
 	redact := NewRedactor(mirror, secretValues(secrets))
 	rec := newRecorder(pb, o.dryRun, o.noTimeline, redact)
 	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
@@ -166,7 +170,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 		err = &maskedError{err: err, msg: redact.String(err.Error())}
 		return s.notStarted(err), &StartError{Err: err}
 	}
-	s.drv, s.engine, s.secrets = drv, engine, secrets
+	s.drv, s.engine, s.secrets, s.shown = drv, engine, secrets, shown
 	if o.record != nil {
 		s.recordRedact = redact.Filter(castOutput{s})
 		s.inputRedact = redact.Filter(castInput{s})
@@ -243,6 +247,9 @@ type session struct {
 	rec     *recorder
 	redact  *Redactor
 	secrets map[playbooks.SecretRef]string
+	// shown tracks the line the mirrored output stopped in on a terminal
+	// (nil: it does not show on one).
+	shown *lineEnd
 
 	result *Result
 	child  *driver.ExitStatus
@@ -309,6 +316,10 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 			}
 		}
 		_ = s.redact.Flush()
+		if s.shown != nil {
+			// What clai says once Run returns starts on a line of its own.
+			s.shown.fresh()
+		}
 		if rep != nil && s.child != nil && rep.Child == nil {
 			rep.Child = &ReportChild{Code: s.child.Code, Signal: s.child.Signal}
 		}
@@ -425,7 +436,10 @@ func (s *session) notice(e Event) {
 	if s.o.terminal != nil {
 		eol = "\r\n" // the terminal is in raw mode
 	}
-	if s.o.terminal != nil || s.o.mirror != nil {
+	switch {
+	case s.shown != nil:
+		s.shown.fresh()
+	case s.o.mirror != nil:
 		lead = eol // the program's output may have stopped mid-line
 	}
 	fmt.Fprintf(s.o.notices, "%sclai: would send %q (%s, matched %q)%s", lead, s.redact.String(e.Sent), who, s.redact.String(e.Excerpt), eol)

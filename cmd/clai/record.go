@@ -78,6 +78,10 @@ func recordCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if r.midLine && (r.term != nil || r.mirror != nil && isTerminal(r.mirror)) {
+				// The program's output stopped mid-line: clai's line starts a new one.
+				_, _ = io.WriteString(c.App.Writer, "\r\n")
+			}
 			fmt.Fprintf(c.App.ErrWriter, "clai: recorded to %s\n", r.out)
 			if c.Context.Err() != nil {
 				return interrupted(c)
@@ -122,6 +126,9 @@ type recording struct {
 	mirror io.Writer        // headless: where output goes, or nil
 	// rows and cols are the initial terminal size.
 	rows, cols uint16
+	// midLine is set, once run returned, when the program's output did not end
+	// a line.
+	midLine bool
 }
 
 // run records the program into r.out and returns how the program ended. The
@@ -281,6 +288,7 @@ func (r *recording) loop(ctx context.Context, p *pty.Process, w *cast.Writer, st
 					fail(err)
 				}
 				_, _ = mirror.Write(buf[:n])
+				r.midLine = buf[n-1] != '\n'
 			}
 			if err != nil {
 				return

@@ -175,3 +175,35 @@ func TestRecordNeedsTerminalOut(t *testing.T) {
 		t.Errorf("a recording was created: %v", err)
 	}
 }
+
+// In a terminal, "recorded to" starts on a line of its own when the program's
+// output stopped mid-line.
+func TestRecordMessageStartsOnAFreshLine(t *testing.T) {
+	t.Parallel()
+	bin := testprog.BuildCommand(t, "./cmd/clai")
+	out := filepath.Join(t.TempDir(), "bye.cast")
+	var screen bytes.Buffer
+	c, err := expect.NewConsole(expect.WithDefaultTimeout(20*time.Second), expect.WithStdout(&screen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	cmd := exec.Command(bin, "record", "--out", out, "--", "sh", "-c", `printf "bye"`)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Tty(), c.Tty(), c.Tty()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &claiProcess{cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	if _, err := c.ExpectString("recorded to " + out); err != nil {
+		t.Fatalf("%v\n%q", err, screen.String())
+	}
+	if code := waitExit(t, p); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !regexp.MustCompile(`bye\r+\nclai: recorded to `).MatchString(screen.String()) {
+		t.Errorf("the terminal shows %q: the message does not start on a line of its own", screen.String())
+	}
+}
