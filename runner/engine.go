@@ -71,7 +71,10 @@ type Engine struct {
 	// in backing.
 	window  []byte
 	backing []byte
-	danger  dangerScanner
+	// recent is the latest output, answered or not, for the messages that
+	// quote it.
+	recent recentOutput
+	danger dangerScanner
 	// locs holds the indices of the matches a call finds; texts makes the
 	// strings of what matched and what is sent.
 	locs  locs
@@ -604,6 +607,7 @@ func unchangedIn(redrawn []redraw, text []byte, start, end int) bool {
 // window is a slice of a backing array four times its size, so dropping old text is
 // a reslice and the bytes are moved only when the array is used up.
 func (e *Engine) appendWindow(text []byte) {
+	e.recent.add(text)
 	limit := int(e.pb.Settings.Window)
 	if e.backing == nil {
 		e.backing = make([]byte, 0, 4*limit)
@@ -632,18 +636,14 @@ func (e *Engine) consume(end int) {
 	e.window = e.window[end:]
 }
 
-// tail returns the last few hundred bytes of output, or the screen, for error
-// messages, with the secrets masked.
+// tail returns the last few hundred bytes of output, answered or not, or the
+// screen, for error messages, with the secrets masked.
 func (e *Engine) tail() string {
 	const n = 300
 	if e.scr != nil {
 		return e.redact(e.scr.Text())
 	}
-	text := e.redact(string(e.window))
-	if len(text) > n {
-		return text[len(text)-n:]
-	}
-	return text
+	return lastChars(e.redact(e.recent.text()), n)
 }
 
 // redact masks the run's secrets in text (see Config.Redact).

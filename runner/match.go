@@ -405,10 +405,12 @@ func (e *Engine) answeredScreen() bool {
 	return e.scr != nil && e.sent && e.scrSeen == e.scrSent
 }
 
+// excerpt is the end of s, at most 200 bytes, cut on a character boundary and
+// marked "…" where it was cut.
 func excerpt(s string) string {
 	const n = 200
 	if len(s) > n {
-		return "…" + s[len(s)-n:]
+		return "…" + lastChars(s, n)
 	}
 	return s
 }

@@ -56,11 +56,11 @@ func replay(ctx context.Context, pb *playbooks.Playbook, header cast.Header, eve
 		opt(&o)
 	}
 	if err := Check(pb); err != nil {
-		return nil, err
+		return nil, &SetupError{Err: err}
 	}
 	vars, err := mergeVars(pb, o.vars)
 	if err != nil {
-		return nil, err
+		return nil, &SetupError{Err: err}
 	}
 	environ := o.environ
 	if environ == nil {

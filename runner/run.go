@@ -20,11 +20,20 @@ import (
 	"github.com/clai-sh/clai/runner/driver/tmux"
 )
 
-// StartError says the program could not be started, or the run could not be set up.
+// StartError says the program could not be started.
 type StartError struct{ Err error }
 
 func (e *StartError) Error() string { return e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
+
+// SetupError is a run refused before anything starts, for what it was given:
+// a playbook that cannot run as written, a --var it does not declare, a secret
+// that cannot be read, a spawn section that does not resolve. Any other error
+// of Run or a replay is one nobody planned for.
+type SetupError struct{ Err error }
+
+func (e *SetupError) Error() string { return e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
 
 // options are the settings of one Run.
 type options struct {
@@ -109,10 +118,10 @@ func Check(pb *playbooks.Playbook) error {
 }
 
 // Run drives the playbook's program to the end and returns the report. The error is
-// for a run that could not happen (an unsupported feature, a missing secret, a
-// program that cannot start); how the run ended is in the report. A program that
-// cannot start gives both a *StartError and a report (outcome failed, exit code
-// 1, the reason), and the log says why.
+// for a run that could not happen (a *SetupError: an unsupported feature, a
+// missing secret; a *StartError: a program that cannot start); how the run ended
+// is in the report. A program that cannot start gives both a *StartError and a
+// report (outcome failed, exit code 1, the reason), and the log says why.
 func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, error) {
 	o := options{logger: zap.NewNop(), clock: SystemClock{}, environ: os.Environ()}
 	for _, opt := range opts {
@@ -122,19 +131,19 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 		o.start = startProgram
 	}
 	if err := Check(pb); err != nil {
-		return nil, err
+		return nil, &SetupError{Err: err}
 	}
 	vars, err := mergeVars(pb, o.vars)
 	if err != nil {
-		return nil, err
+		return nil, &SetupError{Err: err}
 	}
 	secrets, err := readSecrets(pb, o.environ, o.dryRun)
 	if err != nil {
-		return nil, err
+		return nil, &SetupError{Err: err}
 	}
 	spawn, err := ResolveSpawn(pb, o.environ, vars, o.args)
 	if err != nil {
-		return nil, err
+		return nil, &SetupError{Err: err}
 	}
 	if spawn.Rows == 0 && o.terminal != nil {
 		spawn.Rows, spawn.Cols = o.terminal.Size()
@@ -145,6 +154,10 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	}
 	if mirror == nil {
 		mirror = io.Discard
+	}
+	shown := newLineEnd(mirror, o.terminal != nil)
+	if shown != nil {
+		mirror = shown
 	}
 	redact := NewRedactor(mirror, secretValues(secrets))
 	rec := newRecorder(pb, o.dryRun, o.noTimeline, redact)
@@ -157,7 +170,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 		err = &maskedError{err: err, msg: redact.String(err.Error())}
 		return s.notStarted(err), &StartError{Err: err}
 	}
-	s.drv, s.engine, s.secrets = drv, engine, secrets
+	s.drv, s.engine, s.secrets, s.shown = drv, engine, secrets, shown
 	if o.record != nil {
 		s.recordRedact = redact.Filter(castOutput{s})
 		s.inputRedact = redact.Filter(castInput{s})
@@ -243,6 +256,9 @@ type session struct {
 	rec     *recorder
 	redact  *Redactor
 	secrets map[playbooks.SecretRef]string
+	// shown tracks the line the mirrored output stopped in on a terminal
+	// (nil: it does not show on one).
+	shown *lineEnd
 
 	result *Result
 	child  *driver.ExitStatus
@@ -309,6 +325,10 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 			}
 		}
 		_ = s.redact.Flush()
+		if s.shown != nil {
+			// What clai says once Run returns starts on a line of its own.
+			s.shown.fresh()
+		}
 		if rep != nil && s.child != nil && rep.Child == nil {
 			rep.Child = &ReportChild{Code: s.child.Code, Signal: s.child.Signal}
 		}
@@ -441,7 +461,10 @@ func (s *session) notice(e Event) {
 	if s.o.terminal != nil {
 		eol = "\r\n" // the terminal is in raw mode
 	}
-	if s.o.terminal != nil || s.o.mirror != nil {
+	switch {
+	case s.shown != nil:
+		s.shown.fresh()
+	case s.o.mirror != nil:
 		lead = eol // the program's output may have stopped mid-line
 	}
 	fmt.Fprintf(s.o.notices, "%sclai: would send %q (%s, matched %q)%s", lead, s.redact.String(e.Sent), who, s.redact.String(e.Excerpt), eol)

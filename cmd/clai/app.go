@@ -51,7 +51,8 @@ func usageError(format string, args ...any) error {
 }
 
 // exitCode maps the error a command returned to the process exit code; it is the one
-// place that does.
+// place that does. A usage error carries its code; an error nobody planned for
+// (an I/O error, a bug) is a failure, exit 1, never a usage error.
 func exitCode(err error) int {
 	if err == nil {
 		return exitOK
@@ -60,7 +61,19 @@ func exitCode(err error) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	return exitUsage
+	return exitFailed
+}
+
+// flagErrorsAreUsage makes a flag cmd or one of its subcommands cannot parse a
+// usage error (exit 2): one line on stderr that says where the flags are listed.
+func flagErrorsAreUsage(cmd *cli.Command, parent string) {
+	name := parent + " " + cmd.Name
+	cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%w (see %s --help)", err, name)}
+	}
+	for _, sub := range cmd.Subcommands {
+		flagErrorsAreUsage(sub, name)
+	}
 }
 
 // stopOnSignal makes a command end at once with exit 130 when ctx ends (a
@@ -103,7 +116,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:      "clai",
 		Usage:     "run interactive terminal programs from playbooks",
 		Version:   buildVersion(),
@@ -132,6 +145,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			versionCommand(),
 		},
 	}
+	for _, cmd := range app.Commands {
+		flagErrorsAreUsage(cmd, app.Name)
+	}
+	return app
 }
 
 func buildVersion() string {

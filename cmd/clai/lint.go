@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -15,7 +17,9 @@ func lintCommand() *cli.Command {
 		Name:      "lint",
 		Usage:     "check playbooks: syntax, schema, patterns, expressions, danger rules, timeouts",
 		ArgsUsage: "PLAYBOOK|FOLDER…",
-		Description: "Prints one finding a line, FILE:LINE:COL: error|warning: MESSAGE [RULE], then a hint.\n" +
+		Description: "Prints one finding a line, FILE:LINE:COL: error|warning: MESSAGE [RULE], then a hint,\n" +
+			"and always ends with \"N playbooks: N errors, N warnings\" (on stderr with --format json,\n" +
+			"github or sarif, so stdout stays the machine-readable document).\n" +
 			"Exits 0 without errors (warnings too, unless --strict), 1 with errors, 2 on bad usage.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text, json, github or sarif"},
@@ -37,8 +41,7 @@ func lintCommand() *cli.Command {
 			if format == "text" && isTerminal(c.App.Writer) {
 				sources = res.Sources
 			}
-			tool := diag.ToolInfo{Name: "clai", Version: buildVersion(), URI: "https://github.com/clai-sh/clai"}
-			if err := diag.WriteFormat(c.App.Writer, format, res.Findings, tool, sources); err != nil {
+			if err := writeLint(c.App.Writer, c.App.ErrWriter, format, res, sources); err != nil {
 				return &exitError{code: exitFailed, err: err}
 			}
 			errs, warns := res.Findings.Count()
@@ -48,6 +51,24 @@ func lintCommand() *cli.Command {
 			return nil
 		}),
 	}
+}
+
+// writeLint prints the findings of res in format, then the one-line count: on
+// stdout after text findings, on stderr for the machine formats, whose stdout a
+// tool parses. sources, when given, add the line under each text finding.
+func writeLint(stdout, stderr io.Writer, format string, res playbooks.LintResult, sources map[string][]byte) error {
+	tool := diag.ToolInfo{Name: "clai", Version: buildVersion(), URI: "https://github.com/clai-sh/clai"}
+	if err := diag.WriteFormat(stdout, format, res.Findings, tool, sources); err != nil {
+		return fmt.Errorf("lint: write the findings: %w", err)
+	}
+	summary := stdout
+	if format != "text" {
+		summary = stderr
+	}
+	if _, err := fmt.Fprintln(summary, diag.Summary(len(res.Files), res.Findings)); err != nil {
+		return fmt.Errorf("lint: write the summary: %w", err)
+	}
+	return nil
 }
 
 // lintPaths runs every check on the playbooks at paths, their own tests included.

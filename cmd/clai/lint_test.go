@@ -11,8 +11,8 @@ import (
 	"github.com/clai-sh/clai/playbooks/diag"
 )
 
-// TestLintGolden lints each fixture in testdata/lint and compares the text output
-// with its .golden file. Every check of the catalogue must have a fixture that
+// TestLintGolden lints each fixture in testdata/lint and compares the text output,
+// its closing count included, with its .golden file. Every check of the catalogue must have a fixture that
 // triggers it.
 func TestLintGolden(t *testing.T) {
 	t.Parallel()
@@ -27,7 +27,7 @@ func TestLintGolden(t *testing.T) {
 			seen[f.Rule] = true
 		}
 		var out bytes.Buffer
-		if err := diag.WriteText(&out, res.Findings, nil); err != nil {
+		if err := writeLint(&out, &out, "text", res, nil); err != nil {
 			t.Fatal(err)
 		}
 		// Golden files hold paths relative to the repository root.

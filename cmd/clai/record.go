@@ -31,11 +31,14 @@ func recordCommand() *cli.Command {
 			"asciicast v2 file, as asciinema writes and plays them.\n" +
 			"In a terminal you use the program as usual: what you type reaches it and is\n" +
 			"recorded too (passwords included: the file is created readable by you only),\n" +
-			"and size changes follow. Headless, stdin is not read and the output is mirrored\n" +
-			"unless --quiet. Exits with the program's exit code (128+N if killed by signal N).",
+			"and size changes follow. Without a terminal on stdin and stdout it refuses at\n" +
+			"once (exit 2), unless --headless: then stdin is not read, so the program must ask\n" +
+			"nothing, and the output is mirrored unless --quiet.\n" +
+			"Exits with the program's exit code (128+N if killed by signal N).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the recording to `FILE` (default: clai-YYYYmmdd-HHMMSS.cast)"},
 			&cli.StringFlag{Name: "title", Aliases: []string{"t"}, Usage: "the recording's `TITLE`"},
+			&cli.BoolFlag{Name: "headless", Usage: "record without a terminal: nothing reaches the program's input, for programs that ask nothing"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "headless: do not mirror the program's output"},
 		},
 		Action: func(c *cli.Context) error {
@@ -49,9 +52,14 @@ func recordCommand() *cli.Command {
 				argv:  argv,
 				out:   c.String("out"),
 				title: c.String("title"),
-				term:  runner.OpenTerminal(stdin, stdout),
 				rows:  pty.DefaultRows,
 				cols:  pty.DefaultCols,
+			}
+			if !c.Bool("headless") {
+				if err := needTerminal(stdin, stdout); err != nil {
+					return err
+				}
+				r.term = runner.OpenTerminal(stdin, stdout)
 			}
 			if r.term != nil {
 				if h, w := r.term.Size(); h > 0 {
@@ -70,6 +78,10 @@ func recordCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if r.midLine && (r.term != nil || r.mirror != nil && isTerminal(r.mirror)) {
+				// The program's output stopped mid-line: clai's line starts a new one.
+				_, _ = io.WriteString(c.App.Writer, "\r\n")
+			}
 			fmt.Fprintf(c.App.ErrWriter, "clai: recorded to %s\n", r.out)
 			if c.Context.Err() != nil {
 				return interrupted(c)
@@ -80,6 +92,19 @@ func recordCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// needTerminal is the usage error of a recording without a terminal to type
+// in: the program would wait for input that never comes.
+func needTerminal(stdin, stdout *os.File) error {
+	const how = "clai record passes what you type to the program; run it in a terminal, or give --headless to record a program that asks nothing"
+	switch {
+	case stdin == nil || !term.IsTerminal(int(stdin.Fd())):
+		return usageError("record: stdin is not a terminal: %s", how)
+	case stdout == nil || !term.IsTerminal(int(stdout.Fd())):
+		return usageError("record: stdout is not a terminal: %s", how)
+	}
+	return nil
 }
 
 // programExitCode is the exit code clai passes on for a program's: its own,
@@ -101,6 +126,9 @@ type recording struct {
 	mirror io.Writer        // headless: where output goes, or nil
 	// rows and cols are the initial terminal size.
 	rows, cols uint16
+	// midLine is set, once run returned, when the program's output did not end
+	// a line.
+	midLine bool
 }
 
 // run records the program into r.out and returns how the program ended. The
@@ -260,6 +288,7 @@ func (r *recording) loop(ctx context.Context, p *pty.Process, w *cast.Writer, st
 					fail(err)
 				}
 				_, _ = mirror.Write(buf[:n])
+				r.midLine = buf[n-1] != '\n'
 			}
 			if err != nil {
 				return

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,12 +106,13 @@ func TestRecordTerminal(t *testing.T) {
 	}
 }
 
-// Headless, the output is recorded as it came, with times relative to the start.
+// With --headless, the output is recorded as it came, with times relative to the
+// start, and stdin is not read.
 func TestRecordHeadless(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "h.cast")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"clai", "record", "--out", out, "--",
+	code := run(context.Background(), []string{"clai", "record", "--headless", "--out", out, "--",
 		"sh", "-c", `printf 'first\n'; sleep 0.3; printf '\033[1mbold\033[0m \342\235\257\n'; exit 7`},
 		strings.NewReader("never read\n"), &stdout, &stderr)
 	if code != 7 {
@@ -142,5 +144,66 @@ func TestRecordHeadless(t *testing.T) {
 	}
 	if n := len(rec.Events); n < 2 || rec.Events[n-1].Time-rec.Events[0].Time < 0.25 {
 		t.Errorf("the pause is not in the timing: %v", rec.Events)
+	}
+}
+
+// With stdin at a terminal but stdout elsewhere, the person could type but not
+// see the program: clai record refuses at once, like it does without a terminal.
+func TestRecordNeedsTerminalOut(t *testing.T) {
+	t.Parallel()
+	bin := testprog.BuildCommand(t, "./cmd/clai")
+	out := filepath.Join(t.TempDir(), "none.cast")
+	c, err := expect.NewConsole(expect.WithDefaultTimeout(20 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // only catches a hang
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "record", "--out", out, "--", "sh", "-c", "read n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Tty(), &stdout, &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("clai record with stdout not a terminal: %v, want exit 2\n%s", err, stderr.String())
+	}
+	if want := "clai: record: stdout is not a terminal: "; !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("stderr %q, want it to start with %q", stderr.String(), want)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a recording was created: %v", err)
+	}
+}
+
+// In a terminal, "recorded to" starts on a line of its own when the program's
+// output stopped mid-line.
+func TestRecordMessageStartsOnAFreshLine(t *testing.T) {
+	t.Parallel()
+	bin := testprog.BuildCommand(t, "./cmd/clai")
+	out := filepath.Join(t.TempDir(), "bye.cast")
+	var screen bytes.Buffer
+	c, err := expect.NewConsole(expect.WithDefaultTimeout(20*time.Second), expect.WithStdout(&screen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	cmd := exec.Command(bin, "record", "--out", out, "--", "sh", "-c", `printf "bye"`)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Tty(), c.Tty(), c.Tty()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &claiProcess{cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	if _, err := c.ExpectString("recorded to " + out); err != nil {
+		t.Fatalf("%v\n%q", err, screen.String())
+	}
+	if code := waitExit(t, p); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !regexp.MustCompile(`bye\r+\nclai: recorded to `).MatchString(screen.String()) {
+		t.Errorf("the terminal shows %q: the message does not start on a line of its own", screen.String())
 	}
 }

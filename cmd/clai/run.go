@@ -103,7 +103,7 @@ func runCommand() *cli.Command {
 				if errors.As(err, &pe) {
 					return usageError("--replay: %v", err)
 				} else if err != nil {
-					return &exitError{code: exitUsage, err: err}
+					return runError(err)
 				}
 				return finishRun(c, report, out, nil)
 			}
@@ -141,11 +141,8 @@ func runCommand() *cli.Command {
 			report, err := runner.Run(c.Context, pb, opts...)
 			if err != nil {
 				var start *runner.StartError
-				if !errors.As(err, &start) {
-					return &exitError{code: exitUsage, err: err}
-				}
-				if report == nil {
-					return &exitError{code: exitFailed, err: err}
+				if !errors.As(err, &start) || report == nil {
+					return runError(err)
 				}
 				// The program could not start: the report and the log say
 				// why, as stderr does.
@@ -153,6 +150,18 @@ func runCommand() *cli.Command {
 			return finishRun(c, report, out, err)
 		},
 	}
+}
+
+// runError is the exit of a run that returned err instead of a report: a run
+// refused for what it was given (it cannot run as written, an undeclared
+// --var, a missing secret) is a usage error, exit 2; anything else, a program
+// that could not start or an error nobody planned for, is a failure, exit 1.
+func runError(err error) error {
+	var setup *runner.SetupError
+	if errors.As(err, &setup) {
+		return &exitError{code: exitUsage, err: err}
+	}
+	return &exitError{code: exitFailed, err: err}
 }
 
 // finishRun closes the run's outputs, writes the report if asked and turns the

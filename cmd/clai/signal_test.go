@@ -89,7 +89,7 @@ func TestRecordStopsOnSignal(t *testing.T) {
 	t.Parallel()
 	bin := testprog.BuildCommand(t, "./cmd/clai")
 	out := filepath.Join(t.TempDir(), "session.cast")
-	cmd := exec.Command(bin, "record", "-o", out, "--", "sh", "-c", "echo ready; exec sleep 100")
+	cmd := exec.Command(bin, "record", "--headless", "-o", out, "--", "sh", "-c", "echo ready; exec sleep 100")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

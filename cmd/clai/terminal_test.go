@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -222,5 +223,47 @@ func askUntil(t *testing.T, c *expect.Console, ask string, answer expect.ExpectO
 		if time.Now().After(deadline) {
 			t.Fatalf("never saw %q: %q", want, got)
 		}
+	}
+}
+
+// In a terminal, clai's own messages start on a line of their own: after output
+// that stopped mid-line (a prompt) clai ends that line first; after a whole line
+// it adds no empty one.
+func TestTerminalMessagesStartOnAFreshLine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, printf, dryRun, until, want string
+	}{
+		{"a timeout after a prompt", `Name: `, "", "waited 1s", `Name: \r+\nclai: timeout: `},
+		{"a timeout after a whole line", `done\n`, "", "waited 1s", `done\r\nclai: timeout: `},
+		{"a dry run's notice after a prompt", `Continue? [y/n] `, "--dry-run", "matched", `\[y/n\] \r+\nclai: would send `},
+		{"a dry run's notice after a whole line", `Continue? [y/n]\n`, "--dry-run", "matched", `\[y/n\]\r\nclai: would send `},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var args []string
+			if c.dryRun != "" {
+				args = append(args, c.dryRun)
+			}
+			cons, p, screen := terminalRun(t, fmt.Sprintf(`
+version: 1
+name: fresh
+spawn: {command: [sh, -c, "printf '%s'; exec sleep 100"]}
+rules:
+  - {name: yes, match: "[y/n]", line: "y", limit: 1}
+steps:
+  - {expect: never printed, timeout: 1s}
+`, c.printf), args...)
+			if _, err := cons.ExpectString(c.until); err != nil {
+				t.Fatalf("%v\n%q", err, screen.String())
+			}
+			if code := waitExit(t, p); code != 124 {
+				t.Fatalf("exit %d, want 124\n%q", code, screen.String())
+			}
+			if !regexp.MustCompile(c.want).MatchString(screen.String()) {
+				t.Errorf("the terminal shows %q, want %q in it", screen.String(), c.want)
+			}
+		})
 	}
 }

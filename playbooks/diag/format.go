@@ -36,7 +36,7 @@ func WriteFormat(w io.Writer, format string, l List, tool ToolInfo, sources map[
 }
 
 // WriteText prints one finding a line, FILE:LINE:COL: SEVERITY: MESSAGE [RULE], each
-// followed by an indented hint line, and a closing count.
+// followed by an indented hint line. The count is the caller's: see Summary.
 func WriteText(w io.Writer, l List, sources map[string][]byte) error {
 	bw := bufio.NewWriter(w)
 	for _, d := range l {
@@ -48,11 +48,14 @@ func WriteText(w io.Writer, l List, sources map[string][]byte) error {
 			fmt.Fprintf(bw, "    hint: %s\n", d.Hint)
 		}
 	}
-	if len(l) > 0 {
-		e, warn := l.Count()
-		fmt.Fprintf(bw, "%s, %s\n", plural(e, "error"), plural(warn, "warning"))
-	}
 	return bw.Flush()
+}
+
+// Summary is the one line that closes a lint of files playbooks, whatever it
+// found: "3 playbooks: 0 errors, 0 warnings".
+func Summary(files int, l List) string {
+	e, warn := l.Count()
+	return fmt.Sprintf("%s: %s, %s", plural(files, "playbook"), plural(e, "error"), plural(warn, "warning"))
 }
 
 func plural(n int, word string) string {

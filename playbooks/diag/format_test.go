@@ -37,10 +37,27 @@ func TestTextWithCaret(t *testing.T) {
 	want := "b.yaml:3:5: warning: rule \"x\" has neither cooldown nor limit [unbounded]\n" +
 		"      - name: x\n" +
 		"        ^\n" +
-		"    hint: add limit: N\n" +
-		"0 errors, 1 warning\n"
+		"    hint: add limit: N\n"
 	if out.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestSummary(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		files int
+		l     diag.List
+		want  string
+	}{
+		{3, nil, "3 playbooks: 0 errors, 0 warnings"},
+		{1, diag.List{sample[0]}, "1 playbook: 0 errors, 1 warning"},
+		{0, diag.List{{Severity: diag.Error}, {Severity: diag.Error}}, "0 playbooks: 2 errors, 0 warnings"},
+	}
+	for _, c := range cases {
+		if got := diag.Summary(c.files, c.l); got != c.want {
+			t.Errorf("Summary(%d, %d findings) = %q, want %q", c.files, len(c.l), got, c.want)
+		}
 	}
 }
 
