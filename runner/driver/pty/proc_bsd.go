@@ -4,7 +4,10 @@
 //     between its exit and the reaping (see Process.recycled);
 //   - the terminal's modes are read through the master (TIOCGETA), as on
 //     Linux; the master and the terminal share them there too;
-//   - ignored signals are found with signal.Ignored, there is no /proc;
+//   - ignored signals are found with signal.Ignored, there is no /proc; it
+//     no longer sees a SIG_IGN once a signal.Notify for that signal was
+//     stopped, so when clai itself runs with SIGINT or SIGHUP ignored (nohup)
+//     only the first program it starts surely gets them back at the default;
 //   - the terminal is opened by the name the master gives (no TIOCGPTPEER);
 //   - a write waiting for room is woken with TIOCSTOP and TIOCSTART, the
 //     ioctls behind tcflow(TCOOFF) and tcflow(TCOON) there.
