@@ -3,7 +3,7 @@ GO          ?= go
 BIN         ?= bin/clai
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test lint tidy-check generate update-golden bench ci clean
+.PHONY: all build test lint cross tidy-check generate update-golden bench ci clean
 
 all: build
 
@@ -21,6 +21,13 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+
+## cross: every package, tests included, must build and vet for macOS and
+## FreeBSD (CI runs the tests on Linux only)
+CROSS_GOOS ?= darwin freebsd
+cross:
+	@set -e; for os in $(CROSS_GOOS); do \
+	  echo "GOOS=$$os go vet ./..."; GOOS=$$os $(GO) vet ./...; done
 
 ## tidy-check: go mod tidy must change nothing
 tidy-check:
@@ -44,7 +51,7 @@ bench:
 	$(GO) run ./internal/cmd/bench -runs $(RUNS) -only "$(ONLY)"
 
 ## ci: everything CI checks
-ci: test lint tidy-check
+ci: test lint cross tidy-check
 
 clean:
 	rm -rf bin

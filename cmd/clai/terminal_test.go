@@ -85,7 +85,7 @@ func readLog(t *testing.T, p *claiProcess) string {
 // canonical reports whether the terminal is back in cooked mode.
 func canonical(t *testing.T, c *expect.Console) bool {
 	t.Helper()
-	tio, err := unix.IoctlGetTermios(int(c.Tty().Fd()), unix.TCGETS)
+	tio, err := unix.IoctlGetTermios(int(c.Tty().Fd()), ioctlGetTermios)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,3 +1,8 @@
+// Processes and terminals on Linux: the program's exit is awaited without
+// reaping it (waitid with WNOWAIT), the terminal is got from the master
+// (TIOCGPTPEER), ignored signals are read from /proc. See proc_bsd.go for
+// macOS and the BSDs.
+
 package pty
 
 import (

@@ -15,7 +15,8 @@
 // orphans this process adopts: a descendant that a job-control shell moved
 // to a process group of its own, or a daemon that left the session, cannot
 // survive either; and the program is killed by the kernel when clai dies.
-// Elsewhere the process group is killed.
+// On macOS and the BSDs the process group is killed, and what left it can
+// outlive the run (see track_bsd.go).
 package pty
 
 import (
@@ -257,11 +258,11 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 // openPTY opens a pseudo-terminal pair. The master stays in blocking mode, out
 // of the runtime's poller: clai reads and writes it with plain system calls,
 // one per read or write. ReadWait waits for output in a blocking read(2), the
-// most direct wake-up there is; Read and ReadBefore wait in ppoll(2), which a
-// deadline can end, and read only what is there. A write that finds no room
-// waits in the kernel for the program to read, until the program exits or
-// Close: then endWrites ends the wait, so a program that reads nothing cannot
-// hang clai.
+// most direct wake-up there is; Read and ReadBefore wait in ppoll(2) (poll(2)
+// off Linux, see waitReadable), which a deadline can end, and read only what
+// is there. A write that finds no room waits in the kernel for the program to
+// read, until the program exits or Close: then endWrites ends the wait, so a
+// program that reads nothing cannot hang clai.
 func openPTY() (master, tty *os.File, err error) {
 	fd, t, err := openTerminal()
 	if err != nil {
@@ -410,14 +411,12 @@ func (p *Process) ReadWait(b []byte) (int, error) {
 
 // controlReadWait is ReadWait's callback for raw.Control, on p.rd. Once the
 // program exited, or after Close, the master is non-blocking (see endWrites)
-// and a read that finds nothing returns EAGAIN: then it waits in ppoll, a while
+// and a read that finds nothing returns EAGAIN: then it waits in poll, a while
 // at a time, and ReadWait reads again.
 func (p *Process) controlReadWait(fd uintptr) {
 	p.rd.n, p.rd.err = p.readOnce(int(fd), p.rd.b)
 	if errors.Is(p.rd.err, unix.EAGAIN) {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		ts := unix.NsecToTimespec(readPoll.Nanoseconds())
-		_, _ = unix.Ppoll(fds, &ts, nil)
+		_, _ = waitReadable(int(fd), readPoll)
 	}
 }
 
@@ -518,9 +517,7 @@ func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) 
 		// tried once the terminal is readable, at its end (POLLHUP) or in
 		// error, so it does not block. Past the deadline, what is already
 		// there is still read.
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		ts := unix.NsecToTimespec(max(left, 0).Nanoseconds())
-		ready, err := unix.Ppoll(fds, &ts, nil)
+		ready, err := waitReadable(fd, left)
 		switch {
 		case err != nil && !errors.Is(err, unix.EINTR):
 			return 0, fmt.Errorf("poll pty: %w", err)

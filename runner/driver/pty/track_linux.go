@@ -1,3 +1,8 @@
+// Tracking a program's processes on Linux: its cgroup, its session and their
+// descendants through /proc, the orphans adopted as a subreaper, and SIGKILL
+// when clai dies (PR_SET_PDEATHSIG); see tracker. See track_bsd.go for what
+// is done on macOS and the BSDs.
+
 package pty
 
 import (

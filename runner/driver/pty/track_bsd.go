@@ -1,4 +1,15 @@
-//go:build !linux
+// Tracking a program's processes on macOS and the BSDs: the process group.
+// Close and context cancellation send SIGHUP, SIGTERM and SIGCONT to the
+// program's process group, then SIGKILL to it; closing the terminal hangs up
+// whatever still has it open. Not done here, for want of the kernel's help
+// (Linux has it, see track_linux.go): no cgroup; no walk of /proc for the
+// session's other process groups (what a job-control shell moved out of the
+// program's group) or for descendants that left the session (daemons); no
+// adoption of orphans (AdoptOrphans reports errors.ErrUnsupported); no signal
+// to the program when clai itself dies (PR_SET_PDEATHSIG). Such processes can
+// outlive the run.
+
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
 
 package pty
 
@@ -8,7 +19,8 @@ import (
 )
 
 // AdoptOrphans makes this process the reaper of the orphans of the programs
-// it starts, where the system has such a thing (Linux); here it has not.
+// it starts, where the system has such a thing (Linux); here it has not, and
+// it returns errors.ErrUnsupported.
 func AdoptOrphans() error { return errors.ErrUnsupported }
 
 // tracker follows the processes a program starts; here the process group

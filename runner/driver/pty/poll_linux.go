@@ -1,0 +1,19 @@
+// Waiting for output on Linux: ppoll(2), whose timeout is in nanoseconds, so a
+// deadline is kept to the nanosecond.
+
+package pty
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// waitReadable waits until fd is readable, at its end or in error, or until
+// timeout passed (zero or less: it only looks). It reports how many
+// descriptors are ready (0 or 1); EINTR is returned as it comes.
+func waitReadable(fd int, timeout time.Duration) (int, error) {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	ts := unix.NsecToTimespec(max(timeout, 0).Nanoseconds())
+	return unix.Ppoll(fds, &ts, nil)
+}
