@@ -146,7 +146,8 @@ type Step struct {
 	// Cases is set instead of Expect and Action for a branching step.
 	Cases  []*Case
 	Action *Action
-	// Timeout is the step's own limit, or timeouts.step.
+	// Timeout is the step's own limit, or timeouts.step; zero (no limit of
+	// its own) for an `expect: eof` step without one.
 	Timeout time.Duration
 	// Env is the expression environment of the step's templates.
 	Env *Env

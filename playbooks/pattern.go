@@ -248,6 +248,16 @@ func (m *Matcher) HasEOF() bool {
 	return false
 }
 
+// OnlyEOF reports whether the matcher waits for nothing but the end of output.
+func (m *Matcher) OnlyEOF() bool {
+	for _, p := range m.Patterns {
+		if p.Kind != EOF {
+			return false
+		}
+	}
+	return len(m.Patterns) > 0
+}
+
 // GroupNames lists the named groups of all the matcher's patterns.
 func (m *Matcher) GroupNames() []string {
 	var names []string

@@ -131,6 +131,12 @@ func (d *decoder) step(n ast.Node, index int, vars []string, defaultTimeout time
 			failed = s.Expect == nil
 		}
 	}
+	if _, own := present["timeout"]; !own && s.Expect != nil && s.Expect.OnlyEOF() {
+		// The program ends when its work is done: an install, a build, a
+		// long key take longer than a step's default. Only the step's own
+		// timeout or timeouts.total bound the wait.
+		s.Timeout = 0
+	}
 	s.Env = d.envFor(s.Expect, failed, vars)
 	if s.Cases == nil {
 		s.Action = d.action(n, present, what, s.Env, nil)
