@@ -543,6 +543,10 @@ func (e *Engine) toManual(reason string) {
 	e.verify = false
 	e.manualSince = e.now
 	e.setState(Manual, reason)
+	if !e.cfg.Interactive && !e.cfg.Replay {
+		// Nobody can take over: waiting would only run into a timeout.
+		e.finish(Manual, ExitManual, fmt.Sprintf("handed over to a person (%s), and nobody is at the terminal to take over", reason), true)
+	}
 }
 
 func (e *Engine) manualDeadline() time.Time {

@@ -470,6 +470,15 @@ func (s *session) notice(e Event) {
 	fmt.Fprintf(s.o.notices, "%sclai: would send %q (%s, matched %q)%s", lead, s.redact.String(e.Sent), who, s.redact.String(e.Excerpt), eol)
 }
 
+// handOver tells the person at the terminal, on a line of its own and at once,
+// that clai stopped sending and why: from now on they drive.
+func (s *session) handOver(reason string) {
+	if s.shown != nil {
+		s.shown.fresh()
+	}
+	fmt.Fprintf(s.o.terminal.Out, "clai: MANUAL: %s; nothing is sent automatically any more, you drive now\r\n", s.redact.String(reason))
+}
+
 // since is the time since the run started, for recordings.
 func (s *session) since() time.Duration { return s.o.clock.Now().Sub(s.rec.start) }
 
@@ -534,6 +543,9 @@ func (s *session) apply(actions []Action) {
 			s.pending = append(s.pending, *a)
 			if a.Name == "would-send" && s.o.notices != nil {
 				s.notice(*a)
+			}
+			if a.Name == "state" && a.State == Manual && s.o.terminal != nil {
+				s.handOver(a.Reason)
 			}
 		case Kill:
 			s.kill = true

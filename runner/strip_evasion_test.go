@@ -178,7 +178,7 @@ func TestRedrawnDangerCountsOnce(t *testing.T) {
 danger:
   - {name: wipe, match: {regex: '\brm\s+-rf\s+/(\s|$)'}, action: manual}
 `
-	s := newSim(t, pb, runner.Config{})
+	s := newSim(t, pb, runner.Config{Interactive: true})
 	s.out(time.Millisecond, "⠋ running rm -rf / ")
 	for range 100 {
 		s.out(time.Millisecond, "\r⠋ running rm -rf / ")
@@ -225,7 +225,7 @@ func TestRedrawnRowsCountOnce(t *testing.T) {
 danger:
   - {name: wipe, match: {regex: '\brm\s+-rf\s+/(\s|$)'}, action: manual}
 `
-	s := newSim(t, pb, runner.Config{})
+	s := newSim(t, pb, runner.Config{Interactive: true})
 	s.out(time.Millisecond, "⠋ running rm -rf /\r\n  status\r\n")
 	frames := []string{"⠙", "⠹", "⠸", "⠼"}
 	for i := range 100 {

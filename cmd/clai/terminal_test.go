@@ -267,3 +267,35 @@ steps:
 		})
 	}
 }
+
+// TestTerminalHandOverIsLoud: when a danger rule hands the program to the
+// person, clai says so at once on a line of its own, naming the rule and the
+// text, and the person drives: what they type reaches the program.
+func TestTerminalHandOverIsLoud(t *testing.T) {
+	t.Parallel()
+	danger := testprog.Build(t, "danger")
+	c, cmd, _ := terminalRun(t, fmt.Sprintf(`version: 1
+name: x
+spawn: {command: [%q]}
+rules:
+  - {name: proceed, match: "Proceed? [y/N]", line: "y", limit: 1}
+danger:
+  - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: manual}
+`, danger))
+	if _, err := c.ExpectString("Proceed? [y/N] \r\nclai: MANUAL: danger rule \"wipe\" matched \"rm -rf /"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExpectString("you drive now"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Send("n\r"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExpectString("aborted"); err != nil {
+		t.Fatal(err)
+	}
+	// The program ended while clai was in MANUAL: exit 4.
+	if code := waitExit(t, cmd); code != 4 {
+		t.Fatalf("exit %d, want 4\n%s", code, readLog(t, cmd))
+	}
+}
