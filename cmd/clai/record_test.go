@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -36,15 +35,7 @@ func TestRecordTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := `printf "Name: "; read n; echo "hi $n"; while read l; do [ "$l" = q ] && exit 5; stty size; done`
-	cmd := exec.Command(bin, "record", "--out", out, "--title", "terminal", "--", "sh", "-c", script)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Tty(), c.Tty(), c.Tty()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &claiProcess{cmd: cmd, done: make(chan error, 1)}
-	go func() { p.done <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	p := startOnConsole(t, c, bin, "record", "--out", out, "--title", "terminal", "--", "sh", "-c", script)
 
 	if _, err := c.ExpectString("Name: "); err != nil {
 		t.Fatal(err)
@@ -188,15 +179,7 @@ func TestRecordMessageStartsOnAFreshLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	cmd := exec.Command(bin, "record", "--out", out, "--", "sh", "-c", `printf "bye"`)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Tty(), c.Tty(), c.Tty()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &claiProcess{cmd: cmd, done: make(chan error, 1)}
-	go func() { p.done <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	p := startOnConsole(t, c, bin, "record", "--out", out, "--", "sh", "-c", `printf "bye"`)
 	if _, err := c.ExpectString("recorded to " + out); err != nil {
 		t.Fatalf("%v\n%q", err, screen.String())
 	}

@@ -37,7 +37,15 @@ func terminalRun(t *testing.T, playbook string, args ...string) (*expect.Console
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	cmd := exec.Command(bin, append(append([]string{"run", "--log", filepath.Join(dir, "run.log")}, args...), pb)...)
+	p := startOnConsole(t, c, bin, append(append([]string{"run", "--log", filepath.Join(dir, "run.log")}, args...), pb)...)
+	return c, p, &screen
+}
+
+// startOnConsole starts bin with args in a session of its own whose terminal is
+// c, and waits for it in the background; the test's end kills what is left.
+func startOnConsole(t *testing.T, c *expect.Console, bin string, args ...string) *claiProcess {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Tty(), c.Tty(), c.Tty()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	if err := cmd.Start(); err != nil {
@@ -46,7 +54,7 @@ func terminalRun(t *testing.T, playbook string, args ...string) (*expect.Console
 	p := &claiProcess{cmd: cmd, done: make(chan error, 1)}
 	go func() { p.done <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	return c, p, &screen
+	return p
 }
 
 // claiProcess is a clai started by terminalRun, waited for in the background.
