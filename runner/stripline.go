@@ -579,10 +579,18 @@ func (l *termLine) moveTo(col int) {
 	l.wrapPending = false
 }
 
-func (l *termLine) tab(n int) {
+// tab moves the cursor n tab stops forward (HT, CHT).
+func (l *termLine) tab(n int) { l.tabStops(n, l.nextTab) }
+
+// backTab moves the cursor n tab stops back (CBT).
+func (l *termLine) backTab(n int) { l.tabStops(n, l.prevTab) }
+
+// tabStops moves the cursor n stops, each found by next from the last; a count
+// over the width stops at it, where the cursor no longer moves.
+func (l *termLine) tabStops(n int, next func(col int) int) {
 	col := l.col
 	for range min(n, l.w()) {
-		col = l.nextTab(col)
+		col = next(col)
 	}
 	l.moveTo(col)
 }
@@ -598,14 +606,6 @@ func (l *termLine) nextTab(col int) int {
 		}
 	}
 	return last
-}
-
-func (l *termLine) backTab(n int) {
-	col := l.col
-	for range min(n, l.w()) {
-		col = l.prevTab(col)
-	}
-	l.moveTo(col)
 }
 
 func (l *termLine) prevTab(col int) int {
