@@ -509,8 +509,9 @@ func (c castInput) Write(p []byte) (int, error) {
 func (s *session) apply(actions []Action) {
 	for _, a := range actions {
 		if send, ok := a.(*Send); ok && !send.DryRun {
-			if !send.Reply {
-				// Typed as the terminal stands before the program reads it.
+			if !send.Reply && s.engine.AwaitsReaction() {
+				// Typed as the terminal stands before the program reads it;
+				// only an answer that may be sent again needs to know.
 				s.engine.Echo(s.echo())
 			}
 			data := send.Data
