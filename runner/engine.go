@@ -133,6 +133,7 @@ type Engine struct {
 	promptSince   time.Time
 	question      string
 	manualSince   time.Time
+	manualCause   string // what handed the run over to a person
 	lastInterrupt time.Time
 
 	exitCode int
@@ -417,7 +418,7 @@ func (e *Engine) Exit(now time.Time, status driver.ExitStatus) []Action {
 	}
 	switch {
 	case e.state == Manual:
-		e.finishChild(Manual, ExitManual, "the program ended while clai was in MANUAL", status)
+		e.finishChild(Manual, ExitManual, fmt.Sprintf("the program ended (%s) after the hand-over to a person (%s)", status, e.manualCause), status)
 	case e.stepIdx < len(e.pb.Steps):
 		s := e.pb.Steps[e.stepIdx]
 		e.finishChild(Failed, ExitFailed, fmt.Sprintf("the program ended (%s) while step %s waited for %s; last output: %q", status, stepName(s), describeWait(s), e.tail()), status)
@@ -542,6 +543,7 @@ func (e *Engine) toManual(reason string) {
 	e.wake = time.Time{}
 	e.verify = false
 	e.manualSince = e.now
+	e.manualCause = reason
 	e.setState(Manual, reason)
 	if !e.cfg.Interactive && !e.cfg.Replay {
 		// Nobody can take over: waiting would only run into a timeout.

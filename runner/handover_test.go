@@ -41,3 +41,19 @@ danger:
 		t.Fatalf("the run ended: %+v", s.e.Result())
 	}
 }
+
+// When the program ends after a hand-over, the reason still names what caused the
+// hand-over, not only that clai was in MANUAL.
+func TestProgramEndAfterHandOverNamesTheCause(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+danger:
+  - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: manual}
+`, runner.Config{Interactive: true})
+	s.out(time.Millisecond, "About to run: rm -rf /\r\nProceed? [y/N] ")
+	s.exit(time.Second, 0)
+	s.wantResult(runner.Manual, runner.ExitManual)
+	if r := s.e.Result().Reason; !strings.Contains(r, `danger rule "wipe" matched "rm -rf /`) || !strings.Contains(r, "ended") {
+		t.Fatalf("reason %q does not say the program ended after the hand-over caused by the danger rule", r)
+	}
+}

@@ -71,7 +71,7 @@ func (e *Engine) timers() {
 		}
 	case Manual:
 		if t.Prompt > 0 && !e.cfg.Interactive && !now.Before(e.manualDeadline()) {
-			e.finish(Manual, ExitManual, fmt.Sprintf("in MANUAL with nobody at the terminal for timeouts.prompt (%s)", t.Prompt), true)
+			e.finish(Manual, ExitManual, fmt.Sprintf("handed over to a person (%s), and nobody took over within timeouts.prompt (%s)", e.manualCause, t.Prompt), true)
 		}
 	}
 }

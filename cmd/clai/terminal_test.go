@@ -310,7 +310,7 @@ danger:
 	if _, err := c.ExpectString("aborted"); err != nil {
 		t.Fatal(err)
 	}
-	// The program ended while clai was in MANUAL: exit 4.
+	// The program ended after the hand-over to the person: exit 4.
 	if code := waitExit(t, cmd); code != 4 {
 		t.Fatalf("exit %d, want 4\n%s", code, readLog(t, cmd))
 	}
