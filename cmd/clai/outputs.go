@@ -74,17 +74,22 @@ func (p outputPaths) distinct() error {
 	return nil
 }
 
-// sameFile reports whether paths a and b name one file: the same path once
-// made absolute, or two names of one existing file (a link).
+// sameFile reports whether paths a and b name one regular file, where each
+// output would overwrite the other: the same path once made absolute, or two
+// names of one existing file (a link). A device, as /dev/null, may take more
+// than one output.
 func sameFile(a, b string) bool {
-	absA, errA := filepath.Abs(a)
-	absB, errB := filepath.Abs(b)
-	if errA == nil && errB == nil && absA == absB {
-		return true
-	}
 	stA, errA := os.Stat(a)
 	stB, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(stA, stB)
+	if errA == nil && !stA.Mode().IsRegular() || errB == nil && !stB.Mode().IsRegular() {
+		return false
+	}
+	if errA == nil && errB == nil {
+		return os.SameFile(stA, stB)
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
 }
 
 // outputs are the files a run writes as it goes, beside its reports: the
