@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 )
 
 // writeFileAtomic replaces the file at path with what write writes, so that a
@@ -35,11 +36,11 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		}
 	}
 	if err != nil {
-		return err
+		return namePath(err, path)
 	}
 	if err := fill(tmp, write); err != nil {
 		_ = os.Remove(tmp.Name())
-		return renamePathError(err, tmp.Name(), path)
+		return namePath(err, path)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		_ = os.Remove(tmp.Name())
@@ -48,11 +49,11 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// renamePathError names path instead of tmp in err, so that a failure to write
-// the file beside path reads as a failure to write path.
-func renamePathError(err error, tmp, path string) error {
+// namePath names path instead of the file beside it in err, so that a failure
+// to make or write that file reads as a failure to write path.
+func namePath(err error, path string) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Path == tmp {
+	if errors.As(err, &pe) && pe.Path != path {
 		return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
 	}
 	return err
@@ -91,4 +92,43 @@ func writeInPlace(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return errors.Join(write(f), f.Close())
+}
+
+// checkWritableAtomic checks, before anything is written, that writeFileAtomic
+// can write path, and creates path's folder if it is missing. It tries what
+// writeFileAtomic will do without touching what is at path: it makes a file
+// beside path and removes it again, or, where writeFileAtomic writes in place,
+// opens path for writing without truncating it. A folder at path is an error.
+func checkWritableAtomic(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.IsDir():
+		return &fs.PathError{Op: "write", Path: path, Err: syscall.EISDIR}
+	case err == nil && !st.Mode().IsRegular():
+		return openForWriting(path)
+	}
+	tmp, err := createTemp(path)
+	if errors.Is(err, fs.ErrPermission) && st != nil {
+		return openForWriting(path)
+	}
+	if err != nil {
+		return namePath(err, path)
+	}
+	return errors.Join(tmp.Close(), os.Remove(tmp.Name()))
+}
+
+// openForWriting opens the existing file at path for writing, without
+// truncating it, and closes it again.
+func openForWriting(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }

@@ -171,3 +171,84 @@ func TestWriteFileAtomicToAPipe(t *testing.T) {
 	}
 	wantOnly(t, dir, "r.json")
 }
+
+// TestCheckWritableAtomic: the check before a run creates a missing folder,
+// leaves what is at the path as it was and nothing beside it, and refuses a
+// folder at the path and a parent that is a file.
+func TestCheckWritableAtomic(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := checkWritableAtomic(filepath.Join(dir, "new", "sub", "r.json")); err != nil {
+		t.Fatalf("missing folders: %v", err)
+	}
+	wantOnly(t, filepath.Join(dir, "new", "sub"))
+
+	old := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(old, []byte("previous"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkWritableAtomic(old); err != nil {
+		t.Fatalf("an existing file: %v", err)
+	}
+	if got, _ := os.ReadFile(old); string(got) != "previous" {
+		t.Errorf("the existing file became %q", got)
+	}
+
+	folder := filepath.Join(dir, "folder.json")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkWritableAtomic(folder); !errors.Is(err, syscall.EISDIR) || !strings.Contains(err.Error(), folder) {
+		t.Errorf("a folder: %v, want is a directory, naming it", err)
+	}
+	if err := checkWritableAtomic(filepath.Join(old, "r.json")); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("under a file: %v, want not a directory", err)
+	}
+	wantOnly(t, dir, "folder.json", "new", "old.json")
+}
+
+// TestCheckWritableAtomicReadOnlyFolder: a folder where no file can be made
+// is refused, naming the path and not the file the check tried beside it. An
+// existing file there that can be written in place passes, as writeFileAtomic
+// writes it in place.
+func TestCheckWritableAtomicReadOnlyFolder(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() == 0 {
+		t.Skip("root writes in a read-only folder")
+	}
+	dir := t.TempDir()
+	kept := filepath.Join(dir, "kept.json")
+	if err := os.WriteFile(kept, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
+	path := filepath.Join(dir, "r.json")
+	err := checkWritableAtomic(path)
+	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "open "+path+":") {
+		t.Errorf("read-only folder: %v, want permission denied naming %s", err, path)
+	}
+	if err := checkWritableAtomic(kept); err != nil {
+		t.Errorf("a writable file in a read-only folder: %v", err)
+	}
+}
+
+// TestCheckWritableAtomicDevice: a path that is not a regular file (a device)
+// is opened, not replaced, as writeFileAtomic writes it in place.
+func TestCheckWritableAtomicDevice(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/dev/null"); err != nil {
+		t.Skip("no /dev/null")
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "r.json")
+	if err := os.Symlink("/dev/null", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkWritableAtomic(link); err != nil {
+		t.Fatalf("a link to /dev/null: %v", err)
+	}
+	wantOnly(t, dir, "r.json")
+}

@@ -206,6 +206,17 @@ func ReportFormat(path string) (string, error) {
 	return "", fmt.Errorf("report %s: unknown format %q (write .json, .md or .html)", path, ext)
 }
 
+// CheckReportPath checks, before a run, that WriteFile can write a report to
+// path: its extension names a format, path is not a folder, and a file can be
+// made where WriteFile will make it. A missing folder is created; what is at
+// path is left as it is.
+func CheckReportPath(path string) error {
+	if _, err := ReportFormat(path); err != nil {
+		return err
+	}
+	return checkWritableAtomic(path)
+}
+
 // WriteFile writes the report to path in the format its extension names: .json,
 // .md or .html. The file is replaced whole or not at all: a failure leaves what
 // was at path before, and runs writing the same path at once leave one of their
@@ -220,14 +231,11 @@ func (rep *Report) WriteFile(path string) error {
 	if err := rep.render(&buf, format); err != nil {
 		return fmt.Errorf("report %s: %w", path, err)
 	}
-	err = writeFileAtomic(path, func(w io.Writer) error {
+	// Its errors name path already.
+	return writeFileAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(buf.Bytes())
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
 }
 
 // writeJSON writes the report as indented JSON, one document and a newline.

@@ -2,10 +2,10 @@ package runner
 
 import "fmt"
 
-// OutputError is an output of a run, other than the report, that could not be
-// written in full: the event log or the recording.
+// OutputError is an output of a run that could not be written in full: the
+// event log, the recording, or another of its reports.
 type OutputError struct {
-	// Output is what could not be written: "log" or "recording".
+	// Output is what could not be written: "log", "recording" or "report".
 	Output string `json:"output"`
 	// Path is the file it was written to.
 	Path string `json:"path"`
@@ -14,14 +14,10 @@ type OutputError struct {
 }
 
 // AddOutputError notes in the report that an output of the run could not be
-// written in full, and why. The result of a run is then not all where it was
-// asked to be: a run that had ended with exit code 0 ends with 1 (ExitFailed);
-// any other exit code is kept, since it says more.
+// written in full, and why. The exit code stays the run's own: the run did
+// what it did, only its account of it is incomplete.
 func (rep *Report) AddOutputError(output, path string, err error) {
 	rep.OutputErrors = append(rep.OutputErrors, OutputError{Output: output, Path: path, Error: err.Error()})
-	if rep.ExitCode == ExitDone {
-		rep.ExitCode = ExitFailed
-	}
 }
 
 // outputErrorText is the report's output errors as one line, for the summaries

@@ -117,9 +117,10 @@ func TestReportValidates(t *testing.T) {
 	if err := validateReport(t, reportJSON(t, rep)); err != nil {
 		t.Fatalf("not started: %v", err)
 	}
-	// A run whose log and recording were cut short.
+	// A run whose log, recording and other report were cut short.
 	rep.AddOutputError("log", "/dev/full", errors.New("write /dev/full: no space left on device"))
 	rep.AddOutputError("recording", "run.cast", errors.New("cast: write: file too large"))
+	rep.AddOutputError("report", "run.md", errors.New("write run.md: file too large"))
 	if err := validateReport(t, reportJSON(t, rep)); err != nil {
 		t.Fatalf("output errors: %v", err)
 	}
@@ -148,7 +149,7 @@ func TestBrokenReportsFail(t *testing.T) {
 		"bad started_at":        func(doc map[string]any) { doc["started_at"] = "yesterday" },
 		"output errors empty":   func(doc map[string]any) { doc["output_errors"] = []any{} },
 		"unknown output": func(doc map[string]any) {
-			doc["output_errors"] = []any{map[string]any{"output": "report", "path": "r", "error": "x"}}
+			doc["output_errors"] = []any{map[string]any{"output": "screen", "path": "r", "error": "x"}}
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

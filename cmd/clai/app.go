@@ -129,6 +129,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			return &exitError{code: exitUsage, err: err}
 		},
 		HideHelpCommand: true,
+		// A repeatable flag takes each value whole: a comma is part of a
+		// --var value or a --report path.
+		DisableSliceFlagSeparator: true,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return cli.ShowAppHelp(c)

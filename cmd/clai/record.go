@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,6 +35,8 @@ func recordCommand() *cli.Command {
 			"and size changes follow. Without a terminal on stdin and stdout it refuses at\n" +
 			"once (exit 2), unless --headless: then stdin is not read, so the program must ask\n" +
 			"nothing, and the output is mirrored unless --quiet.\n" +
+			"The file is checked, and its folder made, before the program starts (exit 2 if it\n" +
+			"cannot be written); a recording cut short later (a full disk) is said on stderr.\n" +
 			"Exits with the program's exit code (128+N if killed by signal N).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the recording to `FILE` (default: clai-YYYYmmdd-HHMMSS.cast)"},
@@ -82,7 +85,12 @@ func recordCommand() *cli.Command {
 				// The program's output stopped mid-line: clai's line starts a new one.
 				_, _ = io.WriteString(c.App.Writer, "\r\n")
 			}
-			fmt.Fprintf(c.App.ErrWriter, "clai: recorded to %s\n", r.out)
+			if r.incomplete != nil {
+				// Said, but the exit code stays the program's.
+				fmt.Fprintf(c.App.ErrWriter, "clai: the recording %s is incomplete: %v\n", r.out, r.incomplete)
+			} else {
+				fmt.Fprintf(c.App.ErrWriter, "clai: recorded to %s\n", r.out)
+			}
 			if c.Context.Err() != nil {
 				return interrupted(c)
 			}
@@ -129,10 +137,15 @@ type recording struct {
 	// midLine is set, once run returned, when the program's output did not end
 	// a line.
 	midLine bool
+	// incomplete is set, once run returned, to why the recording could not be
+	// written in full.
+	incomplete error
 }
 
-// run records the program into r.out and returns how the program ended. The
-// user's terminal is back in its mode when it returns, on every path.
+// run records the program into r.out and returns how the program ended; a
+// recording that could not be written in full is not an error of run, but set
+// in r.incomplete. The user's terminal is back in its mode when it returns, on
+// every path.
 func (r *recording) run(parent context.Context) (driver.ExitStatus, error) {
 	// A closed terminal (SIGHUP) ends the program like SIGINT and SIGTERM do
 	// (main handles those), so the recording is finished, not cut short;
@@ -158,7 +171,7 @@ func (r *recording) run(parent context.Context) (driver.ExitStatus, error) {
 	// runs. A file that was there is left as it was until the program started.
 	f, created, err := r.create()
 	if err != nil {
-		return driver.ExitStatus{}, &exitError{code: exitUsage, err: fmt.Errorf("record: %w", err)}
+		return driver.ExitStatus{}, usageError("record: --out %s cannot be written: %v", r.displayOut(), err)
 	}
 	started := false
 	defer func() {
@@ -169,6 +182,26 @@ func (r *recording) run(parent context.Context) (driver.ExitStatus, error) {
 			}
 		}
 	}()
+	header := cast.Header{
+		Width:   int(r.cols),
+		Height:  int(r.rows),
+		Command: strings.Join(r.argv, " "),
+		Title:   r.title,
+		Env:     headerEnv,
+	}
+	// The header goes first where writing it loses nothing (a new file, or
+	// one that is not a regular file, as a device): a full disk is found
+	// before the program starts. A regular file that was there is replaced
+	// only once the program started.
+	var w castSink
+	if created || !isRegular(f) {
+		header.Timestamp = time.Now().Unix()
+		cw, err := cast.NewWriter(f, header)
+		if err != nil {
+			return driver.ExitStatus{}, usageError("record: --out %s cannot be written: %v", r.out, err)
+		}
+		w = cw
+	}
 
 	var restore func()
 	var resized <-chan struct{}
@@ -188,33 +221,19 @@ func (r *recording) run(parent context.Context) (driver.ExitStatus, error) {
 		return driver.ExitStatus{}, &exitError{code: exitFailed, err: fmt.Errorf("record: %w", err)}
 	}
 	defer p.Close()
-	// From here on the file is kept, even if writing it fails part way.
+	// From here on the file is kept, even if writing it fails part way; a
+	// failure to write it is said once the program ended, and does not stop
+	// the program.
 	started = true
-	err = f.Truncate(0)
-	var w *cast.Writer
-	if err == nil {
-		w, err = cast.NewWriter(f, cast.Header{
-			Width:     int(r.cols),
-			Height:    int(r.rows),
-			Timestamp: start.Unix(),
-			Command:   strings.Join(r.argv, " "),
-			Title:     r.title,
-			Env:       headerEnv,
-		})
+	if w == nil {
+		w = r.replace(f, header, start)
 	}
-	if err != nil {
-		_ = f.Close()
-		return driver.ExitStatus{}, &exitError{code: exitFailed, err: fmt.Errorf("record: %s: %w", r.out, err)}
+	r.incomplete = r.loop(ctx, p, w, start, resized)
+	if cerr := w.Close(); r.incomplete == nil {
+		r.incomplete = cerr
 	}
-	err = r.loop(ctx, p, w, start, resized)
-	if cerr := w.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
-		return driver.ExitStatus{}, &exitError{code: exitFailed, err: fmt.Errorf("record: %s: %w", r.out, err)}
+	if cerr := f.Close(); r.incomplete == nil {
+		r.incomplete = cerr
 	}
 	st, err := p.Wait()
 	if err != nil {
@@ -223,14 +242,66 @@ func (r *recording) run(parent context.Context) (driver.ExitStatus, error) {
 	return st, nil
 }
 
+// replace empties the file that was at the recording's path and writes the
+// header to it, once the program started. If that fails, the recording is
+// lost: what is returned then keeps the error for every later write.
+func (r *recording) replace(f *os.File, header cast.Header, start time.Time) castSink {
+	header.Timestamp = start.Unix()
+	err := f.Truncate(0)
+	if err == nil {
+		var w *cast.Writer
+		if w, err = cast.NewWriter(f, header); err == nil {
+			return w
+		}
+	}
+	return failedCast{err}
+}
+
+// displayOut is the recording's path for a message: the one given, or the
+// default's pattern.
+func (r *recording) displayOut() string {
+	if r.out == "" {
+		return "clai-YYYYmmdd-HHMMSS.cast"
+	}
+	return r.out
+}
+
+// isRegular reports whether f is a regular file.
+func isRegular(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode().IsRegular()
+}
+
+// castSink is where a recording's events go: a cast.Writer, or failedCast
+// when the recording could not begin.
+type castSink interface {
+	Output(t time.Duration, data []byte) error
+	Input(t time.Duration, data []byte) error
+	Resize(t time.Duration, cols, rows int) error
+	Flush() error
+	Close() error
+}
+
+// failedCast is a recording that could not begin: every write returns why.
+type failedCast struct{ err error }
+
+func (f failedCast) Output(time.Duration, []byte) error   { return f.err }
+func (f failedCast) Input(time.Duration, []byte) error    { return f.err }
+func (f failedCast) Resize(time.Duration, int, int) error { return f.err }
+func (f failedCast) Flush() error                         { return f.err }
+func (f failedCast) Close() error                         { return f.err }
+
 // create opens the recording's file, without truncating it, and reports
-// whether it created it. --out FILE is replaced if it exists (run truncates it
+// whether it created it. A missing folder of --out FILE is made. --out FILE is replaced if it exists (run truncates it
 // once the program started); the default name never replaces a file: a second
 // recording within the same second gets "-2", "-3"… added.
 func (r *recording) create() (f *os.File, created bool, err error) {
 	// Keystrokes are recorded, passwords too: only the user may read it.
 	const perm = 0o600
 	if r.out != "" {
+		if err := os.MkdirAll(filepath.Dir(r.out), 0o755); err != nil {
+			return nil, false, err
+		}
 		f, err = os.OpenFile(r.out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
 		if errors.Is(err, fs.ErrExist) {
 			f, err = os.OpenFile(r.out, os.O_WRONLY, perm)
@@ -259,7 +330,7 @@ func (r *recording) create() (f *os.File, created bool, err error) {
 // user's keys and size changes to the program and the recording, until the
 // program's output ends. It returns the first error writing the recording;
 // the program is not stopped for it.
-func (r *recording) loop(ctx context.Context, p *pty.Process, w *cast.Writer, start time.Time, resized <-chan struct{}) error {
+func (r *recording) loop(ctx context.Context, p *pty.Process, w castSink, start time.Time, resized <-chan struct{}) error {
 	rows, cols := r.rows, r.cols
 	var mirror io.Writer = io.Discard
 	if r.term != nil {

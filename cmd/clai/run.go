@@ -27,9 +27,11 @@ func runCommand() *cli.Command {
 		Description: "Spawns the playbook's program in a pseudo-terminal, answers its prompts, refuses\n" +
 			"dangerous ones and stops at its timeouts. In a terminal you see the program and can\n" +
 			"type to it; Ctrl-C goes to the program and switches clai to MANUAL, twice ends the run.\n" +
-			"Exit codes: 0 done, 1 the program failed or could not start (or the log or recording\n" +
-			"could not be written), 2 usage or invalid playbook, 3 a danger rule\n" +
-			"aborted, 4 ended in MANUAL or at an unanswered prompt, 124 timeout, 130 interrupted.",
+			"Every output (--report, --log, --record) is checked before the program starts; one\n" +
+			"that fails later is said on stderr and in the report, and leaves the exit code as is.\n" +
+			"Exit codes: 0 done, 1 the program failed or could not start, 2 usage, invalid\n" +
+			"playbook or an output that cannot be written, 3 a danger rule aborted, 4 ended in\n" +
+			"MANUAL or at an unanswered prompt, 124 timeout, 130 interrupted.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "var", Usage: "set a playbook variable: `NAME=VALUE` (repeatable)"},
 			&cli.BoolFlag{Name: "replace", Usage: "the arguments after -- are the whole command (program and arguments), instead of following the playbook's"},
@@ -37,7 +39,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "send nothing automatically; record what would be sent"},
 			&cli.StringFlag{Name: "record", Usage: "record the session as asciicast v2 to `FILE.cast` (answers marked, secrets masked), for --replay and asciinema"},
 			&cli.StringFlag{Name: "replay", Usage: "feed a recorded session (asciicast v2) `FILE.cast` through the playbook in virtual time; nothing is spawned, nothing sent"},
-			&cli.StringFlag{Name: "report", Usage: "write a report of the run to `FILE`: .json, .md (for a pull request) or .html (one page with a timeline picture)"},
+			&cli.StringSliceFlag{Name: "report", Usage: "write a report of the run to `FILE`: .json, .md (for a pull request) or .html (one page with a timeline picture); repeatable, one file per format"},
 			&cli.StringFlag{Name: "log", Usage: "write the event log (JSON lines) to `FILE` (default: under the user state directory)"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "headless: do not mirror the program's output"},
@@ -70,12 +72,16 @@ func runCommand() *cli.Command {
 			if extra, err = applyCommandArgs(pb, extra, c.Bool("replace")); err != nil {
 				return err
 			}
-			if rep := c.String("report"); rep != "" {
-				if _, err := runner.ReportFormat(rep); err != nil {
-					return usageError("--report: %v", err)
-				}
+			// Every output is checked before anything runs: a path that
+			// cannot be written is a usage error, not a run without it.
+			paths := outputPaths{reports: c.StringSlice("report"), log: c.String("log"), record: c.String("record")}
+			if paths.record != "" && c.String("replay") != "" {
+				return usageError("--record %s: a replay records nothing (the recording given to --replay is the session)", paths.record)
 			}
-			logger, log, err := openLog(c.String("log"), c.String("log-level"), pb.Name)
+			if err := paths.check(); err != nil {
+				return err
+			}
+			logger, log, err := openLog(paths.log, c.String("log-level"), pb.Name)
 			if err != nil {
 				return usageError("%v", err)
 			}
@@ -90,7 +96,7 @@ func runCommand() *cli.Command {
 				runner.WithNotices(c.App.ErrWriter),
 				// Without a report to write, the timeline would be recorded
 				// for nothing (the log has every event).
-				runner.WithTimeline(c.String("report") != ""),
+				runner.WithTimeline(len(paths.reports) > 0),
 			}
 			if file := c.String("replay"); file != "" {
 				rec, err := cast.OpenReader(file)
@@ -105,7 +111,7 @@ func runCommand() *cli.Command {
 				} else if err != nil {
 					return runError(err)
 				}
-				return finishRun(c, report, out, nil)
+				return finishRun(c, report, out, paths.reports, nil)
 			}
 			stdin, _ := c.App.Reader.(*os.File)
 			stdout, _ := c.App.Writer.(*os.File)
@@ -115,28 +121,20 @@ func runCommand() *cli.Command {
 			} else if !c.Bool("quiet") {
 				opts = append(opts, runner.WithMirror(c.App.Writer))
 			}
-			if file := c.String("record"); file != "" {
+			if paths.record != "" {
 				rows, cols := 24, 80
-				if sz := pb.Spawn.Size; sz != nil {
-					rows, cols = sz.Rows, sz.Cols
-				} else if term != nil {
+				if term != nil {
 					if r, c := term.Size(); r > 0 {
 						rows, cols = int(r), int(c)
 					}
 				}
-				f, err := os.Create(file)
+				rec, err := openRecording(paths.record, pb, rows, cols)
 				if err != nil {
-					return usageError("--record: %v", err)
+					return err
 				}
-				defer f.Close()
-				w, err := cast.NewWriter(f, cast.Header{Width: cols, Height: rows, Timestamp: time.Now().Unix(), Title: pb.Name,
-					Env: map[string]string{"TERM": "xterm-256color", "SHELL": os.Getenv("SHELL")}})
-				if err != nil {
-					return &exitError{code: exitFailed, err: fmt.Errorf("--record: %w", err)}
-				}
-				defer w.Close()
-				out.record, out.recordPath = w, file
-				opts = append(opts, runner.WithRecording(w))
+				defer rec.close()
+				out.record = rec
+				opts = append(opts, runner.WithRecording(rec.Writer))
 			}
 			report, err := runner.Run(c.Context, pb, opts...)
 			if err != nil {
@@ -147,7 +145,7 @@ func runCommand() *cli.Command {
 				// The program could not start: the report and the log say
 				// why, as stderr does.
 			}
-			return finishRun(c, report, out, err)
+			return finishRun(c, report, out, paths.reports, err)
 		},
 	}
 }
@@ -164,51 +162,20 @@ func runError(err error) error {
 	return &exitError{code: exitFailed, err: err}
 }
 
-// finishRun closes the run's outputs, writes the report if asked and turns the
-// run's outcome into the exit code. startErr is the error of a program that
-// could not start, whose report says so.
-func finishRun(c *cli.Context, report *runner.Report, out *outputs, startErr error) error {
-	runCode := report.ExitCode
+// finishRun closes the run's outputs, writes its reports and turns the run's
+// outcome into the exit code. startErr is the error of a program that could
+// not start, whose report says so. An output that could not be written is said
+// on stderr and in the reports, and leaves the exit code as it was.
+func finishRun(c *cli.Context, report *runner.Report, out *outputs, reports []string, startErr error) error {
 	out.close(c.App.ErrWriter, report)
-	if rep := c.String("report"); rep != "" {
-		if err := report.WriteFile(rep); err != nil {
-			return &exitError{code: exitFailed, err: err}
-		}
-	}
+	writeReports(c.App.ErrWriter, report, reports)
 	switch {
 	case startErr != nil:
 		return &exitError{code: exitFailed, err: startErr}
-	case runCode == 0 && report.ExitCode != 0:
-		// The run itself succeeded; out.close said what was not written.
-		return &exitError{code: report.ExitCode}
 	case report.ExitCode != 0:
 		return &exitError{code: report.ExitCode, err: fmt.Errorf("%s: %s", report.Outcome, report.Reason)}
 	}
 	return nil
-}
-
-// outputs are the files a run writes as it goes, beside its report: the event
-// log and the recording.
-type outputs struct {
-	log        *logFile
-	record     *cast.Writer
-	recordPath string
-}
-
-// close flushes and closes the outputs. One that could not be written in full
-// is said on stderr, once, and noted in the report (which makes a run that
-// succeeded exit 1).
-func (o *outputs) close(stderr io.Writer, report *runner.Report) {
-	if err := o.log.close(); err != nil {
-		fmt.Fprintf(stderr, "clai: the event log %s is incomplete: %v\n", o.log.path, err)
-		report.AddOutputError("log", o.log.path, err)
-	}
-	if o.record != nil {
-		if err := o.record.Close(); err != nil {
-			fmt.Fprintf(stderr, "clai: the recording %s is incomplete: %v\n", o.recordPath, err)
-			report.AddOutputError("recording", o.recordPath, err)
-		}
-	}
 }
 
 // parseVars turns NAME=VALUE flags into a map.
@@ -239,11 +206,11 @@ func openLog(path, level, name string) (*zap.Logger, *logFile, error) {
 		path = logPath(dir, name, time.Now(), os.Getpid())
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, nil, fmt.Errorf("log: %w", err)
+		return nil, nil, fmt.Errorf("the event log %s cannot be written: %w", path, err)
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, nil, fmt.Errorf("log: %w", err)
+		return nil, nil, fmt.Errorf("the event log %s cannot be written: %w", path, err)
 	}
 	log := &logFile{path: path, f: f}
 	logger, stop := runner.NewLogger(log, lvl, name)
