@@ -147,6 +147,7 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	if e, ok := present["settings"]; ok {
 		d.settings(e.value, &pb.Settings)
 	}
+	d.tmuxReadsTheScreen(pb)
 	if e, ok := present["timeouts"]; ok {
 		d.timeouts(e.value, &pb.Timeouts)
 	}
@@ -337,7 +338,7 @@ func (d *decoder) settings(n ast.Node, s *Settings) {
 		switch key {
 		case "match":
 			if m := d.enum(v, "settings.match", []string{"stream", "screen"}); m != "" {
-				s.Match = MatchMode(m)
+				s.Match, s.MatchPos = MatchMode(m), d.pos(d.resolve(v))
 			}
 		case "settle":
 			s.Settle, _ = d.duration(v, "settings.settle")
@@ -354,6 +355,22 @@ func (d *decoder) settings(n ast.Node, s *Settings) {
 			}
 		}
 	})
+}
+
+// tmuxReadsTheScreen makes a playbook that drives a tmux pane match on the
+// screen: a pane is read as a screen, never as a stream. A match: stream
+// written for it is an error.
+func (d *decoder) tmuxReadsTheScreen(pb *Playbook) {
+	if pb.Spawn.Tmux == nil {
+		return
+	}
+	s := &pb.Settings
+	if s.Match == MatchStream && s.MatchPos.Line != 0 {
+		d.report(s.MatchPos, diag.Error, "needs-screen", "remove settings.match: with spawn.tmux clai matches on the screen by itself",
+			"settings.match: stream cannot read a tmux pane: clai reads the pane as a screen")
+		return
+	}
+	s.Match = MatchScreen
 }
 
 func (d *decoder) timeouts(n ast.Node, t *Timeouts) {

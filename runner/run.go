@@ -106,9 +106,6 @@ func WithStarter(start func(ctx context.Context, s Spawn) (driver.Driver, error)
 // Check reports what in a playbook cannot run as written.
 func Check(pb *playbooks.Playbook) error {
 	var errs []error
-	if pb.Spawn.Tmux != nil && pb.Settings.Match != playbooks.MatchScreen {
-		errs = append(errs, errors.New("spawn.tmux needs settings.match: screen: clai reads the pane's screen"))
-	}
 	for _, a := range pb.Actions() {
 		if a.Kind == playbooks.ActChoose && pb.Settings.Match != playbooks.MatchScreen {
 			errs = append(errs, fmt.Errorf("choose at line %d needs settings.match: screen, to see the menu", a.Line))
@@ -329,7 +326,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 			// What clai says once Run returns starts on a line of its own.
 			s.shown.fresh()
 		}
-		if rep != nil && s.child != nil && rep.Child == nil {
+		if rep != nil && s.child != nil && !s.child.PaneClosed && rep.Child == nil {
 			rep.Child = &ReportChild{Code: s.child.Code, Signal: s.child.Signal}
 		}
 	}()
@@ -353,7 +350,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 		_ = s.recordRedact.Flush()
 		_ = s.inputRedact.Flush()
 	}
-	if r := s.o.record; r != nil && s.child != nil {
+	if r := s.o.record; r != nil && s.child != nil && !s.child.PaneClosed {
 		_ = r.Marker(s.since(), fmt.Sprintf("%s %d", MarkerExit, s.child.Code))
 	}
 	return s.rec.finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil

@@ -58,6 +58,10 @@ type Pane struct {
 	session string
 	socket  string
 
+	// failures counts the looks at the pane that failed in a row; only Read
+	// uses it.
+	failures int
+
 	mu      sync.Mutex
 	last    snapshot
 	poll    time.Duration
@@ -106,10 +110,25 @@ func Start(ctx context.Context, o Options) (*Pane, error) {
 		p.session = o.Session
 		p.target, _, _ = strings.Cut(strings.TrimSpace(out), "\n")
 	}
-	if _, err := p.tmux(ctx, "display-message", "-p", "-t", p.target, "#{pane_id}"); err != nil {
+	id, err := p.paneID(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("tmux pane %s: %w", p.target, err)
 	}
+	if id == "" {
+		return nil, fmt.Errorf("tmux pane %s: no such pane", p.target)
+	}
+	// From now on the pane goes by its id: should it close, a pane opened
+	// later in its place ("work:0.1" again) is not the one clai was given.
+	p.target = id
 	return p, nil
+}
+
+// paneID returns the id of the pane the target names ("%3"), or "" when there
+// is no such pane: tmux's display-message prints nothing for a target it cannot
+// find, and fails only when the server is gone.
+func (p *Pane) paneID(ctx context.Context) (string, error) {
+	out, err := p.tmux(ctx, "display-message", "-p", "-t", p.target, "#{pane_id}")
+	return strings.TrimSpace(out), err
 }
 
 // tmux runs a tmux command on the pane's server and returns its output.
@@ -137,9 +156,18 @@ func (p *Pane) Read(b []byte) (int, error) {
 		}
 		snap, err := p.capture()
 		if err != nil {
-			p.end(driver.ExitStatus{Code: -1})
-			return 0, io.EOF
+			if st, ended := p.captureFailed(); ended {
+				p.end(st)
+				return 0, io.EOF
+			}
+			select {
+			case <-p.closed:
+				return 0, io.EOF
+			case <-time.After(maxPoll):
+			}
+			continue
 		}
+		p.failures = 0
 		p.mu.Lock()
 		changed := snap.screen != p.last.screen || snap.rows != p.last.rows || snap.cols != p.last.cols
 		if changed {
@@ -163,6 +191,22 @@ func (p *Pane) Read(b []byte) (int, error) {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// maxFailures is how many looks at a pane that is still there may fail in a
+// row before the driver gives up on it.
+const maxFailures = 10
+
+// captureFailed decides what a failed look at the pane means: the pane closed
+// (it, its window or its session was killed, or the tmux server ended), which
+// ends the program's output; or a passing failure of a pane that is still
+// there, which ends it only after maxFailures in a row.
+func (p *Pane) captureFailed() (driver.ExitStatus, bool) {
+	if id, err := p.paneID(context.Background()); err != nil || id != p.target {
+		return driver.ExitStatus{Code: -1, PaneClosed: true}, true
+	}
+	p.failures++
+	return driver.ExitStatus{Code: -1}, p.failures >= maxFailures
 }
 
 // snapshot is one look at the pane.
