@@ -103,17 +103,6 @@ func WithStarter(start func(ctx context.Context, s Spawn) (driver.Driver, error)
 	return func(o *options) { o.start = start }
 }
 
-// Check reports what in a playbook cannot run as written.
-func Check(pb *playbooks.Playbook) error {
-	var errs []error
-	for _, a := range pb.Actions() {
-		if a.Kind == playbooks.ActChoose && pb.Settings.Match != playbooks.MatchScreen {
-			errs = append(errs, fmt.Errorf("choose at line %d needs settings.match: screen, to see the menu", a.Line))
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // Run drives the playbook's program to the end and returns the report. The error is
 // for a run that could not happen (a *SetupError: an unsupported feature, a
 // missing secret; a *StartError: a program that cannot start); how the run ended
@@ -127,8 +116,8 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	if o.start == nil {
 		o.start = startProgram
 	}
-	if err := Check(pb); err != nil {
-		return nil, &SetupError{Err: err}
+	if refused := pb.Refusals(); len(refused) > 0 {
+		return nil, &SetupError{Err: refused}
 	}
 	vars, err := mergeVars(pb, o.vars)
 	if err != nil {

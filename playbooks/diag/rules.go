@@ -23,7 +23,7 @@ var Rules = []Rule{
 	{ID: "regex", Severity: Error, Summary: "A regular expression does not compile."},
 	{ID: "pcre", Severity: Error, Summary: "A regular expression uses PCRE-only syntax that Go's RE2 does not support (lookaround, backreferences, possessive quantifiers, atomic groups, \\Z)."},
 	{ID: "expr", Severity: Error, Summary: "A `when` expression does not compile, does not type-check, or uses an unknown name."},
-	{ID: "template", Severity: Error, Summary: "A `{{ }}` template is malformed or its expression does not compile."},
+	{ID: "template", Severity: Error, Summary: "A `{{ }}` template is malformed or its expression does not compile, or a `${VAR}` in spawn is never closed or empty."},
 	{ID: "needs-screen", Severity: Error, Summary: "The playbook needs the screen its match mode does not give: a `choose` with `settings.match: stream`, or `match: stream` written for a tmux pane, which clai reads as a screen."},
 	{ID: "duplicate-name", Severity: Error, Summary: "Two steps, rules, danger rules or tests share a name."},
 	{ID: "unreachable", Severity: Error, Summary: "A step or case can never run (it follows `expect: eof`, or repeats an earlier case)."},
