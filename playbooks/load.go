@@ -358,6 +358,9 @@ func (d *decoder) tmux(n ast.Node, s *Spawn) *Tmux {
 		} else {
 			t.Session, _ = d.text(v, "spawn.tmux.session")
 			d.spawnExpansion(s, v, t.Session, "tmux.session")
+			if err := TmuxSessionName(t.Session); err != nil {
+				d.errorAt(d.resolve(v), "schema", "name the session with letters, digits, - and _", "spawn.tmux.session: %v", err)
+			}
 		}
 	})
 	if !ok {

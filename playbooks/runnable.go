@@ -1,6 +1,22 @@
 package playbooks
 
-import "github.com/clai-sh/clai/playbooks/diag"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/clai-sh/clai/playbooks/diag"
+)
+
+// TmuxSessionName returns an error for a name tmux cannot give a session: tmux
+// changes a : or . in it to _, so the session clai started could not be found
+// again to be ended. Lint checks the name written in spawn.tmux.session, and
+// clai run the name it becomes once ${VAR} is expanded.
+func TmuxSessionName(name string) error {
+	if strings.ContainsAny(name, ":.") {
+		return fmt.Errorf("%q holds : or ., which tmux does not keep in a session name", name)
+	}
+	return nil
+}
 
 // Refusals lists what in the playbook cannot run as written although each part
 // of it is well formed: what needs the screen that its match mode does not give.

@@ -48,6 +48,9 @@ func ResolveSpawn(pb *playbooks.Playbook, environ []string, vars map[string]stri
 	var s Spawn
 	if t := sp.Tmux; t != nil {
 		s.TmuxTarget, s.TmuxSession = expand("tmux.target", t.Target), expand("tmux.session", t.Session)
+		if err := playbooks.TmuxSessionName(s.TmuxSession); err != nil {
+			errs = append(errs, fmt.Errorf("spawn.tmux.session: %w", err))
+		}
 	}
 	switch {
 	case s.TmuxTarget != "":

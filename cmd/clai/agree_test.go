@@ -46,6 +46,8 @@ func TestLintFindsWhatRunRefuses(t *testing.T) {
 			[]string{`pb.yaml:5:8: error: spawn.dir: "${HOME": ${ is never closed with } [template]`}},
 		{"an empty ${} beside a template", "env: {DISK: \"{{ vars.disk }}${}\"}\nvars: {disk: a.img}\n",
 			[]string{`pb.yaml:5:15: error: spawn.env.DISK: "${}": empty ${} [template]`}},
+		{"a tmux session name tmux would change", "tmux: {session: \"my.run\"}\nsettings: {match: screen}\n",
+			[]string{`pb.yaml:5:19: error: spawn.tmux.session: "my.run" holds : or ., which tmux does not keep in a session name [schema]`}},
 		{"a ${ in the tmux session", "tmux: {session: \"s${X\"}\nsettings: {match: screen}\n",
 			[]string{`pb.yaml:5:19: error: spawn.tmux.session: "s${X": ${ is never closed with } [template]`}},
 	} {

@@ -89,9 +89,10 @@ func Start(ctx context.Context, o Options) (*Pane, error) {
 		if rows <= 0 || cols <= 0 {
 			rows, cols = 24, 80
 		}
-		// -P -F prints the new pane's id: "NAME:0.0" is wrong where the person's
-		// tmux.conf sets base-index or pane-base-index.
-		args := []string{"new-session", "-d", "-P", "-F", "#{pane_id}", "-s", o.Session, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows)}
+		// -P -F prints the new session's and pane's ids: "NAME:0.0" is wrong
+		// where the person's tmux.conf sets base-index or pane-base-index, and
+		// the session is ended by its id, whatever tmux made of its name.
+		args := []string{"new-session", "-d", "-P", "-F", "#{session_id} #{pane_id}", "-s", o.Session, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows)}
 		if o.Dir != "" {
 			args = append(args, "-c", o.Dir)
 		}
@@ -107,8 +108,12 @@ func Start(ctx context.Context, o Options) (*Pane, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.session = o.Session
-		p.target, _, _ = strings.Cut(strings.TrimSpace(out), "\n")
+		line, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+		ids := strings.Fields(line)
+		if len(ids) != 2 {
+			return nil, fmt.Errorf("tmux new-session: no session and pane id in %q", line)
+		}
+		p.session, p.target = ids[0], ids[1]
 	}
 	id, err := p.paneID(ctx)
 	if err != nil {

@@ -216,3 +216,25 @@ func TestTargetThatIsNoPane(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// tmux changes a . in a session name to _: the session clai started is ended
+// by its id all the same, and never left behind.
+func TestSessionIsEndedWhateverTmuxMadeOfItsName(t *testing.T) {
+	t.Parallel()
+	sock := testprog.TmuxServer(t)
+	if out, err := exec.Command("tmux", "-L", sock, "new-session", "-d", "-s", "keep", "sleep 60").CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	p, err := tmux.Start(context.Background(), tmux.Options{Session: "my.run", Socket: sock, Argv: []string{"sh", "-c", "echo ready; sleep 60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, p, "ready")
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("tmux", "-L", sock, "list-sessions", "-F", "#{session_name}").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "keep" {
+		t.Fatalf("sessions after Close: %q, %v; want only keep", out, err)
+	}
+}
