@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clai-sh/clai/playbooks/diag"
 )
 
-// check runs the semantic checks on a playbook that decoded without errors.
+// check runs the semantic checks on a playbook. Where it has errors, each
+// check leaves out what they make unsure: a rule whose when: did not compile,
+// timeouts one of which did not decode, names that may be lost.
 func (d *decoder) check(pb *Playbook) {
 	d.checkNames(pb)
 	d.checkReachable(pb)
@@ -18,6 +22,34 @@ func (d *decoder) check(pb *Playbook) {
 	d.checkBounded(pb)
 	d.checkTimeouts(pb)
 	d.checkTestRefs(pb)
+	d.checkRunnable(pb)
+}
+
+// checkRunnable reports what clai run would refuse to start (Refusals), unless
+// the settings or the spawn it depends on did not decode. The preset's choose
+// actions that a match: stream of the playbook leaves without a screen are one
+// finding at that setting.
+func (d *decoder) checkRunnable(pb *Playbook) {
+	if d.unsure("settings.match", "spawn.tmux", "extends") {
+		return
+	}
+	match := pb.Settings.MatchPos
+	var presetLines []string
+	for _, f := range pb.Refusals() {
+		if d.fromPreset(f.Pos) && match.Line != 0 && !d.fromPreset(match) {
+			presetLines = append(presetLines, strconv.Itoa(f.Pos.Line))
+			continue
+		}
+		d.report(f.Pos, f.Severity, f.Rule, f.Hint, "%s", f.Message)
+	}
+	if len(presetLines) > 0 {
+		lines := "line " + presetLines[0]
+		if len(presetLines) > 1 {
+			lines = "lines " + strings.Join(presetLines, ", ")
+		}
+		d.report(match, diag.Error, "needs-screen", "remove settings.match: stream; the preset finds its menus on the screen",
+			"settings.match: stream set here leaves the preset %s's choose (its %s) without the screen it needs to see the menu", d.base.Name, lines)
+	}
 }
 
 func (d *decoder) checkNames(pb *Playbook) {
@@ -113,6 +145,8 @@ func stepLabel(s *Step) string {
 
 // responder is a step, case or rule that answers what its pattern matches.
 type responder struct {
+	// item is the step or rule the responder belongs to.
+	item  any
 	what  string
 	pos   Pos
 	match *Matcher
@@ -125,17 +159,17 @@ func responders(pb *Playbook) []responder {
 	var out []responder
 	for _, s := range pb.Steps {
 		if s.Expect != nil && s.Action != nil {
-			out = append(out, responder{"step " + stepLabel(s), s.Expect.Pos, s.Expect, nil, s.Env, s.Action})
+			out = append(out, responder{s, "step " + stepLabel(s), s.Expect.Pos, s.Expect, nil, s.Env, s.Action})
 		}
 		for i, c := range s.Cases {
 			if c.Match != nil && c.Action != nil {
-				out = append(out, responder{fmt.Sprintf("case %d of step %s", i+1, stepLabel(s)), c.Match.Pos, c.Match, nil, c.Env, c.Action})
+				out = append(out, responder{s, fmt.Sprintf("case %d of step %s", i+1, stepLabel(s)), c.Match.Pos, c.Match, nil, c.Env, c.Action})
 			}
 		}
 	}
 	for _, r := range pb.Rules {
 		if r.Match != nil && r.Action != nil {
-			out = append(out, responder{fmt.Sprintf("rule %q", r.Name), r.Match.Pos, r.Match, r.When, r.Env, r.Action})
+			out = append(out, responder{r, fmt.Sprintf("rule %q", r.Name), r.Match.Pos, r.Match, r.When, r.Env, r.Action})
 		}
 	}
 	return out
@@ -157,6 +191,9 @@ func (d *decoder) checkDanger(pb *Playbook) {
 		vars[v.Name] = v.Value
 	}
 	for _, dr := range pb.Danger {
+		if dr.Match == nil {
+			continue // its pattern did not compile
+		}
 		for _, ex := range dr.Examples {
 			if _, ok := matchValues(dr.Match, ex.Text); !ok {
 				d.report(ex.Pos, diag.Error, "danger-example", "widen the pattern, or fix the example to be a text the program really prints", "danger rule %q does not match its own example %q", dr.Name, excerpt(ex.Text))
@@ -164,6 +201,9 @@ func (d *decoder) checkDanger(pb *Playbook) {
 		}
 	}
 	for _, r := range responders(pb) {
+		if d.incomplete[r.item] {
+			continue // a when: or an action that did not decode may change it
+		}
 		for _, dr := range pb.Danger {
 			for _, ex := range dr.Examples {
 				vals, ok := matchValues(r.match, ex.Text)
@@ -208,7 +248,7 @@ func (d *decoder) checkSecrets(pb *Playbook) {
 
 func (d *decoder) checkBounded(pb *Playbook) {
 	for _, r := range pb.Rules {
-		if r.Cooldown == 0 && r.Limit == 0 {
+		if r.Cooldown == 0 && r.Limit == 0 && !d.incomplete[r] {
 			d.report(r.Pos, diag.Warning, "unbounded", "add limit: N (then the run escalates) or cooldown: 2s", "rule %q has neither cooldown nor limit: a program that repeats its prompt is answered forever", r.Name)
 		}
 	}
@@ -292,6 +332,9 @@ func (d *decoder) combined(pb *Playbook, sev diag.Severity, rule, hint, format s
 // limit that can never fire (the run ends first) is a warning; idle not longer
 // than settle, which makes the run misbehave at every prompt, is an error.
 func (d *decoder) checkTimeouts(pb *Playbook) {
+	if d.unsure("timeouts", "settings.settle", "nudge", "extends") {
+		return
+	}
 	t := pb.Timeouts
 	total := durationSetting("timeouts.total", t.Total, t.TotalPos)
 	idle := durationSetting("timeouts.idle", t.Idle, t.IdlePos)
@@ -327,6 +370,9 @@ func (d *decoder) checkTimeouts(pb *Playbook) {
 }
 
 func (d *decoder) checkTestRefs(pb *Playbook) {
+	if d.namesUnsure {
+		return
+	}
 	var names []string
 	for _, r := range pb.Rules {
 		names = append(names, r.Name)

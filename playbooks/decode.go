@@ -30,6 +30,74 @@ type decoder struct {
 	// extendsPos is where it says so.
 	base       *Playbook
 	extendsPos Pos
+
+	// errors counts the error findings so far.
+	errors int
+	// unsureKeys holds the settings ("timeouts.idle") and whole sections
+	// ("settings") whose value did not decode, or whose key was misspelt:
+	// the checks that compare them are left out, since the value they would
+	// compare is not the one the author meant.
+	unsureKeys map[string]bool
+	// incomplete holds the steps, rules and danger rules with an error.
+	incomplete map[any]bool
+	// namesUnsure is set when a step, rule or danger rule may have lost its
+	// name to an error, so a reference to a name cannot be checked.
+	namesUnsure bool
+}
+
+// errorsSince reports whether an error was found since the count was n.
+func (d *decoder) errorsSince(n int) bool { return d.errors > n }
+
+// markUnsure records that the value of key (or of a whole section) is not the
+// one the author meant.
+func (d *decoder) markUnsure(key string) {
+	if d.unsureKeys == nil {
+		d.unsureKeys = map[string]bool{}
+	}
+	d.unsureKeys[key] = true
+}
+
+// unsure reports whether one of keys, or the section it belongs to, or a key
+// within it, did not decode.
+func (d *decoder) unsure(keys ...string) bool {
+	for marked := range d.unsureKeys {
+		for _, k := range keys {
+			if marked == k || strings.HasPrefix(marked, k+".") || strings.HasPrefix(k, marked+".") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// markIncomplete records that a step, rule or danger rule has an error.
+func (d *decoder) markIncomplete(item any) {
+	if d.incomplete == nil {
+		d.incomplete = map[any]bool{}
+	}
+	d.incomplete[item] = true
+}
+
+// trackedFields decodes the fields of a section as fields does, and marks as
+// unsure each key whose value has an error or that a misspelt key was taken
+// for, and the whole section when it is not a mapping.
+func (d *decoder) trackedFields(n ast.Node, section string, known []string, handle func(key string, value ast.Node)) (map[string]entry, bool) {
+	present, ok := d.fields(n, section, known, func(key string, v ast.Node) {
+		before := d.errors
+		handle(key, v)
+		if d.errorsSince(before) {
+			d.markUnsure(section + "." + key)
+		}
+	})
+	if !ok {
+		d.markUnsure(section)
+	}
+	for _, k := range known {
+		if d.mistyped(n, k) {
+			d.markUnsure(section + "." + k)
+		}
+	}
+	return present, ok
 }
 
 func (d *decoder) pos(n ast.Node) Pos {
@@ -50,6 +118,9 @@ func (d *decoder) pos(n ast.Node) Pos {
 }
 
 func (d *decoder) report(p Pos, sev diag.Severity, rule, hint, format string, args ...any) {
+	if sev == diag.Error {
+		d.errors++
+	}
 	d.diags = append(d.diags, diag.Diagnostic{
 		Pos: p, Severity: sev, Rule: rule, Message: fmt.Sprintf(format, args...), Hint: hint,
 	})

@@ -64,7 +64,6 @@ func TestExtendsMergesKeyByKey(t *testing.T) {
 			m.total, m.step, m.idle, m.prompt, m.ownIdle = 3*time.Minute, 90*time.Second, time.Minute, time.Minute, true
 		})},
 		{"settings.settle only", "settings: {settle: 1s}\n", with(func(m *merged) { m.settle, m.ownSettle = time.Second, true })},
-		{"settings.match only", "settings: {match: stream}\n", with(func(m *merged) { m.match = playbooks.MatchStream })},
 		{"settings.retry only", "settings: {retry: false}\n", with(func(m *merged) { m.retry = false })},
 		{"nudge.max only", "nudge: {max: 1}\n", with(func(m *merged) { m.max, m.ownMax = 1, true })},
 		{"nudge.sequence only", "nudge: {sequence: [\"\\r\"]}\n", with(func(m *merged) { m.sequence = "\r" })},
@@ -111,6 +110,10 @@ func TestFindingsOfACombinationArePlacedInThePlaybook(t *testing.T) {
 		{
 			"the preset's settle is not shorter than idle", "timeouts:\n  idle: 400ms\n", 6,
 			"timeouts.idle 400ms set here is not longer than the preset claude-code's settings.settle 400ms",
+		},
+		{
+			"the playbook's match: stream leaves the preset's choose without a screen", "settings: {match: stream}\n", 5,
+			"settings.match: stream set here leaves the preset claude-code's choose (its lines 20, 28, 36, 42) without the screen it needs to see the menu",
 		},
 		{
 			"a preset rule answers the playbook's danger example", "danger:\n  - name: list-all\n    match: \"ls -la\"\n    examples: [\"Bash command\\n  ls -la\\nDo you want to proceed?\"]\n", 3,

@@ -69,10 +69,10 @@ func Parse(name string, src []byte) (*Playbook, diag.List) {
 	}
 	d := &decoder{file: name, typos: map[ast.Node]map[string]bool{}}
 	pb := d.playbook(src)
-	if pb != nil && !d.diags.HasErrors() && pb.Extends != "" {
+	if pb != nil {
+		// The checks run also when the playbook has errors, so one pass shows
+		// all: each leaves out what an error makes unsure.
 		d.extend(pb)
-	}
-	if pb != nil && !d.diags.HasErrors() {
 		d.check(pb)
 		d.relocatePresetFindings()
 	}
@@ -114,6 +114,14 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	for k := range present {
 		pb.keys[k] = true
 	}
+	for _, k := range top {
+		if d.mistyped(root, k) {
+			// A section under a misspelt key is not there: checks that
+			// depend on it would compare the defaults.
+			d.markUnsure(k)
+			d.namesUnsure = d.namesUnsure || k == "steps" || k == "rules" || k == "danger"
+		}
+	}
 	d.require(root, present, "the playbook", "version", "name", "spawn")
 	if e, ok := present["version"]; ok {
 		if v, ok := d.resolve(e.value).(*ast.IntegerNode); ok && intValue(v) != 1 {
@@ -130,8 +138,14 @@ func (d *decoder) playbook(src []byte) *Playbook {
 		pb.Description, _ = d.str(e.value, "description")
 	}
 	if e, ok := present["extends"]; ok {
+		before := d.errors
 		pb.Extends = d.enum(e.value, "extends", Presets)
 		d.loadBase(pb, e.keyN)
+		if d.errorsSince(before) {
+			d.markUnsure("extends")
+		}
+	} else if d.mistyped(root, "extends") {
+		d.markUnsure("extends")
 	}
 	if e, ok := present["vars"]; ok {
 		pb.Vars = d.vars(e.value)
@@ -142,37 +156,31 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	}
 	if e, ok := present["spawn"]; ok {
 		pb.Spawn = d.spawn(e.value, varNames)
+	} else {
+		d.markUnsure("spawn")
 	}
 	pb.Settings, pb.Timeouts, pb.Nudge = d.inherited()
 	if e, ok := present["settings"]; ok {
 		d.settings(e.value, &pb.Settings)
 	}
+	d.tmuxReadsTheScreen(pb)
 	if e, ok := present["timeouts"]; ok {
 		d.timeouts(e.value, &pb.Timeouts)
 	}
 	if e, ok := present["steps"]; ok {
-		items, _ := d.seq(e.value, "steps")
-		for i, item := range items {
-			if s := d.step(item, i, varNames, pb.Timeouts.Step); s != nil {
-				pb.Steps = append(pb.Steps, s)
-			}
-		}
+		pb.Steps = decodeItems(d, e.value, "steps", func(item ast.Node, i int) *Step {
+			return d.step(item, i, varNames, pb.Timeouts.Step)
+		})
 	}
 	if e, ok := present["rules"]; ok {
-		items, _ := d.seq(e.value, "rules")
-		for i, item := range items {
-			if r := d.rule(item, i, varNames); r != nil {
-				pb.Rules = append(pb.Rules, r)
-			}
-		}
+		pb.Rules = decodeItems(d, e.value, "rules", func(item ast.Node, i int) *Rule {
+			return d.rule(item, i, varNames)
+		})
 	}
 	if e, ok := present["danger"]; ok {
-		items, _ := d.seq(e.value, "danger")
-		for i, item := range items {
-			if r := d.danger(item, i, varNames); r != nil {
-				pb.Danger = append(pb.Danger, r)
-			}
-		}
+		pb.Danger = decodeItems(d, e.value, "danger", func(item ast.Node, i int) *Danger {
+			return d.danger(item, i, varNames)
+		})
 	}
 	if e, ok := present["nudge"]; ok {
 		pb.Nudge = d.nudge(e.value, pb.Nudge)
@@ -186,6 +194,30 @@ func (d *decoder) playbook(src []byte) *Playbook {
 		}
 	}
 	return pb
+}
+
+// decodeItems decodes the list of a section (steps, rules, danger) an item at a
+// time. An item with an error is marked incomplete; a list that is not one, or
+// an item that is dropped, makes the names of the playbook unsure.
+func decodeItems[T any](d *decoder, n ast.Node, section string, decode func(item ast.Node, i int) *T) []*T {
+	items, ok := d.seq(n, section)
+	if !ok {
+		d.namesUnsure = true
+	}
+	var out []*T
+	for i, item := range items {
+		before := d.errors
+		it := decode(item, i)
+		if it == nil {
+			d.namesUnsure = true
+			continue
+		}
+		if d.errorsSince(before) {
+			d.markIncomplete(it)
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // syntaxError reports a YAML parse error at its position.
@@ -240,7 +272,7 @@ func (d *decoder) vars(n ast.Node) []Var {
 
 func (d *decoder) spawn(n ast.Node, vars []string) Spawn {
 	s := Spawn{Pos: d.pos(n), env: d.envFor(nil, false, vars)}
-	present, ok := d.fields(n, "spawn", []string{"command", "shell", "env", "dir", "size", "tmux"}, func(key string, v ast.Node) {
+	present, ok := d.trackedFields(n, "spawn", []string{"command", "shell", "env", "dir", "size", "tmux"}, func(key string, v ast.Node) {
 		switch key {
 		case "command":
 			var ok bool
@@ -248,6 +280,7 @@ func (d *decoder) spawn(n ast.Node, vars []string) Spawn {
 			if items, isSeq := d.resolve(v).(*ast.SequenceNode); isSeq && ok {
 				for i, a := range s.Command {
 					d.spawnTemplate(&s, items.Values[i], a, fmt.Sprintf("command[%d]", i))
+					d.spawnExpansion(&s, items.Values[i], a, fmt.Sprintf("command[%d]", i))
 				}
 			}
 			if ok && len(s.Command) > 0 && s.Command[0] == "" {
@@ -261,6 +294,7 @@ func (d *decoder) spawn(n ast.Node, vars []string) Spawn {
 		case "shell":
 			s.Shell, _ = d.str(v, "spawn.shell")
 			d.spawnTemplate(&s, v, s.Shell, "shell")
+			d.spawnExpansion(&s, v, s.Shell, "shell")
 			if strings.TrimSpace(s.Shell) == "" {
 				d.errorAt(v, "schema", "write the command line to run", "spawn.shell is empty")
 			}
@@ -269,15 +303,17 @@ func (d *decoder) spawn(n ast.Node, vars []string) Spawn {
 			for _, e := range es {
 				val, _ := d.str(e.value, "spawn.env."+e.key)
 				d.spawnTemplate(&s, e.value, val, "env."+e.key)
+				d.spawnExpansion(&s, e.value, val, "env."+e.key)
 				s.Env = append(s.Env, EnvVar{Name: e.key, Value: val})
 			}
 		case "dir":
 			s.Dir, _ = d.str(v, "spawn.dir")
 			d.spawnTemplate(&s, v, s.Dir, "dir")
+			d.spawnExpansion(&s, v, s.Dir, "dir")
 		case "size":
 			s.Size = d.termSize(v, "spawn.size")
 		case "tmux":
-			s.Tmux = d.tmux(v)
+			s.Tmux = d.tmux(v, &s)
 		}
 	})
 	if !ok {
@@ -313,13 +349,18 @@ func (d *decoder) termSize(n ast.Node, what string) *TermSize {
 	return t
 }
 
-func (d *decoder) tmux(n ast.Node) *Tmux {
+func (d *decoder) tmux(n ast.Node, s *Spawn) *Tmux {
 	t := &Tmux{Pos: d.pos(n)}
-	present, ok := d.fields(n, "spawn.tmux", []string{"target", "session"}, func(key string, v ast.Node) {
+	present, ok := d.trackedFields(n, "spawn.tmux", []string{"target", "session"}, func(key string, v ast.Node) {
 		if key == "target" {
 			t.Target, _ = d.text(v, "spawn.tmux.target")
+			d.spawnExpansion(s, v, t.Target, "tmux.target")
 		} else {
 			t.Session, _ = d.text(v, "spawn.tmux.session")
+			d.spawnExpansion(s, v, t.Session, "tmux.session")
+			if err := TmuxSessionName(t.Session); err != nil {
+				d.errorAt(d.resolve(v), "schema", "name the session with letters, digits, - and _", "spawn.tmux.session: %v", err)
+			}
 		}
 	})
 	if !ok {
@@ -333,11 +374,11 @@ func (d *decoder) tmux(n ast.Node) *Tmux {
 }
 
 func (d *decoder) settings(n ast.Node, s *Settings) {
-	d.fields(n, "settings", []string{"match", "settle", "window", "min_send_interval", "retry"}, func(key string, v ast.Node) {
+	d.trackedFields(n, "settings", []string{"match", "settle", "window", "min_send_interval", "retry"}, func(key string, v ast.Node) {
 		switch key {
 		case "match":
 			if m := d.enum(v, "settings.match", []string{"stream", "screen"}); m != "" {
-				s.Match = MatchMode(m)
+				s.Match, s.MatchPos = MatchMode(m), d.pos(d.resolve(v))
 			}
 		case "settle":
 			s.Settle, _ = d.duration(v, "settings.settle")
@@ -356,8 +397,17 @@ func (d *decoder) settings(n ast.Node, s *Settings) {
 	})
 }
 
+// tmuxReadsTheScreen makes a playbook that drives a tmux pane match on the
+// screen: a pane is read as a screen, never as a stream. A match: stream
+// written for it stays, for Refusals to report.
+func (d *decoder) tmuxReadsTheScreen(pb *Playbook) {
+	if s := &pb.Settings; pb.Spawn.Tmux != nil && s.MatchPos.Line == 0 {
+		s.Match = MatchScreen
+	}
+}
+
 func (d *decoder) timeouts(n ast.Node, t *Timeouts) {
-	d.fields(n, "timeouts", []string{"total", "step", "idle", "prompt"}, func(key string, v ast.Node) {
+	d.trackedFields(n, "timeouts", []string{"total", "step", "idle", "prompt"}, func(key string, v ast.Node) {
 		dur, ok := d.duration(v, "timeouts."+key)
 		if !ok {
 			return
@@ -384,7 +434,7 @@ func (d *decoder) nudge(n ast.Node, base *Nudge) *Nudge {
 		*nu = *base
 	}
 	nu.Pos = d.pos(n)
-	d.fields(n, "nudge", []string{"sequence", "gap", "max"}, func(key string, v ast.Node) {
+	d.trackedFields(n, "nudge", []string{"sequence", "gap", "max"}, func(key string, v ast.Node) {
 		switch key {
 		case "sequence":
 			seq, ok := d.strings(v, "nudge.sequence")

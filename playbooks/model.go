@@ -113,6 +113,8 @@ const (
 
 // Settings tune matching and pacing.
 type Settings struct {
+	// Match is the effective match mode: screen whenever spawn.tmux is set,
+	// since a pane can only be read as a screen.
 	Match           MatchMode
 	Settle          time.Duration
 	Window          int64
@@ -121,8 +123,9 @@ type Settings struct {
 	// after it while still showing the question it answered (default true).
 	Retry bool
 
-	// SettlePos is where settle was written, for findings; zero when defaulted.
-	SettlePos Pos
+	// MatchPos and SettlePos are where match and settle were written, for
+	// findings; zero when defaulted.
+	MatchPos, SettlePos Pos
 }
 
 // Timeouts are the run's time limits; zero means no limit.

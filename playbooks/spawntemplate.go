@@ -38,6 +38,29 @@ func (d *decoder) spawnTemplate(s *Spawn, n yamlast.Node, text, field string) {
 	s.templates[field] = t
 }
 
+// spawnExpansion reports an error at n for a ${VAR} that does not parse in the
+// spawn value text of field: in the text around its {{ }} templates, which is
+// what Render expands. A value whose templates did not compile is left out.
+func (d *decoder) spawnExpansion(s *Spawn, n yamlast.Node, text, field string) {
+	literals := []string{text}
+	if t := s.templates[field]; t != nil {
+		literals = literals[:0]
+		for _, p := range t.parts {
+			if p.program == nil {
+				literals = append(literals, p.text)
+			}
+		}
+	} else if strings.Contains(text, "{{") || strings.Contains(text, "}}") {
+		return
+	}
+	for _, lit := range literals {
+		if _, err := ExpandVars(lit, func(string) string { return "" }); err != nil {
+			d.errorAt(d.resolve(n), "template", "write ${NAME} or ${NAME:-default}; a bare $name is left to the shell", "spawn.%s: %v", field, err)
+			return
+		}
+	}
+}
+
 // spawnReads returns an error for the first name of t's expressions that is
 // not vars or env.
 func spawnReads(t *Template) error {

@@ -110,8 +110,8 @@ func (d *decoder) step(n ast.Node, index int, vars []string, defaultTimeout time
 	if !ok {
 		return nil
 	}
-	if e, ok := present["name"]; ok {
-		s.Name, _ = d.text(e.value, sub(what, "name"))
+	if name, ok := d.itemName(n, present, what); ok {
+		s.Name = name
 		what = fmt.Sprintf("step %q", s.Name)
 	}
 	if e, ok := present["timeout"]; ok {
@@ -146,6 +146,24 @@ func (d *decoder) step(n ast.Node, index int, vars []string, defaultTimeout time
 		d.errorAt(n, "schema", "add expect: to wait for text, or an action (send, line, keys, choose, secret) to act at once", "%s has neither expect nor an action", what)
 	}
 	return s
+}
+
+// itemName decodes the name of a step, rule or danger rule n, and reports
+// whether it has one. A name that does not decode, or that a misspelt key was
+// meant to give, makes the playbook's names unsure.
+func (d *decoder) itemName(n ast.Node, present map[string]entry, what string) (string, bool) {
+	e, ok := present["name"]
+	if !ok {
+		if d.mistyped(n, "name") {
+			d.namesUnsure = true
+		}
+		return "", false
+	}
+	name, ok := d.text(e.value, sub(what, "name"))
+	if !ok {
+		d.namesUnsure = true
+	}
+	return name, true
 }
 
 // mistypedAction reports whether a misspelt key of n was taken for an action key.
@@ -236,8 +254,8 @@ func (d *decoder) rule(n ast.Node, index int, vars []string) *Rule {
 		return nil
 	}
 	d.require(n, present, what, "name", "match")
-	if e, ok := present["name"]; ok {
-		r.Name, _ = d.text(e.value, sub(what, "name"))
+	if name, ok := d.itemName(n, present, what); ok {
+		r.Name = name
 		what = fmt.Sprintf("rule %q", r.Name)
 	}
 	failed := false
@@ -283,8 +301,8 @@ func (d *decoder) danger(n ast.Node, index int, vars []string) *Danger {
 		return nil
 	}
 	d.require(n, present, what, "name", "match")
-	if e, ok := present["name"]; ok {
-		r.Name, _ = d.text(e.value, sub(what, "name"))
+	if name, ok := d.itemName(n, present, what); ok {
+		r.Name = name
 		what = fmt.Sprintf("danger rule %q", r.Name)
 	}
 	failed := false

@@ -416,12 +416,22 @@ func (e *Engine) Exit(now time.Time, status driver.ExitStatus) []Action {
 		e.emit(Event{Name: "match", Step: stepName(s), Excerpt: "eof"})
 		e.stepIdx++
 	}
+	ended := "the program ended (" + status.String() + ")"
+	if status.PaneClosed {
+		ended = "the pane closed"
+	}
 	switch {
 	case e.state == Manual:
-		e.finishChild(Manual, ExitManual, fmt.Sprintf("the program ended (%s) after the hand-over to a person (%s)", status, e.manualCause), status)
+		e.finishChild(Manual, ExitManual, fmt.Sprintf("%s after the hand-over to a person (%s)", ended, e.manualCause), status)
 	case e.stepIdx < len(e.pb.Steps):
 		s := e.pb.Steps[e.stepIdx]
-		e.finishChild(Failed, ExitFailed, fmt.Sprintf("the program ended (%s) while step %s waited for %s; last output: %q", status, stepName(s), describeWait(s), e.tail()), status)
+		e.finishChild(Failed, ExitFailed, fmt.Sprintf("%s while step %s waited for %s; last output: %q", ended, stepName(s), describeWait(s), e.tail()), status)
+	case status.PaneClosed && e.cfg.Attached:
+		// The person's pane is gone, and with it what clai watched over.
+		e.finishChild(Done, ExitDone, "the pane closed", status)
+	case status.PaneClosed:
+		// The program clai started did not end by itself: its pane was killed.
+		e.finishChild(Failed, ExitFailed, "the pane closed before its program ended", status)
 	case status.Code != 0 || status.Signaled():
 		e.finishChild(Failed, ExitFailed, "the program failed: "+status.String(), status)
 	default:

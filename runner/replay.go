@@ -55,8 +55,8 @@ func replay(ctx context.Context, pb *playbooks.Playbook, header cast.Header, eve
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if err := Check(pb); err != nil {
-		return nil, &SetupError{Err: err}
+	if refused := pb.Refusals(); len(refused) > 0 {
+		return nil, &SetupError{Err: refused}
 	}
 	vars, err := mergeVars(pb, o.vars)
 	if err != nil {

@@ -35,7 +35,8 @@ type Report struct {
 	Outcome    State     `json:"outcome"`
 	ExitCode   int       `json:"exit_code"`
 	Reason     string    `json:"reason"`
-	// Child is how the program ended; null when it could not be started.
+	// Child is how the program ended; null when it could not be started, or
+	// when its tmux pane closed and how it ended is not known.
 	Child *ReportChild `json:"child"`
 	// Timeline lists the run's events in order; TimelineDropped counts those left
 	// out past the first maxTimeline.
@@ -147,7 +148,7 @@ func (r *recorder) finish(res Result, fired map[string]int, child *driver.ExitSt
 	rep.StartedAt = r.start
 	rep.DurationMS = end.Sub(r.start).Milliseconds()
 	rep.Outcome, rep.ExitCode, rep.Reason = res.State, res.ExitCode, r.redact.String(res.Reason)
-	if child != nil {
+	if child != nil && !child.PaneClosed {
 		rep.Child = &ReportChild{Code: child.Code, Signal: child.Signal}
 	}
 	for name := range rep.Rules {

@@ -103,20 +103,6 @@ func WithStarter(start func(ctx context.Context, s Spawn) (driver.Driver, error)
 	return func(o *options) { o.start = start }
 }
 
-// Check reports what in a playbook cannot run as written.
-func Check(pb *playbooks.Playbook) error {
-	var errs []error
-	if pb.Spawn.Tmux != nil && pb.Settings.Match != playbooks.MatchScreen {
-		errs = append(errs, errors.New("spawn.tmux needs settings.match: screen: clai reads the pane's screen"))
-	}
-	for _, a := range pb.Actions() {
-		if a.Kind == playbooks.ActChoose && pb.Settings.Match != playbooks.MatchScreen {
-			errs = append(errs, fmt.Errorf("choose at line %d needs settings.match: screen, to see the menu", a.Line))
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // Run drives the playbook's program to the end and returns the report. The error is
 // for a run that could not happen (a *SetupError: an unsupported feature, a
 // missing secret; a *StartError: a program that cannot start); how the run ended
@@ -130,8 +116,8 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	if o.start == nil {
 		o.start = startProgram
 	}
-	if err := Check(pb); err != nil {
-		return nil, &SetupError{Err: err}
+	if refused := pb.Refusals(); len(refused) > 0 {
+		return nil, &SetupError{Err: refused}
 	}
 	vars, err := mergeVars(pb, o.vars)
 	if err != nil {
@@ -329,7 +315,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 			// What clai says once Run returns starts on a line of its own.
 			s.shown.fresh()
 		}
-		if rep != nil && s.child != nil && rep.Child == nil {
+		if rep != nil && s.child != nil && !s.child.PaneClosed && rep.Child == nil {
 			rep.Child = &ReportChild{Code: s.child.Code, Signal: s.child.Signal}
 		}
 	}()
@@ -353,7 +339,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 		_ = s.recordRedact.Flush()
 		_ = s.inputRedact.Flush()
 	}
-	if r := s.o.record; r != nil && s.child != nil {
+	if r := s.o.record; r != nil && s.child != nil && !s.child.PaneClosed {
 		_ = r.Marker(s.since(), fmt.Sprintf("%s %d", MarkerExit, s.child.Code))
 	}
 	return s.rec.finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil

@@ -23,6 +23,7 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/pty"
 	"github.com/clai-sh/clai/runner/driver/tmux"
@@ -386,12 +387,20 @@ steps:
 	}
 }
 
+// Run refuses what lint reports as a refusal, with the same finding, also for a
+// playbook changed after it was loaded; so does a replay.
 func TestRunRefusesWhatNeedsAScreen(t *testing.T) {
 	t.Parallel()
-	pb := playbook(t, "version: 1\nname: x\nspawn: {tmux: {target: \"w:0.1\"}}\nsteps:\n  - {expect: a, choose: Yes}\n")
+	pb := playbook(t, "version: 1\nname: x\nspawn: {command: [x]}\nsettings: {match: screen}\nsteps:\n  - {expect: a, choose: Yes}\n")
+	pb.Settings.Match = playbooks.MatchStream
+	want := pb.Path + ":6:17: error: choose needs settings.match: screen, to see the menu [needs-screen]"
 	_, err := runner.Run(t.Context(), pb)
-	if err == nil || !strings.Contains(err.Error(), "spawn.tmux needs settings.match: screen") || !strings.Contains(err.Error(), "choose at line 5 needs settings.match: screen") {
-		t.Fatalf("err = %v", err)
+	var setup *runner.SetupError
+	if !errors.As(err, &setup) || err.Error() != want {
+		t.Fatalf("run: %v, want %s", err, want)
+	}
+	if _, err := runner.Replay(pb, &cast.Recording{}); err == nil || err.Error() != want {
+		t.Fatalf("replay: %v, want %s", err, want)
 	}
 }
 

@@ -39,7 +39,7 @@ func ResolveSpawn(pb *playbooks.Playbook, environ []string, vars map[string]stri
 	var errs []error
 	sp := pb.Spawn
 	expand := func(field, s string) string {
-		out, err := sp.Render(field, s, vars, environMap, func(text string) (string, error) { return ExpandVars(text, lookup) })
+		out, err := sp.Render(field, s, vars, environMap, func(text string) (string, error) { return playbooks.ExpandVars(text, lookup) })
 		if err != nil {
 			errs = append(errs, fmt.Errorf("spawn.%s: %w", field, err))
 		}
@@ -48,6 +48,9 @@ func ResolveSpawn(pb *playbooks.Playbook, environ []string, vars map[string]stri
 	var s Spawn
 	if t := sp.Tmux; t != nil {
 		s.TmuxTarget, s.TmuxSession = expand("tmux.target", t.Target), expand("tmux.session", t.Session)
+		if err := playbooks.TmuxSessionName(s.TmuxSession); err != nil {
+			errs = append(errs, fmt.Errorf("spawn.tmux.session: %w", err))
+		}
 	}
 	switch {
 	case s.TmuxTarget != "":
@@ -140,38 +143,6 @@ func EnvMap(environ []string) map[string]string {
 		}
 	}
 	return m
-}
-
-// ExpandVars replaces ${VAR} and ${VAR:-default} in s. A bare $name is left alone:
-// it belongs to the shell.
-func ExpandVars(s string, lookup func(string) string) (string, error) {
-	if !strings.Contains(s, "${") {
-		return s, nil
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String(), nil
-		}
-		b.WriteString(s[:i])
-		end := strings.IndexByte(s[i:], '}')
-		if end < 0 {
-			return "", fmt.Errorf("%q: ${ is never closed with }", s)
-		}
-		body := s[i+2 : i+end]
-		name, def, hasDef := strings.Cut(body, ":-")
-		if name == "" {
-			return "", fmt.Errorf("%q: empty ${}", s)
-		}
-		val := lookup(name)
-		if val == "" && hasDef {
-			val = def
-		}
-		b.WriteString(val)
-		s = s[i+end+1:]
-	}
 }
 
 // MaxSecretFileSize is the most a file: secret may hold: far more than any

@@ -83,3 +83,17 @@ func TestReplaceCommandTakesArgvAsItIs(t *testing.T) {
 		t.Errorf("dir %q, want %q", sp.Dir, want)
 	}
 }
+
+// A tmux session name that ${VAR} makes one tmux would not keep is refused
+// before anything starts, as lint refuses one written so.
+func TestResolveSpawnRefusesASessionNameTmuxChanges(t *testing.T) {
+	t.Parallel()
+	pb := parsePlaybook(t, "/pb/t.yaml", "version: 1\nname: t\nspawn: {tmux: {session: '${SESSION}'}, command: [top]}\n")
+	_, err := runner.ResolveSpawn(pb, []string{"SESSION=my.run"}, nil, nil)
+	if want := `spawn.tmux.session: "my.run" holds : or ., which tmux does not keep in a session name`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	if _, err := runner.ResolveSpawn(pb, []string{"SESSION=my_run"}, nil, nil); err != nil {
+		t.Errorf("my_run: %v", err)
+	}
+}

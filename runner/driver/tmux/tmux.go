@@ -58,6 +58,10 @@ type Pane struct {
 	session string
 	socket  string
 
+	// failures counts the looks at the pane that failed in a row; only Read
+	// uses it.
+	failures int
+
 	mu      sync.Mutex
 	last    snapshot
 	poll    time.Duration
@@ -85,9 +89,10 @@ func Start(ctx context.Context, o Options) (*Pane, error) {
 		if rows <= 0 || cols <= 0 {
 			rows, cols = 24, 80
 		}
-		// -P -F prints the new pane's id: "NAME:0.0" is wrong where the person's
-		// tmux.conf sets base-index or pane-base-index.
-		args := []string{"new-session", "-d", "-P", "-F", "#{pane_id}", "-s", o.Session, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows)}
+		// -P -F prints the new session's and pane's ids: "NAME:0.0" is wrong
+		// where the person's tmux.conf sets base-index or pane-base-index, and
+		// the session is ended by its id, whatever tmux made of its name.
+		args := []string{"new-session", "-d", "-P", "-F", "#{session_id} #{pane_id}", "-s", o.Session, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows)}
 		if o.Dir != "" {
 			args = append(args, "-c", o.Dir)
 		}
@@ -103,13 +108,32 @@ func Start(ctx context.Context, o Options) (*Pane, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.session = o.Session
-		p.target, _, _ = strings.Cut(strings.TrimSpace(out), "\n")
+		line, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+		ids := strings.Fields(line)
+		if len(ids) != 2 {
+			return nil, fmt.Errorf("tmux new-session: no session and pane id in %q", line)
+		}
+		p.session, p.target = ids[0], ids[1]
 	}
-	if _, err := p.tmux(ctx, "display-message", "-p", "-t", p.target, "#{pane_id}"); err != nil {
+	id, err := p.paneID(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("tmux pane %s: %w", p.target, err)
 	}
+	if id == "" {
+		return nil, fmt.Errorf("tmux pane %s: no such pane", p.target)
+	}
+	// From now on the pane goes by its id: should it close, a pane opened
+	// later in its place ("work:0.1" again) is not the one clai was given.
+	p.target = id
 	return p, nil
+}
+
+// paneID returns the id of the pane the target names ("%3"), or "" when there
+// is no such pane: tmux's display-message prints nothing for a target it cannot
+// find, and fails only when the server is gone.
+func (p *Pane) paneID(ctx context.Context) (string, error) {
+	out, err := p.tmux(ctx, "display-message", "-p", "-t", p.target, "#{pane_id}")
+	return strings.TrimSpace(out), err
 }
 
 // tmux runs a tmux command on the pane's server and returns its output.
@@ -137,9 +161,18 @@ func (p *Pane) Read(b []byte) (int, error) {
 		}
 		snap, err := p.capture()
 		if err != nil {
-			p.end(driver.ExitStatus{Code: -1})
-			return 0, io.EOF
+			if st, ended := p.captureFailed(); ended {
+				p.end(st)
+				return 0, io.EOF
+			}
+			select {
+			case <-p.closed:
+				return 0, io.EOF
+			case <-time.After(maxPoll):
+			}
+			continue
 		}
+		p.failures = 0
 		p.mu.Lock()
 		changed := snap.screen != p.last.screen || snap.rows != p.last.rows || snap.cols != p.last.cols
 		if changed {
@@ -163,6 +196,22 @@ func (p *Pane) Read(b []byte) (int, error) {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// maxFailures is how many looks at a pane that is still there may fail in a
+// row before the driver gives up on it.
+const maxFailures = 10
+
+// captureFailed decides what a failed look at the pane means: the pane closed
+// (it, its window or its session was killed, or the tmux server ended), which
+// ends the program's output; or a passing failure of a pane that is still
+// there, which ends it only after maxFailures in a row.
+func (p *Pane) captureFailed() (driver.ExitStatus, bool) {
+	if id, err := p.paneID(context.Background()); err != nil || id != p.target {
+		return driver.ExitStatus{Code: -1, PaneClosed: true}, true
+	}
+	p.failures++
+	return driver.ExitStatus{Code: -1}, p.failures >= maxFailures
 }
 
 // snapshot is one look at the pane.

@@ -164,3 +164,77 @@ func TestSessionWithBaseIndexOne(t *testing.T) {
 		t.Fatalf("exit %+v", st)
 	}
 }
+
+// A target pane that closes ends the output with a status that says so, even
+// when a new pane takes its place at the same address: the pane clai drives is
+// the one it was given, not whatever "work:0.0" names later.
+func TestTargetPaneThatClosesEndsTheOutput(t *testing.T) {
+	t.Parallel()
+	sock := testprog.TmuxServer(t)
+	tmuxRun := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("tmux", append([]string{"-L", sock}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("tmux %v: %v: %s", args, err, out)
+		}
+	}
+	tmuxRun("new-session", "-d", "-s", "work", "-x", "60", "-y", "10", "sh", "-c", `echo first; sleep 60`)
+	p, err := tmux.Start(context.Background(), tmux.Options{Target: "work:0.0", Socket: sock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	readUntil(t, p, "first")
+	tmuxRun("new-window", "-d", "-t", "work:1", "sleep 60")
+	tmuxRun("kill-window", "-t", "work:0")
+	tmuxRun("new-window", "-d", "-t", "work:0", "sh", "-c", `echo second; sleep 60`)
+	buf := make([]byte, 4096)
+	for {
+		n, err := p.Read(buf)
+		if strings.Contains(string(buf[:n]), "second") {
+			t.Fatal("the driver reads the pane that took the closed one's place")
+		}
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _ := p.Wait()
+	if !st.PaneClosed || st.String() != "the pane closed" {
+		t.Fatalf("exit %+v (%s); want the pane closed", st, st)
+	}
+}
+
+func TestTargetThatIsNoPane(t *testing.T) {
+	t.Parallel()
+	sock := testprog.TmuxServer(t)
+	if out, err := exec.Command("tmux", "-L", sock, "new-session", "-d", "-s", "work", "sleep 60").CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	_, err := tmux.Start(context.Background(), tmux.Options{Target: "nosuch:0.0", Socket: sock})
+	if err == nil || !strings.Contains(err.Error(), "tmux pane nosuch:0.0: no such pane") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// tmux changes a . in a session name to _: the session clai started is ended
+// by its id all the same, and never left behind.
+func TestSessionIsEndedWhateverTmuxMadeOfItsName(t *testing.T) {
+	t.Parallel()
+	sock := testprog.TmuxServer(t)
+	if out, err := exec.Command("tmux", "-L", sock, "new-session", "-d", "-s", "keep", "sleep 60").CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	p, err := tmux.Start(context.Background(), tmux.Options{Session: "my.run", Socket: sock, Argv: []string{"sh", "-c", "echo ready; sleep 60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, p, "ready")
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("tmux", "-L", sock, "list-sessions", "-F", "#{session_name}").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "keep" {
+		t.Fatalf("sessions after Close: %q, %v; want only keep", out, err)
+	}
+}
