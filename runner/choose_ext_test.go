@@ -146,3 +146,28 @@ steps:
 		t.Fatalf("reason %q, want it to hold %q", last.Reason, want)
 	}
 }
+
+// TestDialogMenuExampleTests runs the tests of examples/dialog-menu.yaml: the
+// replays of clai driving dialog and whiptail, whose menus mark the current
+// option by its colours alone.
+func TestDialogMenuExampleTests(t *testing.T) {
+	t.Parallel()
+	const path = "../examples/dialog-menu.yaml"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, findings := playbooks.Parse(path, data)
+	if pb == nil {
+		t.Fatalf("playbook: %v", findings)
+	}
+	results := runner.RunTests(t.Context(), pb)
+	if len(results) != 2 {
+		t.Fatalf("%d tests, want the replays of dialog and whiptail", len(results))
+	}
+	for _, r := range results {
+		if !r.Passed() {
+			t.Errorf("test %q: %s", r.Test.Name, strings.Join(r.Failures, "; "))
+		}
+	}
+}
