@@ -251,6 +251,9 @@ func (e *Engine) menus(text []byte) []menu {
 	if m := findMenu(string(text)); len(m.options) > 0 {
 		menus = append(menus, m)
 	}
+	if e.scr == nil {
+		return menus
+	}
 	return append(menus, shadedMenus(text, e.scr)...)
 }
 
