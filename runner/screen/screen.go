@@ -292,7 +292,9 @@ func (s *Screen) render() (text, atCursor string, shades shadeSum) {
 			}
 			c := s.emu.CellAt(x, y)
 			b, end = appendCell(b, c, end)
-			shades = shades.add(y, x, c)
+			if c != nil && (c.Style.Bg != nil || c.Style.Attrs&uv.AttrReverse != 0) {
+				shades = shades.add(y, x, c) // the rest shows the default background
+			}
 		}
 		if end > start && cursor > end {
 			// Only blanks lie between the row's end and the cursor.

@@ -4,6 +4,7 @@ import (
 	"image/color"
 
 	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // A Shade is the colour a cell shows behind its text: its background colour,
@@ -76,23 +77,38 @@ func (s *Screen) Columns(dst []int, y int) []int {
 	return dst
 }
 
-// shadeSum folds the Shade of every cell that is not on the default
+// shadeSum folds the shade of every cell that is not on the default
 // background into a sum that changes when any of them changes: a move of the
 // reverse-video bar of a menu, which leaves the text as it was, changes it.
 // Blank rows and columns on the default background add nothing, so resizing
-// a screen keeps its sum.
+// a screen keeps its sum. A colour written another way (colour 4 of 256 for
+// blue) may change the sum without changing the Shade: the version then moves
+// once without a visible change, which costs a look and nothing else.
 type shadeSum uint64
 
-// add folds the Shade of the cell at row y and column x into the sum.
+// add folds the shade of cell c, at row y and column x, into the sum; the
+// caller leaves out the cells on the default background.
 func (h shadeSum) add(y, x int, c *uv.Cell) shadeSum {
-	sh := shadeOf(c)
-	if sh == ShadeDefault {
-		return h
+	key := colourKey(c.Style.Bg)
+	if c.Style.Attrs&uv.AttrReverse != 0 {
+		key = 1<<40 | colourKey(c.Style.Fg)
 	}
-	// FNV-1a over the position and the Shade.
+	// FNV-1a over the position and the key.
 	const prime = 1099511628211
-	for _, v := range [3]uint64{uint64(y), uint64(x), uint64(sh)} {
-		h = (h ^ shadeSum(v)) * prime
+	h = (h ^ shadeSum(uint64(y)<<32|uint64(uint32(x)))) * prime
+	return (h ^ shadeSum(key)) * prime
+}
+
+// colourKey returns a number for colour c, cheaply for the colours of the
+// palette: the same colour written the same way gets the same number.
+func colourKey(c color.Color) uint64 {
+	switch c := c.(type) {
+	case nil:
+		return 0
+	case ansi.BasicColor:
+		return 1<<32 | uint64(c)
+	case ansi.IndexedColor:
+		return 2<<32 | uint64(c)
 	}
-	return h
+	return 3<<32 | uint64(colourShade(c, ShadeDefault)&0xffffff)
 }
