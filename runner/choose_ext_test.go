@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -81,6 +82,88 @@ func TestCreateViteExampleTests(t *testing.T) {
 	results := runner.RunTests(t.Context(), pb)
 	if len(results) == 0 {
 		t.Fatal("the example has no tests")
+	}
+	for _, r := range results {
+		if !r.Passed() {
+			t.Errorf("test %q: %s", r.Test.Name, strings.Join(r.Failures, "; "))
+		}
+	}
+}
+
+// A whiptail-like menu without colours: a box, the options in one column, the
+// current one in reverse video, and the buttons below.
+func reverseMenu(current int) string {
+	var b strings.Builder
+	b.WriteString("\x1b[2J\x1b[1;1H┌──────────────────────┐\x1b[2;1H│ Pick a fruit         │")
+	for i, o := range []string{"1 Apple ", "2 Banana", "3 Cherry"} {
+		b.WriteString(fmt.Sprintf("\x1b[%d;1H│      ", i+4))
+		if i == current {
+			b.WriteString("\x1b[7m" + o + "\x1b[27m")
+		} else {
+			b.WriteString(o)
+		}
+		b.WriteString("        │")
+	}
+	b.WriteString("\x1b[8;1H│  <Ok>      <Cancel>  │\x1b[9;1H└──────────────────────┘")
+	return b.String()
+}
+
+// The marker is reverse video alone: moving it changes no character on screen,
+// and clai still sees it arrive, then confirms.
+func TestChooseOnAReverseVideoMenu(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms, min_send_interval: 0s}
+steps:
+  - {expect: "Pick a fruit", choose: "Cherry"}
+`, runner.Config{Rows: 10, Cols: 40})
+	s.out(time.Millisecond, reverseMenu(0))
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\x1b[B\x1b[B")
+	// The program took one Down only: clai sends the other.
+	s.out(10*time.Millisecond, reverseMenu(1))
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\x1b[B\x1b[B", "\x1b[B")
+	s.out(10*time.Millisecond, reverseMenu(2))
+	s.advance(150 * time.Millisecond)
+	s.wantSent("\x1b[B\x1b[B", "\x1b[B", "\r")
+}
+
+// A list with no line marked: the label is on screen, and the reason says so.
+func TestChooseSaysTheLabelIsOnScreenWithoutAMarker(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+settings: {match: screen, settle: 100ms}
+steps:
+  - {expect: "Pick a fruit", choose: "Banana"}
+`, runner.Config{Rows: 10, Cols: 40})
+	s.out(time.Millisecond, "\x1b[2J\x1b[1;1HPick a fruit\x1b[3;3H1 Apple\x1b[4;3H2 Banana\x1b[5;3H3 Cherry")
+	s.advance(150 * time.Millisecond)
+	s.wantSent()
+	s.wantState(runner.Manual)
+	const want = `choose "Banana": found "2 Banana" on screen, but not as an option of a menu: no line near it is marked as the current one`
+	if last := s.events[len(s.events)-1]; !strings.Contains(last.Reason, want) {
+		t.Fatalf("reason %q, want it to hold %q", last.Reason, want)
+	}
+}
+
+// TestDialogMenuExampleTests runs the tests of examples/dialog-menu.yaml: the
+// replays of clai driving dialog and whiptail, whose menus mark the current
+// option by its colours alone.
+func TestDialogMenuExampleTests(t *testing.T) {
+	t.Parallel()
+	const path = "../examples/dialog-menu.yaml"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, findings := playbooks.Parse(path, data)
+	if pb == nil {
+		t.Fatalf("playbook: %v", findings)
+	}
+	results := runner.RunTests(t.Context(), pb)
+	if len(results) != 2 {
+		t.Fatalf("%d tests, want the replays of dialog and whiptail", len(results))
 	}
 	for _, r := range results {
 		if !r.Passed() {

@@ -48,9 +48,10 @@ const (
 type Screen struct {
 	emu *vt.Emulator
 
-	text    string // visible text as of the last Write or Resize
-	atCur   string // text with the blanks before a visible cursor kept
-	version uint64 // bumped whenever text or atCur changes
+	text    string   // visible text as of the last Write or Resize
+	atCur   string   // text with the blanks before a visible cursor kept
+	shades  shadeSum // the cells' shades as of the last Write or Resize
+	version uint64   // bumped whenever text, atCur or shades change
 
 	replies []byte // answers to queries, drained by Replies
 
@@ -101,7 +102,7 @@ func New(rows, cols int) *Screen {
 		DisableMode: func(m ansi.Mode) { s.setMode(m, false) },
 	})
 	s.registerHandlers()
-	s.text, s.atCur = s.render()
+	s.text, s.atCur, s.shades = s.render()
 	return s
 }
 
@@ -240,32 +241,36 @@ func (s *Screen) Replies() []byte {
 	return r
 }
 
-// Version returns a counter that is incremented each time the visible text
-// (as returned by Text or TextAtCursor) changes. It starts at 0 for a new
-// screen.
+// Version returns a counter that is incremented each time what the screen
+// shows changes: its visible text (as returned by Text or TextAtCursor), or
+// the Shade of a cell (see ShadeAt), as when a menu's reverse-video bar moves
+// to another option. A change of colour of the text alone does not count. It
+// starts at 0 for a new screen.
 func (s *Screen) Version() uint64 {
 	return s.version
 }
 
-// Changed reports whether the visible text has changed since Version
+// Changed reports whether what the screen shows has changed since Version
 // returned since: a caller records Version when it sends something and asks
 // Changed later to learn whether the program reacted on screen.
 func (s *Screen) Changed(since uint64) bool {
 	return s.version != since
 }
 
-// refresh re-renders the visible text and bumps the version if it changed.
+// refresh re-renders the visible text and the cells' shades and bumps the
+// version if they changed.
 func (s *Screen) refresh() {
-	t, a := s.render()
-	if t != s.text || a != s.atCur {
-		s.text, s.atCur = t, a
+	t, a, sh := s.render()
+	if t != s.text || a != s.atCur || sh != s.shades {
+		s.text, s.atCur, s.shades = t, a, sh
 		s.version++
 	}
 }
 
-// render builds the normalised visible text from the emulator's cells, and
-// the same with the blanks before the cursor kept (see TextAtCursor).
-func (s *Screen) render() (text, atCursor string) {
+// render builds the normalised visible text from the emulator's cells, the
+// same with the blanks before the cursor kept (see TextAtCursor), and the sum
+// of the cells' shades.
+func (s *Screen) render() (text, atCursor string, shades shadeSum) {
 	b := s.buf[:0]
 	rows, cols := s.emu.Height(), s.emu.Width()
 	keep := 0 // length of b up to the last non-empty row
@@ -286,28 +291,9 @@ func (s *Screen) render() (text, atCursor string) {
 				cursor = len(b)
 			}
 			c := s.emu.CellAt(x, y)
-			switch {
-			case c == nil:
-				b = append(b, ' ')
-			case c.Style.Attrs&uv.AttrConceal != 0 && c.Content != "":
-				// Concealed text shows as a blank (a wide character's
-				// second half takes no place, as below).
-				b = append(b, ' ')
-			case len(c.Content) == 1: // ASCII, the common case
-				b = append(b, c.Content[0])
-				if c.Content[0] != ' ' {
-					end = len(b)
-				}
-			case c.Content == "":
-				if c.Width != 0 {
-					b = append(b, ' ')
-				}
-				// else: second half of a wide character, takes no place
-			case glyph.Plain(c.Content):
-				b = append(b, c.Content...)
-				end = len(b)
-			default:
-				b, end = appendShown(b, c.Content, end)
+			b, end = appendCell(b, c, end)
+			if c != nil && (c.Style.Bg != nil || c.Style.Attrs&uv.AttrReverse != 0) {
+				shades = shades.add(y, x, c) // the rest shows the default background
 			}
 		}
 		if end > start && cursor > end {
@@ -322,9 +308,38 @@ func (s *Screen) render() (text, atCursor string) {
 	s.buf = b
 	text = string(b[:keep])
 	if pad == 0 {
-		return text, text
+		return text, text, shades
 	}
-	return text, text[:padAt] + strings.Repeat(" ", pad) + text[padAt:]
+	return text, text[:padAt] + strings.Repeat(" ", pad) + text[padAt:], shades
+}
+
+// appendCell appends the text of cell c as Text shows it. It returns b and the
+// length of b up to its last character that is not blank, from end.
+func appendCell(b []byte, c *uv.Cell, end int) ([]byte, int) {
+	switch {
+	case c == nil:
+		b = append(b, ' ')
+	case c.Style.Attrs&uv.AttrConceal != 0 && c.Content != "":
+		// Concealed text shows as a blank (a wide character's second half
+		// takes no place, as below).
+		b = append(b, ' ')
+	case len(c.Content) == 1: // ASCII, the common case
+		b = append(b, c.Content[0])
+		if c.Content[0] != ' ' {
+			end = len(b)
+		}
+	case c.Content == "":
+		if c.Width != 0 {
+			b = append(b, ' ')
+		}
+		// else: second half of a wide character, takes no place
+	case glyph.Plain(c.Content):
+		b = append(b, c.Content...)
+		end = len(b)
+	default:
+		b, end = appendShown(b, c.Content, end)
+	}
+	return b, end
 }
 
 // appendShown appends a cell's text as a person sees it: a character that shows

@@ -425,13 +425,18 @@ func TestVersion(t *testing.T) {
 	}
 	step("hello", true)
 	step("", false)
-	step("\x1b[1;1H", false)         // cursor move
-	step("\x1b[31m\x1b[1m", false)   // colours only
-	step("\x1b[1;1H\x1b[7mh", false) // same character, other style
-	step("\x1b[?25l\x1b[?1h", false) // modes
-	step("\x1b]0;title\x07", false)  // window title
-	step("\x1b[1;6H   ", false)      // blanks after the text: trimmed
-	step("\x1b[6n", false)           // query
+	step("\x1b[1;1H", false)            // cursor move
+	step("\x1b[31m\x1b[1m", false)      // colours only
+	step("\x1b[1;1H\x1b[32mh", false)   // same character, other colour
+	step("\x1b[1;1H\x1b[7mh", true)     // same character in reverse video
+	step("\x1b[1;1H\x1b[7mh", false)    // the same again
+	step("\x1b[1;1H\x1b[27;44mh", true) // on a blue background
+	step("\x1b[1;1H\x1b[44;1mh", false) // bold on the same background
+	step("\x1b[1;1H\x1b[0mh", true)     // back to the default background
+	step("\x1b[?25l\x1b[?1h", false)    // modes
+	step("\x1b]0;title\x07", false)     // window title
+	step("\x1b[1;6H   ", false)         // blanks after the text: trimmed
+	step("\x1b[6n", false)              // query
 	step(" world", true)
 	step("\x1b[2J", true)        // cleared
 	step("\x1b[2J\x1b[H", false) // cleared again
