@@ -439,6 +439,19 @@ func (s *Screen) registerHandlers() {
 			return false
 		})
 	}
+	// DECSTBM and DECSLRM: a bottom or right margin past the screen's last
+	// row or column ends there, as in xterm. The emulator would take it as it
+	// is and index past its rows or columns on the next scroll or insert.
+	e.RegisterCsiHandler('r', func(params ansi.Params) bool {
+		clampParam(params, 1, e.Height())
+		return false
+	})
+	e.RegisterCsiHandler('s', func(params ansi.Params) bool {
+		if s.modes[ansi.ModeLeftRightMargin] { // else SCOSC, save the cursor
+			clampParam(params, 1, e.Width())
+		}
+		return false
+	})
 	// OSC 10/11/12 "?": default foreground, background and cursor colour.
 	for _, cmd := range []int{10, 11, 12} {
 		e.RegisterOscHandler(cmd, func(data []byte) bool {
@@ -460,6 +473,13 @@ func (s *Screen) registerHandlers() {
 			}
 			return true
 		})
+	}
+}
+
+// clampParam lowers parameter i of params to most, if it is larger.
+func clampParam(params ansi.Params, i, most int) {
+	if i < len(params) && params[i].Param(0) > most {
+		params[i] = ansi.Param(ansi.Parameter(most, params[i].HasMore()))
 	}
 }
 
