@@ -2,6 +2,7 @@ package screen
 
 import (
 	"bytes"
+	"strconv"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
@@ -16,19 +17,101 @@ import (
 // things keep that down, and neither changes a cell that can be seen:
 //
 //   - A Screen holds plain output back until the screen is looked at (Text,
-//     TextAtCursor, Version, Changed, Cursor, Resize), other output arrives, or
-//     maxPending bytes wait. Plain output asks nothing and sets no mode, so
-//     Replies and AppCursor need not wait for it.
-//   - Of a long run of plain output, the emulator is given only what can still
-//     be seen at its end (see skip).
+//     TextAtCursor, Version, Changed, Cursor, Resize) or other output arrives,
+//     and leaves out of it, as it comes, what will have scrolled off by then
+//     (see compact): a flood costs the emulator one screenful a look. Plain
+//     output asks nothing and sets no mode, so Replies and AppCursor need not
+//     wait for it, and while it is held back the emulator's state (its size,
+//     margins, modes) is as it will be when it takes the output in.
+//   - Of a long run of plain output in other output, the emulator is given only
+//     what can still be seen at its end (see feed).
 
-// maxPending bounds the plain output a Screen holds back; minSkip is the least
-// output worth leaving out of a run (a smaller gain does not pay for the
-// summary that replaces it).
+// maxPending bounds the plain output a Screen holds back as it came (when
+// none of it can be left out); minSkip is the least output worth leaving out of
+// a run (a smaller gain does not pay for the summary that replaces it);
+// maxPen bounds the SGR sequences that stand in for the pen of the output left
+// out, which grow while the output never resets the pen.
 const (
 	maxPending = 256 << 10
 	minSkip    = 4 << 10
+	maxPen     = 4 << 10
 )
+
+// held is plain output held back from the emulator. Once some of it is left
+// out, it reads as head, then the summary of what was left out (see
+// appendSummary), then tail.
+type held struct {
+	head    []byte // the output up to its first printable character
+	skipped bool   // output after head was left out
+	pen     []byte // the SGR sequences that set the pen where the left out output ends
+	char    byte   // the last printable character left out, or 0
+	lfs     int    // the line feeds in head and in the output left out
+	// retry is the length of the tail from which compact looks at it again
+	// after it found nothing to leave out: twice what it was then.
+	retry int
+	// tail is the output after the part left out, all of it when nothing
+	// was; end says whether its last SGR sequence is cut short.
+	tail []byte
+	end  plainTail
+}
+
+func (h *held) any() bool { return len(h.head) > 0 || h.skipped || len(h.tail) > 0 }
+
+func (h *held) reset() {
+	*h = held{head: h.head[:0], pen: h.pen[:0], tail: h.tail[:0]}
+}
+
+// compact leaves out of the output held back what will have scrolled off the
+// screen when the emulator takes it in, as cut describes, and keeps what stands
+// in for it in held.
+func (s *Screen) compact() {
+	h := &s.held
+	if s.margins[s.screenIndex()] || len(h.tail) < max(s.minSkip, h.retry) {
+		return
+	}
+	r := &s.run
+	// After a part left out, the tail starts at the start of the bottom row,
+	// and no single shift is pending.
+	r.scan(h.tail, 0, h.skipped)
+	k, ok := s.cut(r, h.lfs)
+	var pen []byte
+	if ok {
+		lf := r.lfs[k]
+		if lf.pen >= 0 {
+			pen = appendSGRs(s.pen[:0], h.tail[lf.pen:lf.at])
+		} else {
+			pen = appendSGRs(append(s.pen[:0], h.pen...), h.tail[r.first:lf.at])
+		}
+		ok = len(pen) <= maxPen
+	}
+	if !ok {
+		h.retry = 2 * len(h.tail)
+		return
+	}
+	lf := r.lfs[k]
+	cut := lf.at + 1
+	if !h.skipped {
+		h.head = append(h.head[:0], h.tail[:r.first]...)
+	}
+	if lf.char != 0 {
+		h.char = lf.char
+	}
+	s.pen, h.pen = h.pen, pen
+	h.skipped, h.lfs, h.retry = true, h.lfs+k+1, 0
+	h.tail = h.tail[:copy(h.tail, h.tail[cut:])]
+	s.skipped += cut - r.first
+}
+
+// takeIn gives the emulator the output held back, up to byte n of the tail.
+func (s *Screen) takeIn(n int) {
+	h := &s.held
+	s.emuWrite(h.head)
+	if h.skipped {
+		s.sum = s.appendSummary(s.sum[:0], h.char, h.pen)
+		s.emuWrite(s.sum)
+	}
+	s.feedExact(h.tail[:n])
+}
 
 // parseState follows the state of the emulator's parser over the bytes it is
 // given, so that feed knows whether a byte starts a sequence or continues one.
@@ -79,11 +162,33 @@ const (
 	tailCSI                   // after ESC [ and any parameter bytes
 )
 
+// printable holds the printable ASCII characters.
+var printable = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
+// printableRun returns the index of the first byte of b from i on that is not
+// a printable ASCII character.
+func printableRun(b []byte, i int) int {
+	for i < len(b) && printable[b[i]] {
+		i++
+	}
+	return i
+}
+
 // plainPrefix returns how many bytes of p continue plain output that ends in t,
 // and where the output ends after them.
 func plainPrefix(p []byte, t plainTail) (int, plainTail) {
-	for i, b := range p {
-		switch t {
+	for i := 0; i < len(p); i++ {
+		if t == tailNone {
+			if i = printableRun(p, i); i == len(p) {
+				break
+			}
+		}
+		switch b := p[i]; t {
 		case tailNone:
 			switch {
 			case b >= 0x20 && b < 0x7f, b == '\r', b == '\n':
@@ -155,19 +260,27 @@ type lineFeed struct {
 	char byte
 }
 
-// scan finds the run of plain output that starts at b[i].
-func (r *plainRun) scan(b []byte, i int) {
+// scan finds the run of plain output that starts at b[i]. With cont set, it
+// continues one whose first printable character came before, and it starts at
+// the start of a row.
+func (r *plainRun) scan(b []byte, i int, cont bool) {
 	r.first, r.lfs = -1, r.lfs[:0]
-	home, pen, char := false, -1, byte(0)
+	home, pen, char := cont, -1, byte(0)
+	if cont {
+		r.first = i
+	}
 	for i < len(b) {
 		switch c := b[i]; {
-		case c >= 0x20 && c < 0x7f:
+		case printable[c]:
+			j := printableRun(b, i+1)
 			if r.first < 0 {
 				r.first = i + 1
-			} else {
-				char = c
 			}
-			home = false
+			if j-1 >= r.first {
+				char = b[j-1]
+			}
+			home, i = false, j
+			continue
 		case c == '\r':
 			home = true
 		case c == '\n':
@@ -203,7 +316,7 @@ func (s *Screen) feed(b []byte) {
 			continue
 		}
 		r := &s.run
-		r.scan(b, i)
+		r.scan(b, i, false)
 		if r.end == i { // an escape sequence other than SGR
 			s.parse.advance(b[i])
 			i++
@@ -214,14 +327,15 @@ func (s *Screen) feed(b []byte) {
 			// first, which may change the screen, its size or its margins.
 			s.emuWrite(b[start:i])
 			start = i
-			if k, ok := s.cut(r); ok {
+			if k, ok := s.cut(r, 0); ok && r.lfs[k].at+1-r.first >= s.minSkip {
 				lf := r.lfs[k]
 				cut, pen := lf.at+1, lf.pen
 				if pen < 0 {
 					pen = r.first
 				}
 				s.emuWrite(b[start:r.first])
-				s.skip(lf.char, b[pen:cut])
+				s.sum = s.appendSummary(s.sum[:0], lf.char, appendSGRs(s.pen[:0], b[pen:cut]))
+				s.emuWrite(s.sum)
 				s.skipped += cut - r.first
 				start = cut
 			}
@@ -232,16 +346,16 @@ func (s *Screen) feed(b []byte) {
 }
 
 // cut returns the line feed of run r after which the output that scrolls off
-// unseen ends; ok is false when nothing is worth leaving out.
+// unseen ends; ok is false when there is none. lfs line feeds came right
+// before the run.
 //
 // The cut is after a line feed of the run that leaves the cursor at the start
 // of the bottom row, followed by at least as many line feeds as the screen has
 // rows. With the scroll region the whole screen, plain output never moves the
 // cursor up, a line feed moves it down a row, and one on the bottom row
-// scrolls: rows-1 line feeds from the start of the run bring the cursor to the
-// bottom row, and the line feeds after the cut push every row that was on the
-// screen at the cut off it.
-func (s *Screen) cut(r *plainRun) (k int, ok bool) {
+// scrolls: rows-1 line feeds bring the cursor to the bottom row, and the line
+// feeds after the cut push every row that was on the screen at the cut off it.
+func (s *Screen) cut(r *plainRun, lfs int) (k int, ok bool) {
 	if r.first < 0 || s.margins[s.screenIndex()] {
 		return 0, false
 	}
@@ -250,48 +364,53 @@ func (s *Screen) cut(r *plainRun) (k int, ok bool) {
 	for m0 < len(r.lfs) && r.lfs[m0].at < r.first {
 		m0++
 	}
-	for k := len(r.lfs) - 1 - rows; k >= m0 && k >= rows-2; k-- {
-		if lf := r.lfs[k]; lf.home {
-			return k, lf.at+1-r.first >= s.minSkip
+	for k := len(r.lfs) - 1 - rows; k >= m0 && lfs+k >= rows-2; k-- {
+		if r.lfs[k].home {
+			return k, true
 		}
 	}
 	return 0, false
 }
 
-// skip stands in for the output of a run between its first printable
-// character and the cut, of which nothing will be seen, and leaves the
-// emulator as that output would for everything the rest of the run draws:
+// appendSummary appends what stands in for output left out, of which nothing
+// will be seen, and leaves the emulator as that output would for everything
+// the output after it draws:
 //
-//   - the cursor at the start of the bottom row, with no wrap pending;
-//   - the pen: the SGR sequences in sgrs, those from the last one that resets
-//     it on;
+//   - the cursor at the start of the bottom row, with no wrap pending (CUP:
+//     with the scroll region the whole screen, also in origin mode);
 //   - the character that REP (CSI b) repeats: char, the last printable
-//     character before the cut, if any after the first.
+//     character left out, if any; it is drawn where the output after it draws
+//     over it or pushes it off;
+//   - the pen: the SGR sequences in pen, those from the last one that resets
+//     it on.
 //
-// The run's first printable character went to the emulator before: it takes up
-// a pending single shift (SS2, SS3). What the skipped output would leave in the
-// scrollback is never shown.
-func (s *Screen) skip(char byte, sgrs []byte) {
-	sum := append(s.sum[:0], '\r')
+// The first printable character before the output left out went to the
+// emulator as it was: it takes up a pending single shift (SS2, SS3). What the
+// output left out would leave in the scrollback is never shown.
+func (s *Screen) appendSummary(dst []byte, char byte, pen []byte) []byte {
+	dst = append(dst, "\x1b["...)
+	dst = strconv.AppendInt(dst, int64(s.emu.Height()), 10)
+	dst = append(dst, ";1H"...)
 	if char != 0 {
-		sum = append(sum, char, '\r')
+		dst = append(dst, char, '\r')
 	}
-	s.emuWrite(sum)
-	sum = sum[:0]
-	for range s.emu.Height() - 1 - s.emu.CursorPosition().Y {
-		sum = append(sum, '\n')
-	}
+	return append(dst, pen...)
+}
+
+// appendSGRs appends the SGR sequences of plain output b to dst.
+func appendSGRs(dst, b []byte) []byte {
 	for {
-		i := bytes.IndexByte(sgrs, ansi.ESC)
+		i := bytes.IndexByte(b, ansi.ESC)
 		if i < 0 {
-			break
+			return dst
 		}
-		n, _ := sgrLen(sgrs[i:])
-		sum = append(sum, sgrs[i:i+n]...)
-		sgrs = sgrs[i+n:]
+		n, _ := sgrLen(b[i:])
+		if n == 0 { // cut short at the end
+			return dst
+		}
+		dst = append(dst, b[i:i+n]...)
+		b = b[i+n:]
 	}
-	s.emuWrite(sum)
-	s.sum = sum
 }
 
 // emuWrite hands b to the emulator.

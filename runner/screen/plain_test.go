@@ -85,6 +85,7 @@ func TestSkipKeepsState(t *testing.T) {
 		{"pen set in the skipped part", "", "\x1b[8m" + flood + "shown?"},
 		{"pen reset in the skipped part", "\x1b[8m", lines(100, "") + "\x1b[0;8m" + lines(100, "") + "\x1b[28m" + lines(100, "") + "shown"},
 		{"pen set after its last reset", "", "\x1b[m" + lines(100, "") + "\x1b[;8m" + flood + "x"},
+		{"pen set long before", "", "\x1b[8m" + flood + flood + flood + "x"},
 		// The character REP repeats: the last one the run used before the
 		// cut, when none comes after it.
 		{"REP after the run", "", flood + "\x1b[5b"},
@@ -108,18 +109,31 @@ func TestSkipKeepsState(t *testing.T) {
 		// Rows below the cursor keep their ends under shorter lines until
 		// the cursor has reached the bottom row.
 		{"cursor above longer rows", "\x1b[24;1Ha longer row at the bottom of the screen\x1b[H", strings.Repeat("\r\n", 10) + "x\r\n" + lines(36, "") + "end"},
+		{"cursor far above longer rows", "\x1b[24;1Ha longer row at the bottom of the screen\x1b[H", strings.Repeat("\r\n", 5) + "x\r\n" + lines(30, "") + "end"},
 		{"combining mark after the run", "", flood + "e\u0301"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			s, ref := New(24, 80), newExact(24, 80)
-			s.minSkip = 0
-			for _, w := range []string{lines(30, "before "), c.before, c.after} {
-				s.Write([]byte(w))
-				ref.Write([]byte(w))
+			// The output comes in one write, in writes of 1 KiB (what is
+			// held back is left out of write by write), and all of it but
+			// the first write mixed with other output.
+			for _, size := range []int{len(c.after), 1024, -1} {
+				s, ref := New(24, 80), newExact(24, 80)
+				s.minSkip = 0
+				writes := []string{lines(30, "before "), c.before}
+				for p := c.after; len(p) > 0; p = p[min(len(p), max(size, 1024)):] {
+					writes = append(writes, p[:min(len(p), max(size, 1024))])
+				}
+				for i, w := range writes {
+					if size < 0 && i > 2 {
+						w = "\x1b[?25h" + w
+					}
+					s.Write([]byte(w))
+					ref.Write([]byte(w))
+				}
+				sameScreen(t, fmt.Sprintf("%s, writes of %d", c.name, size), s, ref)
 			}
-			sameScreen(t, c.name, s, ref)
 		})
 	}
 }

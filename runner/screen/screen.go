@@ -64,16 +64,14 @@ type Screen struct {
 
 	strs stringFilter // keeps UTF-8 inside control strings from ending them
 
-	// pending is plain output held back from the emulator, filtered, and
-	// tail where it ends (see plain.go).
-	pending []byte
-	tail    plainTail
-	// parse follows the emulator's parser; run and sum are scratch for
+	// held is plain output held back from the emulator (see plain.go).
+	held held
+	// parse follows the emulator's parser; run, sum and pen are scratch for
 	// leaving out what scrolls off unseen, skipped counts the bytes left out.
-	parse   parseState
-	run     plainRun
-	sum     []byte
-	skipped int
+	parse    parseState
+	run      plainRun
+	sum, pen []byte
+	skipped  int
 	// margins is set, for the main and the alternate screen, when its scroll
 	// region is smaller than the screen: by its top and bottom margins
 	// (vmargins) or its left and right ones (hmargins).
@@ -149,15 +147,17 @@ func (s *Screen) Write(p []byte) {
 	if len(p) == 0 {
 		return
 	}
-	held := len(s.pending)
-	s.pending = s.strs.filter(s.pending, p)
+	held := &s.held
+	old := len(held.tail)
+	held.tail = s.strs.filter(held.tail, p)
 	// Output is held back from the parser's ground state on, and only as long
 	// as it is plain.
 	if !s.exact && s.parse.ground() {
-		n, tail := plainPrefix(s.pending[held:], s.tail)
-		if held+n == len(s.pending) {
-			s.tail = tail
-			if len(s.pending) >= s.maxPending {
+		n, end := plainPrefix(held.tail[old:], held.end)
+		if old+n == len(held.tail) {
+			held.end = end
+			s.compact()
+			if len(held.tail) >= s.maxPending {
 				s.takeInWhole()
 			}
 			return
@@ -166,20 +166,20 @@ func (s *Screen) Write(p []byte) {
 	// The emulator takes what was held back in a write of its own, as it did
 	// when it came: a character at the end of one write and a combining mark
 	// at the start of the next stay two clusters.
-	s.feedExact(s.pending[:held])
-	s.feedExact(s.pending[held:])
-	s.pending, s.tail = s.pending[:0], tailNone
+	s.takeIn(old)
+	s.feedExact(held.tail[old:])
+	held.reset()
 	s.refresh()
 }
 
 // sync takes in the output held back, if any: the screen then shows all that
 // was written.
 func (s *Screen) sync() {
-	if len(s.pending) == 0 {
+	if !s.Pending() {
 		return
 	}
-	s.feedExact(s.pending)
-	s.pending, s.tail = s.pending[:0], tailNone
+	s.takeIn(len(s.held.tail))
+	s.held.reset()
 	s.refresh()
 }
 
@@ -188,12 +188,16 @@ func (s *Screen) sync() {
 // state, and the output after it can be held back too. A sequence cut short
 // that is all there is goes in too, so that what is held back stays bounded.
 func (s *Screen) takeInWhole() {
-	whole := len(s.pending)
-	if i := bytes.LastIndexByte(s.pending, ansi.ESC); s.tail != tailNone && i > 0 {
+	held := &s.held
+	whole := len(held.tail)
+	if i := bytes.LastIndexByte(held.tail, ansi.ESC); held.end != tailNone && i > 0 {
 		whole = i
 	}
-	s.feed(s.pending[:whole])
-	s.pending = s.pending[:copy(s.pending, s.pending[whole:])]
+	s.takeIn(whole)
+	end := held.end
+	rest := held.tail[:copy(held.tail, held.tail[whole:])]
+	held.reset()
+	held.tail, held.end = rest, end
 	s.refresh()
 }
 
@@ -211,7 +215,7 @@ func (s *Screen) feedExact(b []byte) {
 // and Version may then change. A caller that waits for the screen to settle
 // asks Pending first, so that it does not take the output in at every write.
 func (s *Screen) Pending() bool {
-	return len(s.pending) > 0
+	return s.held.any()
 }
 
 // stringFilter drops the bytes of non-ASCII characters inside control strings
@@ -236,7 +240,17 @@ const (
 // filter appends p to dst without the non-ASCII bytes of control strings,
 // keeping its state across calls, so a string may straddle two writes.
 func (f *stringFilter) filter(dst, p []byte) []byte {
-	for _, b := range p {
+	for i := 0; i < len(p); i++ {
+		if f.state == filterGround {
+			// Up to the next ESC, everything is kept.
+			n := bytes.IndexByte(p[i:], 0x1b)
+			if n < 0 {
+				return append(dst, p[i:]...)
+			}
+			dst = append(dst, p[i:i+n]...)
+			i += n
+		}
+		b := p[i]
 		switch f.state {
 		case filterGround:
 			if b == 0x1b {
