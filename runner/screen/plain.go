@@ -27,9 +27,8 @@ import (
 //     what can still be seen at its end (see feed).
 
 // maxPending bounds the plain output a Screen holds back as it came (when
-// none of it can be left out); minSkip is the least output worth leaving out of
-// a run (a smaller gain does not pay for the summary that replaces it);
-// maxPen bounds the SGR sequences that stand in for the pen of the output left
+// none of it can be left out); below minSkip bytes, output is not looked at to
+// leave some of it out (the gain would not pay for the summary); maxPen bounds the SGR sequences that stand in for the pen of the output left
 // out, which grow while the output never resets the pen.
 const (
 	maxPending = 256 << 10
@@ -306,7 +305,7 @@ func (r *plainRun) scan(b []byte, i int, cont bool) {
 }
 
 // feed writes b to the emulator, leaving out of each long run of plain output
-// what scrolls off the screen unseen (see skip).
+// what scrolls off the screen unseen (see cut and appendSummary).
 func (s *Screen) feed(b []byte) {
 	start := 0 // b[start:] is not written yet
 	for i := 0; i < len(b); {
