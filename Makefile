@@ -42,7 +42,7 @@ tidy-check:
 update-golden:
 	$(GO) test ./cmd/clai/ -update
 
-## bench: Go benchmarks, then whole-process workloads W1–W4 against a floor
+## bench: Go benchmarks, then whole-process workloads W1–W5 against a floor
 ## measured in the same run (RUNS=N runs each, ONLY=W1,W2 to pick)
 RUNS ?= 5
 ONLY ?=

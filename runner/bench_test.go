@@ -107,20 +107,25 @@ func isSend(a runner.Action) bool {
 	return ok
 }
 
-// BenchmarkRunFlood is workload W1 in process, at 16 MiB.
+// BenchmarkRunFlood is workload W1 in process, at 16 MiB, matched in the stream
+// and, as workload W5, on the screen.
 func BenchmarkRunFlood(b *testing.B) {
 	bin := testprog.Build(b, "flood")
-	src := "version: 1\nname: w1\nspawn: {command: [\"" + bin + "\", -bytes, 16MiB]}\nsettings: {min_send_interval: 0s}\nrules:\n  - {name: continue, match: {regex: 'Continue\\? \\[y/n\\] $'}, line: \"y\", limit: 1}\n"
-	pb, findings := playbooks.Parse("w1.yaml", []byte(src))
-	if pb == nil {
-		b.Fatal(findings)
-	}
-	b.SetBytes(16 << 20)
-	for b.Loop() {
-		rep, err := runner.Run(b.Context(), pb)
-		if err != nil || rep.ExitCode != 0 {
-			b.Fatalf("%v %+v", err, rep)
+	for _, match := range []string{"stream", "screen"} {
+		src := "version: 1\nname: w1\nspawn: {command: [\"" + bin + "\", -bytes, 16MiB]}\nsettings: {min_send_interval: 0s, match: " + match + "}\nrules:\n  - {name: continue, match: {regex: 'Continue\\? \\[y/n\\] $'}, line: \"y\", limit: 1}\n"
+		pb, findings := playbooks.Parse("w1.yaml", []byte(src))
+		if pb == nil {
+			b.Fatal(findings)
 		}
+		b.Run("match="+match, func(b *testing.B) {
+			b.SetBytes(16 << 20)
+			for b.Loop() {
+				rep, err := runner.Run(b.Context(), pb)
+				if err != nil || rep.ExitCode != 0 {
+					b.Fatalf("%v %+v", err, rep)
+				}
+			}
+		})
 	}
 }
 

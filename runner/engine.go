@@ -317,7 +317,7 @@ func (e *Engine) view() []byte {
 // screenStill reports whether the screen changed since it was last matched and
 // has been still for settle since.
 func (e *Engine) screenStill() bool {
-	return e.scr != nil && e.scr.Version() != e.scrSeen && !e.now.Before(e.lastOutput.Add(e.pb.Settings.Settle))
+	return e.scr != nil && !e.now.Before(e.lastOutput.Add(e.pb.Settings.Settle)) && e.scr.Version() != e.scrSeen
 }
 
 // match runs the steps and rules over the window.
@@ -460,7 +460,8 @@ func (e *Engine) Deadline() (time.Time, bool) {
 	if e.unmatched > 0 {
 		at(e.lastOutput.Add(batchQuiet))
 	}
-	if e.scr != nil && e.scr.Version() != e.scrSeen {
+	// Output the screen holds back is taken in once it settles, not here.
+	if e.scr != nil && (e.scr.Pending() || e.scr.Version() != e.scrSeen) {
 		at(e.lastOutput.Add(e.pb.Settings.Settle))
 	}
 	t := e.pb.Timeouts

@@ -15,6 +15,7 @@
 package screen
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -62,8 +63,24 @@ type Screen struct {
 
 	buf []byte // scratch for rendering
 
-	strs   stringFilter // keeps UTF-8 inside control strings from ending them
-	filbuf []byte       // scratch for the filtered output
+	strs stringFilter // keeps UTF-8 inside control strings from ending them
+
+	// held is plain output held back from the emulator (see plain.go).
+	held held
+	// parse follows the emulator's parser; run, sum and pen are scratch for
+	// leaving out what scrolls off unseen, skipped counts the bytes left out.
+	parse    parseState
+	run      plainRun
+	sum, pen []byte
+	skipped  int
+	// margins is set, for the main and the alternate screen, when its scroll
+	// region is smaller than the screen: by its top and bottom margins
+	// (vmargins) or its left and right ones (hmargins).
+	margins, vmargins, hmargins [2]bool
+	// maxPending and minSkip are the constants of the same names, and exact
+	// turns holding back and skipping off; tests change them.
+	maxPending, minSkip int
+	exact               bool
 }
 
 // New returns a blank screen of rows×cols cells. A non-positive dimension is
@@ -71,7 +88,9 @@ type Screen struct {
 func New(rows, cols int) *Screen {
 	rows, cols = size(rows, cols)
 	s := &Screen{
-		emu: vt.NewEmulator(cols, rows),
+		emu:        vt.NewEmulator(cols, rows),
+		maxPending: maxPending,
+		minSkip:    minSkip,
 		modes: map[ansi.Mode]bool{
 			// The modes vt.Emulator initialises, with their defaults.
 			ansi.ModeLineFeedNewLine:     false, // 20
@@ -101,6 +120,9 @@ func New(rows, cols int) *Screen {
 		EnableMode:  func(m ansi.Mode) { s.setMode(m, true) },
 		DisableMode: func(m ansi.Mode) { s.setMode(m, false) },
 	})
+	// Registered first, the watch on the margins runs after the handlers
+	// registered below, which keep the margins on the screen.
+	s.watchMargins()
 	s.registerHandlers()
 	s.text, s.atCur, s.shades = s.render()
 	return s
@@ -119,14 +141,82 @@ func size(rows, cols int) (int, int) {
 // Write feeds output of the program to the screen: text, control characters
 // and escape sequences, split anywhere (a sequence or a UTF-8 character may
 // straddle two calls). Queries found in p are answered into Replies. The
-// visible text is compared after each call, not after each byte.
+// visible text is compared after a call, not after each byte; plain output
+// (lines of text and colours, see plain.go) is held back and taken in when the
+// screen is next looked at.
 func (s *Screen) Write(p []byte) {
 	if len(p) == 0 {
 		return
 	}
-	s.filbuf = s.strs.filter(s.filbuf[:0], p)
-	_, _ = s.emu.Write(s.filbuf) // only fails once the emulator is closed; it never is
+	held := &s.held
+	old := len(held.tail)
+	held.tail = s.strs.filter(held.tail, p)
+	// Output is held back from the parser's ground state on, and only as long
+	// as it is plain.
+	if !s.exact && s.parse.ground() {
+		n, end := plainPrefix(held.tail[old:], held.end)
+		if old+n == len(held.tail) {
+			held.end = end
+			s.compact()
+			if len(held.tail) >= s.maxPending {
+				s.takeInWhole()
+			}
+			return
+		}
+	}
+	// The emulator takes what was held back in a write of its own, as it did
+	// when it came: a character at the end of one write and a combining mark
+	// at the start of the next stay two clusters.
+	s.takeIn(old)
+	s.feedExact(held.tail[old:])
+	held.reset()
 	s.refresh()
+}
+
+// sync takes in the output held back, if any: the screen then shows all that
+// was written.
+func (s *Screen) sync() {
+	if !s.Pending() {
+		return
+	}
+	s.takeIn(len(s.held.tail))
+	s.held.reset()
+	s.refresh()
+}
+
+// takeInWhole takes in the output held back up to an SGR sequence that the
+// last write cut short, which stays held back: the parser is then in its ground
+// state, and the output after it can be held back too. A sequence cut short
+// that is all there is goes in too, so that what is held back stays bounded.
+func (s *Screen) takeInWhole() {
+	held := &s.held
+	whole := len(held.tail)
+	if i := bytes.LastIndexByte(held.tail, ansi.ESC); held.end != tailNone && i > 0 {
+		whole = i
+	}
+	s.takeIn(whole)
+	end := held.end
+	rest := held.tail[:copy(held.tail, held.tail[whole:])]
+	held.reset()
+	held.tail, held.end = rest, end
+	s.refresh()
+}
+
+// feedExact writes b to the emulator, by feed unless skipping is off.
+func (s *Screen) feedExact(b []byte) {
+	if s.exact {
+		s.emuWrite(b)
+		return
+	}
+	s.feed(b)
+}
+
+// Pending reports whether output was written that the screen has not taken in
+// yet: the next look at it (Text, TextAtCursor, Version, Changed, Cursor) does,
+// and Version may then change. A caller that waits for the screen to settle
+// asks Pending first, so that it does not take the output in at every write.
+func (s *Screen) Pending() bool {
+	return s.held.any()
 }
 
 // stringFilter drops the bytes of non-ASCII characters inside control strings
@@ -151,7 +241,17 @@ const (
 // filter appends p to dst without the non-ASCII bytes of control strings,
 // keeping its state across calls, so a string may straddle two writes.
 func (f *stringFilter) filter(dst, p []byte) []byte {
-	for _, b := range p {
+	for i := 0; i < len(p); i++ {
+		if f.state == filterGround {
+			// Up to the next ESC, everything is kept.
+			n := bytes.IndexByte(p[i:], 0x1b)
+			if n < 0 {
+				return append(dst, p[i:]...)
+			}
+			dst = append(dst, p[i:i+n]...)
+			i += n
+		}
+		b := p[i]
 		switch f.state {
 		case filterGround:
 			if b == 0x1b {
@@ -186,6 +286,7 @@ func (f *stringFilter) filter(dst, p []byte) []byte {
 // (no-break space, which Go's \s does not match) turned into a plain space.
 // The second half of a double-width character takes no place in the text.
 func (s *Screen) Text() string {
+	s.sync()
 	return s.text
 }
 
@@ -196,6 +297,7 @@ func (s *Screen) Text() string {
 // keeps no more than that: not a blank past the cursor, not a blank of
 // another row, nothing for a hidden cursor (which marks no place to type).
 func (s *Screen) TextAtCursor() string {
+	s.sync()
 	return s.atCur
 }
 
@@ -204,7 +306,10 @@ func (s *Screen) TextAtCursor() string {
 // non-positive dimension is replaced by DefaultRows or DefaultCols.
 func (s *Screen) Resize(rows, cols int) {
 	rows, cols = size(rows, cols)
+	s.sync()
 	s.emu.Resize(cols, rows)
+	// The emulator gives both screens a scroll region of the new size.
+	s.vmargins, s.hmargins, s.margins = [2]bool{}, [2]bool{}, [2]bool{}
 	s.refresh()
 }
 
@@ -217,12 +322,20 @@ func (s *Screen) Size() (rows, cols int) {
 // ESC[?1h and reset with ESC[?1l) is on: the arrow keys must then be sent as
 // ESC O A … ESC O D instead of ESC [ A … ESC [ D.
 func (s *Screen) AppCursor() bool {
+	// Plain output sets no mode: what is held back does not count.
 	return s.modes[ansi.ModeCursorKeys]
 }
 
 // Cursor returns the cursor position, 0-based: row 0 is the top row and
 // column 0 the leftmost column.
 func (s *Screen) Cursor() (row, col int) {
+	s.sync()
+	return s.cursor()
+}
+
+// cursor returns the emulator's cursor position, 0-based, as Cursor does,
+// without taking in the output held back.
+func (s *Screen) cursor() (row, col int) {
 	p := s.emu.CursorPosition()
 	return p.Y, p.X
 }
@@ -236,6 +349,7 @@ func (s *Screen) Cursor() (row, col int) {
 // output 2026, are reported "not recognised" as xterm does) and default
 // colour queries (OSC 10/11/12 with "?"). It returns nil when there is none.
 func (s *Screen) Replies() []byte {
+	// Plain output asks nothing: what is held back does not count.
 	r := s.replies
 	s.replies = nil
 	return r
@@ -247,6 +361,7 @@ func (s *Screen) Replies() []byte {
 // to another option. A change of colour of the text alone does not count. It
 // starts at 0 for a new screen.
 func (s *Screen) Version() uint64 {
+	s.sync()
 	return s.version
 }
 
@@ -254,7 +369,7 @@ func (s *Screen) Version() uint64 {
 // returned since: a caller records Version when it sends something and asks
 // Changed later to learn whether the program reacted on screen.
 func (s *Screen) Changed(since uint64) bool {
-	return s.version != since
+	return s.Version() != since
 }
 
 // refresh re-renders the visible text and the cells' shades and bumps the
@@ -274,7 +389,7 @@ func (s *Screen) render() (text, atCursor string, shades shadeSum) {
 	b := s.buf[:0]
 	rows, cols := s.emu.Height(), s.emu.Width()
 	keep := 0 // length of b up to the last non-empty row
-	cy, cx := s.Cursor()
+	cy, cx := s.cursor()
 	if !s.modes[ansi.ModeTextCursorEnable] {
 		cy = -1
 	}
@@ -399,7 +514,7 @@ func (s *Screen) registerHandlers() {
 		case 5:
 			s.reply("\x1b[0n")
 		case 6:
-			row, col := s.Cursor()
+			row, col := s.cursor()
 			s.reply("\x1b[" + strconv.Itoa(row+1) + ";" + strconv.Itoa(col+1) + "R")
 		}
 		return true
@@ -407,7 +522,7 @@ func (s *Screen) registerHandlers() {
 	// DECXCPR: ESC[?6n, answered with page 1 as xterm does.
 	e.RegisterCsiHandler(ansi.Command('?', 0, 'n'), func(params ansi.Params) bool {
 		if n, _, _ := params.Param(0, 0); n == 6 {
-			row, col := s.Cursor()
+			row, col := s.cursor()
 			s.reply("\x1b[?" + strconv.Itoa(row+1) + ";" + strconv.Itoa(col+1) + ";1R")
 		}
 		return true
@@ -454,6 +569,19 @@ func (s *Screen) registerHandlers() {
 			return false
 		})
 	}
+	// DECSTBM and DECSLRM: a bottom or right margin past the screen's last
+	// row or column ends there, as in xterm. The emulator would take it as it
+	// is and index past its rows or columns on the next scroll or insert.
+	e.RegisterCsiHandler('r', func(params ansi.Params) bool {
+		clampParam(params, 1, e.Height())
+		return false
+	})
+	e.RegisterCsiHandler('s', func(params ansi.Params) bool {
+		if s.modes[ansi.ModeLeftRightMargin] { // else SCOSC, save the cursor
+			clampParam(params, 1, e.Width())
+		}
+		return false
+	})
 	// OSC 10/11/12 "?": default foreground, background and cursor colour.
 	for _, cmd := range []int{10, 11, 12} {
 		e.RegisterOscHandler(cmd, func(data []byte) bool {
@@ -475,6 +603,13 @@ func (s *Screen) registerHandlers() {
 			}
 			return true
 		})
+	}
+}
+
+// clampParam lowers parameter i of params to most, if it is larger.
+func clampParam(params ansi.Params, i, most int) {
+	if i < len(params) && params[i].Param(0) > most {
+		params[i] = ansi.Param(ansi.Parameter(most, params[i].HasMore()))
 	}
 }
 

@@ -7,6 +7,8 @@
 //	W2  5,000 prompt/answer round trips, echoing a captured number through a template
 //	W3  16 MiB with 200 decoy regex rules beside the real one, against one rule
 //	W4  W1 at 256 MiB (memory must not grow with the output)
+//	W5  W1 at 16 MiB with settings.match: screen, against the same in the stream
+//	    (and the floor), all three in the same run
 //
 // Usage: go run ./internal/cmd/bench [-runs 5] [-only W1,W3]
 package main
@@ -62,7 +64,9 @@ type workload struct {
 	floor []string
 	clai  string
 	// baseline, when set, is a second playbook the workload is compared to instead
-	// of the floor (W3: the same run with one rule).
+	// of the floor (W3: the same run with one rule). With floor set too, the
+	// floor is measured in the same run as well, and the ratio to it reported
+	// on a line of its own, without a target (W5).
 	baseline string
 	// perOp divides times for a per-operation figure (W2: round trips); small,
 	// when set, is a second run with that many operations, so that the figure
@@ -75,6 +79,9 @@ type workload struct {
 	// machine weighs on it).
 	repeat int
 	target float64
+	// maxRSS, when set, is the most clai's peak resident memory may reach, in
+	// MiB (W5).
+	maxRSS float64
 }
 
 func bench(runs int, only string) error {
@@ -108,14 +115,19 @@ func bench(runs int, only string) error {
 		}
 		return p
 	}
-	floodPlaybook := func(name, size string, decoys int) string {
+	// floodMatch is a playbook that answers the flood's question, with decoy
+	// rules, matching the stream or the screen.
+	floodMatch := func(name, size string, decoys int, match string) string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "version: 1\nname: %s\nspawn: {command: [%q, -bytes, %s]}\nsettings: {min_send_interval: 0s}\nrules:\n", name, flood, size)
+		fmt.Fprintf(&b, "version: 1\nname: %s\nspawn: {command: [%q, -bytes, %s]}\nsettings: {min_send_interval: 0s, match: %s}\nrules:\n", name, flood, size, match)
 		for i := range decoys {
 			fmt.Fprintf(&b, "  - {name: decoy-%d, match: {regex: 'Decoy question %d (?P<what>\\w+)\\? \\[(yes|no)\\]'}, line: \"no\", limit: 1}\n", i, i)
 		}
 		b.WriteString("  - {name: continue, match: {regex: 'Continue\\? \\[y/n\\] $'}, line: \"y\", limit: 1}\n")
 		return write(name+".yaml", b.String())
+	}
+	floodPlaybook := func(name, size string, decoys int) string {
+		return floodMatch(name, size, decoys, "stream")
 	}
 	const rounds, fewRounds = 5000, 1000
 	w2 := func(n int) string {
@@ -128,6 +140,8 @@ func bench(runs int, only string) error {
 			small: &workload{floor: []string{"floor-roundtrip", roundtrip, strconv.Itoa(fewRounds)}, clai: w2(fewRounds)}},
 		{name: "W3", what: "16 MiB, 200 decoy regex rules vs one rule", clai: floodPlaybook("w3", "16MiB", 200), baseline: floodPlaybook("w3-one", "16MiB", 0), target: 1.3},
 		{name: "W4", what: "256 MiB coloured log, then a prompt", floor: []string{"floor-flood", flood, "256MiB"}, clai: floodPlaybook("w4", "256MiB", 0), target: 1.15},
+		{name: "W5", what: "W1 at 16 MiB matched on the screen, vs the stream", floor: []string{"floor-flood", flood, "16MiB"},
+			clai: floodMatch("w5", "16MiB", 0, "screen"), baseline: floodMatch("w5-stream", "16MiB", 0, "stream"), target: 3, maxRSS: 20},
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\tbaseline median\tclai median\tratio\truns' ratios\ttarget\tclai peak RSS\t")
@@ -137,23 +151,21 @@ func bench(runs int, only string) error {
 		}
 		// A first pair warms the caches (the file system's, the CPU's); it is
 		// not counted.
-		if _, _, err := pair(self, clai, w, false); err != nil {
+		if _, _, _, err := pair(self, clai, w, 0); err != nil {
 			return err
 		}
-		var base, mine []time.Duration
-		var ratios []float64
+		var base, mine, floors []time.Duration
+		var ratios, floorRatios []float64
 		var peak int64
 		for i := range runs * max(w.repeat, 1) {
-			// Which goes first alternates, so neither always runs on a warmer
-			// machine.
-			first := i%2 == 1
-			b, m, err := pair(self, clai, w, first)
+			// Which goes first turns, so none always runs on a warmer machine.
+			b, m, f, err := pair(self, clai, w, i)
 			if err != nil {
 				return err
 			}
 			bw, mw := b.wall, m.wall
 			if w.small != nil {
-				bs, ms, err := pair(self, clai, *w.small, first)
+				bs, ms, _, err := pair(self, clai, *w.small, i)
 				if err != nil {
 					return err
 				}
@@ -161,11 +173,17 @@ func bench(runs int, only string) error {
 			}
 			base, mine = append(base, bw), append(mine, mw)
 			ratios = append(ratios, float64(mw)/float64(bw))
+			if f.wall > 0 {
+				floors, floorRatios = append(floors, f.wall), append(floorRatios, float64(mw)/float64(f.wall))
+			}
 			peak = max(peak, m.peakKiB)
 		}
 		bm, mm, ratio := median(base), median(mine), median(ratios)
 		label := "floor"
-		if w.baseline != "" {
+		switch {
+		case w.baseline != "" && w.floor != nil:
+			label = "stream"
+		case w.baseline != "":
 			label = "1 rule"
 		}
 		bs, ms := bm.Round(time.Millisecond).String(), mm.Round(time.Millisecond).String()
@@ -177,8 +195,20 @@ func bench(runs int, only string) error {
 		if ratio > w.target {
 			verdict = "OVER"
 		}
-		fmt.Fprintf(tw, "%s %s\t%s (%s)\t%s\t%.3f×\t%.2f–%.2f×\t≤%.2f× %s\t%.1f MiB\t\n", w.name, w.what, bs, label, ms, ratio,
-			slices.Min(ratios), slices.Max(ratios), w.target, verdict, float64(peak)/1024)
+		rss := fmt.Sprintf("%.1f MiB", float64(peak)/1024)
+		if w.maxRSS > 0 {
+			over := "ok"
+			if float64(peak)/1024 > w.maxRSS {
+				over = "OVER"
+			}
+			rss += fmt.Sprintf(" (≤%.0f %s)", w.maxRSS, over)
+		}
+		fmt.Fprintf(tw, "%s %s\t%s (%s)\t%s\t%.3f×\t%.2f–%.2f×\t≤%.2f× %s\t%s\t\n", w.name, w.what, bs, label, ms, ratio,
+			slices.Min(ratios), slices.Max(ratios), w.target, verdict, rss)
+		if len(floors) > 0 {
+			fmt.Fprintf(tw, "%s against the floor\t%s (floor)\t%s\t%.3f×\t%.2f–%.2f×\t-\t\t\n", w.name, median(floors).Round(time.Millisecond), ms,
+				median(floorRatios), slices.Min(floorRatios), slices.Max(floorRatios))
+		}
 		tw.Flush()
 	}
 	fmt.Printf("\n%d runs each (W2: %d), after one not counted. A run measures the baseline and clai back to back, in turn first;\n"+
@@ -187,9 +217,11 @@ func bench(runs int, only string) error {
 	return tw.Flush()
 }
 
-// pair measures the baseline of a workload and clai on it, one after the other:
-// the baseline first, or clai first when clai1st is set.
-func pair(self, clai string, w workload, clai1st bool) (base, mine measurement, err error) {
+// pair measures the baseline of a workload and clai on it, one after the other,
+// and the floor too when the workload has both a baseline playbook and a floor
+// (floor is then set). Run i of a workload starts with the (i mod steps)-th of
+// baseline, clai, floor, so that each goes first in turn.
+func pair(self, clai string, w workload, i int) (base, mine, floor measurement, err error) {
 	measureBase := func() error {
 		if w.baseline != "" {
 			base, err = measure(clai, "run", "-q", "--log", os.DevNull, w.baseline)
@@ -209,15 +241,21 @@ func pair(self, clai string, w workload, clai1st bool) (base, mine measurement, 
 		return nil
 	}
 	steps := []func() error{measureBase, measureClai}
-	if clai1st {
-		slices.Reverse(steps)
+	if w.baseline != "" && w.floor != nil {
+		steps = append(steps, func() error {
+			floor, err = measure(self, w.floor...)
+			if err != nil {
+				return fmt.Errorf("%s floor: %w", w.name, err)
+			}
+			return nil
+		})
 	}
-	for _, step := range steps {
-		if err := step(); err != nil {
-			return base, mine, err
+	for k := range steps {
+		if err := steps[(i+k)%len(steps)](); err != nil {
+			return base, mine, floor, err
 		}
 	}
-	return base, mine, nil
+	return base, mine, floor, nil
 }
 
 // median returns the middle value of xs (the upper one of an even count).
