@@ -50,6 +50,7 @@ func colourShade(c color.Color, def Shade) Shade {
 // ShadeAt returns the Shade of the cell at row y and column x, both 0-based;
 // outside the screen, the default background.
 func (s *Screen) ShadeAt(y, x int) Shade {
+	s.sync()
 	if y < 0 || x < 0 || y >= s.emu.Height() || x >= s.emu.Width() {
 		return ShadeDefault
 	}
@@ -62,6 +63,7 @@ func (s *Screen) ShadeAt(y, x int) Shade {
 // line in Text and in TextAtCursor are each a prefix of it. A row outside the
 // screen has no bytes.
 func (s *Screen) Columns(dst []int, y int) []int {
+	s.sync()
 	if y < 0 || y >= s.emu.Height() {
 		return dst
 	}

@@ -102,3 +102,17 @@ func TestColumnsCoverTheText(t *testing.T) {
 		}
 	}
 }
+
+// A shade read right after a write sees that write, though plain output is
+// held back from the emulator until the screen is looked at.
+func TestShadeAtSeesHeldBackOutput(t *testing.T) {
+	t.Parallel()
+	s := New(4, 20)
+	s.Write([]byte("\x1b[7mhi\x1b[m"))
+	if got := s.ShadeAt(0, 0); got == ShadeDefault {
+		t.Fatalf("ShadeAt(0, 0) = default after a reverse-video write")
+	}
+	if cols := s.Columns(nil, 0); len(cols) == 0 || cols[0] != 0 {
+		t.Fatalf("Columns(0) = %v after a write", cols)
+	}
+}
