@@ -164,7 +164,8 @@ type Engine struct {
 	// dangerStreamed says which danger rules the stream fired since the screen
 	// was last scanned.
 	dangerStreamed map[*playbooks.Danger]bool
-	// changes marks what changed on the screen since clai's last answer.
+	// changes marks what changed on the screen since the last answer, clai's
+	// or the person's.
 	changes changes
 	// choosing is a choose action waiting to see its selection on screen.
 	choosing *choosing
@@ -346,8 +347,9 @@ func (e *Engine) Input(now time.Time, n int) []Action {
 	e.begin(now)
 	if e.result == nil {
 		e.emit(Event{Name: "input", Bytes: n})
-		// The person acted: what was on screen is no longer fresh.
-		e.window = e.window[:0]
+		// The person answered what was shown: as after clai's own answer,
+		// only what the program shows from now on acts.
+		e.answered()
 		e.verify = false
 		if e.state == Prompting {
 			e.setState(Running, "answered at the terminal")

@@ -393,10 +393,19 @@ func (e *Engine) send(s Send, shown, rule, step, matched string) {
 	e.wake = time.Time{}
 	if e.scr != nil {
 		e.scrSent = e.scr.Version()
+	}
+	e.answered()
+}
+
+// answered makes everything the program has shown so far stale, at an answer
+// of clai's or of the person at the terminal: only fresh text acts, and what
+// was shown before an answer never answers again. On a stream the window
+// drops it; on a screen the cells as they are now stop counting as changed.
+func (e *Engine) answered() {
+	e.window = e.window[:0]
+	if e.scr != nil {
 		e.markSent()
 	}
-	// Only fresh text acts: what was shown before this answer never answers again.
-	e.window = e.window[:0]
 }
 
 // answeredScreen reports whether clai answered the screen as it stands: nothing
