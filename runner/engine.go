@@ -120,8 +120,10 @@ type Engine struct {
 	nextNudge time.Time
 	lastNudge string
 
-	// dryWait is set in a dry run after a would-send: the program waits for an
-	// answer that never comes, and the run ends once its output settles.
+	// dryWait is set in a headless dry run after a would-send: the program
+	// waits for an answer that never comes, and the run ends once its output
+	// settles (see dryEnd). Output meanwhile does not change that: without the
+	// answer the program cannot go past it.
 	dryWait   bool
 	dryAnswer string
 
@@ -249,7 +251,6 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	e.lastOutput = now
 	e.promptChecked = false
 	e.verify = false
-	e.dryWait = false
 	e.nudges = 0
 	if len(text) > 0 {
 		switch e.state {
@@ -471,8 +472,8 @@ func (e *Engine) Deadline() (time.Time, bool) {
 	if e.verify {
 		at(e.verifyAt())
 	}
-	if e.dryWait {
-		at(e.lastSend.Add(e.pb.Settings.Settle))
+	if e.dryWait && e.wake.IsZero() {
+		at(e.dryEnd())
 	}
 	switch e.state {
 	case Running:
