@@ -205,3 +205,16 @@ rules:
 `, node)
 	wantDryRunOutcome(t, run(t, pb, runner.WithDryRun(true)), `"my-pkg\r"`)
 }
+
+// A nudge a dry run would send is an answer the idle program waits for, too.
+func TestDryRunNudgeEndsWhereTheProgramWaits(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`
+timeouts: {idle: 5s}
+nudge: {sequence: ["continue\r"], gap: 2s, max: 3}
+`, runner.Config{DryRun: true})
+	s.out(time.Millisecond, "Working...\n")
+	s.advance(time.Minute)
+	s.wantDryRunEnd(`"continue\r"`)
+	s.wantSent("dry:continue\r")
+}
