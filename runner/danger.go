@@ -231,18 +231,19 @@ func (e *Engine) refuse(settled bool) {
 	e.act(r.Refusal, r.Env, &vals, r.Name, "", e.excerpt(lastLine(e.view())))
 }
 
-// promptPending reports whether the window shows a prompt.
+// promptPending reports whether the window shows a prompt not yet answered:
+// fresh text, as a step or rule would see it.
 func (e *Engine) promptPending(settled bool) bool {
 	text := e.view()
 	if s := e.currentStep(); s != nil {
 		for _, c := range s.Branches() {
-			if _, ok := e.locs.find(c.Match, text); ok {
+			if _, ok := e.findFresh(c.Match, text); ok {
 				return true
 			}
 		}
 	}
 	for _, r := range e.pb.Rules {
-		if _, ok := e.locs.find(r.Match, text); ok {
+		if _, ok := e.findFresh(r.Match, text); ok {
 			return true
 		}
 	}

@@ -120,8 +120,10 @@ type Engine struct {
 	nextNudge time.Time
 	lastNudge string
 
-	// dryWait is set in a dry run after a would-send: the program waits for an
-	// answer that never comes, and the run ends once its output settles.
+	// dryWait is set in a headless dry run after a would-send: the program
+	// waits for an answer that never comes, and the run ends once its output
+	// settles (see dryEnd). Output meanwhile does not change that: without the
+	// answer the program cannot go past it.
 	dryWait   bool
 	dryAnswer string
 
@@ -165,7 +167,8 @@ type Engine struct {
 	// dangerStreamed says which danger rules the stream fired since the screen
 	// was last scanned.
 	dangerStreamed map[*playbooks.Danger]bool
-	// changes marks what changed on the screen since clai's last answer.
+	// changes marks what changed on the screen since the last answer, clai's
+	// or the person's.
 	changes changes
 	// choosing is a choose action waiting to see its selection on screen.
 	choosing *choosing
@@ -249,7 +252,6 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	e.lastOutput = now
 	e.promptChecked = false
 	e.verify = false
-	e.dryWait = false
 	e.nudges = 0
 	if len(text) > 0 {
 		switch e.state {
@@ -347,8 +349,9 @@ func (e *Engine) Input(now time.Time, n int) []Action {
 	e.begin(now)
 	if e.result == nil {
 		e.emit(Event{Name: "input", Bytes: n})
-		// The person acted: what was on screen is no longer fresh.
-		e.window = e.window[:0]
+		// The person answered what was shown: as after clai's own answer,
+		// only what the program shows from now on acts.
+		e.answered()
 		e.verify = false
 		if e.state == Prompting {
 			e.setState(Running, "answered at the terminal")
@@ -481,8 +484,8 @@ func (e *Engine) Deadline() (time.Time, bool) {
 	if e.verify {
 		at(e.verifyAt())
 	}
-	if e.dryWait {
-		at(e.lastSend.Add(e.pb.Settings.Settle))
+	if e.dryWait && e.wake.IsZero() {
+		at(e.dryEnd())
 	}
 	switch e.state {
 	case Running:

@@ -6,16 +6,17 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 )
 
-// On a screen, only what changed since clai's last answer may act: the question it
-// answered stays on screen after the answer, and a spinner redrawing elsewhere, or
-// the answer echoed after the question, must not make the question new again.
+// On a screen, only what changed since the last answer, clai's or the person's at
+// the terminal, may act: the question answered stays on screen after the answer,
+// and a spinner redrawing elsewhere, or the answer echoed after the question, must
+// not make the question new again.
 //
 // From each answer on, the engine keeps the screen as it last looked at it and marks
 // the cells that differ each time it looks again (at every settle), carrying the
 // marks along when the screen scrolls. A match is fresh when any of its cells is
 // marked: text that went away and came back is fresh, text that stayed is not.
 
-// changes tracks which cells of the screen changed since clai's last answer.
+// changes tracks which cells of the screen changed since the last answer.
 type changes struct {
 	tracking bool
 	version  uint64   // the screen version lines is of
@@ -80,8 +81,9 @@ func scrolled(was, now [][]byte) int {
 	return best
 }
 
-// findFresh returns the leftmost fresh match of m in text; on a stream, or before
-// the first answer, simply the leftmost match.
+// findFresh returns the leftmost fresh match of m in text; on a stream (whose
+// window holds only what came after the last answer), or before the first
+// answer, simply the leftmost match.
 func (e *Engine) findFresh(m *playbooks.Matcher, text []byte) (hit, bool) {
 	if e.scr == nil || !e.changes.tracking {
 		return e.locs.find(m, text)

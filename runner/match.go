@@ -342,9 +342,6 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	e.send(send, shown, rule, step, matched)
 	e.lastAnswer = send
 	if e.cfg.DryRun {
-		// Nothing reached the program: a live one waits for the answer, which
-		// ends a headless run; in a terminal the person answers instead.
-		e.dryWait, e.dryAnswer = !e.cfg.Replay && !e.cfg.Interactive, e.redact(shown)
 		return true
 	}
 	e.verify, e.retried = e.answerDue(a, atQuestion), false
@@ -387,16 +384,32 @@ func (e *Engine) send(s Send, shown, rule, step, matched string) {
 	if s.DryRun {
 		name = "would-send"
 	}
-	e.emit(Event{Name: name, Rule: rule, Step: step, Sent: e.redact(shown), Excerpt: matched})
+	shown = e.redact(shown)
+	e.emit(Event{Name: name, Rule: rule, Step: step, Sent: shown, Excerpt: matched})
 	e.addSend(s)
+	if s.DryRun && !e.cfg.Replay && !e.cfg.Interactive {
+		// Nothing reached the program: a live one waits for the answer, which
+		// ends a headless run; in a terminal the person answers instead, and a
+		// replay goes on as the recorded program did.
+		e.dryWait, e.dryAnswer = true, shown
+	}
 	e.lastSend, e.sent = e.now, true
 	e.wake = time.Time{}
 	if e.scr != nil {
 		e.scrSent = e.scr.Version()
+	}
+	e.answered()
+}
+
+// answered makes everything the program has shown so far stale, at an answer
+// of clai's or of the person at the terminal: only fresh text acts, and what
+// was shown before an answer never answers again. On a stream the window
+// drops it; on a screen the cells as they are now stop counting as changed.
+func (e *Engine) answered() {
+	e.window = e.window[:0]
+	if e.scr != nil {
 		e.markSent()
 	}
-	// Only fresh text acts: what was shown before this answer never answers again.
-	e.window = e.window[:0]
 }
 
 // answeredScreen reports whether clai answered the screen as it stands: nothing

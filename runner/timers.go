@@ -22,7 +22,7 @@ func (e *Engine) timers() {
 	}
 	quiet := now.Sub(e.lastOutput)
 	settle := e.pb.Settings.Settle
-	if e.dryWait && !now.Before(e.lastSend.Add(settle)) {
+	if e.dryWait && e.wake.IsZero() && !now.Before(e.dryEnd()) {
 		e.finish(Done, ExitDone, fmt.Sprintf("dry run: the program waits for the answer clai would have sent (%q)", e.dryAnswer), true)
 		return
 	}
@@ -74,6 +74,20 @@ func (e *Engine) timers() {
 			e.finish(Manual, ExitManual, fmt.Sprintf("handed over to a person (%s), and nobody took over within timeouts.prompt (%s)", e.manualCause, t.Prompt), true)
 		}
 	}
+}
+
+// dryEnd is when a headless dry run that would have sent an answer ends: once
+// the program has been quiet for settle after that answer and after its last
+// output. The answer never reached it, so whatever it wrote meanwhile (the rest
+// of its prompt, an escape sequence in a write of its own, what it shows as it
+// starts when the first step sends at once) was written before it waits for it.
+// An answer clai holds back (a cooldown, min_send_interval) is decided first.
+func (e *Engine) dryEnd() time.Time {
+	from := e.lastSend
+	if e.lastOutput.After(from) {
+		from = e.lastOutput
+	}
+	return from.Add(e.pb.Settings.Settle)
 }
 
 func (e *Engine) enterPrompting(reason, question string) {

@@ -1,12 +1,14 @@
 // Command prompter asks questions in a terminal, like an installer or a
 // scaffolder, and echoes each answer as "got: ANSWER".
 //
-//	prompter -q "Project name: " -q "Continue? [y/n] " [-secret 2]
+//	prompter -q "Project name: " -q "Continue? [y/n] " [-secret 2] [-after SEQ]
 //
 // Question N given by -secret (1-based) is read with echo off, the way a
 // password prompt does it: echo is turned off before the question is printed,
-// so an answer sent after the question is never echoed. It exits 0 after the
-// last answer and 3 if input ends early.
+// so an answer sent after the question is never echoed. -after writes SEQ after
+// each question in a write of its own, a moment later, as Node's readline
+// follows its prompt with an escape sequence (bracketed paste on, a cursor
+// move). It exits 0 after the last answer and 3 if input ends early.
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 )
@@ -29,6 +32,7 @@ func main() {
 	var qs questions
 	flag.Var(&qs, "q", "a question to ask (repeatable, in order)")
 	secret := flag.Int("secret", 0, "ask question `N` (1-based) with echo off")
+	after := flag.String("after", "", "write `SEQ` after each question, in a write of its own")
 	flag.Parse()
 	if len(qs) == 0 {
 		qs = questions{"Name: "}
@@ -40,6 +44,7 @@ func main() {
 			answer, err = readSecret(q)
 		} else {
 			fmt.Print(q)
+			writeAfter(*after)
 			answer, err = readLine(os.Stdin)
 		}
 		if err != nil {
@@ -48,6 +53,19 @@ func main() {
 		}
 		fmt.Printf("got: %s\n", answer)
 	}
+}
+
+// afterPause is how long after a question -after writes its sequence: long
+// enough for the question to be read on its own, well within clai's settle.
+const afterPause = 20 * time.Millisecond
+
+// writeAfter writes seq, if any, in a write of its own after a pause.
+func writeAfter(seq string) {
+	if seq == "" {
+		return
+	}
+	time.Sleep(afterPause)
+	_, _ = os.Stdout.WriteString(seq)
 }
 
 // readLine reads one line a byte at a time, so nothing is read ahead of it.

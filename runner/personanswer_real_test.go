@@ -1,0 +1,212 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/runner"
+)
+
+// manualClock is a Clock whose time moves only when the test advances it, so
+// that a real program can be driven while clai's settle and timers wait.
+type manualClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*manualTimer
+}
+
+func newManualClock() *manualClock { return &manualClock{now: time.Unix(1_700_000_000, 0)} }
+
+// Now returns the clock's time.
+func (c *manualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// NewTimer returns a timer that fires once the clock reaches d from now.
+func (c *manualClock) NewTimer(d time.Duration) runner.Timer {
+	t := &manualTimer{clock: c, c: make(chan time.Time, 1)}
+	c.mu.Lock()
+	c.timers = append(c.timers, t)
+	c.mu.Unlock()
+	t.Reset(d)
+	return t
+}
+
+// advance moves the clock by d and fires the timers due.
+func (c *manualClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	for _, t := range c.timers {
+		t.fireIfDue()
+	}
+}
+
+// manualTimer is a timer of a manualClock; like time.Timer since Go 1.23, a
+// Reset or Stop drops a firing not yet received.
+type manualTimer struct {
+	clock *manualClock
+	c     chan time.Time
+	armed bool
+	at    time.Time
+}
+
+func (t *manualTimer) C() <-chan time.Time { return t.c }
+
+func (t *manualTimer) Reset(d time.Duration) {
+	t.clock.mu.Lock()
+	defer t.clock.mu.Unlock()
+	t.drain()
+	t.armed, t.at = true, t.clock.now.Add(d)
+	t.fireIfDue()
+}
+
+func (t *manualTimer) Stop() {
+	t.clock.mu.Lock()
+	defer t.clock.mu.Unlock()
+	t.drain()
+	t.armed = false
+}
+
+func (t *manualTimer) drain() {
+	select {
+	case <-t.c:
+	default:
+	}
+}
+
+// fireIfDue fires the timer if its time has come; the clock's lock is held.
+func (t *manualTimer) fireIfDue() {
+	if t.armed && !t.clock.now.Before(t.at) {
+		t.armed = false
+		t.c <- t.clock.now
+	}
+}
+
+// personAtTerminal is the other end of the terminal a run is given: what the
+// program shows there, and the keys a person types.
+type personAtTerminal struct {
+	t    *testing.T
+	ptmx *os.File
+	seen syncBuffer
+}
+
+// newPersonAtTerminal opens a terminal and returns the person at it and the
+// terminal for the run.
+func newPersonAtTerminal(t *testing.T) (*personAtTerminal, *runner.Terminal) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ptmx.Close(); _ = tty.Close() })
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 10, Cols: 60}); err != nil {
+		t.Fatal(err)
+	}
+	p := &personAtTerminal{t: t, ptmx: ptmx}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			_, _ = p.seen.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return p, &runner.Terminal{In: tty, Out: tty}
+}
+
+// waitUntil waits until done holds; the deadline only catches a hang.
+func (p *personAtTerminal) waitUntil(what string, done func() bool) {
+	p.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !done(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("never saw %s; the terminal shows:\n%q", what, p.seen.String())
+		}
+	}
+}
+
+// waitFor waits until the terminal has shown s n times.
+func (p *personAtTerminal) waitFor(s string, n int) {
+	p.t.Helper()
+	p.waitUntil(strings.Repeat(s, n), func() bool { return strings.Count(p.seen.String(), s) >= n })
+}
+
+func (p *personAtTerminal) types(keys string) {
+	p.t.Helper()
+	if _, err := p.ptmx.Write([]byte(keys)); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// In a terminal, with screen matching, a real program asks a question that a
+// rule answers, and the person answers it before clai's settle is over: clai
+// does not answer it again, though it stays on screen with the answer after it.
+// The same question asked again later is new, and the rule answers it. Time
+// stands still but where the test moves it, so the person is always first.
+func TestTerminalPersonAnswersOnScreen(t *testing.T) {
+	t.Parallel()
+	prompter := testprog.Build(t, "prompter")
+	pb := playbook(t, `
+version: 1
+name: person
+spawn: {command: [%q, -q, "Name: ", -q, "Other: ", -q, "Name: "]}
+settings: {match: screen, settle: 100ms, min_send_interval: 0s}
+rules:
+  - {name: name, match: "Name:", line: "bob", limit: 5}
+`, prompter)
+	person, term := newPersonAtTerminal(t)
+	clock := newManualClock()
+	core, logs := observer.New(zap.DebugLevel)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	reports := make(chan *runner.Report, 1)
+	go func() {
+		rep, err := runner.Run(ctx, pb, runner.WithStarter(quickKill), runner.WithTerminal(term),
+			runner.WithClock(clock), runner.WithLogger(zap.New(core)))
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+		reports <- rep
+	}()
+
+	person.waitFor("Name: ", 1)
+	person.types("alice\r")
+	person.waitFor("Other: ", 1)
+	// Past the settle: clai matches the screen, which still shows the first
+	// question, and sees the second, which nothing answers.
+	clock.advance(time.Second)
+	person.waitUntil("the prompt nobody answers, or clai's answer", func() bool {
+		return logs.FilterMessage("prompt").Len() > 0 || strings.Contains(person.seen.String(), "got: bob")
+	})
+	if strings.Contains(person.seen.String(), "got: bob") {
+		t.Fatalf("clai answered the question the person had answered:\n%q", person.seen.String())
+	}
+	person.types("carol\r")
+	person.waitFor("Name: ", 2)
+	clock.advance(time.Second)
+	person.waitFor("got: bob", 1)
+	rep := <-reports
+	if rep == nil {
+		t.FailNow()
+	}
+	wantOutcome(t, rep, runner.Done, 0)
+	if got := person.seen.String(); !strings.Contains(got, "got: alice") || !strings.Contains(got, "got: carol") {
+		t.Fatalf("the program did not get the person's answers:\n%q", got)
+	}
+	if rep.Rules["name"] != 1 {
+		t.Fatalf("rule name fired %d times, want 1", rep.Rules["name"])
+	}
+}
