@@ -172,6 +172,8 @@ type Engine struct {
 	changes changes
 	// choosing is a choose action waiting to see its selection on screen.
 	choosing *choosing
+	// rulesChoose is set when a rule's action is a choose.
+	rulesChoose bool
 }
 
 // NewEngine makes an engine for a loaded playbook.
@@ -197,6 +199,11 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 		e.present = map[*playbooks.Rule]int{}
 		e.dangerShown = map[*playbooks.Danger]int{}
 		e.dangerStreamed = map[*playbooks.Danger]bool{}
+		for _, r := range pb.Rules {
+			if r.Action != nil && r.Action.Kind == playbooks.ActChoose {
+				e.rulesChoose = true
+			}
+		}
 	}
 	return e
 }
@@ -319,7 +326,38 @@ func (e *Engine) view() []byte {
 // screenStill reports whether the screen changed since it was last matched and
 // has been still for settle since.
 func (e *Engine) screenStill() bool {
-	return e.scr != nil && !e.now.Before(e.lastOutput.Add(e.pb.Settings.Settle)) && e.scr.Version() != e.scrSeen
+	return e.scr != nil && !e.now.Before(e.lastOutput.Add(e.screenQuiet())) && e.scr.Version() != e.scrSeen
+}
+
+// screenQuiet is how long the screen must be still before it is matched:
+// settings.settle, so that a screen a program redraws in several writes is
+// matched whole. Where all the program wrote since the screen was last matched
+// is plain output (text, colours and line ends, which add to the screen as to
+// a stream) and no choose may act on a half-drawn menu, the screen is matched
+// as soon as output pauses, as the stream is.
+func (e *Engine) screenQuiet() time.Duration {
+	if e.scr.Plain() && !e.mayChoose() {
+		return batchQuiet
+	}
+	return e.pb.Settings.Settle
+}
+
+// mayChoose reports whether a choose may act now: a rule's, or a case's of the
+// current step.
+func (e *Engine) mayChoose() bool {
+	if e.rulesChoose || e.choosing != nil {
+		return true
+	}
+	s := e.currentStep()
+	if s == nil {
+		return false
+	}
+	for _, c := range s.Branches() {
+		if c.Action != nil && c.Action.Kind == playbooks.ActChoose {
+			return true
+		}
+	}
+	return false
 }
 
 // match runs the steps and rules over the window.
@@ -465,7 +503,7 @@ func (e *Engine) Deadline() (time.Time, bool) {
 	}
 	// Output the screen holds back is taken in once it settles, not here.
 	if e.scr != nil && (e.scr.Pending() || e.scr.Version() != e.scrSeen) {
-		at(e.lastOutput.Add(e.pb.Settings.Settle))
+		at(e.lastOutput.Add(e.screenQuiet()))
 	}
 	t := e.pb.Timeouts
 	if t.Total > 0 {

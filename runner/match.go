@@ -104,6 +104,7 @@ func (e *Engine) evaluate() {
 	if e.scr != nil {
 		if v := e.scr.Version(); v != e.scrSeen {
 			e.scrSeen = v
+			e.scr.MarkPlain()
 			text := e.view()
 			e.observe(text)
 			e.scanScreenDanger(text)

@@ -68,13 +68,15 @@ func TestScreenPersonAnswersBeforeSettle(t *testing.T) {
 				body = "steps:\n  - expect:\n      - {case: \"Name:\", line: \"bob\", repeat: true}\n"
 			}
 			s := newSim(t, header+"settings: {match: screen, settle: 300ms, min_send_interval: 0s}\n"+body, runner.Config{Interactive: true, Rows: 10, Cols: 60})
-			s.out(time.Millisecond, "Name: ")
+			// The question is drawn over an erased line: a redraw, which is
+			// matched once the screen has been still for settle.
+			s.out(time.Millisecond, "\x1b[2K\rName: ")
 			s.advance(100 * time.Millisecond)
 			s.apply(s.e.Input(s.now, 6))
 			s.out(10*time.Millisecond, "alice\r\nhello alice\r\n")
 			s.advance(5 * time.Second)
 			s.wantSent()
-			s.out(time.Millisecond, "Name: ")
+			s.out(time.Millisecond, "\x1b[2K\rName: ")
 			s.advance(400 * time.Millisecond)
 			s.wantSent("bob\r")
 		})

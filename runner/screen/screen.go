@@ -81,6 +81,9 @@ type Screen struct {
 	// turns holding back and skipping off; tests change them.
 	maxPending, minSkip int
 	exact               bool
+	// redrawn is set when output other than plain output was written since
+	// the last MarkPlain (see Plain).
+	redrawn bool
 }
 
 // New returns a blank screen of rows×cols cells. A non-positive dimension is
@@ -164,6 +167,7 @@ func (s *Screen) Write(p []byte) {
 			return
 		}
 	}
+	s.redrawn = true
 	// The emulator takes what was held back in a write of its own, as it did
 	// when it came: a character at the end of one write and a combining mark
 	// at the start of the next stay two clusters.
@@ -209,6 +213,20 @@ func (s *Screen) feedExact(b []byte) {
 		return
 	}
 	s.feed(b)
+}
+
+// Plain reports whether all that was written since the last MarkPlain (or
+// since the screen was made) was plain output: printable text, colours,
+// carriage returns and line feeds, which add to the screen as they add to a
+// stream. Anything else (a cursor motion, an erase, a mode, another screen, a
+// resize) redraws it, and a program may take several writes to do that.
+func (s *Screen) Plain() bool {
+	return !s.redrawn
+}
+
+// MarkPlain starts Plain afresh: a caller marks the screen when it looks at it.
+func (s *Screen) MarkPlain() {
+	s.redrawn = false
 }
 
 // Pending reports whether output was written that the screen has not taken in
@@ -307,6 +325,7 @@ func (s *Screen) TextAtCursor() string {
 func (s *Screen) Resize(rows, cols int) {
 	rows, cols = size(rows, cols)
 	s.sync()
+	s.redrawn = true
 	s.emu.Resize(cols, rows)
 	// The emulator gives both screens a scroll region of the new size.
 	s.vmargins, s.hmargins, s.margins = [2]bool{}, [2]bool{}, [2]bool{}
