@@ -10,7 +10,7 @@ import (
 
 // seedOutput is how much of each recording's output seeds FuzzScreen: enough
 // for a program's first screen, little enough that the seeds run in a moment.
-const seedOutput = 2 << 10
+const seedOutput = 1 << 10
 
 // FuzzScreen feeds any bytes to a screen of a size the seed picks, whole, a
 // byte at a time and in pieces the seed cuts: none panics or hangs, and all
