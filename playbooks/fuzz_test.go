@@ -50,7 +50,7 @@ func FuzzParse(f *testing.F) {
 		if pb != nil && findings.HasErrors() {
 			t.Fatalf("a playbook and errors: %v", findings)
 		}
-		lines := bytes.Count(src, []byte("\n")) + 1
+		lines := yamlLines(src)
 		for _, d := range findings {
 			checkFinding(t, d, name, lines)
 		}
@@ -58,6 +58,18 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("parsed twice, the findings differ:\n%v\n%v", findings, again)
 		}
 	})
+}
+
+// yamlLines counts the lines of src as YAML does: "\r\n", "\r" and "\n" each
+// end one.
+func yamlLines(src []byte) int {
+	n := 1
+	for i, c := range src {
+		if c == '\n' || c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
+			n++
+		}
+	}
+	return n
 }
 
 // checkFinding fails t unless d is placed in the file named name, of lines
