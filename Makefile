@@ -3,7 +3,7 @@ GO          ?= go
 BIN         ?= bin/clai
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test lint cross tidy-check generate update-golden bench ci clean
+.PHONY: all build test lint cross tidy-check generate update-golden bench fuzz ci clean
 
 all: build
 
@@ -49,6 +49,19 @@ ONLY ?=
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./runner/... ./playbooks/...
 	$(GO) run ./internal/cmd/bench -runs $(RUNS) -only "$(ONLY)"
+
+## fuzz: each fuzz target in turn, FUZZTIME each (go test runs one target of a
+## package at a time); FUZZFLAGS go to go test, e.g. FUZZFLAGS=-parallel=1.
+## Their seed corpora run in make test.
+FUZZTIME  ?= 30s
+FUZZFLAGS ?=
+fuzz:
+	@set -e; for file in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
+	  for target in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$file); do \
+	    echo "$$target ($$(dirname $$file)), $(FUZZTIME)"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$(dirname $$file); \
+	  done; \
+	done
 
 ## ci: everything CI checks
 ci: test lint cross tidy-check

@@ -132,26 +132,40 @@ func (d *decoder) errorAt(n ast.Node, rule, hint, format string, args ...any) {
 
 // linkAliases finds the anchor each alias of the document names, in document
 // order, whatever order the sections are decoded in; an alias used before any
-// anchor of its name is reported.
+// anchor of its name, or inside the value of the anchor it names (a value that
+// would hold itself), is reported.
 func (d *decoder) linkAliases(doc ast.Node) {
 	d.aliases = map[*ast.AliasNode]ast.Node{}
 	anchors := map[string]ast.Node{}
-	ast.Walk(visitFunc(func(n ast.Node) bool {
+	// open holds the anchors whose value is being walked.
+	open := map[string]bool{}
+	var visit visitFunc
+	visit = func(n ast.Node) bool {
 		switch v := n.(type) {
 		case *ast.AnchorNode:
-			anchors[anchorName(v.Name)] = v.Value
+			name := anchorName(v.Name)
+			open[name] = true
+			ast.Walk(visit, v.Value)
+			delete(open, name)
+			anchors[name] = v.Value
+			return false
 		case *ast.AliasNode:
 			name := anchorName(v.Value)
-			if target, ok := anchors[name]; ok {
+			target, ok := anchors[name]
+			switch {
+			case open[name]:
+				d.errorAt(v, "yaml", "write the value out here, or give the inner part an anchor of its own", "alias *%s is inside the value of &%s, which cannot hold itself", name, name)
+			case ok:
 				d.aliases[v] = target
-			} else {
+			default:
 				d.errorAt(v, "yaml", fmt.Sprintf("define &%s before this place: YAML reads anchors in document order", name), "alias *%s names no anchor defined before it", name)
 			}
 			// What an alias names is decoded where its anchor is.
 			return false
 		}
 		return true
-	}), doc)
+	}
+	ast.Walk(visit, doc)
 }
 
 // visitFunc is an ast.Visitor that goes into a node's children when it returns true.

@@ -92,7 +92,8 @@ func TestStripperSplitsAnywhere(t *testing.T) {
 // FuzzStripper feeds output whole, byte by byte and in pieces cut by seed: what
 // Append and Flush pass on must be the same, hold no control character but
 // "\n", and a Stripper that settles after every piece, as the engine does, must
-// end on the same line.
+// end on the same line. The seed's high bits pick the terminal's size (see
+// fuzzSize), so narrow and short terminals are fuzzed too.
 func FuzzStripper(f *testing.F) {
 	for _, s := range []string{
 		"plain text\r\n", "\x1b[1;32mok\x1b[0m", "rm\x1b[1C-rf\x1b[1C/", "rm -rf /x\b ",
@@ -105,15 +106,28 @@ func FuzzStripper(f *testing.F) {
 	} {
 		f.Add([]byte(s), uint64(len(s)))
 	}
+	for _, s := range []string{
+		"世界世界\x1b[2D\x1b[Px\r\n\tend", "abcdefgh\x1b[1;3r\x1b[3;1H\n\n\x1bMz\x1b[?7lqrstuvwxyz",
+		"\x1b[5Gé\u0301\x1b[3g\x1bH\t\x1b[2Z\x1b[99999b\x1b[99999I",
+	} {
+		f.Add([]byte(s), uint64(3)<<48|uint64(5)<<32|uint64(len(s)))
+	}
 	f.Fuzz(func(t *testing.T, src []byte, seed uint64) {
-		var whole Stripper
+		cols, rows := fuzzSize(seed)
+		sized := func() *Stripper {
+			var s Stripper
+			s.SetWidth(cols)
+			s.SetHeight(rows)
+			return &s
+		}
+		whole := sized()
 		want := whole.Flush(whole.Append(nil, src))
 		for _, c := range want {
 			if c < 0x20 && c != '\n' || c == 0x7f {
 				t.Fatalf("%q: control %#x in %q", src, c, want)
 			}
 		}
-		var bytewise Stripper
+		bytewise := sized()
 		var got []byte
 		for i := range src {
 			got = bytewise.Append(got, src[i:i+1])
@@ -122,7 +136,7 @@ func FuzzStripper(f *testing.F) {
 			t.Fatalf("%q: byte by byte %q, whole %q", src, got, want)
 		}
 		rng := rand.New(rand.NewPCG(seed, 1))
-		var pieces, settled Stripper
+		pieces, settled := sized(), sized()
 		var cut, settle []byte
 		for rest := src; len(rest) > 0; {
 			k := 1 + rng.IntN(len(rest))
@@ -141,6 +155,15 @@ func FuzzStripper(f *testing.F) {
 			t.Fatalf("%q: settling ends on %q, whole on %q", src, last, lastLineOf(want))
 		}
 	})
+}
+
+// fuzzSize picks a terminal's columns and rows from the high bits of a fuzz
+// seed: 0 (80x24) when they are clear, as in the seeds that came first.
+func fuzzSize(seed uint64) (cols, rows int) {
+	if seed>>32 == 0 {
+		return 0, 0
+	}
+	return 1 + int(seed>>32&0xffff)%200, 1 + int(seed>>48)%60
 }
 
 func lastLineOf(b []byte) string {

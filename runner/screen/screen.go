@@ -601,6 +601,25 @@ func (s *Screen) registerHandlers() {
 		}
 		return false
 	})
+	// Counts: the emulator works once per count, and a count may be up to
+	// 2^31, so a few bytes of output could keep it busy for minutes. Erasing
+	// characters (ECH) or moving over tab stops (CHT, CBT) more times than a
+	// row has cells ends where a row's worth ends; a repeat (REP) is held to a
+	// screenful, as tmux holds it.
+	for _, c := range []struct {
+		cmd  int
+		most func() int
+	}{
+		{'X', e.Width}, {'I', e.Width}, {'Z', e.Width},
+		{'b', func() int { return e.Width() * e.Height() }},
+	} {
+		e.RegisterCsiHandler(c.cmd, func(params ansi.Params) bool {
+			if n, more, ok := params.Param(0, 1); ok && n > c.most() {
+				params[0] = ansi.Param(ansi.Parameter(c.most(), more))
+			}
+			return false
+		})
+	}
 	// OSC 10/11/12 "?": default foreground, background and cursor colour.
 	for _, cmd := range []int{10, 11, 12} {
 		e.RegisterOscHandler(cmd, func(data []byte) bool {
