@@ -82,9 +82,9 @@ func (v *Values) appendGroup(dst []byte, name string) []byte {
 }
 
 // Env is the typed expression environment of one place in a playbook: the names in
-// DESIGN §2, with match carrying a field for each named group of the place's pattern
-// and vars a field for each declared variable, so that a misspelt name fails when the
-// playbook loads rather than when the rule fires.
+// docs/playbook.md ("Expressions"), with match carrying a field for each named group
+// of the place's pattern and vars a field for each declared variable, so that a
+// misspelt name fails when the playbook loads rather than when the rule fires.
 type Env struct {
 	root   reflect.Type
 	match  reflect.Type

@@ -15,7 +15,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver"
 )
 
-// State is where a run is (DESIGN §4).
+// State is where a run is (docs/running.md, "States").
 type State string
 
 // The states of a run.
@@ -31,7 +31,7 @@ const (
 	Aborted   State = "aborted"
 )
 
-// Exit codes of a run (README, DESIGN §5).
+// Exit codes of a run (docs/running.md, "Exit codes").
 const (
 	ExitDone        = 0
 	ExitFailed      = 1

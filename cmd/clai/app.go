@@ -19,7 +19,7 @@ import (
 // module version from the build information is used.
 var version = ""
 
-// Exit codes, documented in the README.
+// Exit codes, documented in docs/running.md ("Exit codes").
 const (
 	exitOK       = 0
 	exitFailed   = 1

@@ -27,7 +27,7 @@ func (m tailMatcher) Criteria() any { return string(m.suffix) }
 // BenchmarkExpectVersusChunks reads 16 MiB of coloured log then answers the prompt,
 // through go-expect's Console.Expect (one rune at a time through a small buffer) and
 // through the driver's 64 KiB reads, the way clai reads. The ratio between the two
-// decided how clai reads the terminal (README, "Performance").
+// decided how clai reads the terminal (docs/performance.md).
 func BenchmarkExpectVersusChunks(b *testing.B) {
 	const size = "16MiB"
 	bin := testprog.Build(b, "flood")
