@@ -26,6 +26,9 @@ type StartError struct{ Err error }
 func (e *StartError) Error() string { return e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
 
+// ExitCode is ExitFailed: the program could not run.
+func (e *StartError) ExitCode() int { return ExitFailed }
+
 // SetupError is a run refused before anything starts, for what it was given:
 // a playbook that cannot run as written, a --var it does not declare, a secret
 // that cannot be read, a spawn section that does not resolve. Any other error
@@ -34,6 +37,9 @@ type SetupError struct{ Err error }
 
 func (e *SetupError) Error() string { return e.Err.Error() }
 func (e *SetupError) Unwrap() error { return e.Err }
+
+// ExitCode is ExitUsage: the run was refused for what it was given.
+func (e *SetupError) ExitCode() int { return ExitUsage }
 
 // options are the settings of one Run.
 type options struct {

@@ -31,17 +31,6 @@ const (
 	Aborted   State = "aborted"
 )
 
-// Exit codes of a run (docs/running.md, "Exit codes").
-const (
-	ExitDone        = 0
-	ExitFailed      = 1
-	ExitUsage       = 2
-	ExitDanger      = 3
-	ExitManual      = 4
-	ExitInterrupted = 130
-	ExitTimeout     = 124
-)
-
 // Result is how a run ended.
 type Result struct {
 	// State is the final state: done, timeout, failed or aborted, or manual and

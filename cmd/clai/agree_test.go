@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clai-sh/clai/runner"
 )
 
 // errorLines returns the error findings among out's lines, with the "clai: "
@@ -59,12 +61,12 @@ func TestLintFindsWhatRunRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			var lintOut, runOut bytes.Buffer
-			if code := run(t.Context(), []string{"clai", "lint", path}, nil, &lintOut, &lintOut); code != exitFailed {
-				t.Fatalf("lint exit %d, want %d:\n%s", code, exitFailed, lintOut.String())
+			if code := run(t.Context(), []string{"clai", "lint", path}, nil, &lintOut, &lintOut); code != runner.ExitFailed {
+				t.Fatalf("lint exit %d, want %d:\n%s", code, runner.ExitFailed, lintOut.String())
 			}
 			runArgs := []string{"clai", "run", "--log", filepath.Join(dir, "run.log"), path}
-			if code := run(t.Context(), runArgs, nil, &runOut, &runOut); code != exitUsage {
-				t.Fatalf("run exit %d, want %d:\n%s", code, exitUsage, runOut.String())
+			if code := run(t.Context(), runArgs, nil, &runOut, &runOut); code != runner.ExitUsage {
+				t.Fatalf("run exit %d, want %d:\n%s", code, runner.ExitUsage, runOut.String())
 			}
 			lint := errorLines(strings.ReplaceAll(lintOut.String(), dir+"/", ""))
 			refused := errorLines(strings.ReplaceAll(runOut.String(), dir+"/", ""))

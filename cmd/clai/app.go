@@ -19,18 +19,9 @@ import (
 // module version from the build information is used.
 var version = ""
 
-// Exit codes, documented in docs/running.md ("Exit codes").
-const (
-	exitOK       = 0
-	exitFailed   = 1
-	exitUsage    = 2
-	exitDanger   = 3
-	exitManual   = 4
-	exitTimeout  = 124
-	exitInternal = 70
-)
-
-// exitError carries the exit code a command chose.
+// exitError is an error that carries the exit code clai ends with: one of
+// runner's Exit codes, or for clai record the program's own. Without err, clai
+// ends quietly: what there was to say has been said.
 type exitError struct {
 	code int
 	err  error
@@ -45,23 +36,33 @@ func (e *exitError) Error() string {
 
 func (e *exitError) Unwrap() error { return e.err }
 
-// usageError is a mistake in how clai was called.
+// ExitCode is the code clai ends with.
+func (e *exitError) ExitCode() int { return e.code }
+
+// usageError is a mistake in how clai was called: exit 2.
 func usageError(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+	return usage(fmt.Errorf(format, args...))
 }
 
+// usage is err, a refusal of what clai was given, with exit 2.
+func usage(err error) error { return &exitError{code: runner.ExitUsage, err: err} }
+
+// failure is err with exit 1; without err, clai ends quietly with 1.
+func failure(err error) error { return &exitError{code: runner.ExitFailed, err: err} }
+
 // exitCode maps the error a command returned to the process exit code; it is the one
-// place that does. A usage error carries its code; an error nobody planned for
-// (an I/O error, a bug) is a failure, exit 1, never a usage error.
+// place that does. An error that knows its code (an ExitCode method, anywhere
+// in its chain) has it; an error nobody planned for (an I/O error, a bug) is a
+// failure, exit 1, never a usage error.
 func exitCode(err error) int {
 	if err == nil {
-		return exitOK
+		return runner.ExitDone
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
 	}
-	return exitFailed
+	return runner.ExitFailed
 }
 
 // flagErrorsAreUsage makes a flag cmd or one of its subcommands cannot parse a
@@ -69,7 +70,7 @@ func exitCode(err error) int {
 func flagErrorsAreUsage(cmd *cli.Command, parent string) {
 	name := parent + " " + cmd.Name
 	cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%w (see %s --help)", err, name)}
+		return usage(fmt.Errorf("%w (see %s --help)", err, name))
 	}
 	for _, sub := range cmd.Subcommands {
 		flagErrorsAreUsage(sub, name)
@@ -126,7 +127,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		// clai maps errors to exit codes itself, in run.
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return &exitError{code: exitUsage, err: err}
+			return usage(err)
 		},
 		HideHelpCommand: true,
 		// A repeatable flag takes each value whole: a comma is part of a

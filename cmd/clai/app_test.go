@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/clai-sh/clai/runner"
 )
@@ -13,19 +16,24 @@ import (
 func TestExitCode(t *testing.T) {
 	t.Parallel()
 	unplanned := errors.New("write /dev/stdout: no space left on device")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(errors.New("interrupt"))
+	stopped := &cli.Context{Context: ctx, Command: &cli.Command{Name: "lint"}}
 	cases := []struct {
 		name string
 		err  error
 		want int
 	}{
-		{"no error", nil, exitOK},
-		{"an error nobody planned for", unplanned, exitFailed},
-		{"a wrapped one", fmt.Errorf("schema: %w", unplanned), exitFailed},
-		{"a usage error", usageError("lint: name at least one playbook or folder"), exitUsage},
-		{"a run refused for what it was given", runError(&runner.SetupError{Err: errors.New("--var x: the playbook declares no variables")}), exitUsage},
-		{"a run refused, wrapped", runError(fmt.Errorf("run: %w", &runner.SetupError{Err: errors.New("choose needs screen")})), exitUsage},
-		{"a program that could not start", runError(&runner.StartError{Err: errors.New("exec: no-such: not found")}), exitFailed},
-		{"a run that failed in a way nobody planned for", runError(errors.New("poll: bad file descriptor")), exitFailed},
+		{"no error", nil, runner.ExitDone},
+		{"an error nobody planned for", unplanned, runner.ExitFailed},
+		{"a wrapped one", fmt.Errorf("schema: %w", unplanned), runner.ExitFailed},
+		{"a usage error", usageError("lint: name at least one playbook or folder"), runner.ExitUsage},
+		{"a failure that was said already", failure(nil), runner.ExitFailed},
+		{"a run refused for what it was given", &runner.SetupError{Err: errors.New("--var x: the playbook declares no variables")}, runner.ExitUsage},
+		{"a run refused, wrapped", fmt.Errorf("run: %w", &runner.SetupError{Err: errors.New("choose needs screen")}), runner.ExitUsage},
+		{"a program that could not start", &runner.StartError{Err: errors.New("exec: no-such: not found")}, runner.ExitFailed},
+		{"a command a signal stopped", interrupted(stopped), runner.ExitInterrupted},
+		{"a recorded program's own code", &exitError{code: 42}, 42},
 	}
 	for _, c := range cases {
 		if got := exitCode(c.err); got != c.want {

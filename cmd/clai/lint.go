@@ -42,11 +42,11 @@ func lintCommand() *cli.Command {
 				sources = res.Sources
 			}
 			if err := writeLint(c.App.Writer, c.App.ErrWriter, format, res, sources); err != nil {
-				return &exitError{code: exitFailed, err: err}
+				return failure(err)
 			}
 			errs, warns := res.Findings.Count()
 			if errs > 0 || (c.Bool("strict") && warns > 0) {
-				return &exitError{code: exitFailed}
+				return failure(nil)
 			}
 			return nil
 		}),

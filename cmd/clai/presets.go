@@ -24,7 +24,7 @@ func presetsCommand() *cli.Command {
 						}
 						pb, err := playbooks.LoadPreset(name)
 						if err != nil {
-							return &exitError{code: exitFailed, err: err}
+							return failure(err)
 						}
 						fmt.Fprintf(c.App.Writer, "%-12s %s\n", name, strings.TrimSpace(pb.Description))
 					}

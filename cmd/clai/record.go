@@ -120,7 +120,7 @@ func needTerminal(stdin, stdout *os.File) error {
 // for) is a failure.
 func programExitCode(code int) int {
 	if code < 0 || code > 255 {
-		return exitFailed
+		return runner.ExitFailed
 	}
 	return code
 }
@@ -209,7 +209,7 @@ func (r *recording) run(parent context.Context) (driver.ExitStatus, error) {
 		// Raw before the program starts, so keys typed ahead are not echoed
 		// by the terminal as well as by the program.
 		if restore, err = r.term.Raw(); err != nil {
-			return driver.ExitStatus{}, &exitError{code: exitFailed, err: fmt.Errorf("record: terminal: %w", err)}
+			return driver.ExitStatus{}, failure(fmt.Errorf("record: terminal: %w", err))
 		}
 		defer restore()
 		resized = r.term.Resized(ctx)
@@ -218,7 +218,7 @@ func (r *recording) run(parent context.Context) (driver.ExitStatus, error) {
 	start := time.Now()
 	p, err := pty.Start(ctx, pty.Options{Argv: r.argv, Env: env, Rows: r.rows, Cols: r.cols})
 	if err != nil {
-		return driver.ExitStatus{}, &exitError{code: exitFailed, err: fmt.Errorf("record: %w", err)}
+		return driver.ExitStatus{}, failure(fmt.Errorf("record: %w", err))
 	}
 	defer p.Close()
 	// From here on the file is kept, even if writing it fails part way; a
@@ -237,7 +237,7 @@ func (r *recording) run(parent context.Context) (driver.ExitStatus, error) {
 	}
 	st, err := p.Wait()
 	if err != nil {
-		return st, &exitError{code: exitFailed, err: fmt.Errorf("record: %w", err)}
+		return st, failure(fmt.Errorf("record: %w", err))
 	}
 	return st, nil
 }

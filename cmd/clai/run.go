@@ -65,9 +65,9 @@ func runCommand() *cli.Command {
 			if err != nil {
 				var list interface{ Count() (int, int) }
 				if errors.As(err, &list) {
-					return &exitError{code: exitUsage, err: fmt.Errorf("%w\nrun clai lint %s for hints", err, path)}
+					return usage(fmt.Errorf("%w\nrun clai lint %s for hints", err, path))
 				}
-				return &exitError{code: exitUsage, err: err}
+				return usage(err)
 			}
 			if extra, err = applyCommandArgs(pb, extra, c.Bool("replace")); err != nil {
 				return err
@@ -109,7 +109,7 @@ func runCommand() *cli.Command {
 				if errors.As(err, &pe) {
 					return usageError("--replay: %v", err)
 				} else if err != nil {
-					return runError(err)
+					return err
 				}
 				return finishRun(c, report, out, paths.reports, nil)
 			}
@@ -138,9 +138,11 @@ func runCommand() *cli.Command {
 			}
 			report, err := runner.Run(c.Context, pb, opts...)
 			if err != nil {
+				// The error carries its exit code: 2 for a run refused
+				// for what it was given, 1 for anything else.
 				var start *runner.StartError
 				if !errors.As(err, &start) || report == nil {
-					return runError(err)
+					return err
 				}
 				// The program could not start: the report and the log say
 				// why, as stderr does.
@@ -148,18 +150,6 @@ func runCommand() *cli.Command {
 			return finishRun(c, report, out, paths.reports, err)
 		},
 	}
-}
-
-// runError is the exit of a run that returned err instead of a report: a run
-// refused for what it was given (it cannot run as written, an undeclared
-// --var, a missing secret) is a usage error, exit 2; anything else, a program
-// that could not start or an error nobody planned for, is a failure, exit 1.
-func runError(err error) error {
-	var setup *runner.SetupError
-	if errors.As(err, &setup) {
-		return &exitError{code: exitUsage, err: err}
-	}
-	return &exitError{code: exitFailed, err: err}
 }
 
 // finishRun closes the run's outputs, writes its reports and turns the run's
@@ -171,7 +161,7 @@ func finishRun(c *cli.Context, report *runner.Report, out *outputs, reports []st
 	writeReports(c.App.ErrWriter, report, reports)
 	switch {
 	case startErr != nil:
-		return &exitError{code: exitFailed, err: startErr}
+		return startErr
 	case report.ExitCode != 0:
 		return &exitError{code: report.ExitCode, err: fmt.Errorf("%s: %s", report.Outcome, report.Reason)}
 	}

@@ -59,7 +59,7 @@ func testCommand() *cli.Command {
 			}
 			fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
 			if failed > 0 {
-				return &exitError{code: exitFailed}
+				return failure(nil)
 			}
 			return nil
 		}),
