@@ -38,9 +38,14 @@ tidy-check:
 	    cp /tmp/clai.go.mod.$$$$ go.mod; cp /tmp/clai.go.sum.$$$$ go.sum; exit 1; fi; \
 	  rm -f /tmp/clai.go.mod.$$$$ /tmp/clai.go.sum.$$$$
 
-## update-golden: rewrite golden files after an intended change of output
+## update-golden: rewrite every golden file (and the CLI scripts' expected
+## output) after an intended change of output: the tests of each package that
+## imports internal/golden, run with -update
 update-golden:
-	$(GO) test ./cmd/clai/ -update
+	@pkgs=$$($(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | \
+	  awk '{ for (i = 2; i <= NF; i++) if ($$i == "github.com/clai-sh/clai/internal/golden") { print $$1; next } }'); \
+	  if [ -z "$$pkgs" ]; then echo "no package imports internal/golden"; exit 1; fi; \
+	  echo $(GO) test -count=1 $$pkgs -update; $(GO) test -count=1 $$pkgs -update
 
 ## bench: Go benchmarks, then whole-process workloads W1–W5 against a floor
 ## measured in the same run (RUNS=N runs each, ONLY=W1,W2 to pick)

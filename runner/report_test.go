@@ -3,7 +3,6 @@ package runner_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,10 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/golden"
 	"github.com/clai-sh/clai/runner"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of the reports under testdata/report")
 
 // reportFormats are the formats a report is written in, by file extension.
 var reportFormats = []string{"json", "md", "html"}
@@ -148,44 +146,10 @@ func TestReportGolden(t *testing.T) {
 		for _, format := range reportFormats {
 			t.Run(name+"."+format, func(t *testing.T) {
 				got := normalise(render(t, rep, format))
-				golden := filepath.Join("..", "testdata", "report", name+".golden."+format)
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run go test ./runner -run TestReportGolden -update)", err)
-				}
-				if got != normalise(string(want)) {
-					t.Errorf("%s differs from %s (rerun with -update and review the diff)\n%s", format, golden, firstDiff(string(want), got))
-				}
+				golden.Check(t, filepath.Join("..", "testdata", "report", name+".golden."+format), got)
 			})
 		}
 	}
-}
-
-// firstDiff shows the first line where got differs from want.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d:\nwant: %s\n got: %s", i+1, wl, gl)
-		}
-	}
-	return "(they differ only in line ends)"
 }
 
 // TestReportJSONUnchanged: the JSON is the versioned format of before, indented

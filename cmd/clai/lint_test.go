@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/clai-sh/clai/internal/golden"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/diag"
 )
@@ -32,20 +32,7 @@ func TestLintGolden(t *testing.T) {
 		}
 		// Golden files hold paths relative to the repository root.
 		got := strings.ReplaceAll(out.String(), "../../testdata/", "testdata/")
-		golden := strings.TrimSuffix(path, ".yaml") + ".golden"
-		if *update {
-			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test ./cmd/clai -update to create it)", err)
-		}
-		if got != string(want) {
-			t.Errorf("%s: lint output differs from %s\n--- got\n%s--- want\n%s", path, golden, got, want)
-		}
+		golden.Check(t, strings.TrimSuffix(path, ".yaml")+".golden", got)
 	}
 	for _, r := range diag.Rules {
 		if r.ID != "io" && !seen[r.ID] {

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
-)
 
-var update = flag.Bool("update", false, "rewrite the expected output in testdata/script")
+	"github.com/clai-sh/clai/internal/golden"
+)
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
@@ -27,7 +26,7 @@ func TestScripts(t *testing.T) {
 	}
 	testscript.Run(t, testscript.Params{
 		Dir:           filepath.Join(repo, "testdata", "script"),
-		UpdateScripts: *update,
+		UpdateScripts: golden.Update(),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
 			return nil
