@@ -25,7 +25,7 @@ func TestScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	testscript.Run(t, testscript.Params{
-		Dir:           filepath.Join(repo, "testdata", "script"),
+		Dir:           filepath.Join("testdata", "script"),
 		UpdateScripts: golden.Update(),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
