@@ -75,9 +75,9 @@ func (p *Process) reap() {
 	p.markExited()
 	p.endWrites()
 	p.status, p.waitErr = exitStatus(p.cmd.ProcessState, err)
-	if p.linger > 0 {
+	if p.linger.period > 0 {
 		p.wg.Add(1)
-		go p.lingerWatch(time.Now())
+		go p.lingerWatch()
 	}
 	close(p.done)
 }
@@ -85,6 +85,7 @@ func (p *Process) reap() {
 // markExited records that the program exited: reads start their linger
 // period and writes fail.
 func (p *Process) markExited() {
+	p.linger.exited()
 	p.exited.Store(true)
 }
 

@@ -74,11 +74,12 @@ type Options struct {
 type Process struct {
 	master *os.File
 	// raw reaches master's descriptor for the reads and writes of clai itself.
-	raw    syscall.RawConn
-	cmd    *exec.Cmd
-	pid    int
-	grace  time.Duration
-	linger time.Duration
+	raw   syscall.RawConn
+	cmd   *exec.Cmd
+	pid   int
+	grace time.Duration
+	// linger measures the quiet after the program exited (see lingerClock).
+	linger *lingerClock
 
 	exited   atomic.Bool  // the program exited (it may not be reaped yet)
 	eof      atomic.Bool  // Read returned io.EOF; it always will
@@ -86,15 +87,11 @@ type Process struct {
 	// name is the terminal's path, for opening it again where the kernel
 	// cannot get it from the master.
 	name string
-	// waiting is set while ReadWait may be blocked in the kernel; lastRead is
-	// when it last got output (Unix nanoseconds); lingered is set when the
-	// program's descendants were quiet for the linger period after it exited.
+	// waiting is set while ReadWait may be blocked in the kernel; lingered is
+	// set when the program's descendants were quiet for the linger period
+	// after it exited.
 	waiting  atomic.Bool
-	lastRead atomic.Int64
 	lingered atomic.Bool
-	// quietSince is when the reader, after the program exited, last found no
-	// output. Only the one reading goroutine uses it.
-	quietSince time.Time
 
 	// rd and wr carry the arguments and results of one read and one write
 	// through raw.Control, whose callbacks, rdFn and wrFn, are made once:

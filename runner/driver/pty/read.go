@@ -73,25 +73,17 @@ func (p *Process) controlRead(fd uintptr) {
 
 func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) {
 	for {
-		now := time.Now()
-		left := deadline.Sub(now)
-		if p.linger > 0 && p.exited.Load() {
-			// The program exited: once its descendants have been quiet for
-			// the linger period, the output is over.
-			if p.quietSince.IsZero() {
-				p.quietSince = now
-			}
-			linger := p.linger - now.Sub(p.quietSince)
-			if linger <= 0 {
-				p.eof.Store(true)
-				return 0, io.EOF
-			}
+		left := time.Until(deadline)
+		// The program exited: once its descendants have been quiet for the
+		// linger period, the output is over.
+		linger, lingering := p.linger.left()
+		if lingering {
 			left = min(left, linger)
 		}
 		// Wait for something to read. The master is blocking: a read is only
 		// tried once the terminal is readable, at its end (POLLHUP) or in
-		// error, so it does not block. Past the deadline, what is already
-		// there is still read.
+		// error, so it does not block. Past the deadline or the linger, what
+		// is already there is still read.
 		ready, err := waitReadable(fd, left)
 		switch {
 		case err != nil && !errors.Is(err, unix.EINTR):
@@ -101,6 +93,9 @@ func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) 
 			if !errors.Is(err, unix.EAGAIN) {
 				return n, err
 			}
+		case lingering && linger <= 0 && err == nil:
+			p.eof.Store(true)
+			return 0, io.EOF
 		case left <= 0 && err == nil:
 			return 0, fmt.Errorf("read pty: %w", os.ErrDeadlineExceeded)
 		}
@@ -137,9 +132,7 @@ func (p *Process) ReadWait(b []byte) (int, error) {
 			p.eof.Store(true)
 			return 0, io.EOF
 		case n > 0:
-			if p.exited.Load() {
-				p.lastRead.Store(time.Now().UnixNano())
-			}
+			p.linger.output()
 			return n, nil
 		case !errors.Is(err, unix.EAGAIN):
 			return 0, err
@@ -166,7 +159,7 @@ func (p *Process) readOnce(fd int, b []byte) (int, error) {
 		n, err := unix.Read(fd, b)
 		switch {
 		case n > 0:
-			p.quietSince = time.Time{}
+			p.linger.output()
 			return n, nil
 		case err == nil || errors.Is(err, unix.EIO):
 			// 0 bytes or EIO: every holder of the terminal closed it.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	cpty "github.com/creack/pty"
 	"golang.org/x/sys/unix"
@@ -101,7 +102,6 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		cmd:     cmd,
 		pid:     cmd.Process.Pid,
 		grace:   opts.Grace,
-		linger:  opts.Linger,
 		name:    tty.Name(),
 		done:    done,
 		closing: make(chan struct{}),
@@ -111,9 +111,11 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if p.grace == 0 {
 		p.grace = DefaultGrace
 	}
-	if p.linger == 0 {
-		p.linger = DefaultLinger
+	linger := opts.Linger
+	if linger == 0 {
+		linger = DefaultLinger
 	}
+	p.linger = newLingerClock(linger, time.Now)
 	p.wg.Add(1)
 	go p.reap()
 	if track.adopting() {
