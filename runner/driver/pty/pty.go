@@ -33,12 +33,16 @@ import (
 	"github.com/clai-sh/clai/runner/driver"
 )
 
-// Defaults for the zero values of Options.
+// The terminal size for the zero values of Options.Rows and Options.Cols.
 const (
-	DefaultRows   = 24
-	DefaultCols   = 80
-	DefaultGrace  = 2 * time.Second
-	DefaultLinger = 250 * time.Millisecond
+	DefaultRows = 24
+	DefaultCols = 80
+)
+
+// The defaults for the zero values of Options.Grace and Options.Linger.
+const (
+	defaultGrace  = 2 * time.Second
+	defaultLinger = 250 * time.Millisecond
 )
 
 // Options says what to run and how.
@@ -54,12 +58,12 @@ type Options struct {
 	// Rows and Cols are the initial terminal size; zero means 24x80.
 	Rows, Cols uint16
 	// Grace is how long Close (or cancelling the context) waits after
-	// SIGHUP and SIGTERM before it sends SIGKILL. Zero means DefaultGrace;
+	// SIGHUP and SIGTERM before it sends SIGKILL. Zero means 2 seconds;
 	// negative means SIGKILL at once.
 	Grace time.Duration
 	// Linger bounds how long Read keeps waiting for output once the program
 	// itself has exited while a descendant still holds the terminal open:
-	// after that much quiet, Read returns io.EOF. Zero means DefaultLinger;
+	// after that much quiet, Read returns io.EOF. Zero means 250ms;
 	// negative means wait until the terminal is closed by everyone.
 	Linger time.Duration
 
@@ -158,10 +162,6 @@ func setSize(master *os.File, rows, cols uint16) error {
 		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols})
 	})
 }
-
-// Pid is the process id of the program, which is also the id of its process
-// group and session.
-func (p *Process) Pid() int { return p.pid }
 
 // Done is closed once the program has ended and Wait no longer blocks.
 func (p *Process) Done() <-chan struct{} { return p.done }

@@ -109,11 +109,11 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	}
 	p.rdFn, p.rdWaitFn, p.wrFn = p.controlRead, p.controlReadWait, p.controlWrite
 	if p.grace == 0 {
-		p.grace = DefaultGrace
+		p.grace = defaultGrace
 	}
 	linger := opts.Linger
 	if linger == 0 {
-		linger = DefaultLinger
+		linger = defaultLinger
 	}
 	p.linger = newLingerClock(linger, time.Now)
 	p.wg.Add(1)
