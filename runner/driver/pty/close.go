@@ -48,6 +48,9 @@ func (p *Process) watch(ctx context.Context) {
 	}
 }
 
+// Done is closed once the program has ended and Wait no longer blocks.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
 // Wait blocks until the program ended and returns how it ended.
 func (p *Process) Wait() (driver.ExitStatus, error) {
 	<-p.done
