@@ -25,10 +25,6 @@ type lingerClock struct {
 	quietSince atomic.Int64
 }
 
-func newLingerClock(period time.Duration, now func() time.Time) *lingerClock {
-	return &lingerClock{period: period, now: now}
-}
-
 // exited starts the quiet, once: the program exited.
 func (c *lingerClock) exited() {
 	c.quietSince.CompareAndSwap(0, c.now().UnixNano())

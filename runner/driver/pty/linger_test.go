@@ -14,7 +14,7 @@ func (f *fakeNow) advance(d time.Duration) { f.t = f.t.Add(d) }
 func TestLingerClock(t *testing.T) {
 	t.Parallel()
 	clock := &fakeNow{t: time.Unix(1000, 0)}
-	c := newLingerClock(250*time.Millisecond, clock.now)
+	c := &lingerClock{period: 250 * time.Millisecond, now: clock.now}
 	left := func(wantLeft time.Duration, wantRunning bool) {
 		t.Helper()
 		if got, running := c.left(); got != wantLeft || running != wantRunning {
@@ -46,7 +46,7 @@ func TestLingerClockWithoutPeriod(t *testing.T) {
 	t.Parallel()
 	for _, period := range []time.Duration{0, -1} {
 		clock := &fakeNow{t: time.Unix(1000, 0)}
-		c := newLingerClock(period, clock.now)
+		c := &lingerClock{period: period, now: clock.now}
 		c.exited()
 		clock.advance(time.Hour)
 		if got, running := c.left(); running {

@@ -86,7 +86,7 @@ type Process struct {
 	pid   int
 	grace time.Duration
 	// linger measures the quiet after the program exited (see lingerClock).
-	linger *lingerClock
+	linger lingerClock
 
 	exited   atomic.Bool  // the program exited (it may not be reaped yet)
 	eof      atomic.Bool  // Read returned io.EOF; it always will

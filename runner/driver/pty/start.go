@@ -96,26 +96,26 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	}
 	track.started(cmd.Process.Pid)
 
+	grace, linger := opts.Grace, opts.Linger
+	if grace == 0 {
+		grace = defaultGrace
+	}
+	if linger == 0 {
+		linger = defaultLinger
+	}
 	p := &Process{
 		master:  master,
 		raw:     raw,
 		cmd:     cmd,
 		pid:     cmd.Process.Pid,
-		grace:   opts.Grace,
+		grace:   grace,
+		linger:  lingerClock{period: linger, now: time.Now},
 		name:    tty.Name(),
 		done:    done,
 		closing: make(chan struct{}),
 		track:   track,
 	}
 	p.rdFn, p.rdWaitFn, p.wrFn = p.controlRead, p.controlReadWait, p.controlWrite
-	if p.grace == 0 {
-		p.grace = defaultGrace
-	}
-	linger := opts.Linger
-	if linger == 0 {
-		linger = defaultLinger
-	}
-	p.linger = newLingerClock(linger, time.Now)
 	p.wg.Add(1)
 	go p.reap()
 	if track.adopting() {
