@@ -1,5 +1,7 @@
-// Waiting for output on macOS and the BSDs: poll(2), as they have no ppoll(2)
-// that every one of them serves (see pollReadable).
+// Waiting for output on macOS and the BSDs. Provides waitReadable (see
+// platform.go) with poll(2), as they have no ppoll(2) that every one of them
+// serves: its timeout is in whole milliseconds, rounded up (see pollReadable),
+// where Linux keeps a deadline to the nanosecond (poll_linux.go).
 
 //go:build darwin || dragonfly || freebsd || netbsd || openbsd
 

@@ -1,5 +1,7 @@
-// Waiting for output on Linux: ppoll(2), whose timeout is in nanoseconds, so a
-// deadline is kept to the nanosecond.
+// Waiting for output on Linux. Provides waitReadable (see platform.go) with
+// ppoll(2), whose timeout is in nanoseconds, so a deadline is kept to the
+// nanosecond. On macOS and the BSDs it is poll(2), in whole milliseconds
+// (poll_bsd.go).
 
 package pty
 

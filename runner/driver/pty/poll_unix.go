@@ -1,6 +1,7 @@
 // Waiting for output with poll(2), which every Unix has: its timeout is in
-// whole milliseconds. The Unixes without ppoll(2) (macOS, the BSDs) wait this
-// way; it is built, and tested, on Linux too.
+// whole milliseconds. Provides pollReadable, the waitReadable of the Unixes
+// without ppoll(2) (macOS, the BSDs: poll_bsd.go); it is built, and tested,
+// on Linux too, which waits with ppoll(2) (poll_linux.go).
 
 //go:build unix
 

@@ -1,4 +1,7 @@
-// Processes and terminals on macOS and the BSDs. What differs from Linux:
+// Processes and terminals on macOS and the BSDs. Provides the same functions
+// as proc_linux.go (see platform.go): waitExited, termEcho, termLineMode,
+// ignoredSignals, openTerminal, openPeer and wakeWriters. What differs from
+// Linux:
 //   - the program is reaped directly: these systems cannot wait for a process
 //     without reaping it (waitid's WNOWAIT), so the PID is not held reserved
 //     between its exit and the reaping (see Process.recycled);

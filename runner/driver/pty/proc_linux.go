@@ -1,7 +1,10 @@
-// Processes and terminals on Linux: the program's exit is awaited without
-// reaping it (waitid with WNOWAIT), the terminal is got from the master
-// (TIOCGPTPEER), ignored signals are read from /proc. See proc_bsd.go for
-// macOS and the BSDs.
+// Processes and terminals on Linux. Provides (see platform.go) waitExited,
+// termEcho, termLineMode, ignoredSignals, openTerminal, openPeer and
+// wakeWriters. What is Linux's own: the program's exit is awaited without
+// reaping it (waitid with WNOWAIT), so its PID stays reserved until it is
+// reaped; the terminal is got from the master (TIOCGPTPEER), not opened by
+// name; ignored signals are read from /proc; a write waiting for room is woken
+// with TCXONC. See proc_bsd.go for macOS and the BSDs.
 
 package pty
 

@@ -1,5 +1,7 @@
-// Tracking a program's processes on macOS and the BSDs: the process group.
-// Close and context cancellation send SIGHUP, SIGTERM and SIGCONT to the
+// Tracking a program's processes on macOS and the BSDs. Provides the same as
+// track_linux.go (see platform.go): AdoptOrphans, newTracker and its tracker,
+// and startOnOwnThread; here the tracker does nothing, and the process group
+// is all that is followed. Close and context cancellation send SIGHUP, SIGTERM and SIGCONT to the
 // program's process group, then SIGKILL to it; closing the terminal hangs up
 // whatever still has it open. Not done here, for want of the kernel's help
 // (Linux has it, see track_linux.go): no cgroup; no walk of /proc for the

@@ -1,7 +1,10 @@
-// Tracking a program's processes on Linux: its cgroup, its session and their
-// descendants through /proc, the orphans adopted as a subreaper, and SIGKILL
-// when clai dies (PR_SET_PDEATHSIG); see tracker. See track_bsd.go for what
-// is done on macOS and the BSDs.
+// Tracking a program's processes on Linux. Provides (see platform.go)
+// AdoptOrphans, newTracker and its tracker, and startOnOwnThread. What is
+// Linux's own: the program's cgroup, its session and their descendants found
+// through /proc, the orphans adopted as a subreaper, and SIGKILL when clai
+// dies (PR_SET_PDEATHSIG), for which the program is started from a thread of
+// its own; see tracker. See track_bsd.go for what is done on macOS and the
+// BSDs.
 
 package pty
 
