@@ -70,23 +70,8 @@ steps:
 // @clack/prompts one.
 func TestCreateViteExampleTests(t *testing.T) {
 	t.Parallel()
-	const path = "../examples/create-vite.yaml"
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pb, findings := playbooks.Parse(path, data)
-	if pb == nil {
-		t.Fatalf("playbook: %v", findings)
-	}
-	results := runner.RunTests(t.Context(), pb)
-	if len(results) == 0 {
+	if passExampleTests(t, "../examples/create-vite.yaml") == 0 {
 		t.Fatal("the example has no tests")
-	}
-	for _, r := range results {
-		if !r.Passed() {
-			t.Errorf("test %q: %s", r.Test.Name, strings.Join(r.Failures, "; "))
-		}
 	}
 }
 
@@ -152,7 +137,15 @@ steps:
 // option by its colours alone.
 func TestDialogMenuExampleTests(t *testing.T) {
 	t.Parallel()
-	const path = "../examples/dialog-menu.yaml"
+	if n := passExampleTests(t, "../examples/dialog-menu.yaml"); n != 2 {
+		t.Fatalf("%d tests, want the replays of dialog and whiptail", n)
+	}
+}
+
+// passExampleTests runs the tests of the playbook at path, fails t for each that
+// does not pass, and returns how many there were.
+func passExampleTests(t *testing.T, path string) int {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -162,12 +155,10 @@ func TestDialogMenuExampleTests(t *testing.T) {
 		t.Fatalf("playbook: %v", findings)
 	}
 	results := runner.RunTests(t.Context(), pb)
-	if len(results) != 2 {
-		t.Fatalf("%d tests, want the replays of dialog and whiptail", len(results))
-	}
 	for _, r := range results {
 		if !r.Passed() {
 			t.Errorf("test %q: %s", r.Test.Name, strings.Join(r.Failures, "; "))
 		}
 	}
+	return len(results)
 }
