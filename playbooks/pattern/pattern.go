@@ -299,13 +299,15 @@ func NewLiteral(text string) *Pattern {
 func NewRegex(re *regexp.Regexp) *Pattern {
 	p := &Pattern{Kind: Regex, Source: re.String()}
 	p.setRegexp(re)
+	p.requiredBytes = []byte(p.Required)
 	return p
 }
 
 // NewEOF returns the pattern that matches the end of the program's output.
 func NewEOF() *Pattern { return &Pattern{Kind: EOF} }
 
-// setRegexp makes p a Regex pattern for re, compiled from p.Source.
+// setRegexp makes p a Regex pattern for re, compiled from p.Source: all but the
+// bytes of its required literal, which NewRegex adds.
 func (p *Pattern) setRegexp(re *regexp.Regexp) {
 	p.Regexp = re
 	p.reach = Reach{MaxLen: -1, LooksBack: true}
@@ -322,7 +324,6 @@ func (p *Pattern) setRegexp(re *regexp.Regexp) {
 		p.span = p.reach.MaxLen + utf8.UTFMax
 	}
 	p.Required = requiredLiteral(tree)
-	p.requiredBytes = []byte(p.Required)
 	if prefix := literalPrefix(tree); prefix != "" {
 		// Anchoring keeps the groups and their numbers.
 		if a, err := regexp.Compile(`\A(?:` + p.Source + `)`); err == nil {

@@ -21,7 +21,8 @@ func BenchmarkPatternPrompt(b *testing.B) {
 		{"anchored", `passphrase for (.*): $`, "Enter passphrase for key '/home/me/.ssh/id': "},
 		{"regexp", `(?i)continue\? \[y/n\] `, "Continue? [y/N] "},
 	} {
-		p := NewRegex(regexp.MustCompile(c.src))
+		p := &Pattern{Kind: Regex, Source: c.src}
+		p.setRegexp(regexp.MustCompile(c.src))
 		for _, text := range []struct{ name, text string }{{"hit", ordinary + c.prompt}, {"miss", ordinary}} {
 			data := []byte(text.text)
 			buf := make([]int, 0, 16)

@@ -43,7 +43,8 @@ func TestFindAnchoredAgreesWithSearch(t *testing.T) {
 	handedOver := 0
 	for _, src := range exprs {
 		re := regexp.MustCompile(src)
-		p := NewRegex(re)
+		p := &Pattern{Kind: Regex, Source: src}
+		p.setRegexp(re)
 		if p.anchored == nil {
 			t.Fatalf("%s: not anchored; the test proves nothing", src)
 		}
@@ -70,7 +71,8 @@ func TestFindAnchoredAgreesWithSearch(t *testing.T) {
 // matches need not begin with a literal.
 func TestNoAnchorWithoutPrefix(t *testing.T) {
 	for _, src := range []string{`\bab`, `^ab`, `(?m)^ab`, `\Aab`, `(?i)ab`, `a|b`, `[ab]c`, `abc`} {
-		p := NewRegex(regexp.MustCompile(src))
+		p := &Pattern{Kind: Regex, Source: src}
+		p.setRegexp(regexp.MustCompile(src))
 		if p.anchored != nil {
 			t.Errorf("%s: anchored on prefix %q", src, p.prefix)
 		}

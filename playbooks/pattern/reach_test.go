@@ -23,7 +23,8 @@ func TestReach(t *testing.T) {
 		`(?m)^\$ `:                           {MaxLen: 2, OneLine: true, LooksBack: true},
 		`ab\b*c`:                             {MaxLen: 3, OneLine: true},
 	} {
-		p := NewRegex(regexp.MustCompile(src))
+		p := &Pattern{Kind: Regex, Source: src}
+		p.setRegexp(regexp.MustCompile(src))
 		if got := (&Matcher{Patterns: []*Pattern{p}}).Reach(); got != want {
 			t.Errorf("%s: reach %+v, want %+v", src, got, want)
 		}
@@ -39,7 +40,8 @@ func TestReachHoldsForMatches(t *testing.T) {
 	alphabet := []string{"a", "b", "c", "d", "k", "s", "K", "ſ", "\u212a", "é", "\n", " ", "\xff"}
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, src := range exprs {
-		p := NewRegex(regexp.MustCompile(src))
+		p := &Pattern{Kind: Regex, Source: src}
+		p.setRegexp(regexp.MustCompile(src))
 		reach := p.reach
 		for range 2000 {
 			text := randomText(r, alphabet, 16)
