@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/playbooks/diag"
+	"github.com/clai-sh/clai/playbooks/pattern"
 )
 
 // check runs the semantic checks on a playbook. Where it has errors, each
@@ -90,12 +91,12 @@ func (d *decoder) checkNames(pb *Playbook) {
 }
 
 // onlyEOF reports whether a matcher matches nothing but the end of output.
-func onlyEOF(m *Matcher) bool {
+func onlyEOF(m *pattern.Matcher) bool {
 	if m == nil {
 		return false
 	}
 	for _, p := range m.Patterns {
-		if p.Kind != EOF {
+		if p.Kind != pattern.EOF {
 			return false
 		}
 	}
@@ -149,7 +150,7 @@ type responder struct {
 	item  any
 	what  string
 	pos   Pos
-	match *Matcher
+	match *pattern.Matcher
 	when  *Expr
 	env   *Env
 	act   *Action
@@ -159,24 +160,24 @@ func responders(pb *Playbook) []responder {
 	var out []responder
 	for _, s := range pb.Steps {
 		if s.Expect != nil && s.Action != nil {
-			out = append(out, responder{s, "step " + stepLabel(s), s.Expect.Pos, s.Expect, nil, s.Env, s.Action})
+			out = append(out, responder{s, "step " + stepLabel(s), s.ExpectPos, s.Expect, nil, s.Env, s.Action})
 		}
 		for i, c := range s.Cases {
 			if c.Match != nil && c.Action != nil {
-				out = append(out, responder{s, fmt.Sprintf("case %d of step %s", i+1, stepLabel(s)), c.Match.Pos, c.Match, nil, c.Env, c.Action})
+				out = append(out, responder{s, fmt.Sprintf("case %d of step %s", i+1, stepLabel(s)), c.MatchPos, c.Match, nil, c.Env, c.Action})
 			}
 		}
 	}
 	for _, r := range pb.Rules {
 		if r.Match != nil && r.Action != nil {
-			out = append(out, responder{r, fmt.Sprintf("rule %q", r.Name), r.Match.Pos, r.Match, r.When, r.Env, r.Action})
+			out = append(out, responder{r, fmt.Sprintf("rule %q", r.Name), r.MatchPos, r.Match, r.When, r.Env, r.Action})
 		}
 	}
 	return out
 }
 
 // matchValues returns the expression values of the first pattern of m matching text.
-func matchValues(m *Matcher, text string) (Values, bool) {
+func matchValues(m *pattern.Matcher, text string) (Values, bool) {
 	for _, p := range m.Patterns {
 		if groups, named, ok := p.Groups(text); ok {
 			return Values{Text: groups[0], Groups: groups, Named: named}, true
@@ -238,7 +239,7 @@ func (d *decoder) checkSecrets(pb *Playbook) {
 			continue // an empty answer, e.g. no passphrase
 		}
 		for _, p := range r.match.Patterns {
-			if p.Kind != EOF && secretPrompt.MatchString(p.Source) {
+			if p.Kind != pattern.EOF && secretPrompt.MatchString(p.Source) {
 				d.report(r.act.Pos, diag.Warning, "literal-secret", "write secret: env:NAME (or file:PATH) so the value stays out of the playbook, logs and reports", "%s types a literal answer at what looks like a password prompt (%s)", r.what, p)
 				break
 			}

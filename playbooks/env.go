@@ -12,6 +12,8 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/clai-sh/clai/playbooks/pattern"
 )
 
 // StepInfo is the step part of the expression environment.
@@ -31,7 +33,7 @@ type Values struct {
 	// The match SetMatch recorded: its text, submatch indices and pattern.
 	src []byte
 	loc []int
-	pat *Pattern
+	pat *pattern.Pattern
 	// Vars are the playbook variables after --var overrides.
 	Vars     map[string]string
 	Environ  map[string]string
@@ -48,7 +50,7 @@ type Values struct {
 // text the caller made the string matched. Its groups are read from text only
 // when an expression asks for them, so text must stay unchanged while the values
 // are in use.
-func (v *Values) SetMatch(p *Pattern, text []byte, loc []int, matched string) {
+func (v *Values) SetMatch(p *pattern.Pattern, text []byte, loc []int, matched string) {
 	v.src, v.loc, v.pat, v.Text = text, loc, p, matched
 }
 
@@ -71,7 +73,7 @@ func (v *Values) group(name string) string {
 // appendGroup appends the named group to dst, read from the matched text
 // itself when the groups were not asked for yet: nothing is copied twice.
 func (v *Values) appendGroup(dst []byte, name string) []byte {
-	if v.Named == nil && v.pat != nil && v.pat.Kind == Regex {
+	if v.Named == nil && v.pat != nil && v.pat.Kind == pattern.Regex {
 		i := v.pat.Regexp.SubexpIndex(name)
 		if i < 0 || 2*i+1 >= len(v.loc) || v.loc[2*i] < 0 {
 			return dst
@@ -147,7 +149,7 @@ func lenientEnv(vars *varsStruct) *Env {
 // envFor returns the environment of a place whose pattern m was decoded; failed
 // says the pattern was there but did not compile. vars are the playbook's
 // variables, the same at every place.
-func (d *decoder) envFor(m *Matcher, failed bool, vars []string) *Env {
+func (d *decoder) envFor(m *pattern.Matcher, failed bool, vars []string) *Env {
 	if d.varsStruct == nil {
 		d.varsStruct = newVarsStruct(vars)
 	}
@@ -158,7 +160,7 @@ func (d *decoder) envFor(m *Matcher, failed bool, vars []string) *Env {
 		return newEnvOf(nil, d.varsStruct)
 	}
 	e := newEnvOf(m.GroupNames(), d.varsStruct)
-	e.maxGroups = m.maxGroups()
+	e.maxGroups = maxGroups(m)
 	return e
 }
 

@@ -7,6 +7,8 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
+
+	"github.com/clai-sh/clai/playbooks/pattern"
 )
 
 // requireEnv names the function a template's env.NAME becomes; it is not an
@@ -47,13 +49,13 @@ func (envReads) Visit(node *ast.Node) {
 
 // maxGroups returns how many match.groups the matcher's longest match can
 // have, the whole match included, or -1 when a pattern's is not known.
-func (m *Matcher) maxGroups() int {
+func maxGroups(m *pattern.Matcher) int {
 	n := 0
 	for _, p := range m.Patterns {
 		switch p.Kind {
-		case Regex:
+		case pattern.Regex:
 			n = max(n, p.Regexp.NumSubexp()+1)
-		case Literal:
+		case pattern.Literal:
 			n = max(n, 1)
 		default:
 			return -1

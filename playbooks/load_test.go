@@ -11,6 +11,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/diag"
+	"github.com/clai-sh/clai/playbooks/pattern"
 )
 
 func mustParse(t *testing.T, src string) *playbooks.Playbook {
@@ -58,7 +59,7 @@ steps:
 	if len(s) != 5 {
 		t.Fatalf("%d steps", len(s))
 	}
-	if p := s[0].Expect.Patterns[0]; p.Kind != playbooks.Literal || p.Source != "Project name:" {
+	if p := s[0].Expect.Patterns[0]; p.Kind != pattern.Literal || p.Source != "Project name:" {
 		t.Errorf("plain string is a literal: %+v", p)
 	}
 	if s[0].Action.Kind != playbooks.ActLine || s[0].Action.Text.IsStatic() {
@@ -68,19 +69,19 @@ steps:
 	if err != nil || out != "x-9" {
 		t.Errorf("render = %q, %v", out, err)
 	}
-	if p := s[1].Expect.Patterns[0]; p.Kind != playbooks.Regex || p.Regexp == nil {
+	if p := s[1].Expect.Patterns[0]; p.Kind != pattern.Regex || p.Regexp == nil {
 		t.Errorf("regex pattern: %+v", p)
 	}
 	if k := s[1].Action.Keys; len(k) != 1 || k[0] != "down" {
 		t.Errorf("keys shorthand: %v", k)
 	}
-	if ps := s[2].Expect.Patterns; len(ps) != 3 || ps[2].Kind != playbooks.Literal || ps[2].Source != "eof" {
+	if ps := s[2].Expect.Patterns; len(ps) != 3 || ps[2].Kind != pattern.Literal || ps[2].Source != "eof" {
 		t.Errorf("any-of list: %+v", ps)
 	}
 	if c := s[3].Cases; len(c) != 2 || !c[0].Repeat || !c[1].Match.HasEOF() {
 		t.Errorf("cases: %+v", c)
 	}
-	if s[4].Expect.Patterns[0].Kind != playbooks.EOF {
+	if s[4].Expect.Patterns[0].Kind != pattern.EOF {
 		t.Errorf("eof keyword: %+v", s[4].Expect.Patterns[0])
 	}
 	if pb.Steps[0].Line != 8 || pb.Steps[0].Col != 5 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/playbooks/diag"
+	"github.com/clai-sh/clai/playbooks/pattern"
 )
 
 // Pos is the place of an element in its playbook file.
@@ -144,8 +145,10 @@ type Step struct {
 	Pos
 	Name  string
 	Index int
-	// Expect is nil for a step that acts at once.
-	Expect *Matcher
+	// Expect is nil for a step that acts at once; ExpectPos is where it is
+	// written.
+	Expect    *pattern.Matcher
+	ExpectPos Pos
 	// Cases is set instead of Expect and Action for a branching step.
 	Cases  []*Case
 	Action *Action
@@ -165,7 +168,7 @@ func (s *Step) Branches() []*Case {
 		return s.Cases
 	}
 	if s.single == nil {
-		s.single = []*Case{{Pos: s.Pos, Match: s.Expect, Action: s.Action, Env: s.Env}}
+		s.single = []*Case{{Pos: s.Pos, Match: s.Expect, MatchPos: s.ExpectPos, Action: s.Action, Env: s.Env}}
 	}
 	return s.single
 }
@@ -198,17 +201,21 @@ func (pb *Playbook) Actions() []*Action {
 // Case is one branch of a step's expect list.
 type Case struct {
 	Pos
-	Match  *Matcher
-	Action *Action
-	Repeat bool
-	Env    *Env
+	// Match is what the case waits for; MatchPos is where it is written.
+	Match    *pattern.Matcher
+	MatchPos Pos
+	Action   *Action
+	Repeat   bool
+	Env      *Env
 }
 
 // Rule is a reactive answer, active during the whole run.
 type Rule struct {
 	Pos
-	Name     string
-	Match    *Matcher
+	Name string
+	// Match is what the rule answers; MatchPos is where it is written.
+	Match    *pattern.Matcher
+	MatchPos Pos
 	When     *Expr
 	Action   *Action
 	Cooldown time.Duration
@@ -231,7 +238,7 @@ const (
 type Danger struct {
 	Pos
 	Name   string
-	Match  *Matcher
+	Match  *pattern.Matcher
 	Action DangerAction
 	// Refusal is what deny sends; nil for manual and abort.
 	Refusal  *Action
@@ -296,7 +303,7 @@ type Action struct {
 	// Keys are the named keys of a keys action.
 	Keys []Key
 	// Choose is the label of a choose action.
-	Choose *Pattern
+	Choose *pattern.Pattern
 	// Secret is where a secret action's value comes from.
 	Secret SecretRef
 }

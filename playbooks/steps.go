@@ -127,7 +127,7 @@ func (d *decoder) step(n ast.Node, index int, vars []string, defaultTimeout time
 				}
 			}
 		} else {
-			s.Expect = d.matcher(e.value, sub(what, "expect"), true)
+			s.Expect, s.ExpectPos = d.matcher(e.value, sub(what, "expect"), true)
 			failed = s.Expect == nil
 		}
 	}
@@ -238,7 +238,7 @@ func (d *decoder) cases(n ast.Node, what string, vars []string) []*Case {
 		if !ok {
 			continue
 		}
-		c.Match = d.matcher(present["case"].value, cwhat, true)
+		c.Match, c.MatchPos = d.matcher(present["case"].value, cwhat, true)
 		c.Env = d.envFor(c.Match, c.Match == nil, vars)
 		c.Action = d.action(item, present, cwhat, c.Env, nil)
 		out = append(out, c)
@@ -260,7 +260,7 @@ func (d *decoder) rule(n ast.Node, index int, vars []string) *Rule {
 	}
 	failed := false
 	if e, ok := present["match"]; ok {
-		r.Match = d.matcher(e.value, sub(what, "match"), false)
+		r.Match, r.MatchPos = d.matcher(e.value, sub(what, "match"), false)
 		failed = r.Match == nil
 	}
 	r.Env = d.envFor(r.Match, failed, vars)
@@ -307,7 +307,7 @@ func (d *decoder) danger(n ast.Node, index int, vars []string) *Danger {
 	}
 	failed := false
 	if e, ok := present["match"]; ok {
-		r.Match = d.matcher(e.value, sub(what, "match"), false)
+		r.Match, _ = d.matcher(e.value, sub(what, "match"), false)
 		failed = r.Match == nil
 	}
 	r.Env = d.envFor(r.Match, failed, vars)

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/pattern"
 )
 
 // A menu on screen: numbered options ("1. Yes", "2) No"), the current one marked
@@ -203,7 +204,7 @@ func optionsAbove(lines []string, col int) []option {
 // option's index there; -1 if no menu has it. Labels are tried before the other
 // names options answer to (an item after its tag, a button as drawn), and menus
 // in the order given.
-func findOption(menus []menu, p *playbooks.Pattern) (menu, int) {
+func findOption(menus []menu, p *pattern.Pattern) (menu, int) {
 	for _, alt := range []bool{false, true} {
 		for _, m := range menus {
 			for i, o := range m.options {
@@ -222,8 +223,8 @@ func findOption(menus []menu, p *playbooks.Pattern) (menu, int) {
 
 // labelMatches reports whether an option's label is the one a choose action names:
 // the label starts with the text, or the regex matches it.
-func labelMatches(p *playbooks.Pattern, label string) bool {
-	if p.Kind == playbooks.Regex {
+func labelMatches(p *pattern.Pattern, label string) bool {
+	if p.Kind == pattern.Regex {
 		return p.Regexp.MatchString(label)
 	}
 	return strings.HasPrefix(label, p.Source)
@@ -368,9 +369,9 @@ func (e *Engine) chooseFailed(a *playbooks.Action, text []byte, menus []menu, ru
 
 // lineShowing returns the first line of text that shows the label a choose
 // names: a line with the text, or one the regex matches.
-func lineShowing(text []byte, p *playbooks.Pattern) (string, bool) {
+func lineShowing(text []byte, p *pattern.Pattern) (string, bool) {
 	for _, l := range strings.Split(string(text), "\n") {
-		if p.Kind == playbooks.Regex && p.Regexp.MatchString(strings.TrimSpace(unframe(l))) || p.Kind != playbooks.Regex && strings.Contains(l, p.Source) {
+		if p.Kind == pattern.Regex && p.Regexp.MatchString(strings.TrimSpace(unframe(l))) || p.Kind != pattern.Regex && strings.Contains(l, p.Source) {
 			return l, true
 		}
 	}

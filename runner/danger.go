@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/pattern"
 )
 
 // dangerScanner runs the danger rules over every byte of output exactly once. It keeps
@@ -16,7 +17,7 @@ import (
 //
 // A read searches again only the earlier text a match not yet found could begin
 // in: one that holds new text, or ends so near it that the new bytes change how it
-// reads. Where a rule's matches are bounded (see playbooks.Reach), that is its
+// reads. Where a rule's matches are bounded (see pattern.Reach), that is its
 // longest match before the new text, or the line the new text continues; otherwise
 // it is all the tail kept, at most the window. So the work of a read is linear in
 // the read plus that reach, which the window bounds.
@@ -24,7 +25,7 @@ type dangerScanner struct {
 	limit int
 	buf   []byte
 	from  []int
-	reach []playbooks.Reach
+	reach []pattern.Reach
 	// lastNL is where the last newline in buf is, or -1.
 	lastNL int
 	locs   locs
@@ -41,7 +42,7 @@ func (d *dangerScanner) scan(rules []*playbooks.Danger, text []byte) (hits []dan
 	}
 	if d.from == nil {
 		d.from = make([]int, len(rules))
-		d.reach = make([]playbooks.Reach, len(rules))
+		d.reach = make([]pattern.Reach, len(rules))
 		for i, r := range rules {
 			d.reach[i] = r.Match.Reach()
 		}

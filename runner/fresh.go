@@ -3,7 +3,7 @@ package runner
 import (
 	"bytes"
 
-	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/pattern"
 )
 
 // On a screen, only what changed since the last answer, clai's or the person's at
@@ -84,14 +84,14 @@ func scrolled(was, now [][]byte) int {
 // findFresh returns the leftmost fresh match of m in text; on a stream (whose
 // window holds only what came after the last answer), or before the first
 // answer, simply the leftmost match.
-func (e *Engine) findFresh(m *playbooks.Matcher, text []byte) (hit, bool) {
+func (e *Engine) findFresh(m *pattern.Matcher, text []byte) (hit, bool) {
 	if e.scr == nil || !e.changes.tracking {
 		return e.locs.find(m, text)
 	}
 	e.observe(text)
 	best := hit{start: -1}
 	for _, p := range m.Patterns {
-		if p.Kind == playbooks.EOF {
+		if p.Kind == pattern.EOF {
 			continue
 		}
 		p.FindEach(text, func(loc []int) bool {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/pattern"
 )
 
 // maxMatchesPerRead bounds how many steps one read can satisfy, so a playbook whose
@@ -18,7 +19,7 @@ type hit struct {
 	start, end int
 	// loc holds the submatch indices of the match.
 	loc     []int
-	pattern *playbooks.Pattern
+	pattern *pattern.Pattern
 }
 
 // locs holds the submatch indices of the matches found during one call of the
@@ -31,13 +32,13 @@ func (l *locs) reset() { l.buf = l.buf[:0] }
 
 // find returns the leftmost match of any of the matcher's text patterns in text.
 // Its indices stay valid until reset.
-func (l *locs) find(m *playbooks.Matcher, text []byte) (hit, bool) {
+func (l *locs) find(m *pattern.Matcher, text []byte) (hit, bool) {
 	if l.buf == nil {
 		l.buf = make([]int, 0, 64)
 	}
 	best := hit{start: -1}
 	for _, p := range m.Patterns {
-		if p.Kind == playbooks.EOF {
+		if p.Kind == pattern.EOF {
 			continue
 		}
 		free := l.buf[len(l.buf):cap(l.buf)]
@@ -59,7 +60,7 @@ func (l *locs) find(m *playbooks.Matcher, text []byte) (hit, bool) {
 
 // countMatches counts the matches of m's text patterns in text and returns the
 // last one's text.
-func countMatches(m *playbooks.Matcher, text []byte) (n int, last string) {
+func countMatches(m *pattern.Matcher, text []byte) (n int, last string) {
 	for _, p := range m.Patterns {
 		p.FindEach(text, func(loc []int) bool {
 			n++

@@ -1,11 +1,11 @@
-package playbooks
+package pattern
 
 import (
 	"regexp/syntax"
 )
 
 // requiredLiteral returns the longest literal text that every match of the regular
-// expression contains, or "" when there is none worth checking. The runner looks for
+// expression contains, or "" when there is none worth checking. FindInto looks for
 // it with a fast substring search before it runs the expression, so that many
 // patterns do not multiply the cost of matching. re is simplified.
 func requiredLiteral(re *syntax.Regexp) string {
