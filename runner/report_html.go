@@ -1,6 +1,7 @@
 package runner
 
 import (
+	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
@@ -11,7 +12,8 @@ import (
 
 // This file renders a Report as one self-contained HTML page: no external style
 // sheet, script, font or image, so it can be attached to a CI run and opened
-// anywhere. html/template escapes everything the report holds.
+// anywhere. The page is the template report.html.tmpl; html/template escapes
+// everything the report holds.
 
 // The timeline picture: an SVG of chartWidth by chartHeight user units; the plot
 // runs from plotX0 for plotWidth units, a band of bandHeight units at bandY whose
@@ -475,165 +477,10 @@ func (rep *Report) writeHTML(w io.Writer) error {
 	return reportPage.Execute(w, rep.htmlView())
 }
 
-var reportPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>clai report: {{.Title}} — {{.Status}}</title>
-<style>
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#fff;margin:0 auto;padding:16px 24px;max-width:1200px}
-h1{font-size:22px;margin:8px 0 16px}
-h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
-code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-pre{margin:0;padding:6px 8px;background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;white-space:pre-wrap;overflow-wrap:anywhere;max-height:16em;overflow:auto}
-table{border-collapse:collapse;margin:4px 0}
-th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f6f8fa}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.nw{white-space:nowrap}
-td.x{min-width:24em}
-table.summary th{width:9em}
-.status{display:inline-block;padding:1px 10px;border-radius:12px;font-size:15px;color:#1f2328;border:1px solid rgba(0,0,0,.2)}
-.muted{color:#59636e}
-.note{border-left:4px solid #bf8700;background:#fff8c5;padding:6px 10px;margin:8px 0}
-tr.never td{color:#59636e}
-tr.ev-danger td{background:#ffebe9}
-tr.ev-prompt td{background:#fff8c5}
-tr.ev-send td,tr.ev-would-send td{background:#ddf4ff}
-tr.ev-timeout td{background:#fbefff}
-tr.ev-state td{color:#59636e}
-svg.chart{width:100%;height:auto;display:block;margin:8px 0}
-svg.chart text{font:11px system-ui,sans-serif;fill:#59636e}
-svg.chart .tick{stroke:#8c959f;stroke-width:1}
-svg.chart .lane{stroke:#fff;stroke-opacity:.6;stroke-width:1}
-svg.chart .frame{fill:none;stroke:#8c959f}
-.legend{display:flex;flex-wrap:wrap;gap:4px 14px;margin:4px 0;font-size:12px}
-.legend span{display:inline-flex;align-items:center;gap:4px}
-.legend svg{width:14px;height:14px}
-.st-starting{fill:#e2e8f0;background:#e2e8f0}
-.st-running{fill:#93c5fd;background:#93c5fd}
-.st-prompting{fill:#fde047;background:#fde047}
-.st-nudging{fill:#fdba74;background:#fdba74}
-.st-manual{fill:#c4b5fd;background:#c4b5fd}
-.st-done{fill:#4ade80;background:#4ade80}
-.st-timeout{fill:#f9a8d4;background:#f9a8d4}
-.st-failed{fill:#f87171;background:#f87171}
-.st-aborted{fill:#b91c1c;background:#b91c1c;color:#fff}
-.st-unknown,.st-other{fill:#d4d4d4;background:#d4d4d4}
-.m-send{fill:#1d4ed8;stroke:#fff;stroke-width:1}
-.m-would-send{fill:#fff;stroke:#1d4ed8;stroke-width:2}
-.m-prompt{fill:#a16207;stroke:#fff;stroke-width:1}
-.m-danger{fill:#b91c1c;stroke:#fff;stroke-width:1}
-.m-timeout{fill:#1f2328;stroke:#fff;stroke-width:1}
-</style>
-</head>
-<body>
-<h1>clai report: {{.Title}} <span class="status {{.Outcome}}">{{.Status}}</span></h1>
-<table class="summary">
-{{- range .Summary}}
-<tr><th>{{.Name}}</th><td>{{if .Code}}<code>{{.Code}}</code> {{end}}{{.Value}}</td></tr>
-{{- end}}
-</table>
+// reportPageSource is the page's template, as embedded in the binary.
+//
+//go:embed report.html.tmpl
+var reportPageSource string
 
-<h2>Timeline</h2>
-{{- if .Dropped}}
-<p class="note">The timeline shows the first {{.Kept}} events; {{.Dropped}} later events were left out.</p>
-{{- end}}
-{{with .Chart}}
-<svg class="chart" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="the state of the run over time, with its sends, prompts, danger hits and timeouts">
-<title>The run over time</title>
-{{- range .Spans}}
-<rect class="{{.Class}}" x="{{.X}}" y="{{$.Chart.BandY}}" width="{{.W}}" height="{{$.Chart.BandH}}"><title>{{.Title}}</title></rect>
-{{- end}}
-{{- range .Lanes}}
-<line class="lane" x1="{{$.Chart.X0}}" x2="{{$.Chart.X1}}" y1="{{.Y}}" y2="{{.Y}}"/>
-<text x="{{$.Chart.LabelX}}" y="{{.LabelY}}" text-anchor="end">{{.Label}}</text>
-{{- end}}
-<rect class="frame" x="{{.X0}}" y="{{.BandY}}" width="{{.PlotW}}" height="{{.BandH}}"/>
-{{- range .Ticks}}
-<line class="tick" x1="{{.X}}" x2="{{.X}}" y1="{{$.Chart.BandBottom}}" y2="{{$.Chart.AxisY}}"/>
-<text x="{{.X}}" y="{{$.Chart.LabelY}}" text-anchor="middle">{{.Label}}</text>
-{{- end}}
-{{- range .Marks}}
-{{- if eq .Kind "circle"}}
-<circle class="{{.Class}}" cx="{{.CX}}" cy="{{.CY}}" r="6"><title>{{.Title}}</title></circle>
-{{- else}}
-<polygon class="{{.Class}}" points="{{.Points}}"><title>{{.Title}}</title></polygon>
-{{- end}}
-{{- end}}
-</svg>
-<p class="muted">{{if .Zero}}The run took no time. {{end}}Markers for {{.Events}} sends, prompts, danger hits and timeouts{{if .Merged}}; {{.Merged}} of them are drawn by the marker of an event close in time{{end}}. Hover over the band or a marker for details.</p>
-{{- end}}
-<div class="legend">
-{{- range .States}}
-<span><svg viewBox="0 0 14 14"><rect class="{{.Class}}" width="14" height="14"/></svg>{{.Label}}</span>
-{{- end}}
-</div>
-<div class="legend">
-{{- range .Markers}}
-<span><svg viewBox="0 0 14 14">{{if .Points}}<polygon class="{{.Class}}" points="{{.Points}}"/>{{else}}<circle class="{{.Class}}" cx="7" cy="7" r="5"/>{{end}}</svg>{{.Label}}</span>
-{{- end}}
-</div>
-{{if .Timeline}}
-<table class="timeline">
-<tr><th>t (ms)</th><th>event</th><th>state</th><th>rule / step</th><th>matched</th><th>sent / would send</th><th>reason</th></tr>
-{{- range .Timeline}}
-{{template "row" .}}
-{{- end}}
-</table>
-{{else}}
-<p>No events.</p>
-{{end}}
-<h2>Rules</h2>
-{{if .Rules}}
-<table>
-<tr><th>rule</th><th>fired</th></tr>
-{{- range .Rules}}
-<tr{{if .Class}} class="{{.Class}}"{{end}}><td><code>{{.Name}}</code></td><td class="num">{{.Count}}</td></tr>
-{{- end}}
-</table>
-{{else}}
-<p>none</p>
-{{end}}
-<h2>Never fired</h2>
-{{if .Never}}
-<ul>
-{{- range .Never}}
-<li><code>{{.}}</code></li>
-{{- end}}
-</ul>
-{{else}}
-<p>none</p>
-{{end}}
-<h2>Danger hits</h2>
-{{- if .DangerDropped}}
-<p class="note">The first {{len .Danger}} danger hits are listed; {{.DangerDropped}} later hits were left out (the rules table counts them all).</p>
-{{- end}}
-{{if .Danger}}
-<table>
-<tr><th>t (ms)</th><th>event</th><th>state</th><th>rule / step</th><th>matched</th><th>sent / would send</th><th>action</th></tr>
-{{- range .Danger}}
-{{template "row" .}}
-{{- end}}
-</table>
-{{else}}
-<p>none</p>
-{{end}}
-<h2>Prompts nobody answered</h2>
-{{if .Prompts}}
-<table>
-<tr><th>t (ms)</th><th>event</th><th>state</th><th>rule / step</th><th>question</th><th>sent / would send</th><th>reason</th></tr>
-{{- range .Prompts}}
-{{template "row" .}}
-{{- end}}
-</table>
-{{else}}
-<p>none</p>
-{{end}}
-</body>
-</html>
-{{define "row" -}}
-<tr class="{{.Class}}"><td class="num">{{.Time}}</td><td class="nw">{{.Event}}</td><td class="nw">{{.State}}</td><td>{{.RuleStep}}</td><td class="x">{{if .Block}}<pre>{{.Block}}</pre>{{else if .Excerpt}}<code>{{.Excerpt}}</code>{{end}}{{if .Screen}}<details><summary>screen</summary><pre>{{.Screen}}</pre></details>{{end}}</td><td>{{if .Sent}}<code>{{.Sent}}</code>{{end}}</td><td>{{.Reason}}</td></tr>
-{{- end}}
-`))
+// reportPage is the page's template, parsed once.
+var reportPage = template.Must(template.New("report").Parse(reportPageSource))
