@@ -61,11 +61,11 @@ func TestLintFindsWhatRunRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			var lintOut, runOut bytes.Buffer
-			if code := run(t.Context(), []string{"clai", "lint", path}, nil, &lintOut, &lintOut); code != runner.ExitFailed {
+			if code := runInProcess(t.Context(), []string{"clai", "lint", path}, nil, &lintOut, &lintOut); code != runner.ExitFailed {
 				t.Fatalf("lint exit %d, want %d:\n%s", code, runner.ExitFailed, lintOut.String())
 			}
 			runArgs := []string{"clai", "run", "--log", filepath.Join(dir, "run.log"), path}
-			if code := run(t.Context(), runArgs, nil, &runOut, &runOut); code != runner.ExitUsage {
+			if code := runInProcess(t.Context(), runArgs, nil, &runOut, &runOut); code != runner.ExitUsage {
 				t.Fatalf("run exit %d, want %d:\n%s", code, runner.ExitUsage, runOut.String())
 			}
 			lint := errorLines(strings.ReplaceAll(lintOut.String(), dir+"/", ""))

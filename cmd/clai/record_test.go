@@ -103,7 +103,7 @@ func TestRecordHeadless(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "h.cast")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"clai", "record", "--headless", "--out", out, "--",
+	code := runInProcess(context.Background(), []string{"clai", "record", "--headless", "--out", out, "--",
 		"sh", "-c", `printf 'first\n'; sleep 0.3; printf '\033[1mbold\033[0m \342\235\257\n'; exit 7`},
 		strings.NewReader("never read\n"), &stdout, &stderr)
 	if code != 7 {
