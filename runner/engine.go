@@ -234,7 +234,7 @@ func (e *Engine) firedCounts() map[string]int {
 func (e *Engine) Start(now time.Time) []Action {
 	e.begin(now)
 	e.start, e.lastOutput, e.stepSince = now, now, now
-	e.emit(Event{Name: "start", Reason: e.pb.Name})
+	e.emit(Event{Name: EventStart, Reason: e.pb.Name})
 	e.setState(Running, "program started")
 	e.evaluate()
 	return e.end()
@@ -386,7 +386,7 @@ func (e *Engine) Tick(now time.Time) []Action {
 func (e *Engine) Input(now time.Time, n int) []Action {
 	e.begin(now)
 	if e.result == nil {
-		e.emit(Event{Name: "input", Bytes: n})
+		e.emit(Event{Name: EventInput, Bytes: n})
 		// The person answered what was shown: as after clai's own answer,
 		// only what the program shows from now on acts.
 		e.answered()
@@ -405,7 +405,7 @@ func (e *Engine) Interrupt(now time.Time) []Action {
 	if e.result != nil {
 		return e.end()
 	}
-	e.emit(Event{Name: "interrupt"})
+	e.emit(Event{Name: EventInterrupt})
 	if !e.lastInterrupt.IsZero() && now.Sub(e.lastInterrupt) <= doubleInterrupt {
 		e.finish(Aborted, ExitInterrupted, "Ctrl-C twice", true)
 		return e.end()
@@ -443,7 +443,7 @@ func (e *Engine) Exit(now time.Time, status driver.ExitStatus) []Action {
 		// The last output is matched before the end: the screen is final now.
 		e.match()
 	}
-	e.emit(Event{Name: "exit", Reason: status.String()})
+	e.emit(Event{Name: EventExit, Reason: status.String()})
 	if e.result != nil {
 		e.result.Child = &status
 		return e.end()
@@ -454,7 +454,7 @@ func (e *Engine) Exit(now time.Time, status driver.ExitStatus) []Action {
 		if !stepAcceptsEOF(s) {
 			break
 		}
-		e.emit(Event{Name: "match", Step: stepName(s), Excerpt: "eof"})
+		e.emit(Event{Name: EventMatch, Step: stepName(s), Excerpt: "eof"})
 		e.stepIdx++
 	}
 	ended := "the program ended (" + status.String() + ")"
@@ -568,7 +568,7 @@ func (e *Engine) emit(ev Event) {
 	if ev.State == "" {
 		ev.State = e.state
 	}
-	if e.scr != nil && (isDecision(ev.Name) || ev.Name == "state" && ev.State == Manual) {
+	if e.scr != nil && (ev.Name.isDecision() || ev.Name == EventState && ev.State == Manual) {
 		ev.Screen = e.redact(e.scr.Text())
 	}
 	e.events = append(e.events, ev)
@@ -587,7 +587,7 @@ func (e *Engine) setState(s State, reason string) {
 	}
 	from := e.state
 	e.state = s
-	e.emit(Event{Name: "state", From: from, State: s, Reason: reason})
+	e.emit(Event{Name: EventState, From: from, State: s, Reason: reason})
 }
 
 func (e *Engine) toManual(reason string) {
@@ -624,7 +624,7 @@ func (e *Engine) finishChild(s State, code int, reason string, status driver.Exi
 		e.setState(s, reason)
 	}
 	e.result = &Result{State: s, ExitCode: code, Reason: reason, Child: &status}
-	e.emit(Event{Name: "finish", State: s, Reason: reason})
+	e.emit(Event{Name: EventFinish, State: s, Reason: reason})
 	e.out = append(e.out, Finish{Result: *e.result})
 }
 

@@ -112,7 +112,7 @@ func (s *sim) wantResult(state runner.State, code int) {
 func (s *sim) timeline() string {
 	var b strings.Builder
 	for _, e := range s.events {
-		b.WriteString("  " + e.At.String() + " " + e.Name + " " + string(e.State) + " " + e.Rule + e.Step + " " + e.Excerpt + e.Sent + " " + e.Reason + "\n")
+		b.WriteString("  " + e.At.String() + " " + string(e.Name) + " " + string(e.State) + " " + e.Rule + e.Step + " " + e.Excerpt + e.Sent + " " + e.Reason + "\n")
 	}
 	return b.String()
 }

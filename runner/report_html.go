@@ -43,15 +43,15 @@ var markerLanes = []struct{ kind, label string }{
 }
 
 // laneOf is the lane of an event's marker, or -1 for an event without one.
-func laneOf(event string) int {
+func laneOf(event EventKind) int {
 	switch event {
-	case "send", "would-send":
+	case EventSend, EventWouldSend:
 		return 0
-	case "prompt":
+	case EventPrompt:
 		return 1
-	case "danger":
+	case EventDanger:
 		return 2
-	case "timeout":
+	case EventTimeout:
 		return 3
 	}
 	return -1
@@ -138,14 +138,14 @@ func units(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
 func (rep *Report) htmlRow(e ReportEvent) htmlRow {
 	row := htmlRow{
-		Time: msString(e.TimeMS), Event: visible(e.Event), Class: "ev-" + cssClass(e.Event), State: visible(stateOf(e)),
+		Time: msString(e.TimeMS), Event: visible(string(e.Event)), Class: "ev-" + cssClass(string(e.Event)), State: visible(stateOf(e)),
 		RuleStep: visible(ruleStep(e)), Sent: head(visible(e.Sent), 4*excerptCell),
 		Reason: head(visible(reasonOf(e)), 4*excerptCell),
 	}
 	if e.Screen != "" {
 		row.Screen = tail(visibleBlock(e.Screen), blockExcerpt)
 	}
-	if isDecision(e.Event) && e.Excerpt != "" {
+	if e.Event.isDecision() && e.Excerpt != "" {
 		row.Block = tail(visibleBlock(e.Excerpt), blockExcerpt)
 	} else {
 		row.Excerpt = tail(visible(e.Excerpt), excerptCell)
@@ -244,7 +244,7 @@ func (rep *Report) chart() htmlChart {
 	var spans []span
 	cur, t0 := string(Starting), 0.0
 	for _, e := range rep.Timeline {
-		if e.Event != "state" {
+		if e.Event != EventState {
 			continue
 		}
 		if e.TimeMS > t0 {
@@ -339,9 +339,9 @@ func (rep *Report) chart() htmlChart {
 		var dangers, prompts int
 		for _, e := range rep.Timeline {
 			switch e.Event {
-			case "danger":
+			case EventDanger:
 				dangers++
-			case "prompt":
+			case EventPrompt:
 				prompts++
 			}
 		}
@@ -366,7 +366,7 @@ func (rep *Report) chart() htmlChart {
 		seen[key] = len(c.Marks)
 		counts = append(counts, 1)
 		cy := float64(bandY+lane*laneHeight) + laneHeight/2
-		m := htmlMark{Kind: laneShape(lane), Class: "m-" + cssClass(e.Event), CX: units(cx), CY: units(cy), Title: markTitle(e)}
+		m := htmlMark{Kind: laneShape(lane), Class: "m-" + cssClass(string(e.Event)), CX: units(cx), CY: units(cy), Title: markTitle(e)}
 		switch lane {
 		case 1: // a diamond
 			m.Points = points(cx, cy-7, cx+7, cy, cx, cy+7, cx-7, cy)
@@ -448,7 +448,7 @@ func points(xy ...float64) string {
 
 // markTitle is a marker's tooltip: the event's details on a few lines.
 func markTitle(e ReportEvent) string {
-	lines := []string{msString(e.TimeMS) + " ms · " + visible(e.Event) + " · " + visible(stateOf(e))}
+	lines := []string{msString(e.TimeMS) + " ms · " + visible(string(e.Event)) + " · " + visible(stateOf(e))}
 	if e.Rule != "" {
 		lines = append(lines, "rule "+visible(ruleStep(e)))
 	} else if e.Step != "" {
@@ -459,7 +459,7 @@ func markTitle(e ReportEvent) string {
 	}
 	if e.Sent != "" {
 		what := "sent: "
-		if e.Event == "would-send" {
+		if e.Event == EventWouldSend {
 			what = "would send: "
 		}
 		lines = append(lines, what+head(visible(e.Sent), 2*excerptCell))

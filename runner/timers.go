@@ -10,13 +10,13 @@ func (e *Engine) timers() {
 	t := e.pb.Timeouts
 	now := e.now
 	if t.Total > 0 && !now.Before(e.start.Add(t.Total)) {
-		e.emit(Event{Name: "timeout", Reason: "timeouts.total"})
+		e.emit(Event{Name: EventTimeout, Reason: "timeouts.total"})
 		e.finish(TimedOut, ExitTimeout, fmt.Sprintf("the run reached timeouts.total (%s); last output: %q", t.Total, e.tail()), true)
 		return
 	}
 	if s := e.currentStep(); s != nil && e.state != Manual && s.Waits() && s.Timeout > 0 &&
 		!now.Before(e.stepSince.Add(s.Timeout)) {
-		e.emit(Event{Name: "timeout", Step: stepName(s), Reason: "step timeout"})
+		e.emit(Event{Name: EventTimeout, Step: stepName(s), Reason: "step timeout"})
 		e.finish(TimedOut, ExitTimeout, fmt.Sprintf("step %s waited %s for %s; last output: %q", stepName(s), s.Timeout, describeWait(s), e.tail()), true)
 		return
 	}
@@ -36,7 +36,7 @@ func (e *Engine) timers() {
 	if e.verify && !now.Before(e.verifyAt()) {
 		if !e.retried {
 			e.retried = true
-			e.emit(Event{Name: "retry", Reason: "no reaction to the answer"})
+			e.emit(Event{Name: EventRetry, Reason: "no reaction to the answer"})
 			e.send(e.lastAnswer, "the same answer again", "", "", "")
 			e.verifyWait = verifyAfter
 		} else {
@@ -94,7 +94,7 @@ func (e *Engine) enterPrompting(reason, question string) {
 	question = e.redact(question)
 	e.question = question
 	e.promptSince = e.now
-	e.emit(Event{Name: "prompt", Excerpt: question, Reason: reason})
+	e.emit(Event{Name: EventPrompt, Excerpt: question, Reason: reason})
 	e.setState(Prompting, reason)
 }
 
@@ -108,7 +108,7 @@ func (e *Engine) checkIdle() {
 		// A program that says it is working is not idle: look again after
 		// another idle period.
 		e.busySeen = e.now
-		e.emit(Event{Name: "defer", Reason: fmt.Sprintf("no output for %s, but the program says it is busy: no nudge", idle)})
+		e.emit(Event{Name: EventDefer, Reason: fmt.Sprintf("no output for %s, but the program says it is busy: no nudge", idle)})
 		return
 	}
 	reason := fmt.Sprintf("no output for %s", idle)
@@ -136,6 +136,6 @@ func (e *Engine) nudge() {
 	e.nudges++
 	e.lastNudge = text
 	e.nextNudge = e.now.Add(e.pb.Nudge.Gap)
-	e.emit(Event{Name: "nudge", Reason: fmt.Sprintf("nudge %d of %d", e.nudges, e.pb.Nudge.Max)})
+	e.emit(Event{Name: EventNudge, Reason: fmt.Sprintf("nudge %d of %d", e.nudges, e.pb.Nudge.Max)})
 	e.send(Send{Data: []byte(text)}, text, "", "", "")
 }
