@@ -323,12 +323,6 @@ func (e *Engine) view() []byte {
 	return e.viewText
 }
 
-// screenStill reports whether the screen changed since it was last matched and
-// has been still for settle since.
-func (e *Engine) screenStill() bool {
-	return e.scr != nil && !e.now.Before(e.lastOutput.Add(e.screenQuiet())) && e.scr.Version() != e.scrSeen
-}
-
 // screenQuiet is how long the screen must be still before it is matched:
 // settings.settle, so that a screen a program redraws in several writes is
 // matched whole. Where all the program wrote since the screen was last matched
@@ -366,17 +360,17 @@ func (e *Engine) match() {
 	e.evaluate()
 }
 
-// Tick observes the passing of time: timeouts, deferred answers, settling.
+// Tick observes the passing of time: timeouts, deferred answers, settling. It
+// runs the timers due, in order of precedence, until one ends the run.
 func (e *Engine) Tick(now time.Time) []Action {
 	e.begin(now)
-	if e.result == nil && e.unmatched > 0 && !now.Before(e.lastOutput.Add(batchQuiet)) {
-		e.match()
-	}
-	if e.result == nil && e.screenStill() {
-		e.match()
-	}
-	if e.result == nil {
-		e.timers()
+	for t := range e.eachTimer {
+		if e.result != nil {
+			break
+		}
+		if !t.at.IsZero() && !e.now.Before(t.at) {
+			t.fire(e)
+		}
 	}
 	return e.end()
 }
@@ -487,64 +481,16 @@ func (e *Engine) isNudgeEcho(text []byte) bool {
 	return t == "" || t == strings.TrimSpace(e.lastNudge)
 }
 
-// Deadline returns the next time the engine wants a Tick, if any.
+// Deadline returns the next time the engine wants a Tick, if any: the earliest
+// of the timers that wake it.
 func (e *Engine) Deadline() (time.Time, bool) {
 	if e.result != nil {
 		return time.Time{}, false
 	}
 	var next time.Time
-	at := func(t time.Time) {
-		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
-			next = t
-		}
-	}
-	if e.unmatched > 0 {
-		at(e.lastOutput.Add(batchQuiet))
-	}
-	// Output the screen holds back is taken in once it settles, not here.
-	if e.scr != nil && (e.scr.Pending() || e.scr.Version() != e.scrSeen) {
-		at(e.lastOutput.Add(e.screenQuiet()))
-	}
-	t := e.pb.Timeouts
-	if t.Total > 0 {
-		at(e.start.Add(t.Total))
-	}
-	if s := e.currentStep(); s != nil && s.Waits() {
-		if e.state != Manual && s.Timeout > 0 {
-			at(e.stepSince.Add(s.Timeout))
-		}
-	}
-	at(e.wake)
-	settle := e.lastOutput.Add(e.pb.Settings.Settle)
-	if e.refusal != nil && !e.promptChecked {
-		at(settle)
-	}
-	if e.verify {
-		at(e.verifyAt())
-	}
-	if e.dryWait && e.wake.IsZero() {
-		at(e.dryEnd())
-	}
-	switch e.state {
-	case Running:
-		if !e.promptChecked {
-			at(settle)
-		}
-		if t.Idle > 0 {
-			at(e.idleFrom().Add(t.Idle))
-		}
-	case Prompting:
-		if t.Prompt > 0 && !e.cfg.Interactive {
-			at(e.promptSince.Add(t.Prompt))
-		}
-		if t.Idle > 0 {
-			at(e.idleFrom().Add(t.Idle))
-		}
-	case Nudging:
-		at(e.nextNudge)
-	case Manual:
-		if t.Prompt > 0 && !e.cfg.Interactive {
-			at(e.manualDeadline())
+	for t := range e.eachTimer {
+		if t.wakes && !t.at.IsZero() && (next.IsZero() || t.at.Before(next)) {
+			next = t.at
 		}
 	}
 	return next, !next.IsZero()
