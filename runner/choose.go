@@ -301,7 +301,7 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 	case current == target && m.ticks == '[':
 		// Ticked in a checklist: other options may be ticked next.
 		e.choosing = nil
-		e.emit(Event{Name: "match", Rule: rule, Step: step, Excerpt: matched, Reason: fmt.Sprintf("choose %q: ticked", label)})
+		e.emit(Event{Name: EventMatch, Rule: rule, Step: step, Excerpt: matched, Reason: fmt.Sprintf("choose %q: ticked", label)})
 		return false
 	case current == target:
 		e.choosing = nil
@@ -341,7 +341,7 @@ func (e *Engine) pending(a *playbooks.Action, rule, step string) *choosing {
 // reports that nothing was sent.
 func (e *Engine) chooseGaveUp(reason, rule, step string) bool {
 	e.choosing = nil
-	e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: reason})
+	e.emit(Event{Name: EventError, Rule: rule, Step: step, Reason: reason})
 	e.toManual(reason)
 	return false
 }

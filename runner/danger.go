@@ -190,7 +190,7 @@ func (e *Engine) onDanger(hits []dangerHit) {
 		h := &hits[i]
 		e.fired[h.rule.Name]++
 		h.text = e.excerpt(h.text)
-		e.emit(Event{Name: "danger", Rule: h.rule.Name, Excerpt: h.text, Reason: string(h.rule.Action)})
+		e.emit(Event{Name: EventDanger, Rule: h.rule.Name, Excerpt: h.text, Reason: string(h.rule.Action)})
 		if worst == nil || severity(h.rule.Action) > severity(worst.rule.Action) {
 			worst = h
 		}
@@ -210,7 +210,7 @@ func (e *Engine) onDanger(hits []dangerHit) {
 		e.refusal = worst.rule
 		e.wake = time.Time{}
 		e.window = e.window[:0]
-		e.emit(Event{Name: "defer", Rule: worst.rule.Name, Reason: "the refusal waits for the prompt"})
+		e.emit(Event{Name: EventDefer, Rule: worst.rule.Name, Reason: "the refusal waits for the prompt"})
 	}
 }
 

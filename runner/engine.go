@@ -234,7 +234,7 @@ func (e *Engine) firedCounts() map[string]int {
 func (e *Engine) Start(now time.Time) []Action {
 	e.begin(now)
 	e.start, e.lastOutput, e.stepSince = now, now, now
-	e.emit(Event{Name: "start", Reason: e.pb.Name})
+	e.emit(Event{Name: EventStart, Reason: e.pb.Name})
 	e.setState(Running, "program started")
 	e.evaluate()
 	return e.end()
@@ -323,12 +323,6 @@ func (e *Engine) view() []byte {
 	return e.viewText
 }
 
-// screenStill reports whether the screen changed since it was last matched and
-// has been still for settle since.
-func (e *Engine) screenStill() bool {
-	return e.scr != nil && !e.now.Before(e.lastOutput.Add(e.screenQuiet())) && e.scr.Version() != e.scrSeen
-}
-
 // screenQuiet is how long the screen must be still before it is matched:
 // settings.settle, so that a screen a program redraws in several writes is
 // matched whole. Where all the program wrote since the screen was last matched
@@ -366,17 +360,17 @@ func (e *Engine) match() {
 	e.evaluate()
 }
 
-// Tick observes the passing of time: timeouts, deferred answers, settling.
+// Tick observes the passing of time: timeouts, deferred answers, settling. It
+// runs the timers due, in order of precedence, until one ends the run.
 func (e *Engine) Tick(now time.Time) []Action {
 	e.begin(now)
-	if e.result == nil && e.unmatched > 0 && !now.Before(e.lastOutput.Add(batchQuiet)) {
-		e.match()
-	}
-	if e.result == nil && e.screenStill() {
-		e.match()
-	}
-	if e.result == nil {
-		e.timers()
+	for t := range e.eachTimer {
+		if e.result != nil {
+			break
+		}
+		if !t.at.IsZero() && !e.now.Before(t.at) {
+			t.fire(e)
+		}
 	}
 	return e.end()
 }
@@ -386,7 +380,7 @@ func (e *Engine) Tick(now time.Time) []Action {
 func (e *Engine) Input(now time.Time, n int) []Action {
 	e.begin(now)
 	if e.result == nil {
-		e.emit(Event{Name: "input", Bytes: n})
+		e.emit(Event{Name: EventInput, Bytes: n})
 		// The person answered what was shown: as after clai's own answer,
 		// only what the program shows from now on acts.
 		e.answered()
@@ -405,7 +399,7 @@ func (e *Engine) Interrupt(now time.Time) []Action {
 	if e.result != nil {
 		return e.end()
 	}
-	e.emit(Event{Name: "interrupt"})
+	e.emit(Event{Name: EventInterrupt})
 	if !e.lastInterrupt.IsZero() && now.Sub(e.lastInterrupt) <= doubleInterrupt {
 		e.finish(Aborted, ExitInterrupted, "Ctrl-C twice", true)
 		return e.end()
@@ -443,7 +437,7 @@ func (e *Engine) Exit(now time.Time, status driver.ExitStatus) []Action {
 		// The last output is matched before the end: the screen is final now.
 		e.match()
 	}
-	e.emit(Event{Name: "exit", Reason: status.String()})
+	e.emit(Event{Name: EventExit, Reason: status.String()})
 	if e.result != nil {
 		e.result.Child = &status
 		return e.end()
@@ -454,7 +448,7 @@ func (e *Engine) Exit(now time.Time, status driver.ExitStatus) []Action {
 		if !stepAcceptsEOF(s) {
 			break
 		}
-		e.emit(Event{Name: "match", Step: stepName(s), Excerpt: "eof"})
+		e.emit(Event{Name: EventMatch, Step: stepName(s), Excerpt: "eof"})
 		e.stepIdx++
 	}
 	ended := "the program ended (" + status.String() + ")"
@@ -487,64 +481,16 @@ func (e *Engine) isNudgeEcho(text []byte) bool {
 	return t == "" || t == strings.TrimSpace(e.lastNudge)
 }
 
-// Deadline returns the next time the engine wants a Tick, if any.
+// Deadline returns the next time the engine wants a Tick, if any: the earliest
+// of the timers that wake it.
 func (e *Engine) Deadline() (time.Time, bool) {
 	if e.result != nil {
 		return time.Time{}, false
 	}
 	var next time.Time
-	at := func(t time.Time) {
-		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
-			next = t
-		}
-	}
-	if e.unmatched > 0 {
-		at(e.lastOutput.Add(batchQuiet))
-	}
-	// Output the screen holds back is taken in once it settles, not here.
-	if e.scr != nil && (e.scr.Pending() || e.scr.Version() != e.scrSeen) {
-		at(e.lastOutput.Add(e.screenQuiet()))
-	}
-	t := e.pb.Timeouts
-	if t.Total > 0 {
-		at(e.start.Add(t.Total))
-	}
-	if s := e.currentStep(); s != nil && s.Waits() {
-		if e.state != Manual && s.Timeout > 0 {
-			at(e.stepSince.Add(s.Timeout))
-		}
-	}
-	at(e.wake)
-	settle := e.lastOutput.Add(e.pb.Settings.Settle)
-	if e.refusal != nil && !e.promptChecked {
-		at(settle)
-	}
-	if e.verify {
-		at(e.verifyAt())
-	}
-	if e.dryWait && e.wake.IsZero() {
-		at(e.dryEnd())
-	}
-	switch e.state {
-	case Running:
-		if !e.promptChecked {
-			at(settle)
-		}
-		if t.Idle > 0 {
-			at(e.idleFrom().Add(t.Idle))
-		}
-	case Prompting:
-		if t.Prompt > 0 && !e.cfg.Interactive {
-			at(e.promptSince.Add(t.Prompt))
-		}
-		if t.Idle > 0 {
-			at(e.idleFrom().Add(t.Idle))
-		}
-	case Nudging:
-		at(e.nextNudge)
-	case Manual:
-		if t.Prompt > 0 && !e.cfg.Interactive {
-			at(e.manualDeadline())
+	for t := range e.eachTimer {
+		if t.wakes && !t.at.IsZero() && (next.IsZero() || t.at.Before(next)) {
+			next = t.at
 		}
 	}
 	return next, !next.IsZero()
@@ -568,7 +514,7 @@ func (e *Engine) emit(ev Event) {
 	if ev.State == "" {
 		ev.State = e.state
 	}
-	if e.scr != nil && (isDecision(ev.Name) || ev.Name == "state" && ev.State == Manual) {
+	if e.scr != nil && (ev.Name.isDecision() || ev.Name == EventState && ev.State == Manual) {
 		ev.Screen = e.redact(e.scr.Text())
 	}
 	e.events = append(e.events, ev)
@@ -587,7 +533,7 @@ func (e *Engine) setState(s State, reason string) {
 	}
 	from := e.state
 	e.state = s
-	e.emit(Event{Name: "state", From: from, State: s, Reason: reason})
+	e.emit(Event{Name: EventState, From: from, State: s, Reason: reason})
 }
 
 func (e *Engine) toManual(reason string) {
@@ -624,7 +570,7 @@ func (e *Engine) finishChild(s State, code int, reason string, status driver.Exi
 		e.setState(s, reason)
 	}
 	e.result = &Result{State: s, ExitCode: code, Reason: reason, Child: &status}
-	e.emit(Event{Name: "finish", State: s, Reason: reason})
+	e.emit(Event{Name: EventFinish, State: s, Reason: reason})
 	e.out = append(e.out, Finish{Result: *e.result})
 }
 

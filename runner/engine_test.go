@@ -64,6 +64,7 @@ func (s *sim) out(d time.Duration, text string) {
 }
 
 // advance moves virtual time by d, ticking at every deadline on the way, as Run does.
+// A Tick at the deadline must do something: act, or move the deadline.
 func (s *sim) advance(d time.Duration) {
 	end := s.now.Add(d)
 	for {
@@ -74,7 +75,12 @@ func (s *sim) advance(d time.Duration) {
 		if next.After(s.now) {
 			s.now = next
 		}
-		s.apply(s.e.Tick(s.now))
+		actions := s.e.Tick(s.now)
+		s.apply(actions)
+		if after, ok := s.e.Deadline(); len(actions) == 0 && ok && after.Equal(next) {
+			s.t.Fatalf("a Tick at the deadline +%s did nothing, and the deadline stays (state %s)\nevents:\n%s",
+				next.Sub(s.t0), s.e.State(), s.timeline())
+		}
 	}
 	s.now = end
 	s.apply(s.e.Tick(s.now))
@@ -112,7 +118,7 @@ func (s *sim) wantResult(state runner.State, code int) {
 func (s *sim) timeline() string {
 	var b strings.Builder
 	for _, e := range s.events {
-		b.WriteString("  " + e.At.String() + " " + e.Name + " " + string(e.State) + " " + e.Rule + e.Step + " " + e.Excerpt + e.Sent + " " + e.Reason + "\n")
+		b.WriteString("  " + e.At.String() + " " + string(e.Name) + " " + string(e.State) + " " + e.Rule + e.Step + " " + e.Excerpt + e.Sent + " " + e.Reason + "\n")
 	}
 	return b.String()
 }

@@ -229,7 +229,7 @@ func (e *Engine) evaluateRules() {
 			}
 		}
 		if r.Limit > 0 && e.ruleFired[i] >= r.Limit {
-			e.emit(Event{Name: "match", Rule: r.Name, Excerpt: e.excerpt(string(text[h.start:h.end])), Reason: "limit reached"})
+			e.emit(Event{Name: EventMatch, Rule: r.Name, Excerpt: e.excerpt(string(text[h.start:h.end])), Reason: "limit reached"})
 			e.toManual(fmt.Sprintf("rule %q reached its limit of %d", r.Name, r.Limit))
 			return
 		}
@@ -290,7 +290,7 @@ func (e *Engine) deferUntil(t time.Time, rule, why string) {
 		return
 	}
 	e.wake = t
-	e.emit(Event{Name: "defer", Rule: rule, Reason: fmt.Sprintf("%s until +%s", why, t.Sub(e.start).Round(time.Millisecond))})
+	e.emit(Event{Name: EventDefer, Rule: rule, Reason: fmt.Sprintf("%s until +%s", why, t.Sub(e.start).Round(time.Millisecond))})
 }
 
 // act renders and sends an action, and records what matched: one send event, or a
@@ -299,7 +299,7 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	atQuestion := e.atQuestion
 	e.atQuestion = false
 	if a == nil {
-		e.emit(Event{Name: "match", Rule: rule, Step: step, Excerpt: matched})
+		e.emit(Event{Name: EventMatch, Rule: rule, Step: step, Excerpt: matched})
 		return false
 	}
 	if vals == nil {
@@ -337,7 +337,7 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 		send.Secret, send.Data = a.Secret, []byte("\r")
 		shown = fmt.Sprintf("secret %s:%s", a.Secret.Source, a.Secret.Name)
 	default:
-		e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: string(a.Kind) + " needs screen matching"})
+		e.emit(Event{Name: EventError, Rule: rule, Step: step, Reason: string(a.Kind) + " needs screen matching"})
 		e.toManual(string(a.Kind) + " needs screen matching")
 		return false
 	}
@@ -371,7 +371,7 @@ func lastShown(text []byte, end int) bool {
 // on as written, and nothing of the answer is typed.
 func (e *Engine) exprFailed(rule, step string, err error) {
 	why := e.redact(err.Error())
-	e.emit(Event{Name: "error", Rule: rule, Step: step, Reason: why})
+	e.emit(Event{Name: EventError, Rule: rule, Step: step, Reason: why})
 	where := "step " + step
 	if rule != "" {
 		where = fmt.Sprintf("rule %q", rule)
@@ -382,9 +382,9 @@ func (e *Engine) exprFailed(rule, step string, err error) {
 // send emits a Send (or a would-send in a dry run) and makes the window stale.
 func (e *Engine) send(s Send, shown, rule, step, matched string) {
 	s.DryRun = e.cfg.DryRun
-	name := "send"
+	name := EventSend
 	if s.DryRun {
-		name = "would-send"
+		name = EventWouldSend
 	}
 	shown = e.redact(shown)
 	e.emit(Event{Name: name, Rule: rule, Step: step, Sent: shown, Excerpt: matched})

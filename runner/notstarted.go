@@ -8,10 +8,10 @@ func (s *session) notStarted(err error) *Report {
 	s.rec.start = now
 	reason := "could not start: " + err.Error()
 	s.pending = append(s.pending,
-		Event{Name: "start", State: Starting, Reason: s.pb.Name},
-		Event{Name: "error", State: Starting, Reason: reason},
-		Event{Name: "state", From: Starting, State: Failed, Reason: reason},
-		Event{Name: "finish", State: Failed, Reason: reason},
+		Event{Name: EventStart, State: Starting, Reason: s.pb.Name},
+		Event{Name: EventError, State: Starting, Reason: reason},
+		Event{Name: EventState, From: Starting, State: Failed, Reason: reason},
+		Event{Name: EventFinish, State: Failed, Reason: reason},
 	)
 	s.flush()
 	return s.rec.finish(Result{State: Failed, ExitCode: ExitFailed, Reason: reason}, nil, nil, now)

@@ -69,16 +69,16 @@ type ReportChild struct {
 
 // ReportEvent is an Event as a report shows it.
 type ReportEvent struct {
-	TimeMS  float64 `json:"t_ms"`
-	Event   string  `json:"event"`
-	State   State   `json:"state"`
-	From    State   `json:"from,omitempty"`
-	Rule    string  `json:"rule,omitempty"`
-	Step    string  `json:"step,omitempty"`
-	Excerpt string  `json:"excerpt,omitempty"`
-	Sent    string  `json:"sent,omitempty"`
-	Reason  string  `json:"reason,omitempty"`
-	Bytes   int     `json:"bytes,omitempty"`
+	TimeMS  float64   `json:"t_ms"`
+	Event   EventKind `json:"event"`
+	State   State     `json:"state"`
+	From    State     `json:"from,omitempty"`
+	Rule    string    `json:"rule,omitempty"`
+	Step    string    `json:"step,omitempty"`
+	Excerpt string    `json:"excerpt,omitempty"`
+	Sent    string    `json:"sent,omitempty"`
+	Reason  string    `json:"reason,omitempty"`
+	Bytes   int       `json:"bytes,omitempty"`
 	// Screen is the visible screen the decision was taken on (screen matching).
 	Screen string `json:"screen,omitempty"`
 }
@@ -116,7 +116,7 @@ func newRecorder(pb *playbooks.Playbook, dryRun, noTimeline bool, redact *Redact
 }
 
 func (r *recorder) event(e Event) {
-	if r.noTimeline && e.Name != "danger" && e.Name != "prompt" {
+	if r.noTimeline && e.Name != EventDanger && e.Name != EventPrompt {
 		return
 	}
 	re := ReportEvent{
@@ -125,13 +125,13 @@ func (r *recorder) event(e Event) {
 		Reason: r.redact.String(e.Reason), Bytes: e.Bytes, Screen: r.redact.String(e.Screen),
 	}
 	switch e.Name {
-	case "danger":
+	case EventDanger:
 		if len(r.report.DangerHits) < maxDangerHits {
 			r.report.DangerHits = append(r.report.DangerHits, re)
 		} else {
 			r.report.DangerHitsDropped++
 		}
-	case "prompt":
+	case EventPrompt:
 		r.report.Unanswered = append(r.report.Unanswered, re)
 	}
 	switch {

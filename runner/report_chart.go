@@ -35,21 +35,19 @@ const (
 // reportStates are the states a run goes through, in the legend's order.
 var reportStates = []State{Starting, Running, Prompting, Nudging, Manual, Done, TimedOut, Failed, Aborted}
 
-// markerLanes are the lanes of markers, top to bottom.
-var markerLanes = []struct{ kind, label string }{
-	{"send", "sends"}, {"prompt", "prompts"}, {"danger", "danger"}, {"timeout", "timeouts"},
-}
+// markerLanes are the labels of the lanes of markers, top to bottom (see laneOf).
+var markerLanes = []string{"sends", "prompts", "danger", "timeouts"}
 
 // laneOf is the lane of an event's marker, or -1 for an event without one.
-func laneOf(event string) int {
+func laneOf(event EventKind) int {
 	switch event {
-	case "send", "would-send":
+	case EventSend, EventWouldSend:
 		return 0
-	case "prompt":
+	case EventPrompt:
 		return 1
-	case "danger":
+	case EventDanger:
 		return 2
-	case "timeout":
+	case EventTimeout:
 		return 3
 	}
 	return -1
@@ -155,7 +153,7 @@ func (rep *Report) stateSpans(total, last float64) []span {
 	var spans []span
 	cur, t0 := string(Starting), 0.0
 	for _, e := range rep.Timeline {
-		if e.Event != "state" {
+		if e.Event != EventState {
 			continue
 		}
 		if e.TimeMS > t0 {
@@ -283,9 +281,9 @@ func bandSpan(r bandRect) htmlSpan {
 // chartLanes are the lines between the lanes of markers, and their labels.
 func chartLanes() []htmlLane {
 	var lanes []htmlLane
-	for i, l := range markerLanes {
+	for i, label := range markerLanes {
 		y := float64(bandY + i*laneHeight)
-		lanes = append(lanes, htmlLane{Y: units(y), LabelY: units(y + laneHeight/2 + 4), Label: l.label})
+		lanes = append(lanes, htmlLane{Y: units(y), LabelY: units(y + laneHeight/2 + 4), Label: label})
 	}
 	return lanes
 }
@@ -347,7 +345,7 @@ func chartMarks(events []ReportEvent, scale chartScale) (marks []htmlMark, marke
 // diamond for a prompt, a triangle for a danger hit, a square for a timeout.
 func marker(e ReportEvent, lane int, cx float64) htmlMark {
 	cy := float64(bandY+lane*laneHeight) + laneHeight/2
-	m := htmlMark{Kind: laneShape(lane), Class: "m-" + cssClass(e.Event), CX: units(cx), CY: units(cy), Title: markTitle(e)}
+	m := htmlMark{Kind: laneShape(lane), Class: "m-" + cssClass(string(e.Event)), CX: units(cx), CY: units(cy), Title: markTitle(e)}
 	switch lane {
 	case 1: // a diamond
 		m.Points = points(cx, cy-7, cx+7, cy, cx, cy+7, cx-7, cy)
@@ -381,7 +379,7 @@ func points(xy ...float64) string {
 
 // markTitle is a marker's tooltip: the event's details on a few lines.
 func markTitle(e ReportEvent) string {
-	lines := []string{msString(e.TimeMS) + " ms · " + visible(e.Event) + " · " + visible(stateOf(e))}
+	lines := []string{msString(e.TimeMS) + " ms · " + visible(string(e.Event)) + " · " + visible(stateOf(e))}
 	if e.Rule != "" {
 		lines = append(lines, "rule "+visible(ruleStep(e)))
 	} else if e.Step != "" {
@@ -392,7 +390,7 @@ func markTitle(e ReportEvent) string {
 	}
 	if e.Sent != "" {
 		what := "sent: "
-		if e.Event == "would-send" {
+		if e.Event == EventWouldSend {
 			what = "would send: "
 		}
 		lines = append(lines, what+head(visible(e.Sent), 2*excerptCell))

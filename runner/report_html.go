@@ -81,14 +81,14 @@ func cssClass(s string) string {
 // htmlRow is a row of the page's tables for one event.
 func (rep *Report) htmlRow(e ReportEvent) htmlRow {
 	row := htmlRow{
-		Time: msString(e.TimeMS), Event: visible(e.Event), Class: "ev-" + cssClass(e.Event), State: visible(stateOf(e)),
+		Time: msString(e.TimeMS), Event: visible(string(e.Event)), Class: "ev-" + cssClass(string(e.Event)), State: visible(stateOf(e)),
 		RuleStep: visible(ruleStep(e)), Sent: head(visible(e.Sent), 4*excerptCell),
 		Reason: head(visible(reasonOf(e)), 4*excerptCell),
 	}
 	if e.Screen != "" {
 		row.Screen = tail(visibleBlock(e.Screen), blockExcerpt)
 	}
-	if isDecision(e.Event) && e.Excerpt != "" {
+	if e.Event.isDecision() && e.Excerpt != "" {
 		row.Block = tail(visibleBlock(e.Excerpt), blockExcerpt)
 	} else {
 		row.Excerpt = tail(visible(e.Excerpt), excerptCell)

@@ -45,7 +45,7 @@ func reportHolding(text string) *runner.Report {
 	with(rep.Timeline)
 	with(rep.DangerHits)
 	with(rep.Unanswered)
-	rep.Timeline = append(rep.Timeline, runner.ReportEvent{TimeMS: 64103, Event: text, State: runner.State(text)})
+	rep.Timeline = append(rep.Timeline, runner.ReportEvent{TimeMS: 64103, Event: runner.EventKind(text), State: runner.State(text)})
 	rules := map[string]int{}
 	for name, n := range rep.Rules {
 		rules[name+text] = n

@@ -70,16 +70,6 @@ func (rep *Report) sortedRules() []string {
 // msString is a time in milliseconds with one decimal.
 func msString(ms float64) string { return strconv.FormatFloat(ms, 'f', 1, 64) }
 
-// isDecision reports whether an event is one where clai decided something about
-// what was on the screen, so a report shows the excerpt it decided on.
-func isDecision(event string) bool {
-	switch event {
-	case "send", "would-send", "danger", "prompt", "match":
-		return true
-	}
-	return false
-}
-
 // ruleStep names the rule and the step of an event, as plain text.
 func ruleStep(e ReportEvent) string {
 	switch {
@@ -269,7 +259,7 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 		p("| t (ms) | event | state | rule / step | matched | sent / would send | reason |\n")
 		p("|--:|---|---|---|---|---|---|\n")
 		for _, e := range rep.Timeline {
-			p("| %s | %s | %s | %s | %s | %s | %s |\n", msString(e.TimeMS), mdText(e.Event), mdText(stateOf(e)),
+			p("| %s | %s | %s | %s | %s | %s | %s |\n", msString(e.TimeMS), mdText(string(e.Event)), mdText(stateOf(e)),
 				mdRuleStep(e), mdCode(tail(visible(e.Excerpt), excerptCell)), mdCode(head(visible(e.Sent), excerptCell)),
 				mdText(head(reasonOf(e), 2*excerptCell)))
 		}

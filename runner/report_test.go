@@ -27,7 +27,7 @@ const reportSecret = "hunter2-Sup3rS3cret!"
 // danger rule that denies, one that never fired, a rule that never fired, and a
 // question nobody answered.
 func dryRunReport() *runner.Report {
-	ev := func(t float64, event string, state runner.State) runner.ReportEvent {
+	ev := func(t float64, event runner.EventKind, state runner.State) runner.ReportEvent {
 		return runner.ReportEvent{TimeMS: t, Event: event, State: state}
 	}
 	start := ev(0, "start", runner.Starting)
@@ -82,7 +82,7 @@ func dryRunReport() *runner.Report {
 // liveReport is the report of a live ssh-keygen run that ended done: a rule
 // answers the overwrite question, the steps send the passphrase by reference.
 func liveReport() *runner.Report {
-	ev := func(t float64, event string, state runner.State) runner.ReportEvent {
+	ev := func(t float64, event runner.EventKind, state runner.State) runner.ReportEvent {
 		return runner.ReportEvent{TimeMS: t, Event: event, State: state}
 	}
 	start := ev(0, "start", runner.Starting)

@@ -305,7 +305,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 		// Whatever happened, the program is ended and waited for before Run
 		// returns.
 		if cerr := s.drv.Close(); cerr != nil {
-			s.o.logger.Warn("close", zap.String("event", "error"), zap.Error(cerr))
+			s.o.logger.Warn("close", zap.String("event", string(EventError)), zap.Error(cerr))
 		}
 		if s.reading != nil {
 			// Closing the driver ended the reader's pending read.
@@ -372,7 +372,7 @@ func (s *session) userInput(now time.Time, in []byte) {
 		}
 	}
 	if _, err := s.drv.Write(in); err != nil && !errors.Is(err, driver.ErrEnded) {
-		s.o.logger.Warn("input", zap.String("event", "error"), zap.Error(err))
+		s.o.logger.Warn("input", zap.String("event", string(EventError)), zap.Error(err))
 	}
 	if n := strings.Count(string(in), "\x03"); n > 0 {
 		for range n {
@@ -511,7 +511,7 @@ func (s *session) apply(actions []Action) {
 				data = append([]byte(s.secrets[send.Secret]), send.Data...)
 			}
 			if _, err := s.drv.Write(data); err != nil {
-				s.o.logger.Warn("send failed", zap.String("event", "error"), zap.Error(err))
+				s.o.logger.Warn("send failed", zap.String("event", string(EventError)), zap.Error(err))
 			}
 			if r := s.o.record; r != nil {
 				// An answer can repeat what the program showed (a matched
@@ -534,10 +534,10 @@ func (s *session) apply(actions []Action) {
 		switch a := a.(type) {
 		case *Event:
 			s.pending = append(s.pending, *a)
-			if a.Name == "would-send" && s.o.notices != nil {
+			if a.Name == EventWouldSend && s.o.notices != nil {
 				s.notice(*a)
 			}
-			if a.Name == "state" && a.State == Manual && s.o.terminal != nil {
+			if a.Name == EventState && a.State == Manual && s.o.terminal != nil {
 				s.handOver(a.Reason)
 			}
 		case Kill:
@@ -556,9 +556,9 @@ func (s *session) apply(actions []Action) {
 func (s *session) log(e Event) {
 	level := zap.InfoLevel
 	switch e.Name {
-	case "match", "defer", "input":
+	case EventMatch, EventDefer, EventInput:
 		level = zap.DebugLevel
-	case "danger", "timeout", "error":
+	case EventDanger, EventTimeout, EventError:
 		level = zap.WarnLevel
 	}
 	core := s.o.logger.Core()
@@ -567,14 +567,14 @@ func (s *session) log(e Event) {
 	}
 	// Written to the core itself: an event line needs none of what the logger
 	// adds to an entry (caller, stack trace, ending the program).
-	ent := zapcore.Entry{Level: level, Message: e.Name}
+	ent := zapcore.Entry{Level: level, Message: string(e.Name)}
 	if s.eventTimes {
 		ent.Time = s.rec.start.Add(e.At)
 	} else {
 		ent.Time = time.Now()
 	}
 	fields := append(s.fields[:0],
-		zap.String("event", e.Name),
+		zap.String("event", string(e.Name)),
 		zap.String("state", string(e.State)),
 		zap.Int64("elapsed_ms", e.At.Milliseconds()),
 	)
@@ -605,7 +605,7 @@ func (s *session) log(e Event) {
 	if err := core.Write(ent, fields); err != nil && !s.logFailed {
 		// Said once, through the logger, which reports its own failure.
 		s.logFailed = true
-		s.o.logger.Warn("log", zap.String("event", "error"), zap.Error(err))
+		s.o.logger.Warn("log", zap.String("event", string(EventError)), zap.Error(err))
 	}
 	// The logger has encoded the fields; the next line reuses their room.
 	clear(fields)

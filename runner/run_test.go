@@ -557,7 +557,7 @@ steps:
 	var sends []string
 	for _, e := range rep.Timeline {
 		if e.Event == "send" || e.Event == "retry" {
-			sends = append(sends, e.Event+" "+e.Sent)
+			sends = append(sends, string(e.Event)+" "+e.Sent)
 		}
 	}
 	if len(sends) != 2 {

@@ -229,7 +229,7 @@ func TestSecretsNeverLeakLive(t *testing.T) {
 	}
 }
 
-func hasEvent(rep *runner.Report, name string) bool {
+func hasEvent(rep *runner.Report, name runner.EventKind) bool {
 	for _, e := range rep.Timeline {
 		if e.Event == name {
 			return true

@@ -73,9 +73,8 @@ type Finish struct{ Result Result }
 type Event struct {
 	// At is the time since the run started.
 	At time.Duration
-	// Name is the kind of event: start, match, send, would-send, defer, state,
-	// danger, prompt, nudge, input, interrupt, timeout, exit, finish, error.
-	Name  string
+	// Name is the kind of event.
+	Name  EventKind
 	State State
 	// From is the previous state of a state event.
 	From State
