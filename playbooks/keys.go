@@ -2,7 +2,6 @@ package playbooks
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -32,7 +31,7 @@ func (d *decoder) keyList(n ast.Node, what string) ([]Key, bool) {
 			return nil, false
 		}
 	}
-	keys := make([]Key, 0, len(items))
+	named := make([]Key, 0, len(items))
 	all := true
 	for _, item := range items {
 		name, ok := d.str(item, what)
@@ -40,7 +39,7 @@ func (d *decoder) keyList(n ast.Node, what string) ([]Key, bool) {
 			all = false
 			continue
 		}
-		if !slices.Contains(keyNames, name) {
+		if !keys.Known(Key(name)) {
 			hint := "known keys: enter, tab, esc, up, down, left, right, home, end, pgup, pgdn, backspace, delete, space, ctrl-a … ctrl-z, f1 … f12"
 			msg := fmt.Sprintf("unknown key %q in %s", name, what)
 			if s := closest(name, keyNames); s != "" {
@@ -53,7 +52,7 @@ func (d *decoder) keyList(n ast.Node, what string) ([]Key, bool) {
 			all = false
 			continue
 		}
-		keys = append(keys, Key(name))
+		named = append(named, Key(name))
 	}
-	return keys, all
+	return named, all
 }
