@@ -280,14 +280,14 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 	switch {
 	case current < 0 && o.number != "":
 		e.choosing = nil
-		e.send(Send{Data: []byte(o.number + "\r")}, fmt.Sprintf("choose %q (types %s)", label, o.number), rule, step, matched)
+		e.send(typeText([]byte(o.number+"\r")), fmt.Sprintf("choose %q (types %s)", label, o.number), rule, step, matched)
 		return true
 	case current < 0 && m.buttons && !m.unclear:
 		c := e.pending(a, rule, step)
 		if c.tabs++; c.tabs > maxChooseTries {
 			return e.chooseGaveUp(fmt.Sprintf("choose %q: Tab did not bring the focus to the buttons after %d tries", label, maxChooseTries), rule, step)
 		}
-		e.send(Send{Data: playbooks.Key("tab").Bytes(false)}, fmt.Sprintf("keys tab toward %q", label), rule, step, matched)
+		e.send(e.press("tab", 1), fmt.Sprintf("keys tab toward %q", label), rule, step, matched)
 		return true
 	case current < 0:
 		return e.chooseGaveUp(fmt.Sprintf("choose %q: found it on screen, but no option is marked as the current one (no ❯ › ● > marker, reverse video or highlight) and none has a number; %s", label, e.redact(m.describe())), rule, step)
@@ -296,7 +296,7 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 		if c.ticks++; c.ticks > maxChooseTries {
 			return e.chooseGaveUp(fmt.Sprintf("choose %q: Space did not tick its box after %d tries", label, maxChooseTries), rule, step)
 		}
-		e.send(Send{Data: playbooks.Key("space").Bytes(false)}, fmt.Sprintf("keys space ticks %q", label), rule, step, matched)
+		e.send(e.press("space", 1), fmt.Sprintf("keys space ticks %q", label), rule, step, matched)
 		return true
 	case current == target && m.ticks == '[':
 		// Ticked in a checklist: other options may be ticked next.
@@ -305,7 +305,7 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 		return false
 	case current == target:
 		e.choosing = nil
-		e.send(Send{Data: playbooks.Key("enter").Bytes(false)}, fmt.Sprintf("choose %q", label), rule, step, matched)
+		e.send(e.press("enter", 1), fmt.Sprintf("choose %q", label), rule, step, matched)
 		return true
 	}
 	c := e.pending(a, rule, step)
@@ -320,11 +320,7 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 	if n < 0 {
 		key, n = back, -n
 	}
-	var data []byte
-	for range n {
-		data = append(data, key.Bytes(e.scr.AppCursor())...)
-	}
-	e.send(Send{Data: data}, fmt.Sprintf("keys %s×%d toward %q", key, n, label), rule, step, matched)
+	e.send(e.press(key, n), fmt.Sprintf("keys %s×%d toward %q", key, n, label), rule, step, matched)
 	return true
 }
 

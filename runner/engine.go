@@ -7,6 +7,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/driver/keys"
 	"github.com/clai-sh/clai/runner/screen"
 )
 
@@ -112,9 +113,11 @@ type Engine struct {
 	verifyWait time.Duration
 	retried    bool
 	lastAnswer Send
-	// answers are the memory rendered answers take, in turn.
+	// answers are the memory rendered answers take, in turn; moves is the
+	// memory of the keys a choose presses.
 	answers    [2][]byte
 	answerTurn int
+	moves      []keys.Key
 
 	nudges    int
 	nextNudge time.Time
@@ -272,7 +275,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 		// The screen is matched once it has been still for settle.
 		e.scr.Write(data)
 		if r := e.scr.Replies(); len(r) > 0 && !e.cfg.Replay {
-			e.addSend(Send{Data: r, Reply: true})
+			e.addSend(Send{Keystrokes: driver.Keystrokes{Data: r}, Reply: true})
 		}
 		return e.end()
 	}

@@ -38,7 +38,7 @@ func (s *sim) apply(actions []runner.Action) {
 	for _, a := range actions {
 		switch a := a.(type) {
 		case *runner.Send:
-			text := string(a.Data)
+			text := string(a.AppendBytes(nil))
 			if a.Secret.Source != "" {
 				text = "<" + string(a.Secret.Source) + ":" + a.Secret.Name + ">" + text
 			}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
+	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/driver/keys"
 )
 
 // maxMatchesPerRead bounds how many steps one read can satisfy, so a playbook whose
@@ -325,16 +327,17 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 			data = append(data, '\r')
 		}
 		e.answers[turn], e.answerTurn = data, 1-turn
-		send.Data, shown = data, e.texts.string(data)
+		send, shown = typeText(data), e.texts.string(data)
 	case playbooks.ActKeys:
+		send = e.pressKeys(a.Keys)
 		names := make([]string, len(a.Keys))
 		for i, k := range a.Keys {
-			send.Data = append(send.Data, k.Bytes(e.scr != nil && e.scr.AppCursor())...)
 			names[i] = string(k)
 		}
 		shown = "keys " + strings.Join(names, " ")
 	case playbooks.ActSecret:
-		send.Secret, send.Data = a.Secret, []byte("\r")
+		send = typeText([]byte("\r"))
+		send.Secret = a.Secret
 		shown = fmt.Sprintf("secret %s:%s", a.Secret.Source, a.Secret.Name)
 	default:
 		e.emit(Event{Name: EventError, Rule: rule, Step: step, Reason: string(a.Kind) + " needs screen matching"})
@@ -377,6 +380,26 @@ func (e *Engine) exprFailed(rule, step string, err error) {
 		where = fmt.Sprintf("rule %q", rule)
 	}
 	e.finish(Failed, ExitFailed, where+": "+why, true)
+}
+
+// typeText is a Send that types data as it is.
+func typeText(data []byte) Send {
+	return Send{Keystrokes: driver.Keystrokes{Data: data}}
+}
+
+// pressKeys is a Send that presses named keys, for the driver to encode in the
+// cursor mode the program asked for.
+func (e *Engine) pressKeys(ks []keys.Key) Send {
+	return Send{Keystrokes: driver.Keystrokes{Keys: ks, AppCursor: e.scr != nil && e.scr.AppCursor()}}
+}
+
+// press is a Send that presses one key n times, in the engine's memory for it.
+func (e *Engine) press(k keys.Key, n int) Send {
+	e.moves = e.moves[:0]
+	for range n {
+		e.moves = append(e.moves, k)
+	}
+	return e.pressKeys(e.moves)
 }
 
 // send emits a Send (or a would-send in a dry run) and makes the window stale.

@@ -56,7 +56,7 @@ func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) Tes
 				if s.Secret.Source != "" {
 					fmt.Fprintf(&sent, "<secret %s:%s>", s.Secret.Source, s.Secret.Name)
 				}
-				sent.Write(s.Data)
+				sent.Write(s.AppendBytes(nil))
 			}
 		}
 	}

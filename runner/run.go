@@ -262,6 +262,8 @@ type session struct {
 	// what they typed so far.
 	typing bool
 	typed  []byte
+	// sent holds the bytes of an answer of clai's, as a terminal gets them.
+	sent []byte
 	// pending holds events not yet logged and recorded: encoding them in batches
 	// keeps the work off the path between a prompt and its answer.
 	pending []Event
@@ -506,19 +508,20 @@ func (s *session) apply(actions []Action) {
 				// only an answer that may be sent again needs to know.
 				s.engine.Echo(s.echo())
 			}
-			data := send.Data
+			ks := send.Keystrokes
 			if send.Secret.Source != "" {
-				data = append([]byte(s.secrets[send.Secret]), send.Data...)
+				ks.Data = append([]byte(s.secrets[send.Secret]), send.Data...)
 			}
-			if _, err := s.drv.Write(data); err != nil {
+			if err := s.typeIn(ks); err != nil {
 				s.o.logger.Warn("send failed", zap.String("event", string(EventError)), zap.Error(err))
 			}
 			if r := s.o.record; r != nil {
 				// An answer can repeat what the program showed (a matched
 				// group): it is masked as the output is.
-				shown := s.redact.Bytes(send.Data)
+				s.sent = send.AppendBytes(s.sent[:0])
+				shown := s.redact.Bytes(s.sent)
 				if send.Secret.Source != "" {
-					shown = append([]byte(mask), send.Data...)
+					shown = append([]byte(mask), s.sent...)
 				}
 				// What the person typed before goes first.
 				_ = s.inputRedact.Flush()
@@ -550,6 +553,22 @@ func (s *session) apply(actions []Action) {
 	if len(s.pending) >= maxPending || s.result != nil {
 		s.flush()
 	}
+}
+
+// typeIn types keystrokes into the program: a driver.Typer gets the keys by
+// name, any other driver the bytes a terminal sends for them.
+func (s *session) typeIn(k driver.Keystrokes) error {
+	if t, ok := s.drv.(driver.Typer); ok {
+		return t.Type(k)
+	}
+	if len(k.Keys) == 0 {
+		_, err := s.drv.Write(k.Data)
+		return err
+	}
+	s.sent = k.AppendBytes(s.sent[:0])
+	_, err := s.drv.Write(s.sent)
+	clear(s.sent) // it may hold a secret
+	return err
 }
 
 // log writes an event as one JSON line with stable field names.

@@ -48,12 +48,14 @@ type Result struct {
 // slice of actions, it is valid until the engine's next call (copy what you keep).
 type Action interface{ action() }
 
-// Send asks for bytes to be written to the program.
+// Send asks for keystrokes to be typed into the program: text as it is, then
+// named keys, which the driver encodes (see driver.Keystrokes).
 type Send struct {
-	// Data is what to write; for a secret it is what follows the secret ("\r").
-	Data []byte
-	// Secret, when its Source is set, is read and written before Data; its value
-	// never appears in an action, an event or a log.
+	// Keystrokes is what to type; for a secret it is what follows the secret
+	// ("\r").
+	driver.Keystrokes
+	// Secret, when its Source is set, is read and typed before the keystrokes;
+	// its value never appears in an action, an event or a log.
 	Secret playbooks.SecretRef
 	// DryRun marks a send that must not reach the program: it is only reported.
 	DryRun bool

@@ -233,5 +233,5 @@ func (e *Engine) nudge() {
 	e.lastNudge = text
 	e.nextNudge = e.now.Add(e.pb.Nudge.Gap)
 	e.emit(Event{Name: EventNudge, Reason: fmt.Sprintf("nudge %d of %d", e.nudges, e.pb.Nudge.Max)})
-	e.send(Send{Data: []byte(text)}, text, "", "", "")
+	e.send(typeText([]byte(text)), text, "", "", "")
 }

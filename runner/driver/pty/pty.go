@@ -76,7 +76,8 @@ type Options struct {
 }
 
 // Process is a program running in a pseudo-terminal. It implements
-// driver.Driver. Close must be called, even after the program ended: it ends
+// driver.Driver, and driver.Typer: it encodes keys into the bytes a terminal
+// sends for them. Close must be called, even after the program ended: it ends
 // what the program left behind and releases the terminal.
 type Process struct {
 	master *os.File
@@ -111,6 +112,8 @@ type Process struct {
 	wrMu     sync.Mutex
 	wr       ioCall
 	wrFn     func(fd uintptr)
+	// typed holds the bytes of the keystrokes Type writes, under wrMu.
+	typed []byte
 
 	done   chan struct{} // closed once the program is reaped and status set
 	status driver.ExitStatus
@@ -136,7 +139,7 @@ type Process struct {
 	wg       sync.WaitGroup
 }
 
-var _ driver.Driver = (*Process)(nil)
+var _ driver.Typer = (*Process)(nil)
 
 // ioCall is one read or write on the master's descriptor.
 type ioCall struct {

@@ -1,5 +1,5 @@
 // Writing to the program's terminal input: one write(2) at a time on the
-// blocking master, and endWrites, which ends every write once the program
+// blocking master, keys typed as the bytes a terminal sends, and endWrites, which ends every write once the program
 // exited or on Close.
 
 package pty
@@ -20,6 +20,22 @@ import (
 func (p *Process) Write(b []byte) (int, error) {
 	p.wrMu.Lock()
 	defer p.wrMu.Unlock()
+	return p.write(b)
+}
+
+// Type writes the keystrokes as a terminal sends them: their Data, then each
+// key's bytes, in the cursor mode the program asked for. It fails as Write does.
+func (p *Process) Type(k driver.Keystrokes) error {
+	p.wrMu.Lock()
+	defer p.wrMu.Unlock()
+	p.typed = k.AppendBytes(p.typed[:0])
+	_, err := p.write(p.typed)
+	clear(p.typed) // they may be a secret
+	return err
+}
+
+// write is Write, under wrMu.
+func (p *Process) write(b []byte) (int, error) {
 	defer func() { p.wr = ioCall{} }()
 	written := 0
 	for written < len(b) {

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/driver/keys"
 )
 
 func TestSendKeys(t *testing.T) {
@@ -23,5 +26,22 @@ func TestSendKeys(t *testing.T) {
 	}
 	if args := sendKeys("P", []byte("a;")); slices.Contains(args, "a;") {
 		t.Errorf("an argument ends in ';': %q", args)
+	}
+}
+
+func TestTypeKeys(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   driver.Keystrokes
+		want string
+	}{
+		{driver.Keystrokes{Keys: []keys.Key{"down", "enter"}}, "send-keys -t P Down ; send-keys -t P Enter"},
+		{driver.Keystrokes{Keys: []keys.Key{"down"}, AppCursor: true}, "send-keys -t P Down"},
+		{driver.Keystrokes{Data: []byte("-a;"), Keys: []keys.Key{"ctrl-c", "space", "f12"}}, "send-keys -t P -l -- -a ; send-keys -t P -H 3b ; send-keys -t P C-c ; send-keys -t P Space ; send-keys -t P F12"},
+		{driver.Keystrokes{Data: []byte("pw\r")}, "send-keys -t P -l -- pw ; send-keys -t P Enter"},
+	} {
+		if got := strings.Join(typeKeys("P", c.in), " "); got != c.want {
+			t.Errorf("%+v:\n got %s\nwant %s", c.in, got, c.want)
+		}
 	}
 }

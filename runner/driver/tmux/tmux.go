@@ -51,8 +51,9 @@ type Options struct {
 	Socket string
 }
 
-// Pane is a tmux pane clai talks to. It implements driver.Driver, and driver.Sizer:
-// the pane's size is its own (a person may resize a target pane).
+// Pane is a tmux pane clai talks to. It implements driver.Driver; driver.Sizer, as
+// the pane's size is its own (a person may resize a target pane); and
+// driver.Typer, as tmux encodes a key it is given by name.
 type Pane struct {
 	target  string
 	session string
@@ -72,7 +73,10 @@ type Pane struct {
 	done    chan struct{}
 }
 
-var _ driver.Sizer = (*Pane)(nil)
+var (
+	_ driver.Sizer = (*Pane)(nil)
+	_ driver.Typer = (*Pane)(nil)
+)
 
 // Start attaches to a pane, or starts a detached session running the command.
 func Start(ctx context.Context, o Options) (*Pane, error) {
@@ -276,25 +280,51 @@ func (p *Pane) end(st driver.ExitStatus) {
 	})
 }
 
-// Write types b into the pane: text literally (send-keys -l), keys by name, so
-// tmux encodes them as the pane's program asked (cursor keys in application mode),
-// and any other byte as it is (send-keys -H).
+// Write types b into the pane as a person's terminal sent it: text literally
+// (send-keys -l), the sequences of keys by the key's name, so tmux encodes them as
+// the pane's program asked (cursor keys in application mode), and any other byte
+// as it is (send-keys -H).
 func (p *Pane) Write(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, p.ended()
+	}
+	if err := p.send(sendKeys(p.target, b)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// Type types the keystrokes into the pane: their Data as Write does, and each
+// key by its tmux name.
+func (p *Pane) Type(k driver.Keystrokes) error {
+	if len(k.Data) == 0 && len(k.Keys) == 0 {
+		return p.ended()
+	}
+	return p.send(typeKeys(p.target, k))
+}
+
+// ended returns an error wrapping driver.ErrEnded once the driver was closed.
+func (p *Pane) ended() error {
 	select {
 	case <-p.closed:
-		return 0, fmt.Errorf("tmux send-keys: %w", driver.ErrEnded)
+		return fmt.Errorf("tmux send-keys: %w", driver.ErrEnded)
 	default:
+		return nil
 	}
-	if len(b) == 0 {
-		return 0, nil
+}
+
+// send runs a list of send-keys commands, unless the driver was closed.
+func (p *Pane) send(args []string) error {
+	if err := p.ended(); err != nil {
+		return err
 	}
-	if _, err := p.tmux(context.Background(), sendKeys(p.target, b)...); err != nil {
-		return 0, err
+	if _, err := p.tmux(context.Background(), args...); err != nil {
+		return err
 	}
 	p.mu.Lock()
 	p.poll = minPoll // the answer will redraw the pane
 	p.mu.Unlock()
-	return len(b), nil
+	return nil
 }
 
 // Resize resizes the window of clai's own session; a target pane is the person's

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/driver/keys"
 	"github.com/clai-sh/clai/runner/driver/tmux"
 )
 
@@ -131,6 +133,30 @@ func TestKeysFollowThePanesCursorMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	readUntil(t, p, `-   a   ;   b 033   O   B  \r`)
+}
+
+// Keystrokes reach the pane as they were typed: their text exactly, and each key
+// by name, which tmux encodes as the program asked (ESC O B for down in
+// application cursor mode, whatever AppCursor says).
+func TestTypeNamesTheKeys(t *testing.T) {
+	t.Parallel()
+	sock := testprog.TmuxServer(t)
+	p, err := tmux.Start(context.Background(), tmux.Options{
+		Session: "s", Socket: sock, Rows: 10, Cols: 60,
+		Argv: []string{"sh", "-c", `stty raw -echo; printf '\033[?1hready\r\n'; head -c 8 | od -An -c; sleep 60`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	readUntil(t, p, "ready")
+	if err := p.Type(driver.Keystrokes{Data: []byte("-a;"), Keys: []keys.Key{"down", "tab", "enter"}}); err != nil {
+		t.Fatal(err)
+	}
+	// The line od prints shows at once, whatever the bytes were.
+	if screen := readUntil(t, p, `-   a   ;`); !strings.Contains(screen, `-   a   ; 033   O   B  \t  \r`) {
+		t.Fatalf("the pane got something else:\n%s", screen)
+	}
 }
 
 // A person's tmux.conf may number windows and panes from 1: the session's pane is

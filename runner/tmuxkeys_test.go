@@ -1,0 +1,72 @@
+package runner_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/driver/keys"
+	"github.com/clai-sh/clai/runner/driver/tmux"
+)
+
+// keysByName is a tmux pane that notes the keys typed into it, and fails the test
+// when an answer reaches it as bytes instead.
+type keysByName struct {
+	*tmux.Pane
+	t *testing.T
+
+	mu    sync.Mutex
+	typed []keys.Key
+}
+
+func (p *keysByName) Write(b []byte) (int, error) {
+	p.t.Errorf("the tmux driver was given bytes %q, not keys", b)
+	return p.Pane.Write(b)
+}
+
+func (p *keysByName) Type(k driver.Keystrokes) error {
+	p.mu.Lock()
+	p.typed = append(p.typed, k.Keys...)
+	p.mu.Unlock()
+	return p.Pane.Type(k)
+}
+
+// A keys action reaches a tmux pane as named keys, which tmux encodes as the
+// program asked: in application cursor mode, ESC O B for down, although clai,
+// reading the pane through capture-pane, cannot see that mode.
+func TestRunTypesKeysIntoTmuxByName(t *testing.T) {
+	t.Parallel()
+	sock := testprog.TmuxServer(t)
+	pb := playbook(t, `
+version: 1
+name: tmux-keys
+spawn:
+  tmux: {session: clai-test}
+  shell: 'stty raw -echo; printf "\033[?1hPick one\r\n"; head -c 4 | od -An -c'
+  size: {rows: 10, cols: 60}
+settings: {match: screen, settle: 100ms}
+steps:
+  - {expect: "Pick one", keys: [down, enter]}
+  - expect: {regex: '033\s+O\s+B\s+\\r'}
+`)
+	var pane *keysByName
+	start := func(ctx context.Context, s runner.Spawn) (driver.Driver, error) {
+		p, err := tmux.Start(ctx, tmux.Options{Session: s.TmuxSession, Argv: s.Argv, Rows: int(s.Rows), Cols: int(s.Cols), Socket: sock})
+		if err != nil {
+			return nil, err
+		}
+		pane = &keysByName{Pane: p, t: t}
+		return pane, nil
+	}
+	rep := run(t, pb, runner.WithStarter(start))
+	wantOutcome(t, rep, runner.Done, 0)
+	pane.mu.Lock()
+	defer pane.mu.Unlock()
+	if want := []keys.Key{"down", "enter"}; !slices.Equal(pane.typed, want) {
+		t.Errorf("keys typed %q, want %q", pane.typed, want)
+	}
+}
