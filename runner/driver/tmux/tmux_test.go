@@ -119,16 +119,7 @@ func TestSessionProgramKilledBySignal(t *testing.T) {
 // leading dashes included.
 func TestKeysFollowThePanesCursorMode(t *testing.T) {
 	t.Parallel()
-	sock := testprog.TmuxServer(t)
-	p, err := tmux.Start(context.Background(), tmux.Options{
-		Session: "s", Socket: sock, Rows: 10, Cols: 60,
-		Argv: []string{"sh", "-c", `stty raw -echo; printf '\033[?1hready\r\n'; head -c 8 | od -An -c; sleep 60`},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	readUntil(t, p, "ready")
+	p := startAppCursorPane(t)
 	if _, err := p.Write([]byte("-a;b\x1b[B\r")); err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +131,20 @@ func TestKeysFollowThePanesCursorMode(t *testing.T) {
 // application cursor mode, whatever AppCursor says).
 func TestTypeNamesTheKeys(t *testing.T) {
 	t.Parallel()
+	p := startAppCursorPane(t)
+	if err := p.Type(driver.Keystrokes{Data: []byte("-a;"), Keys: []keys.Key{"down", "tab", "enter"}}); err != nil {
+		t.Fatal(err)
+	}
+	// The line od prints shows at once, whatever the bytes were.
+	if screen := readUntil(t, p, `-   a   ;`); !strings.Contains(screen, `-   a   ; 033   O   B  \t  \r`) {
+		t.Fatalf("the pane got something else:\n%s", screen)
+	}
+}
+
+// startAppCursorPane starts a pane whose program turns on application cursor
+// mode, shows "ready", then prints the first 8 bytes it reads with od.
+func startAppCursorPane(t *testing.T) *tmux.Pane {
+	t.Helper()
 	sock := testprog.TmuxServer(t)
 	p, err := tmux.Start(context.Background(), tmux.Options{
 		Session: "s", Socket: sock, Rows: 10, Cols: 60,
@@ -148,15 +153,9 @@ func TestTypeNamesTheKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { _ = p.Close() })
 	readUntil(t, p, "ready")
-	if err := p.Type(driver.Keystrokes{Data: []byte("-a;"), Keys: []keys.Key{"down", "tab", "enter"}}); err != nil {
-		t.Fatal(err)
-	}
-	// The line od prints shows at once, whatever the bytes were.
-	if screen := readUntil(t, p, `-   a   ;`); !strings.Contains(screen, `-   a   ; 033   O   B  \t  \r`) {
-		t.Fatalf("the pane got something else:\n%s", screen)
-	}
+	return p
 }
 
 // A person's tmux.conf may number windows and panes from 1: the session's pane is
