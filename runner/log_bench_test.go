@@ -7,16 +7,18 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/clai-sh/clai/runner/eventlog"
 )
 
 // BenchmarkLog measures logging one send event as clai run does: JSON through a
 // buffered writer (here to io.Discard). W2 logs one such line a round trip.
 func BenchmarkLog(b *testing.B) {
-	l, stop := NewLogger(zapcore.AddSync(io.Discard), zap.InfoLevel, "w2")
+	l, stop := eventlog.New(zapcore.AddSync(io.Discard), zap.InfoLevel, "w2")
 	defer stop()
 	redact := NewRedactor(io.Discard, nil)
 	s := newSession(options{logger: l, clock: SystemClock{}}, nil, &recorder{start: time.Now()}, redact)
-	ev := Event{Name: "send", State: Running, At: time.Millisecond, Rule: "code", Excerpt: "Enter code 8919 [1]: ", Sent: "8919\r"}
+	ev := Event{Name: EventSend, State: Running, At: time.Millisecond, Rule: "code", Excerpt: "Enter code 8919 [1]: ", Sent: "8919\r"}
 	b.ReportAllocs()
 	for b.Loop() {
 		s.log(ev)

@@ -15,6 +15,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
+	"github.com/clai-sh/clai/runner/eventlog"
 )
 
 // The secret property: whatever way a program shows a secret, no artifact of a
@@ -88,7 +89,7 @@ func (a artifacts) addReport(t *testing.T, prefix string, rep *runner.Report) {
 // to fill in after the run.
 func leakOptions(secret string) ([]runner.Option, func(artifacts, string)) {
 	var log, notices, mirror syncBuffer
-	logger, stop := runner.NewLogger(zapcore.AddSync(&log), zapcore.DebugLevel, "leaks")
+	logger, stop := eventlog.New(zapcore.AddSync(&log), zapcore.DebugLevel, "leaks")
 	opts := []runner.Option{
 		runner.WithLogger(logger), runner.WithNotices(&notices), runner.WithMirror(&mirror),
 		runner.WithEnviron([]string{"CLAI_SECRET=" + secret, "PATH=/usr/bin:/bin"}),

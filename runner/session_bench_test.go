@@ -13,6 +13,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/eventlog"
 )
 
 // BenchmarkSessionRoundTrip measures clai's own work in one W2 round trip, with
@@ -25,7 +26,7 @@ func BenchmarkSessionRoundTrip(b *testing.B) {
 	if pb == nil {
 		b.Fatal(findings)
 	}
-	logger, stop := runner.NewLogger(zapcore.AddSync(io.Discard), zap.InfoLevel, "w2")
+	logger, stop := eventlog.New(zapcore.AddSync(io.Discard), zap.InfoLevel, "w2")
 	defer stop()
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -17,6 +17,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
+	"github.com/clai-sh/clai/runner/eventlog"
 )
 
 func runCommand() *cli.Command {
@@ -203,7 +204,7 @@ func openLog(path, level, name string) (*zap.Logger, *logFile, error) {
 		return nil, nil, fmt.Errorf("the event log %s cannot be written: %w", path, err)
 	}
 	log := &logFile{path: path, f: f}
-	logger, stop := runner.NewLogger(log, lvl, name)
+	logger, stop := eventlog.New(log, lvl, name)
 	log.stop = stop
 	// A failed write is said once, when the run is over (see outputs.close),
 	// not by the logger at every line it cannot write.

@@ -1,4 +1,7 @@
-package runner
+// Package eventlog writes a run's event log: JSON lines, one per event, byte for
+// byte as zap's JSON encoder writes them, formatted with less work, off the
+// answer's path (see docs/reports.md).
+package eventlog
 
 import (
 	"slices"
@@ -12,10 +15,10 @@ import (
 	"go.uber.org/zap/zapcore"
 )
 
-// NewLogger returns the logger of a run's event log: one JSON line per event,
+// New returns the logger of a run's event log: one JSON line per event,
 // with "ts" in RFC 3339 with nanoseconds, buffered and flushed every second.
 // stop flushes what is buffered; call it when the run has ended.
-func NewLogger(w zapcore.WriteSyncer, level zapcore.Level, playbook string) (logger *zap.Logger, stop func() error) {
+func New(w zapcore.WriteSyncer, level zapcore.Level, playbook string) (logger *zap.Logger, stop func() error) {
 	times := new(timeEncoder)
 	// Buffered: a busy run logs thousands of events, and a write each would slow
 	// every answer.
