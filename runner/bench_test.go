@@ -11,6 +11,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/driver/pty"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // BenchmarkRunRoundTrips is workload W2 in process: prompt/answer round trips with
@@ -49,7 +50,7 @@ func BenchmarkEngineOutput(b *testing.B) {
 			b.Fatal(findings)
 		}
 		b.Run("rules="+itoa(decoys+1), func(b *testing.B) {
-			e := runner.NewEngine(pb, runner.Config{})
+			e := engine.NewEngine(pb, engine.Config{})
 			now := time.Unix(0, 0)
 			e.Start(now)
 			b.SetBytes(int64(len(chunk)))
@@ -83,13 +84,13 @@ func BenchmarkEngineRoundTrip(b *testing.B) {
 	// A rule fires at most a million times a run: a longer benchmark takes a
 	// new engine for each million.
 	const perEngine = 1_000_000
-	var e *runner.Engine
+	var e *engine.Engine
 	fired := perEngine
 	prompt, echo := []byte("Enter code 48213 [17]: "), []byte("48213\r\n")
 	b.ReportAllocs()
 	for b.Loop() {
 		if fired == perEngine {
-			e, fired = runner.NewEngine(pb, runner.Config{}), 0
+			e, fired = engine.NewEngine(pb, engine.Config{}), 0
 			e.Start(now)
 		}
 		now = now.Add(10 * time.Microsecond)
@@ -102,8 +103,8 @@ func BenchmarkEngineRoundTrip(b *testing.B) {
 	}
 }
 
-func isSend(a runner.Action) bool {
-	_, ok := a.(*runner.Send)
+func isSend(a engine.Action) bool {
+	_, ok := a.(*engine.Send)
 	return ok
 }
 

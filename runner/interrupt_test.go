@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // checksLeft is a context that ends after its Err has been asked n times: it
@@ -44,7 +45,7 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, rep, runner.Aborted, runner.ExitInterrupted)
+	wantOutcome(t, rep, engine.Aborted, engine.ExitInterrupted)
 	if rep.Reason != "clai was interrupted" {
 		t.Fatalf("reason %q", rep.Reason)
 	}
@@ -52,7 +53,7 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 }
 
 func TestPlaybookTestsStopWhenTheContextEnds(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/eventlog"
 )
 
@@ -18,7 +19,7 @@ func BenchmarkLog(b *testing.B) {
 	defer stop()
 	redact := NewRedactor(io.Discard, nil)
 	s := newSession(options{logger: l, clock: SystemClock{}}, nil, &recorder{start: time.Now()}, redact)
-	ev := Event{Name: EventSend, State: Running, At: time.Millisecond, Rule: "code", Excerpt: "Enter code 8919 [1]: ", Sent: "8919\r"}
+	ev := engine.Event{Name: engine.EventSend, State: engine.Running, At: time.Millisecond, Rule: "code", Excerpt: "Enter code 8919 [1]: ", Sent: "8919\r"}
 	b.ReportAllocs()
 	for b.Loop() {
 		s.log(ev)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // These tests drive the real dialog and whiptail, whose menus mark the current
@@ -128,7 +129,7 @@ func TestChooseOnDialogAndWhiptail(t *testing.T) {
 			t.Parallel()
 			testprog.RequireProgram(t, tt.tool, tt.tool)
 			rep, out := menuRun(t, tt.term, tt.sh, tt.steps+"\n  - expect: eof\n")
-			wantOutcome(t, rep, runner.Done, 0)
+			wantOutcome(t, rep, engine.Done, 0)
 			if !strings.Contains(out, tt.want+"\r\n") {
 				t.Errorf("the program's output lacks %q:\n%q", tt.want, lastBytes(out, 300))
 			}
@@ -153,7 +154,7 @@ func TestChooseOnDialogSaysWhatItSaw(t *testing.T) {
 	rep, out := menuRun(t, "", `dialog --menu "Pick a fruit" 12 40 4 apple "red fruit" banana "yellow fruit"`, `
   - {expect: "Pick a fruit", choose: "durian"}
 `)
-	wantOutcome(t, rep, runner.Manual, runner.ExitManual)
+	wantOutcome(t, rep, engine.Manual, engine.ExitManual)
 	if s := sent(rep); len(s) != 0 {
 		t.Fatalf("sent %q, want nothing", s)
 	}

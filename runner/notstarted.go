@@ -1,5 +1,7 @@
 package runner
 
+import "github.com/clai-sh/clai/runner/engine"
+
 // notStarted ends a run whose program could not be started: the log and the
 // report say why (the start error, secrets masked), as they would for a run that
 // failed, so the result of the run is never only an error on stderr.
@@ -8,13 +10,13 @@ func (s *session) notStarted(err error) *Report {
 	s.rec.start = now
 	reason := "could not start: " + err.Error()
 	s.pending = append(s.pending,
-		Event{Name: EventStart, State: Starting, Reason: s.pb.Name},
-		Event{Name: EventError, State: Starting, Reason: reason},
-		Event{Name: EventState, From: Starting, State: Failed, Reason: reason},
-		Event{Name: EventFinish, State: Failed, Reason: reason},
+		engine.Event{Name: engine.EventStart, State: engine.Starting, Reason: s.pb.Name},
+		engine.Event{Name: engine.EventError, State: engine.Starting, Reason: reason},
+		engine.Event{Name: engine.EventState, From: engine.Starting, State: engine.Failed, Reason: reason},
+		engine.Event{Name: engine.EventFinish, State: engine.Failed, Reason: reason},
 	)
 	s.flush()
-	return s.rec.finish(Result{State: Failed, ExitCode: ExitFailed, Reason: reason}, nil, nil, now)
+	return s.rec.finish(engine.Result{State: engine.Failed, ExitCode: engine.ExitFailed, Reason: reason}, nil, nil, now)
 }
 
 // maskedError is an error whose message has the run's secrets masked; it still

@@ -12,6 +12,7 @@ import (
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/tmux"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // signalOn is a mirror that closes seen once the output shows want.
@@ -59,14 +60,14 @@ func TestRunEndsWhenThePaneCloses(t *testing.T) {
 		target bool
 		rules  string
 		kill   []string
-		state  runner.State
+		state  engine.State
 		code   int
 		reason string
 	}{
-		{"target pane killed while a step waits", true, "", []string{"kill-window", "-t", "work:0"}, runner.Failed, runner.ExitFailed, `the pane closed while step steps[1] waited for "never"`},
-		{"target pane killed while clai watches over it", true, "rules: [{name: more, match: never, line: y, limit: 1}]\n", []string{"kill-pane", "-t", "work:0.0"}, runner.Done, runner.ExitDone, "the pane closed"},
-		{"own session killed while a step waits", false, "", []string{"kill-session", "-t", "clai-own"}, runner.Failed, runner.ExitFailed, `the pane closed while step steps[1] waited for "never"`},
-		{"own session killed once the steps are done", false, "rules: [{name: more, match: never, line: y, limit: 1}]\n", []string{"kill-session", "-t", "clai-own"}, runner.Failed, runner.ExitFailed, "the pane closed before its program ended"},
+		{"target pane killed while a step waits", true, "", []string{"kill-window", "-t", "work:0"}, engine.Failed, engine.ExitFailed, `the pane closed while step steps[1] waited for "never"`},
+		{"target pane killed while clai watches over it", true, "rules: [{name: more, match: never, line: y, limit: 1}]\n", []string{"kill-pane", "-t", "work:0.0"}, engine.Done, engine.ExitDone, "the pane closed"},
+		{"own session killed while a step waits", false, "", []string{"kill-session", "-t", "clai-own"}, engine.Failed, engine.ExitFailed, `the pane closed while step steps[1] waited for "never"`},
+		{"own session killed once the steps are done", false, "rules: [{name: more, match: never, line: y, limit: 1}]\n", []string{"kill-session", "-t", "clai-own"}, engine.Failed, engine.ExitFailed, "the pane closed before its program ended"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

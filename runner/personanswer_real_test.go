@@ -14,6 +14,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // manualClock is a Clock whose time moves only when the test advances it, so
@@ -202,7 +203,7 @@ rules:
 	if rep == nil {
 		t.FailNow()
 	}
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	if got := person.seen.String(); !strings.Contains(got, "got: alice") || !strings.Contains(got, "got: carol") {
 		t.Fatalf("the program did not get the person's answers:\n%q", got)
 	}

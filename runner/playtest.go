@@ -10,7 +10,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/diag"
 	"github.com/clai-sh/clai/runner/cast"
-	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // TestResult is the outcome of one of a playbook's own tests.
@@ -18,7 +18,7 @@ type TestResult struct {
 	Test *playbooks.Test
 	// Failures says what did not hold; empty when the test passed.
 	Failures []string
-	State    State
+	State    engine.State
 	Sent     string
 	Fired    []string
 	// Exit is the exit code clai would return if the program ended (with status 0)
@@ -50,9 +50,9 @@ func RunTests(ctx context.Context, pb *playbooks.Playbook) []TestResult {
 func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) TestResult {
 	res := TestResult{Test: t}
 	var sent strings.Builder
-	take := func(actions []Action) {
+	take := func(actions []engine.Action) {
 		for _, a := range actions {
-			if s, ok := a.(*Send); ok {
+			if s, ok := a.(*engine.Send); ok {
 				if s.Secret.Source != "" {
 					fmt.Fprintf(&sent, "<secret %s:%s>", s.Secret.Source, s.Secret.Name)
 				}
@@ -60,7 +60,7 @@ func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) Tes
 			}
 		}
 	}
-	var e *Engine
+	var e *engine.Engine
 	if t.Cast != "" {
 		// A recording is replayed to its end, as clai run --replay does.
 		rec, err := cast.OpenReader(pb.ResolvePath(t.Cast))
@@ -73,14 +73,14 @@ func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) Tes
 		if t.Size == nil {
 			rows, cols = rec.Header().Height, rec.Header().Width
 		}
-		e = NewEngine(pb, Config{DryRun: true, Replay: true, Rows: rows, Cols: cols})
+		e = engine.NewEngine(pb, engine.Config{DryRun: true, Replay: true, Rows: rows, Cols: cols})
 		if _, _, err := feed(ctx, e, rec.All(), time.Unix(0, 0).UTC(), take); err != nil {
 			res.Failures = []string{err.Error()}
 			return res
 		}
 	} else {
 		rows, cols := testSize(pb, t)
-		e = NewEngine(pb, Config{Rows: rows, Cols: cols})
+		e = engine.NewEngine(pb, engine.Config{Rows: rows, Cols: cols})
 		feedTranscript(ctx, e, pb, t.Output, take)
 	}
 	res.State, res.Sent = e.State(), sent.String()
@@ -93,7 +93,7 @@ func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) Tes
 	if r := e.Result(); r != nil {
 		res.State, res.Exit = r.State, r.ExitCode
 	} else {
-		e.Exit(time.Now(), driver.ExitStatus{})
+		e.Exit(time.Now(), engine.ExitStatus{})
 		res.Exit = e.Result().ExitCode
 	}
 	exp := t.Expect
@@ -130,7 +130,7 @@ func testSize(pb *playbooks.Playbook, t *playbooks.Test) (rows, cols int) {
 // feedTranscript feeds a test's output to the engine a line at a time, letting
 // deferred answers go out before the next line, as they would while the program
 // waits for them.
-func feedTranscript(ctx context.Context, e *Engine, pb *playbooks.Playbook, output string, take func([]Action)) {
+func feedTranscript(ctx context.Context, e *engine.Engine, pb *playbooks.Playbook, output string, take func([]engine.Action)) {
 	now := time.Unix(0, 0).UTC()
 	horizon := max(pb.Settings.Settle, pb.Settings.MinSendInterval) + time.Millisecond
 	settle := func() {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/cast"
-	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // Markers clai writes into the recordings of its own runs. An input event right
@@ -70,14 +70,14 @@ func replay(ctx context.Context, pb *playbooks.Playbook, header cast.Header, eve
 	redact := NewRedactor(nil, secretValues(secrets))
 	s := newSession(o, pb, newRecorder(pb, true, o.noTimeline, redact), redact)
 	s.rec.report.Mode = "replay"
-	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true,
+	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true,
 		Rows: header.Height, Cols: header.Width, Redact: redact.String})
-	s.engine = engine
+	s.engine = eng
 
 	// Virtual time starts when the recording did, if it says when.
 	t0 := time.Unix(header.Timestamp, 0).UTC()
 	s.rec.start = t0
-	now, status, err := feed(ctx, engine, events, t0, s.apply)
+	now, status, err := feed(ctx, eng, events, t0, s.apply)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func replay(ctx context.Context, pb *playbooks.Playbook, header cast.Header, eve
 	if s.result.Child == nil {
 		child = nil
 	}
-	return s.rec.finish(*s.result, engine.Fired(), child, now), nil
+	return s.rec.finish(*s.result, eng.Fired(), child, now), nil
 }
 
 // isTerminalReply reports whether recorded input is a terminal's report (device
@@ -105,7 +105,7 @@ func isTerminalReply(s string) bool {
 // tickUntil runs the engine's timers in virtual time up to end: each deadline due
 // by then is ticked at its own time, until the run ends, or is interrupted when
 // ctx ends. It returns the time of the last tick, or now if there was none.
-func tickUntil(ctx context.Context, e *Engine, now, end time.Time, apply func([]Action)) time.Time {
+func tickUntil(ctx context.Context, e *engine.Engine, now, end time.Time, apply func([]engine.Action)) time.Time {
 	for e.Result() == nil && !interrupted(ctx, e, now, apply) {
 		next, ok := e.Deadline()
 		if !ok || next.After(end) {
@@ -121,7 +121,7 @@ func tickUntil(ctx context.Context, e *Engine, now, end time.Time, apply func([]
 
 // interrupted ends the run as clai's interruption when ctx has ended, and reports
 // whether it had.
-func interrupted(ctx context.Context, e *Engine, now time.Time, apply func([]Action)) bool {
+func interrupted(ctx context.Context, e *engine.Engine, now time.Time, apply func([]engine.Action)) bool {
 	if ctx.Err() == nil {
 		return false
 	}
@@ -133,28 +133,28 @@ func interrupted(ctx context.Context, e *Engine, now time.Time, apply func([]Act
 // at each of its deadlines on the way, and ends with the program's exit unless the
 // engine ended the run first (or ctx ended, which interrupts it). apply receives
 // the actions of every call. An error reading the events ends the feed with it.
-func feed(ctx context.Context, engine *Engine, events iter.Seq2[cast.Event, error], t0 time.Time, apply func([]Action)) (time.Time, driver.ExitStatus, error) {
+func feed(ctx context.Context, eng *engine.Engine, events iter.Seq2[cast.Event, error], t0 time.Time, apply func([]engine.Action)) (time.Time, engine.ExitStatus, error) {
 	now := t0
-	apply(engine.Start(now))
+	apply(eng.Start(now))
 	advance := func(t time.Time) {
-		now = tickUntil(ctx, engine, now, t, apply)
+		now = tickUntil(ctx, eng, now, t, apply)
 		if t.After(now) {
 			now = t
 		}
 	}
-	status := driver.ExitStatus{}
+	status := engine.ExitStatus{}
 	clais := false
 	for ev, err := range events {
 		if err != nil {
 			return now, status, err
 		}
 		advance(t0.Add(ev.At()))
-		if engine.Result() != nil {
+		if eng.Result() != nil {
 			break
 		}
 		switch ev.Kind {
 		case cast.KindOutput:
-			apply(engine.Output(now, []byte(ev.Data)))
+			apply(eng.Output(now, []byte(ev.Data)))
 		case cast.KindInput:
 			if clais {
 				clais = false
@@ -166,11 +166,11 @@ func feed(ctx context.Context, engine *Engine, events iter.Seq2[cast.Event, erro
 			}
 			if n := strings.Count(ev.Data, "\x03"); n > 0 {
 				for range n {
-					apply(engine.Interrupt(now))
+					apply(eng.Interrupt(now))
 				}
 				continue
 			}
-			apply(engine.Input(now, len(ev.Data)))
+			apply(eng.Input(now, len(ev.Data)))
 		case cast.KindMarker:
 			switch label := ev.Data; {
 			case label == MarkerSend:
@@ -184,8 +184,8 @@ func feed(ctx context.Context, engine *Engine, events iter.Seq2[cast.Event, erro
 			}
 		}
 	}
-	if engine.Result() == nil {
-		apply(engine.Exit(now, status))
+	if eng.Result() == nil {
+		apply(eng.Exit(now, status))
 	}
 	return now, status, nil
 }

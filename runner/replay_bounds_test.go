@@ -10,6 +10,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // endlessSession is a recording that never ends: a header, then output events,
@@ -55,7 +56,7 @@ danger:
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, rep, runner.Aborted, 3)
+	wantOutcome(t, rep, engine.Aborted, 3)
 	if src.n > 5000+2000 {
 		t.Errorf("read %d events, the run ended at event 5000", src.n)
 	}

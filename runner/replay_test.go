@@ -10,6 +10,7 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 func replayEvents(evs ...any) *cast.Recording {
@@ -44,7 +45,7 @@ danger:
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	if rep.Mode != "replay" {
 		t.Fatalf("mode %q", rep.Mode)
 	}
@@ -66,7 +67,7 @@ danger:
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, rep, runner.Aborted, runner.ExitDanger)
+	wantOutcome(t, rep, engine.Aborted, engine.ExitDanger)
 }
 
 func TestReplayTimeoutsFireByRecordedTime(t *testing.T) {
@@ -85,7 +86,7 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, rep, runner.TimedOut, runner.ExitTimeout)
+	wantOutcome(t, rep, engine.TimedOut, engine.ExitTimeout)
 }
 
 func TestReplayPersonInput(t *testing.T) {
@@ -106,7 +107,7 @@ timeouts: {prompt: 1m}
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	if len(rep.Unanswered) != 1 {
 		t.Fatalf("unanswered %v", rep.Unanswered)
 	}
@@ -155,7 +156,7 @@ rules:
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, live, runner.Done, 0)
+	wantOutcome(t, live, engine.Done, 0)
 	if bytes.Contains(buf.Bytes(), []byte("s3cr3t-value")) {
 		t.Fatal("the recording holds the secret")
 	}
@@ -167,7 +168,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, replayed, runner.Done, 0)
+	wantOutcome(t, replayed, engine.Done, 0)
 	if got, want := decisions(replayed), decisions(live); strings.Join(got, "|") != strings.Join(want, "|") || len(want) != 4 {
 		t.Fatalf("replay decided %q, the live run %q", got, want)
 	}

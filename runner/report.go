@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/playbooks"
-	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // maxTimeline bounds the events a report keeps, so a long run's report stays small;
@@ -29,12 +29,12 @@ type Report struct {
 	Version  int            `json:"version"`
 	Playbook ReportPlaybook `json:"playbook"`
 	// Mode is "live" or "dry-run".
-	Mode       string    `json:"mode"`
-	StartedAt  time.Time `json:"started_at"`
-	DurationMS int64     `json:"duration_ms"`
-	Outcome    State     `json:"outcome"`
-	ExitCode   int       `json:"exit_code"`
-	Reason     string    `json:"reason"`
+	Mode       string       `json:"mode"`
+	StartedAt  time.Time    `json:"started_at"`
+	DurationMS int64        `json:"duration_ms"`
+	Outcome    engine.State `json:"outcome"`
+	ExitCode   int          `json:"exit_code"`
+	Reason     string       `json:"reason"`
 	// Child is how the program ended; null when it could not be started, or
 	// when its tmux pane closed and how it ended is not known.
 	Child *ReportChild `json:"child"`
@@ -69,16 +69,16 @@ type ReportChild struct {
 
 // ReportEvent is an Event as a report shows it.
 type ReportEvent struct {
-	TimeMS  float64   `json:"t_ms"`
-	Event   EventKind `json:"event"`
-	State   State     `json:"state"`
-	From    State     `json:"from,omitempty"`
-	Rule    string    `json:"rule,omitempty"`
-	Step    string    `json:"step,omitempty"`
-	Excerpt string    `json:"excerpt,omitempty"`
-	Sent    string    `json:"sent,omitempty"`
-	Reason  string    `json:"reason,omitempty"`
-	Bytes   int       `json:"bytes,omitempty"`
+	TimeMS  float64          `json:"t_ms"`
+	Event   engine.EventKind `json:"event"`
+	State   engine.State     `json:"state"`
+	From    engine.State     `json:"from,omitempty"`
+	Rule    string           `json:"rule,omitempty"`
+	Step    string           `json:"step,omitempty"`
+	Excerpt string           `json:"excerpt,omitempty"`
+	Sent    string           `json:"sent,omitempty"`
+	Reason  string           `json:"reason,omitempty"`
+	Bytes   int              `json:"bytes,omitempty"`
 	// Screen is the visible screen the decision was taken on (screen matching).
 	Screen string `json:"screen,omitempty"`
 }
@@ -115,8 +115,8 @@ func newRecorder(pb *playbooks.Playbook, dryRun, noTimeline bool, redact *Redact
 	return r
 }
 
-func (r *recorder) event(e Event) {
-	if r.noTimeline && e.Name != EventDanger && e.Name != EventPrompt {
+func (r *recorder) event(e engine.Event) {
+	if r.noTimeline && e.Name != engine.EventDanger && e.Name != engine.EventPrompt {
 		return
 	}
 	re := ReportEvent{
@@ -125,13 +125,13 @@ func (r *recorder) event(e Event) {
 		Reason: r.redact.String(e.Reason), Bytes: e.Bytes, Screen: r.redact.String(e.Screen),
 	}
 	switch e.Name {
-	case EventDanger:
+	case engine.EventDanger:
 		if len(r.report.DangerHits) < maxDangerHits {
 			r.report.DangerHits = append(r.report.DangerHits, re)
 		} else {
 			r.report.DangerHitsDropped++
 		}
-	case EventPrompt:
+	case engine.EventPrompt:
 		r.report.Unanswered = append(r.report.Unanswered, re)
 	}
 	switch {
@@ -143,7 +143,7 @@ func (r *recorder) event(e Event) {
 	}
 }
 
-func (r *recorder) finish(res Result, fired map[string]int, child *driver.ExitStatus, end time.Time) *Report {
+func (r *recorder) finish(res engine.Result, fired map[string]int, child *engine.ExitStatus, end time.Time) *Report {
 	rep := &r.report
 	rep.StartedAt = r.start
 	rep.DurationMS = end.Sub(r.start).Milliseconds()

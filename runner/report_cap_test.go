@@ -17,7 +17,7 @@ import (
 func TestReportCapsDangerHits(t *testing.T) {
 	t.Parallel()
 	const hits, listed = 20_000, 1_000
-	pb, findings := playbooks.Parse("flood.yaml", []byte(header+`
+	pb, findings := playbooks.Parse("flood.yaml", []byte(floodHeader+`
 danger:
   - {name: wipe, match: "rm -rf /", action: manual}
 `))
@@ -57,3 +57,6 @@ danger:
 		}
 	}
 }
+
+// floodHeader begins the playbook of a flood: what every playbook has.
+const floodHeader = "version: 1\nname: t\nspawn: {command: [x]}\n"

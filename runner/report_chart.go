@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // This file lays out the HTML report's timeline picture: a band coloured by
@@ -33,21 +35,21 @@ const (
 )
 
 // reportStates are the states a run goes through, in the legend's order.
-var reportStates = []State{Starting, Running, Prompting, Nudging, Manual, Done, TimedOut, Failed, Aborted}
+var reportStates = []engine.State{engine.Starting, engine.Running, engine.Prompting, engine.Nudging, engine.Manual, engine.Done, engine.TimedOut, engine.Failed, engine.Aborted}
 
 // markerLanes are the labels of the lanes of markers, top to bottom (see laneOf).
 var markerLanes = []string{"sends", "prompts", "danger", "timeouts"}
 
 // laneOf is the lane of an event's marker, or -1 for an event without one.
-func laneOf(event EventKind) int {
+func laneOf(event engine.EventKind) int {
 	switch event {
-	case EventSend, EventWouldSend:
+	case engine.EventSend, engine.EventWouldSend:
 		return 0
-	case EventPrompt:
+	case engine.EventPrompt:
 		return 1
-	case EventDanger:
+	case engine.EventDanger:
 		return 2
-	case EventTimeout:
+	case engine.EventTimeout:
 		return 3
 	}
 	return -1
@@ -151,9 +153,9 @@ type span struct {
 // a cut run is "unknown". A run that took no time is one span of no time.
 func (rep *Report) stateSpans(total, last float64) []span {
 	var spans []span
-	cur, t0 := string(Starting), 0.0
+	cur, t0 := string(engine.Starting), 0.0
 	for _, e := range rep.Timeline {
-		if e.Event != EventState {
+		if e.Event != engine.EventState {
 			continue
 		}
 		if e.TimeMS > t0 {
@@ -390,7 +392,7 @@ func markTitle(e ReportEvent) string {
 	}
 	if e.Sent != "" {
 		what := "sent: "
-		if e.Event == EventWouldSend {
+		if e.Event == engine.EventWouldSend {
 			what = "would send: "
 		}
 		lines = append(lines, what+head(visible(e.Sent), 2*excerptCell))

@@ -88,7 +88,7 @@ func (rep *Report) htmlRow(e ReportEvent) htmlRow {
 	if e.Screen != "" {
 		row.Screen = tail(visibleBlock(e.Screen), blockExcerpt)
 	}
-	if e.Event.isDecision() && e.Excerpt != "" {
+	if e.Event.IsDecision() && e.Excerpt != "" {
 		row.Block = tail(visibleBlock(e.Excerpt), blockExcerpt)
 	} else {
 		row.Excerpt = tail(visible(e.Excerpt), excerptCell)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // hostileText is what a program, a playbook or a path could hold to break out
@@ -22,7 +23,7 @@ const hostileText = `</script><script>alert(1)</script>"><img src=x onerror=aler
 func reportHolding(text string) *runner.Report {
 	rep := dryRunReport()
 	rep.Playbook.Name, rep.Playbook.Path, rep.Mode, rep.Reason = text, text, text, text
-	rep.Outcome = runner.State(text)
+	rep.Outcome = engine.State(text)
 	rep.Child.Signal = text
 	rep.AddOutputError(text, text, errors.New(text))
 	with := func(events []runner.ReportEvent) {
@@ -38,14 +39,14 @@ func reportHolding(text string) *runner.Report {
 				e.Step += text
 			}
 			if e.Event == "state" || e.Event == "finish" {
-				e.State += runner.State(text)
+				e.State += engine.State(text)
 			}
 		}
 	}
 	with(rep.Timeline)
 	with(rep.DangerHits)
 	with(rep.Unanswered)
-	rep.Timeline = append(rep.Timeline, runner.ReportEvent{TimeMS: 64103, Event: runner.EventKind(text), State: runner.State(text)})
+	rep.Timeline = append(rep.Timeline, runner.ReportEvent{TimeMS: 64103, Event: engine.EventKind(text), State: engine.State(text)})
 	rules := map[string]int{}
 	for name, n := range rep.Rules {
 		rules[name+text] = n

@@ -14,6 +14,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/golden"
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // reportFormats are the formats a report is written in, by file extension.
@@ -27,33 +28,33 @@ const reportSecret = "hunter2-Sup3rS3cret!"
 // danger rule that denies, one that never fired, a rule that never fired, and a
 // question nobody answered.
 func dryRunReport() *runner.Report {
-	ev := func(t float64, event runner.EventKind, state runner.State) runner.ReportEvent {
+	ev := func(t float64, event engine.EventKind, state engine.State) runner.ReportEvent {
 		return runner.ReportEvent{TimeMS: t, Event: event, State: state}
 	}
-	start := ev(0, "start", runner.Starting)
+	start := ev(0, "start", engine.Starting)
 	start.Reason = "apt-upgrade"
-	started := ev(0.312, "state", runner.Running)
-	started.From, started.Reason = runner.Starting, "program started"
-	confirm := ev(41.708, "would-send", runner.Running)
+	started := ev(0.312, "state", engine.Running)
+	started.From, started.Reason = engine.Starting, "program started"
+	confirm := ev(41.708, "would-send", engine.Running)
 	confirm.Rule, confirm.Excerpt, confirm.Sent = "confirm", "Do you want to continue? [Y/n]", "y\r"
-	restart := ev(1502.25, "would-send", runner.Running)
+	restart := ev(1502.25, "would-send", engine.Running)
 	restart.Rule, restart.Excerpt, restart.Sent = "restart-services", "Restart services during package upgrades without asking? <Yes> | <No>", "keys enter"
-	danger := ev(2500.917, "danger", runner.Running)
+	danger := ev(2500.917, "danger", engine.Running)
 	danger.Rule, danger.Reason = "purge-config", "deny"
 	danger.Excerpt = "Configuration file '/etc/ssh/sshd_config'\r\n ==> Modified (by you or by a script) since installation.\r\n ==> Package distributor has shipped an updated version.\r\n*** sshd_config (Y/I/N/O/D/Z) [default=N] ?"
-	deferred := ev(2500.917, "defer", runner.Running)
+	deferred := ev(2500.917, "defer", engine.Running)
 	deferred.Rule, deferred.Reason = "purge-config", "the refusal waits for the prompt"
-	refusal := ev(2801.004, "would-send", runner.Running)
+	refusal := ev(2801.004, "would-send", engine.Running)
 	refusal.Rule, refusal.Excerpt, refusal.Sent = "purge-config", "[default=N] ?", "N\r"
 	question := "Which services should be restarted? `ssh` | `cron` [1-2]: "
-	prompt := ev(4100.5, "prompt", runner.Running)
+	prompt := ev(4100.5, "prompt", engine.Running)
 	prompt.Excerpt, prompt.Reason = question, "the output stopped at a question for settle (300ms)"
-	prompting := ev(4100.5, "state", runner.Prompting)
-	prompting.From, prompting.Reason = runner.Running, prompt.Reason
+	prompting := ev(4100.5, "state", engine.Prompting)
+	prompting.From, prompting.Reason = engine.Running, prompt.Reason
 	reason := fmt.Sprintf("nobody answered the prompt %q within timeouts.prompt (1m0s)", question)
-	finish := ev(64100.5, "finish", runner.Prompting)
+	finish := ev(64100.5, "finish", engine.Prompting)
 	finish.Reason = reason
-	exit := ev(64102.75, "exit", runner.Prompting)
+	exit := ev(64102.75, "exit", engine.Prompting)
 	exit.Reason = "exit 143 (terminated)"
 
 	return &runner.Report{
@@ -65,8 +66,8 @@ func dryRunReport() *runner.Report {
 		Mode:       "dry-run",
 		StartedAt:  time.Date(2025, 3, 14, 9, 26, 53, 589_000_000, time.UTC),
 		DurationMS: 64103,
-		Outcome:    runner.Prompting,
-		ExitCode:   runner.ExitManual,
+		Outcome:    engine.Prompting,
+		ExitCode:   engine.ExitManual,
 		Reason:     reason,
 		Child:      &runner.ReportChild{Code: 143, Signal: "terminated"},
 		Timeline:   []runner.ReportEvent{start, started, confirm, restart, danger, deferred, refusal, prompt, prompting, finish, exit},
@@ -82,27 +83,27 @@ func dryRunReport() *runner.Report {
 // liveReport is the report of a live ssh-keygen run that ended done: a rule
 // answers the overwrite question, the steps send the passphrase by reference.
 func liveReport() *runner.Report {
-	ev := func(t float64, event runner.EventKind, state runner.State) runner.ReportEvent {
+	ev := func(t float64, event engine.EventKind, state engine.State) runner.ReportEvent {
 		return runner.ReportEvent{TimeMS: t, Event: event, State: state}
 	}
-	start := ev(0, "start", runner.Starting)
+	start := ev(0, "start", engine.Starting)
 	start.Reason = "ssh-keygen"
-	started := ev(0.2, "state", runner.Running)
-	started.From, started.Reason = runner.Starting, "program started"
-	overwrite := ev(8.318, "send", runner.Running)
+	started := ev(0.2, "state", engine.Running)
+	started.From, started.Reason = engine.Starting, "program started"
+	overwrite := ev(8.318, "send", engine.Running)
 	overwrite.Rule, overwrite.Sent = "overwrite", "y\r"
 	overwrite.Excerpt = "/home/ci/.ssh/id_ed25519 already exists.\r\nOverwrite (y/n)? "
-	pass := ev(12.5, "send", runner.Running)
+	pass := ev(12.5, "send", engine.Running)
 	pass.Step, pass.Excerpt, pass.Sent = "passphrase", "Enter passphrase (empty for no passphrase): ", "secret env:PASS"
-	again := ev(20.104, "send", runner.Running)
+	again := ev(20.104, "send", engine.Running)
 	again.Step, again.Excerpt, again.Sent = "passphrase-again", "Enter same passphrase again: ", "secret env:PASS"
-	eof := ev(48.875, "match", runner.Running)
+	eof := ev(48.875, "match", engine.Running)
 	eof.Step, eof.Excerpt = "fingerprint", "eof"
-	exit := ev(48.875, "exit", runner.Running)
+	exit := ev(48.875, "exit", engine.Running)
 	exit.Reason = "exit 0"
-	done := ev(48.875, "state", runner.Done)
-	done.From, done.Reason = runner.Running, "the program ended: exit 0"
-	finish := ev(48.875, "finish", runner.Done)
+	done := ev(48.875, "state", engine.Done)
+	done.From, done.Reason = engine.Running, "the program ended: exit 0"
+	finish := ev(48.875, "finish", engine.Done)
 	finish.Reason = done.Reason
 
 	return &runner.Report{
@@ -114,8 +115,8 @@ func liveReport() *runner.Report {
 		Mode:       "live",
 		StartedAt:  time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC),
 		DurationMS: 49,
-		Outcome:    runner.Done,
-		ExitCode:   runner.ExitDone,
+		Outcome:    engine.Done,
+		ExitCode:   engine.ExitDone,
 		Reason:     done.Reason,
 		Child:      &runner.ReportChild{Code: 0},
 		Timeline:   []runner.ReportEvent{start, started, overwrite, pass, again, eof, exit, done, finish},
@@ -168,7 +169,7 @@ func TestReportJSONUnchanged(t *testing.T) {
 	if err := json.Unmarshal(want, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Version != 1 || back.Outcome != runner.Prompting || len(back.Timeline) != len(rep.Timeline) {
+	if back.Version != 1 || back.Outcome != engine.Prompting || len(back.Timeline) != len(rep.Timeline) {
 		t.Fatalf("round trip: %+v", back)
 	}
 }
@@ -315,17 +316,17 @@ func chartOf(t *testing.T, page string) string {
 // report may be: nil slices and maps, no child.
 func emptyReport() *runner.Report {
 	return &runner.Report{Version: 1, Playbook: runner.ReportPlaybook{Name: "empty"}, Mode: "live",
-		Outcome: runner.Failed, ExitCode: runner.ExitFailed, Reason: "could not start"}
+		Outcome: engine.Failed, ExitCode: engine.ExitFailed, Reason: "could not start"}
 }
 
 // longReport has a full timeline of 10,000 events over ten minutes, 2,500
 // left out, and danger hits past the timeline's end.
 func longReport() *runner.Report {
 	rep := &runner.Report{Version: 1, Playbook: runner.ReportPlaybook{Name: "long"}, Mode: "live",
-		DurationMS: 600_000, Outcome: runner.TimedOut, ExitCode: runner.ExitTimeout, Reason: "timeouts.total",
+		DurationMS: 600_000, Outcome: engine.TimedOut, ExitCode: engine.ExitTimeout, Reason: "timeouts.total",
 		Rules: map[string]int{"y": 5000}, TimelineDropped: 2500}
-	states := []runner.State{runner.Running, runner.Prompting, runner.Nudging, runner.Manual}
-	state := runner.Starting
+	states := []engine.State{engine.Running, engine.Prompting, engine.Nudging, engine.Manual}
+	state := engine.Starting
 	for i := range 10_000 {
 		e := runner.ReportEvent{TimeMS: float64(i) * 45, State: state}
 		switch i % 5 {
@@ -415,7 +416,7 @@ func TestReportMarkdownTables(t *testing.T) {
 	t.Parallel()
 	rep := dryRunReport()
 	long := strings.Repeat("0123456789", 30) + "|end"
-	rep.Timeline = append(rep.Timeline, runner.ReportEvent{TimeMS: 64103, Event: "match", State: runner.Prompting,
+	rep.Timeline = append(rep.Timeline, runner.ReportEvent{TimeMS: 64103, Event: "match", State: engine.Prompting,
 		Rule: "a|b", Excerpt: long, Sent: "x|\n`y`", Reason: "one\ntwo | three\x1b[0m"})
 	md := render(t, rep, "md")
 	unescaped := regexp.MustCompile(`(^|[^\\])\|`)

@@ -1,3 +1,7 @@
+// Package runner is clai's session: it runs a playbook's program under a driver
+// and connects it to an engine (package runner/engine), a clock, the user's
+// terminal, the logs, the recording and the report. Run drives a live program,
+// Replay a recorded session in virtual time, RunTests a playbook's own tests.
 package runner
 
 import (
@@ -16,8 +20,10 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/driver/keys"
 	"github.com/clai-sh/clai/runner/driver/pty"
 	"github.com/clai-sh/clai/runner/driver/tmux"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // StartError says the program could not be started.
@@ -27,7 +33,7 @@ func (e *StartError) Error() string { return e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
 
 // ExitCode is ExitFailed: the program could not run.
-func (e *StartError) ExitCode() int { return ExitFailed }
+func (e *StartError) ExitCode() int { return engine.ExitFailed }
 
 // SetupError is a run refused before anything starts, for what it was given:
 // a playbook that cannot run as written, a --var it does not declare, a secret
@@ -39,7 +45,7 @@ func (e *SetupError) Error() string { return e.Err.Error() }
 func (e *SetupError) Unwrap() error { return e.Err }
 
 // ExitCode is ExitUsage: the run was refused for what it was given.
-func (e *SetupError) ExitCode() int { return ExitUsage }
+func (e *SetupError) ExitCode() int { return engine.ExitUsage }
 
 // options are the settings of one Run.
 type options struct {
@@ -153,7 +159,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	}
 	redact := NewRedactor(mirror, secretValues(secrets))
 	rec := newRecorder(pb, o.dryRun, o.noTimeline, redact)
-	engine := NewEngine(pb, Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
+	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String})
 
 	drv, err := o.start(ctx, spawn)
@@ -162,7 +168,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 		err = &maskedError{err: err, msg: redact.String(err.Error())}
 		return s.notStarted(err), &StartError{Err: err}
 	}
-	s.drv, s.engine, s.secrets, s.shown = drv, engine, secrets, shown
+	s.drv, s.engine, s.secrets, s.shown = drv, eng, secrets, shown
 	if o.record != nil {
 		s.recordRedact = redact.Filter(castOutput{s})
 		s.inputRedact = redact.Filter(castInput{s})
@@ -244,7 +250,7 @@ type session struct {
 	o       options
 	pb      *playbooks.Playbook
 	drv     driver.Driver
-	engine  *Engine
+	engine  *engine.Engine
 	rec     *recorder
 	redact  *Redactor
 	secrets map[playbooks.SecretRef]string
@@ -252,7 +258,7 @@ type session struct {
 	// (nil: it does not show on one).
 	shown *lineEnd
 
-	result *Result
+	result *engine.Result
 	child  *driver.ExitStatus
 	kill   bool
 	// recordRedact masks secrets in the output on its way to the recording,
@@ -266,7 +272,7 @@ type session struct {
 	sent []byte
 	// pending holds events not yet logged and recorded: encoding them in batches
 	// keeps the work off the path between a prompt and its answer.
-	pending []Event
+	pending []engine.Event
 	// reading is closed when the headless loop's reader has stopped.
 	reading chan struct{}
 	// eventTimes is set when a log line's time is its event's; logFailed once
@@ -307,7 +313,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 		// Whatever happened, the program is ended and waited for before Run
 		// returns.
 		if cerr := s.drv.Close(); cerr != nil {
-			s.o.logger.Warn("close", zap.String("event", string(EventError)), zap.Error(cerr))
+			s.o.logger.Warn("close", zap.String("event", string(engine.EventError)), zap.Error(cerr))
 		}
 		if s.reading != nil {
 			// Closing the driver ended the reader's pending read.
@@ -350,7 +356,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 	if r := s.o.record; r != nil && s.child != nil && !s.child.PaneClosed {
 		_ = r.Marker(s.since(), fmt.Sprintf("%s %d", MarkerExit, s.child.Code))
 	}
-	return s.rec.finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
+	return s.rec.finish(*s.result, s.engine.Fired(), statusOf(s.child), clock.Now()), nil
 }
 
 // userInput passes what the person typed to the program; Ctrl-C also tells the
@@ -374,7 +380,7 @@ func (s *session) userInput(now time.Time, in []byte) {
 		}
 	}
 	if _, err := s.drv.Write(in); err != nil && !errors.Is(err, driver.ErrEnded) {
-		s.o.logger.Warn("input", zap.String("event", string(EventError)), zap.Error(err))
+		s.o.logger.Warn("input", zap.String("event", string(engine.EventError)), zap.Error(err))
 	}
 	if n := strings.Count(string(in), "\x03"); n > 0 {
 		for range n {
@@ -415,7 +421,7 @@ func (s *session) atPassword() bool {
 			return true
 		}
 	}
-	return playbooks.SecretPrompt(lastLine(s.engine.view()))
+	return playbooks.SecretPrompt(s.engine.LastLine())
 }
 
 // maxSecretTyped bounds what is kept of a line typed at a password prompt.
@@ -446,7 +452,7 @@ func (s *session) typeSecret(in []byte) {
 }
 
 // notice tells the person what a dry run would have sent, and why.
-func (s *session) notice(e Event) {
+func (s *session) notice(e engine.Event) {
 	who := "rule " + e.Rule
 	if e.Step != "" {
 		who = "step " + e.Step
@@ -500,9 +506,9 @@ func (c castInput) Write(p []byte) (int, error) {
 
 // apply carries out the engine's actions. Sends go first: the program is waiting
 // for them, while logging and recording can wait a few microseconds.
-func (s *session) apply(actions []Action) {
+func (s *session) apply(actions []engine.Action) {
 	for _, a := range actions {
-		if send, ok := a.(*Send); ok && !send.DryRun {
+		if send, ok := a.(*engine.Send); ok && !send.DryRun {
 			if !send.Reply && s.engine.AwaitsReaction() {
 				// Typed as the terminal stands before the program reads it;
 				// only an answer that may be sent again needs to know.
@@ -513,7 +519,7 @@ func (s *session) apply(actions []Action) {
 				ks.Data = append([]byte(s.secrets[send.Secret]), send.Data...)
 			}
 			if err := s.typeIn(ks); err != nil {
-				s.o.logger.Warn("send failed", zap.String("event", string(EventError)), zap.Error(err))
+				s.o.logger.Warn("send failed", zap.String("event", string(engine.EventError)), zap.Error(err))
 			}
 			if r := s.o.record; r != nil {
 				// An answer can repeat what the program showed (a matched
@@ -535,17 +541,17 @@ func (s *session) apply(actions []Action) {
 	}
 	for _, a := range actions {
 		switch a := a.(type) {
-		case *Event:
+		case *engine.Event:
 			s.pending = append(s.pending, *a)
-			if a.Name == EventWouldSend && s.o.notices != nil {
+			if a.Name == engine.EventWouldSend && s.o.notices != nil {
 				s.notice(*a)
 			}
-			if a.Name == EventState && a.State == Manual && s.o.terminal != nil {
+			if a.Name == engine.EventState && a.State == engine.Manual && s.o.terminal != nil {
 				s.handOver(a.Reason)
 			}
-		case Kill:
+		case engine.Kill:
 			s.kill = true
-		case Finish:
+		case engine.Finish:
 			r := a.Result
 			s.result = &r
 		}
@@ -557,7 +563,7 @@ func (s *session) apply(actions []Action) {
 
 // typeIn types keystrokes into the program: a driver.Typer gets the keys by
 // name, any other driver the bytes a terminal sends for them.
-func (s *session) typeIn(k driver.Keystrokes) error {
+func (s *session) typeIn(k keys.Keystrokes) error {
 	if t, ok := s.drv.(driver.Typer); ok {
 		return t.Type(k)
 	}
@@ -572,12 +578,12 @@ func (s *session) typeIn(k driver.Keystrokes) error {
 }
 
 // log writes an event as one JSON line with stable field names.
-func (s *session) log(e Event) {
+func (s *session) log(e engine.Event) {
 	level := zap.InfoLevel
 	switch e.Name {
-	case EventMatch, EventDefer, EventInput:
+	case engine.EventMatch, engine.EventDefer, engine.EventInput:
 		level = zap.DebugLevel
-	case EventDanger, EventTimeout, EventError:
+	case engine.EventDanger, engine.EventTimeout, engine.EventError:
 		level = zap.WarnLevel
 	}
 	core := s.o.logger.Core()
@@ -624,9 +630,19 @@ func (s *session) log(e Event) {
 	if err := core.Write(ent, fields); err != nil && !s.logFailed {
 		// Said once, through the logger, which reports its own failure.
 		s.logFailed = true
-		s.o.logger.Warn("log", zap.String("event", string(EventError)), zap.Error(err))
+		s.o.logger.Warn("log", zap.String("event", string(engine.EventError)), zap.Error(err))
 	}
 	// The logger has encoded the fields; the next line reuses their room.
 	clear(fields)
 	s.fields = fields[:0]
+}
+
+// statusOf converts the driver's status of the program, if it ended, into the
+// engine's.
+func statusOf(st *driver.ExitStatus) *engine.ExitStatus {
+	if st == nil {
+		return nil
+	}
+	es := engine.ExitStatus(*st)
+	return &es
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/pty"
 	"github.com/clai-sh/clai/runner/driver/tmux"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // Real processes, real time: limits are generous and the happy paths fast.
@@ -76,7 +77,7 @@ func run(t *testing.T, pb *playbooks.Playbook, opts ...runner.Option) *runner.Re
 	return rep
 }
 
-func wantOutcome(t *testing.T, rep *runner.Report, state runner.State, code int) {
+func wantOutcome(t *testing.T, rep *runner.Report, state engine.State, code int) {
 	t.Helper()
 	if rep.Outcome != state || rep.ExitCode != code {
 		var tl strings.Builder
@@ -105,7 +106,7 @@ steps:
 `, prompter)
 	var out syncBuffer
 	rep := run(t, pb, runner.WithMirror(&out), runner.WithVars(map[string]string{"project": "clai"}))
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	if !strings.Contains(out.String(), "got: clai") || !strings.Contains(out.String(), "got: y") {
 		t.Fatalf("mirrored output:\n%s", out.String())
 	}
@@ -128,7 +129,7 @@ danger:
 `, danger)
 	for _, keep := range []bool{true, false} {
 		rep := run(t, pb, runner.WithTimeline(keep))
-		wantOutcome(t, rep, runner.Aborted, runner.ExitDanger)
+		wantOutcome(t, rep, engine.Aborted, engine.ExitDanger)
 		if rep.Rules["proceed"] != 0 || rep.Rules["wipe"] != 1 || len(rep.DangerHits) != 1 {
 			t.Fatalf("rules %v, danger hits %v", rep.Rules, rep.DangerHits)
 		}
@@ -157,7 +158,7 @@ danger:
 `, danger)
 	var out syncBuffer
 	rep := run(t, pb, runner.WithMirror(&out))
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	if !strings.Contains(out.String(), "aborted") || rep.Rules["proceed"] != 0 {
 		t.Fatalf("the refusal did not answer the prompt:\n%s", out.String())
 	}
@@ -183,7 +184,7 @@ steps:
 	var out syncBuffer
 	env := append(os.Environ(), "CLAI_TEST_SECRET="+secret)
 	rep := run(t, pb, runner.WithMirror(&out), runner.WithLogger(zap.New(core)), runner.WithEnviron(env))
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	// The second question echoes the secret back ("got: …"): the mirror masks it.
 	if strings.Contains(out.String(), secret) || !strings.Contains(out.String(), "got: ******") {
 		t.Fatalf("mirrored output shows the secret:\n%s", out.String())
@@ -232,7 +233,7 @@ danger:
 `, flood)
 	rep := run(t, pb)
 	// The danger line hidden in the middle of 8 MiB is seen, so nothing is approved.
-	wantOutcome(t, rep, runner.Manual, runner.ExitManual)
+	wantOutcome(t, rep, engine.Manual, engine.ExitManual)
 	if rep.Rules["continue"] != 0 || rep.Rules["wipe"] != 1 {
 		t.Fatalf("rules %v", rep.Rules)
 	}
@@ -250,7 +251,7 @@ steps:
   - expect: "hello gopher"
   - expect: eof
 `, binary)
-	wantOutcome(t, run(t, pb), runner.Done, 0)
+	wantOutcome(t, run(t, pb), engine.Done, 0)
 }
 
 func TestRunTimeoutEndsAStubbornProgram(t *testing.T) {
@@ -263,7 +264,7 @@ spawn: {command: [%q]}
 timeouts: {total: 300ms}
 `, stubborn)
 	rep := run(t, pb)
-	wantOutcome(t, rep, runner.TimedOut, runner.ExitTimeout)
+	wantOutcome(t, rep, engine.TimedOut, engine.ExitTimeout)
 	if rep.Child == nil || rep.Child.Signal != "killed" {
 		t.Fatalf("child %+v, want killed", rep.Child)
 	}
@@ -282,7 +283,7 @@ timeouts: {total: 2s}
 `, forker)
 	var out syncBuffer
 	rep := run(t, pb, runner.WithMirror(&out))
-	wantOutcome(t, rep, runner.TimedOut, runner.ExitTimeout)
+	wantOutcome(t, rep, engine.TimedOut, engine.ExitTimeout)
 	m := regexp.MustCompile(`ready parent=(\d+) child=(\d+)`).FindStringSubmatch(out.String())
 	if m == nil {
 		t.Fatalf("no pids in %q", out.String())
@@ -322,7 +323,7 @@ timeouts: {total: 60s}
 `, forker)
 	var out syncBuffer
 	rep := run(t, pb, runner.WithMirror(&out))
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	m := regexp.MustCompile(`child=(\d+)`).FindStringSubmatch(out.String())
 	if m == nil {
 		t.Fatalf("no pid in %q", out.String())
@@ -363,7 +364,7 @@ steps:
 			if rep == nil {
 				t.Fatal("no report")
 			}
-			wantOutcome(t, rep, runner.Failed, runner.ExitFailed)
+			wantOutcome(t, rep, engine.Failed, engine.ExitFailed)
 			if !strings.HasPrefix(rep.Reason, "could not start: ") || !strings.Contains(rep.Reason, tt.why) || rep.Child != nil {
 				t.Errorf("reason %q, child %v: want why it could not start (%q), no child", rep.Reason, rep.Child, tt.why)
 			}
@@ -416,7 +417,7 @@ rules:
   - {name: yes, match: "Continue? [y/n]", line: "y", limit: 1}
 `, prompter)
 	rep := run(t, pb, runner.WithDryRun(true))
-	wantOutcome(t, rep, runner.Done, runner.ExitDone)
+	wantOutcome(t, rep, engine.Done, engine.ExitDone)
 	if rep.Mode != "dry-run" || rep.Rules["yes"] != 1 {
 		t.Fatalf("mode %s rules %v", rep.Mode, rep.Rules)
 	}
@@ -445,7 +446,7 @@ func TestRunCancelEndsTheProgram(t *testing.T) {
 	}
 	cancel()
 	rep := <-done
-	wantOutcome(t, rep, runner.Aborted, runner.ExitInterrupted)
+	wantOutcome(t, rep, engine.Aborted, engine.ExitInterrupted)
 }
 
 // TestRunThroughTmux drives a program in a tmux session of clai's own, with the
@@ -470,7 +471,7 @@ steps:
 		return tmux.Start(ctx, tmux.Options{Session: s.TmuxSession, Argv: s.Argv, Rows: int(s.Rows), Cols: int(s.Cols), Socket: sock})
 	}
 	rep := run(t, pb, runner.WithStarter(start))
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	// Each decision carries the screen it was taken on.
 	for _, e := range rep.Timeline {
 		if e.Event == "send" && !strings.Contains(e.Screen, "Ship it?") {
@@ -505,7 +506,7 @@ steps:
 		return tmux.Start(ctx, tmux.Options{Target: s.TmuxTarget, Socket: sock})
 	}
 	rep := run(t, pb, runner.WithStarter(start))
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	if err := exec.Command("tmux", "-L", sock, "has-session", "-t", "work").Run(); err != nil {
 		t.Fatal("the run ended the person's pane")
 	}
@@ -524,7 +525,7 @@ settings: {settle: 100ms}
 timeouts: {prompt: 500ms}
 `)
 	rep := run(t, pb)
-	wantOutcome(t, rep, runner.Prompting, runner.ExitManual)
+	wantOutcome(t, rep, engine.Prompting, engine.ExitManual)
 	if len(rep.Unanswered) != 1 || !strings.Contains(rep.Unanswered[0].Excerpt, "package name: (demo)") {
 		t.Fatalf("unanswered prompts %+v", rep.Unanswered)
 	}
@@ -550,7 +551,7 @@ steps:
 `)
 	var out syncBuffer
 	rep := run(t, pb, runner.WithMirror(&out))
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	if !strings.Contains(out.String(), "got=y") {
 		t.Fatalf("the program read another answer:\n%s", out.String())
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
+	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/eventlog"
 )
 
@@ -150,7 +151,7 @@ func TestSecretsNeverLeakReplay(t *testing.T) {
 				a := artifacts{}
 				collect(a, "")
 				a.addReport(t, "", rep)
-				if rep.Outcome != runner.TimedOut {
+				if rep.Outcome != engine.TimedOut {
 					t.Errorf("%s: outcome %s (%s), want a timeout", name, rep.Outcome, rep.Reason)
 				}
 				a.check(t, secret)
@@ -210,7 +211,7 @@ func TestSecretsNeverLeakLive(t *testing.T) {
 				a := artifacts{"recording": recording.String()}
 				collect(a, "")
 				a.addReport(t, "", rep)
-				if rep.Outcome != runner.TimedOut || !hasEvent(rep, "send") {
+				if rep.Outcome != engine.TimedOut || !hasEvent(rep, "send") {
 					t.Errorf("outcome %s (%s), want an answer, then a timeout", rep.Outcome, rep.Reason)
 				}
 				rec, err := cast.Parse(strings.NewReader(recording.String()))
@@ -230,7 +231,7 @@ func TestSecretsNeverLeakLive(t *testing.T) {
 	}
 }
 
-func hasEvent(rep *runner.Report, name runner.EventKind) bool {
+func hasEvent(rep *runner.Report, name engine.EventKind) bool {
 	for _, e := range rep.Timeline {
 		if e.Event == name {
 			return true

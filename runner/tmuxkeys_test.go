@@ -11,6 +11,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/keys"
 	"github.com/clai-sh/clai/runner/driver/tmux"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // keysByName is a tmux pane that notes the keys typed into it, and fails the test
@@ -28,7 +29,7 @@ func (p *keysByName) Write(b []byte) (int, error) {
 	return p.Pane.Write(b)
 }
 
-func (p *keysByName) Type(k driver.Keystrokes) error {
+func (p *keysByName) Type(k keys.Keystrokes) error {
 	p.mu.Lock()
 	p.typed = append(p.typed, k.Keys...)
 	p.mu.Unlock()
@@ -63,7 +64,7 @@ steps:
 		return pane, nil
 	}
 	rep := run(t, pb, runner.WithStarter(start))
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	pane.mu.Lock()
 	defer pane.mu.Unlock()
 	if want := []keys.Key{"down", "enter"}; !slices.Equal(pane.typed, want) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // These tests drive testdata/fakes/tui, which draws like Claude Code or a
@@ -64,7 +65,7 @@ steps:
   - {expect: "Do you want to proceed?", choose: "No, and tell"}
   - expect: eof
 `)
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	wantOutput(t, out, "chose: No, and tell Claude what to do differently")
 	if s := sent(rep); len(s) != 2 || !strings.HasPrefix(s[0], "keys down×2") || !strings.HasPrefix(s[1], `choose "No, and tell`) {
 		t.Fatalf("sent %q, want two downs then Enter", s)
@@ -81,7 +82,7 @@ steps:
   - {expect: "Do you want to proceed?", choose: "No, and tell"}
   - expect: eof
 `)
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	wantOutput(t, out, "chose: No, and tell Claude what to do differently")
 	if s := sent(rep); len(s) != 3 || !strings.HasPrefix(s[0], "keys down×2") || !strings.HasPrefix(s[1], "keys down×1") {
 		t.Fatalf("sent %q, want two downs, one more down, then Enter", s)
@@ -94,7 +95,7 @@ func TestTUIChooseALabelNotOnTheMenuHandsOver(t *testing.T) {
 steps:
   - {expect: "Do you want to proceed?", choose: "Always allow"}
 `)
-	wantOutcome(t, rep, runner.Manual, runner.ExitManual)
+	wantOutcome(t, rep, engine.Manual, engine.ExitManual)
 	if s := sent(rep); len(s) != 0 {
 		t.Fatalf("sent %q, want nothing", s)
 	}
@@ -118,7 +119,7 @@ steps:
   - {expect: "Do you want to proceed?", choose: "React"}
   - expect: eof
 `)
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	wantOutput(t, out, "\x1b[?1h", "chose: React")
 }
 
@@ -130,7 +131,7 @@ steps:
   - {expect: "Do you want to proceed?", keys: [down, down, enter]}
   - expect: eof
 `)
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	wantOutput(t, out, "chose: React")
 }
 
@@ -143,7 +144,7 @@ steps:
   - {expect: "Do you want to proceed?", choose: "Vanilla"}
   - expect: eof
 `)
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	wantOutput(t, out, "chose: Vanilla")
 	if s := sent(rep); len(s) != 2 || !strings.HasPrefix(s[0], "keys up×2") {
 		t.Fatalf("sent %q, want two ups then Enter", s)
@@ -157,7 +158,7 @@ steps:
   - {expect: "Select a framework:", choose: "React"}
   - expect: eof
 `)
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	wantOutput(t, out, "chose: React")
 	if s := sent(rep); len(s) != 1 || !strings.Contains(s[0], "types 3") {
 		t.Fatalf("sent %q, want the number 3", s)
@@ -173,7 +174,7 @@ steps:
   - {expect: "Do you want to proceed?", choose: "Yes"}
   - expect: eof
 `)
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	wantOutput(t, out, "terminal: cursor at 5;10, attributes ?1;2c", "chose: Yes")
 }
 
@@ -185,7 +186,7 @@ func TestTUIRuleFiresOncePerAppearance(t *testing.T) {
 rules:
   - {name: proceed, match: "Do you want to proceed?", choose: "Yes, and don't", limit: 5}
 `)
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	if rep.Rules["proceed"] != 2 {
 		t.Fatalf("rule proceed fired %d times, want 2", rep.Rules["proceed"])
 	}
@@ -204,7 +205,7 @@ steps:
   - {expect: "Do you want to proceed?", choose: "Yes"}
   - expect: eof
 `)
-	wantOutcome(t, rep, runner.Done, 0)
+	wantOutcome(t, rep, engine.Done, 0)
 	wantOutput(t, out, "Welcome\x1b[9Gto\x1b[12GClaude")
 	if strings.Contains(out, "Welcome to") || strings.Contains(out, "want to proceed") {
 		t.Fatalf("the stream holds spaces between words:\n%q", out)

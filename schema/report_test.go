@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/schema"
 )
 
@@ -54,9 +55,9 @@ func validateReport(t *testing.T, doc []byte) error {
 // send shown by reference.
 func sampleReport() *runner.Report {
 	sum := sha256.Sum256([]byte("version: 1\nname: deploy\n"))
-	danger := runner.ReportEvent{TimeMS: 2500.917, Event: "danger", State: runner.Running, Rule: "drop-db",
+	danger := runner.ReportEvent{TimeMS: 2500.917, Event: "danger", State: engine.Running, Rule: "drop-db",
 		Excerpt: "About to run: DROP DATABASE prod;", Reason: "abort"}
-	prompt := runner.ReportEvent{TimeMS: 1800.5, Event: "prompt", State: runner.Running,
+	prompt := runner.ReportEvent{TimeMS: 1800.5, Event: "prompt", State: engine.Running,
 		Excerpt: "Proceed with migration? (yes/no) ", Reason: "the output stopped at a question for settle (300ms)"}
 	return &runner.Report{
 		Version:    1,
@@ -64,22 +65,22 @@ func sampleReport() *runner.Report {
 		Mode:       "dry-run",
 		StartedAt:  time.Date(2025, 3, 14, 9, 26, 53, 589_793_000, time.UTC),
 		DurationMS: 2501,
-		Outcome:    runner.Aborted,
-		ExitCode:   runner.ExitDanger,
+		Outcome:    engine.Aborted,
+		ExitCode:   engine.ExitDanger,
 		Reason:     `danger rule "drop-db" matched "DROP DATABASE"`,
 		Child:      &runner.ReportChild{Code: 137, Signal: "killed"},
 		Timeline: []runner.ReportEvent{
-			{TimeMS: 0, Event: "start", State: runner.Starting, Reason: "deploy"},
-			{TimeMS: 0.25, Event: "state", State: runner.Running, From: runner.Starting, Reason: "program started"},
-			{TimeMS: 12.5, Event: "would-send", State: runner.Running, Step: "login", Excerpt: "Password: ", Sent: "secret env:DEPLOY_PASS"},
-			{TimeMS: 40.1, Event: "would-send", State: runner.Running, Rule: "confirm", Excerpt: "Continue? [y/N]", Sent: "y\r",
+			{TimeMS: 0, Event: "start", State: engine.Starting, Reason: "deploy"},
+			{TimeMS: 0.25, Event: "state", State: engine.Running, From: engine.Starting, Reason: "program started"},
+			{TimeMS: 12.5, Event: "would-send", State: engine.Running, Step: "login", Excerpt: "Password: ", Sent: "secret env:DEPLOY_PASS"},
+			{TimeMS: 40.1, Event: "would-send", State: engine.Running, Rule: "confirm", Excerpt: "Continue? [y/N]", Sent: "y\r",
 				Screen: "Migrating 3 tables\n\nContinue? [y/N]"},
 			prompt,
-			{TimeMS: 1800.5, Event: "state", State: runner.Prompting, From: runner.Running, Reason: prompt.Reason},
-			{TimeMS: 2400, Event: "input", State: runner.Prompting, Bytes: 4},
+			{TimeMS: 1800.5, Event: "state", State: engine.Prompting, From: engine.Running, Reason: prompt.Reason},
+			{TimeMS: 2400, Event: "input", State: engine.Prompting, Bytes: 4},
 			danger,
-			{TimeMS: 2500.917, Event: "state", State: runner.Aborted, From: runner.Prompting, Reason: `danger rule "drop-db" matched "DROP DATABASE"`},
-			{TimeMS: 2500.917, Event: "finish", State: runner.Aborted, Reason: `danger rule "drop-db" matched "DROP DATABASE"`},
+			{TimeMS: 2500.917, Event: "state", State: engine.Aborted, From: engine.Prompting, Reason: `danger rule "drop-db" matched "DROP DATABASE"`},
+			{TimeMS: 2500.917, Event: "finish", State: engine.Aborted, Reason: `danger rule "drop-db" matched "DROP DATABASE"`},
 		},
 		TimelineDropped: 3,
 		Rules:           map[string]int{"confirm": 1, "drop-db": 1, "overwrite": 0},
@@ -107,7 +108,7 @@ func TestReportValidates(t *testing.T) {
 		t.Fatalf("the runner's report does not validate: %v", err)
 	}
 	// A live run that ended done, and one whose program never started.
-	rep.Mode, rep.Outcome, rep.ExitCode, rep.TimelineDropped = "live", runner.Done, 0, 0
+	rep.Mode, rep.Outcome, rep.ExitCode, rep.TimelineDropped = "live", engine.Done, 0, 0
 	rep.Child = &runner.ReportChild{Code: 0}
 	if err := validateReport(t, reportJSON(t, rep)); err != nil {
 		t.Fatalf("live: %v", err)
@@ -230,8 +231,8 @@ func TestReportSchemaMatchesTheStructs(t *testing.T) {
 	for _, s := range defs["state"].(map[string]any)["enum"].([]any) {
 		states = append(states, s.(string))
 	}
-	want := []string{string(runner.Starting), string(runner.Running), string(runner.Prompting), string(runner.Nudging),
-		string(runner.Manual), string(runner.Done), string(runner.TimedOut), string(runner.Failed), string(runner.Aborted)}
+	want := []string{string(engine.Starting), string(engine.Running), string(engine.Prompting), string(engine.Nudging),
+		string(engine.Manual), string(engine.Done), string(engine.TimedOut), string(engine.Failed), string(engine.Aborted)}
 	if !slices.Equal(states, want) {
 		t.Errorf("states %v, want %v", states, want)
 	}

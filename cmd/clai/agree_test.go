@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // errorLines returns the error findings among out's lines, with the "clai: "
@@ -61,12 +61,12 @@ func TestLintFindsWhatRunRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			var lintOut, runOut bytes.Buffer
-			if code := runInProcess(t.Context(), []string{"clai", "lint", path}, nil, &lintOut, &lintOut); code != runner.ExitFailed {
-				t.Fatalf("lint exit %d, want %d:\n%s", code, runner.ExitFailed, lintOut.String())
+			if code := runInProcess(t.Context(), []string{"clai", "lint", path}, nil, &lintOut, &lintOut); code != engine.ExitFailed {
+				t.Fatalf("lint exit %d, want %d:\n%s", code, engine.ExitFailed, lintOut.String())
 			}
 			runArgs := []string{"clai", "run", "--log", filepath.Join(dir, "run.log"), path}
-			if code := runInProcess(t.Context(), runArgs, nil, &runOut, &runOut); code != runner.ExitUsage {
-				t.Fatalf("run exit %d, want %d:\n%s", code, runner.ExitUsage, runOut.String())
+			if code := runInProcess(t.Context(), runArgs, nil, &runOut, &runOut); code != engine.ExitUsage {
+				t.Fatalf("run exit %d, want %d:\n%s", code, engine.ExitUsage, runOut.String())
 			}
 			lint := errorLines(strings.ReplaceAll(lintOut.String(), dir+"/", ""))
 			refused := errorLines(strings.ReplaceAll(runOut.String(), dir+"/", ""))

@@ -21,6 +21,7 @@ import (
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/pty"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 func recordCommand() *cli.Command {
@@ -120,7 +121,7 @@ func needTerminal(stdin, stdout *os.File) error {
 // for) is a failure.
 func programExitCode(code int) int {
 	if code < 0 || code > 255 {
-		return runner.ExitFailed
+		return engine.ExitFailed
 	}
 	return code
 }

@@ -4,7 +4,7 @@
 //
 // The engine never touches a terminal itself: a driver produces the output
 // bytes it observes and types what its actions send, keys by name until the
-// driver encodes them (see Keystrokes and Typer).
+// driver encodes them (see keys.Keystrokes and Typer).
 package driver
 
 import (
@@ -94,35 +94,12 @@ func (s ExitStatus) String() string {
 	return fmt.Sprintf("exit %d", s.Code)
 }
 
-// Keystrokes is what clai types into a program in one go: Data as it is, then
-// Keys, which the driver encodes as its terminal needs them.
-type Keystrokes struct {
-	// Data is typed byte for byte ("yes\r").
-	Data []byte
-	// Keys are named keys typed after Data. Read only: they may be the
-	// playbook's own.
-	Keys []keys.Key
-	// AppCursor is set when the program asked for application cursor keys
-	// (DECCKM), so that a terminal sends ESC O A for up instead of ESC [ A.
-	AppCursor bool
-}
-
-// AppendBytes appends what a terminal gets for the keystrokes to dst: Data,
-// then each key's bytes.
-func (k Keystrokes) AppendBytes(dst []byte) []byte {
-	dst = append(dst, k.Data...)
-	for _, key := range k.Keys {
-		dst = key.AppendBytes(dst, k.AppCursor)
-	}
-	return dst
-}
-
 // Typer is a Driver that types keystrokes itself, naming each key to a
 // terminal that encodes it (a tmux pane). A Driver that is no Typer is written
-// the keystrokes' bytes (see Keystrokes.AppendBytes).
+// the keystrokes' bytes (see keys.Keystrokes.AppendBytes).
 type Typer interface {
 	Driver
 	// Type types the keystrokes; once the program ended the error wraps
 	// ErrEnded, as Write's does.
-	Type(k Keystrokes) error
+	Type(k keys.Keystrokes) error
 }

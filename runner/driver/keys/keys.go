@@ -136,3 +136,26 @@ func Read(b []byte) (Key, int) {
 	}
 	return "", 0
 }
+
+// Keystrokes is what clai types into a program in one go: Data as it is, then
+// Keys, which the driver encodes as its terminal needs them.
+type Keystrokes struct {
+	// Data is typed byte for byte ("yes\r").
+	Data []byte
+	// Keys are named keys typed after Data. Read only: they may be the
+	// playbook's own.
+	Keys []Key
+	// AppCursor is set when the program asked for application cursor keys
+	// (DECCKM), so that a terminal sends ESC O A for up instead of ESC [ A.
+	AppCursor bool
+}
+
+// AppendBytes appends what a terminal gets for the keystrokes to dst: Data,
+// then each key's bytes.
+func (k Keystrokes) AppendBytes(dst []byte) []byte {
+	dst = append(dst, k.Data...)
+	for _, key := range k.Keys {
+		dst = key.AppendBytes(dst, k.AppCursor)
+	}
+	return dst
+}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/driver/keys"
 )
 
 // Write sends b to the program's terminal input. Once the program exited, or
@@ -25,7 +26,7 @@ func (p *Process) Write(b []byte) (int, error) {
 
 // Type writes the keystrokes as a terminal sends them: their Data, then each
 // key's bytes, in the cursor mode the program asked for. It fails as Write does.
-func (p *Process) Type(k driver.Keystrokes) error {
+func (p *Process) Type(k keys.Keystrokes) error {
 	p.wrMu.Lock()
 	defer p.wrMu.Unlock()
 	p.typed = k.AppendBytes(p.typed[:0])

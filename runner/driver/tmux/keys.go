@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/keys"
 )
 
@@ -18,7 +17,7 @@ func sendKeys(target string, b []byte) []string {
 
 // typeKeys turns keystrokes into tmux commands: their Data as sendKeys does, then
 // each key by its tmux name, so tmux encodes it as the pane's program asked.
-func typeKeys(target string, k driver.Keystrokes) []string {
+func typeKeys(target string, k keys.Keystrokes) []string {
 	c := commands{target: target}
 	c.text(k.Data)
 	for _, key := range k.Keys {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/keys"
 )
 
@@ -32,13 +31,13 @@ func TestSendKeys(t *testing.T) {
 func TestTypeKeys(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		in   driver.Keystrokes
+		in   keys.Keystrokes
 		want string
 	}{
-		{driver.Keystrokes{Keys: []keys.Key{"down", "enter"}}, "send-keys -t P Down ; send-keys -t P Enter"},
-		{driver.Keystrokes{Keys: []keys.Key{"down"}, AppCursor: true}, "send-keys -t P Down"},
-		{driver.Keystrokes{Data: []byte("-a;"), Keys: []keys.Key{"ctrl-c", "space", "f12"}}, "send-keys -t P -l -- -a ; send-keys -t P -H 3b ; send-keys -t P C-c ; send-keys -t P Space ; send-keys -t P F12"},
-		{driver.Keystrokes{Data: []byte("pw\r")}, "send-keys -t P -l -- pw ; send-keys -t P Enter"},
+		{keys.Keystrokes{Keys: []keys.Key{"down", "enter"}}, "send-keys -t P Down ; send-keys -t P Enter"},
+		{keys.Keystrokes{Keys: []keys.Key{"down"}, AppCursor: true}, "send-keys -t P Down"},
+		{keys.Keystrokes{Data: []byte("-a;"), Keys: []keys.Key{"ctrl-c", "space", "f12"}}, "send-keys -t P -l -- -a ; send-keys -t P -H 3b ; send-keys -t P C-c ; send-keys -t P Space ; send-keys -t P F12"},
+		{keys.Keystrokes{Data: []byte("pw\r")}, "send-keys -t P -l -- pw ; send-keys -t P Enter"},
 	} {
 		if got := strings.Join(typeKeys("P", c.in), " "); got != c.want {
 			t.Errorf("%+v:\n got %s\nwant %s", c.in, got, c.want)

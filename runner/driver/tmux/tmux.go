@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/driver/keys"
 )
 
 // Polling bounds: fast while the pane changes, slower while it is still.
@@ -296,7 +297,7 @@ func (p *Pane) Write(b []byte) (int, error) {
 
 // Type types the keystrokes into the pane: their Data as Write does, and each
 // key by its tmux name.
-func (p *Pane) Type(k driver.Keystrokes) error {
+func (p *Pane) Type(k keys.Keystrokes) error {
 	if len(k.Data) == 0 && len(k.Keys) == 0 {
 		return p.ended()
 	}

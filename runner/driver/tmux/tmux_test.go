@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/internal/testprog"
-	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/keys"
 	"github.com/clai-sh/clai/runner/driver/tmux"
 )
@@ -132,7 +131,7 @@ func TestKeysFollowThePanesCursorMode(t *testing.T) {
 func TestTypeNamesTheKeys(t *testing.T) {
 	t.Parallel()
 	p := startAppCursorPane(t)
-	if err := p.Type(driver.Keystrokes{Data: []byte("-a;"), Keys: []keys.Key{"down", "tab", "enter"}}); err != nil {
+	if err := p.Type(keys.Keystrokes{Data: []byte("-a;"), Keys: []keys.Key{"down", "tab", "enter"}}); err != nil {
 		t.Fatal(err)
 	}
 	// The line od prints shows at once, whatever the bytes were.

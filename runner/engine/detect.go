@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The generic prompt detector: what a line a program waits at looks like.
+var (
+	// questionLine is a line that ends the way a question does: a choice like
+	// [y/n] or (yes/no), a mark like "?" or ":", or a default in brackets after
+	// a word ("Path [/usr/local]", "Continue [Y]"), not glued to a word
+	// ("answer=[y]" is output).
+	questionLine = regexp.MustCompile(`(?i)(\[[yn](/[yn])+\]|\((y/n|yes/no)\)|(^|\s)\[[^\]\n]{1,40}\]\s*[?:]?|[?:>$#])\s*$`)
+	// defaultLine is a question that offers its default in parentheses, as npm
+	// init, Node's readline and Inquirer ask: "package name: (demo)",
+	// "Is this OK? (yes)", "? Project name (demo)". The parentheses follow a
+	// ":" or "?", or the line starts with Inquirer's "? ".
+	defaultLine = regexp.MustCompile(`([?:]\s+|^\s*\?\s.*\s)\([^()\n]{0,60}\)\s*$`)
+	// debuggerLine is a prompt that is one word in parentheses: (Pdb), (gdb).
+	debuggerLine = regexp.MustCompile(`^\s*\([A-Za-z][\w-]{0,15}\)\s*$`)
+	// progressMark is bracketed text that counts rather than asks: [3/10], [50%], [====>  ].
+	progressMark = regexp.MustCompile(`\[[\d\s%/.=#>-]*\]\s*$`)
+	menuLine     = regexp.MustCompile(`^\s*([❯›●>]\s*)?\d{1,2}[.)]\s+\S|^\s*[❯›●]\s+\S`)
+	// busyLine is how coding agents say they are working: Claude Code and Codex
+	// CLI ("esc to interrupt"), Gemini CLI ("(esc to cancel, 12s)").
+	busyLine = regexp.MustCompile(`(?i)\besc to interrupt\b|\(esc to cancel, [^)]*\d+s\)`)
+)
+
+// busy reports whether the last lines of text say the program is working: then it
+// waits at no prompt and is not idle, whatever else the screen shows.
+func busy(text []byte) bool {
+	for _, l := range lastLines(text, 12) {
+		if busyLine.MatchString(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastLines returns up to n non-blank lines at the end of text, last first.
+// Lines of a dialog drawn in a box are read without the box: its sides are
+// dropped and its top and bottom edges count as blank.
+func lastLines(text []byte, n int) []string {
+	var out []string
+	s := string(text)
+	for len(out) < n && s != "" {
+		i := strings.LastIndexByte(s, '\n')
+		line := strings.TrimRight(unframe(s[i+1:]), " \t\u00a0")
+		if line != "" && !isBoxEdge(line) {
+			out = append(out, line)
+		}
+		if i < 0 {
+			break
+		}
+		s = s[:i]
+	}
+	return out
+}
+
+// isBoxEdge reports whether a line is drawn only with box-drawing characters
+// and spaces, like the top or bottom edge of a box.
+func isBoxEdge(line string) bool {
+	for _, r := range line {
+		if r != ' ' && (r < '\u2500' || r > '\u257f') {
+			return false
+		}
+	}
+	return true
+}
+
+// detectPrompt returns the question the program seems to wait at, or "".
+func detectPrompt(window []byte) string {
+	lines := lastLines(window, 12)
+	if len(lines) == 0 || busy(window) {
+		return ""
+	}
+	if isQuestion(lines[0]) {
+		return lines[0]
+	}
+	for _, l := range lines {
+		if menuLine.MatchString(l) {
+			return lines[0]
+		}
+	}
+	return ""
+}
+
+// isQuestion reports whether a line reads as a question a program waits at.
+func isQuestion(line string) bool {
+	if defaultLine.MatchString(line) || debuggerLine.MatchString(line) {
+		return true
+	}
+	return questionLine.MatchString(line) && !progressMark.MatchString(line)
+}

@@ -1,0 +1,710 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/driver/keys"
+	"github.com/clai-sh/clai/runner/screen"
+)
+
+// Config is what an Engine needs besides the playbook.
+type Config struct {
+	// Vars are the playbook variables after --var overrides.
+	Vars map[string]string
+	// Environ is the environment expressions see as env.
+	Environ map[string]string
+	// Interactive is set when a person sits at the terminal: MANUAL then hands
+	// the program to them instead of waiting for the prompt timeout.
+	Interactive bool
+	// DryRun turns every send into a would-send.
+	DryRun bool
+	// Replay is set when the output comes from a recording: it goes on whatever
+	// clai would have answered, so a dry run does not end at the first answer.
+	Replay bool
+	// Rows and Cols are the terminal size, for screen matching (default 24x80).
+	Rows, Cols int
+	// Attached is set when the program is not clai's (a tmux target pane): once the
+	// steps are done and no rule is left to watch for, clai leaves it running.
+	Attached bool
+	// Redact masks the run's secrets in a text of the program's (nil: there
+	// are none). The engine applies it before it cuts, quotes or keeps such a
+	// text in an event, so no piece of a secret survives a cut or an escape.
+	Redact func(string) string
+}
+
+// Under a flood, matching every read would multiply the cost of many patterns: a
+// read of at least bigRead bytes is only absorbed (stripped, scanned for danger,
+// added to the window), and matching waits until output pauses for batchQuiet or
+// maxUnmatched bytes have arrived. A program waiting at a prompt is quiet, so its
+// prompt is answered at most batchQuiet late.
+const (
+	bigRead      = 2 << 10
+	maxUnmatched = 256 << 10
+	batchQuiet   = time.Millisecond
+)
+
+// verifyAfter is how long clai waits for any reaction to an answer before it
+// sends the answer once more.
+const verifyAfter = time.Second
+
+// doubleInterrupt is how close two Ctrl-C must be to end the run.
+const doubleInterrupt = time.Second
+
+// Engine is the state machine that drives one run. It is not safe for concurrent
+// use; runner.Run calls it from one goroutine.
+type Engine struct {
+	pb  *playbooks.Playbook
+	cfg Config
+
+	start time.Time
+	now   time.Time
+	state State
+
+	strip   Stripper
+	scratch []byte
+	// redrawn lists the rows the stripper passed on again in the last output.
+	redrawn []redraw
+	// window is the stripped output not yet consumed, at most Settings.Window bytes,
+	// in backing.
+	window  []byte
+	backing []byte
+	// recent is the latest output, answered or not, for the messages that
+	// quote it.
+	recent recentOutput
+	danger dangerScanner
+	// locs holds the indices of the matches a call finds; texts makes the
+	// strings of what matched and what is sent.
+	locs  locs
+	texts texts
+
+	stepIdx   int
+	stepSince time.Time
+	stepTries int
+
+	// fired counts the firings of each rule and danger rule by name, for
+	// expressions and the report; ruleFired those of each rule by its place,
+	// which firedCounts adds to fired when they are asked for (ruleCounted
+	// says how many of them it added already).
+	fired       map[string]int
+	ruleFired   []int
+	ruleCounted []int
+	lastFire    map[*playbooks.Rule]time.Time
+
+	lastOutput time.Time
+	lastSend   time.Time
+	// busySeen is when the idle timer last found the program saying it is busy.
+	busySeen time.Time
+	sent     bool
+	// wake is when a deferred answer may be sent.
+	wake time.Time
+
+	// verify is set after an answer until the program reacts to it, when a
+	// reaction is due (see answerDue).
+	verify bool
+	// atQuestion tells act that the text it answers is the last thing shown:
+	// the program showed nothing after its question.
+	atQuestion bool
+	// verifyWait is how long after the last send (its answer) the program
+	// has to react.
+	verifyWait time.Duration
+	retried    bool
+	lastAnswer Send
+	// answers are the memory rendered answers take, in turn; moves is the
+	// memory of the keys a choose presses.
+	answers    [2][]byte
+	answerTurn int
+	moves      []keys.Key
+
+	nudges    int
+	nextNudge time.Time
+	lastNudge string
+
+	// dryWait is set in a headless dry run after a would-send: the program
+	// waits for an answer that never comes, and the run ends once its output
+	// settles (see dryEnd). Output meanwhile does not change that: without the
+	// answer the program cannot go past it.
+	dryWait   bool
+	dryAnswer string
+
+	// refusal is the pending answer of a deny danger rule, sent once the output
+	// settles.
+	refusal *playbooks.Danger
+
+	promptChecked bool
+	promptSince   time.Time
+	question      string
+	manualSince   time.Time
+	manualCause   string // what handed the run over to a person
+	lastInterrupt time.Time
+
+	exitCode int
+	result   *Result
+	// out holds the actions of a call; events and sends hold what its *Event
+	// and *Send actions point to. All three are reused by the next call.
+	out    []Action
+	events []Event
+	sends  []Send
+
+	// unmatched counts output bytes absorbed since matching last ran.
+	unmatched int
+
+	// viewText is the screen's text as view returns it, for screen version
+	// viewVersion.
+	viewText    []byte
+	viewVersion uint64
+
+	// scr is the virtual screen of settings.match: screen, nil in stream mode;
+	// scrSeen is the screen's version when it was last matched, scrSent its
+	// version at clai's last answer, and present and dangerShown count the copies
+	// of each rule's and danger rule's text on the screen then (they fire when a
+	// copy appears).
+	scr         *screen.Screen
+	scrSeen     uint64
+	scrSent     uint64
+	present     map[*playbooks.Rule]int
+	dangerShown map[*playbooks.Danger]int
+	// dangerStreamed says which danger rules the stream fired since the screen
+	// was last scanned.
+	dangerStreamed map[*playbooks.Danger]bool
+	// changes marks what changed on the screen since the last answer, clai's
+	// or the person's.
+	changes changes
+	// choosing is a choose action waiting to see its selection on screen.
+	choosing *choosing
+	// rulesChoose is set when a rule's action is a choose.
+	rulesChoose bool
+}
+
+// NewEngine makes an engine for a loaded playbook.
+func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
+	if cfg.Vars == nil {
+		cfg.Vars = map[string]string{}
+		for _, v := range pb.Vars {
+			cfg.Vars[v.Name] = v.Value
+		}
+	}
+	e := &Engine{
+		pb: pb, cfg: cfg, state: Starting,
+		fired:       map[string]int{},
+		ruleFired:   make([]int, len(pb.Rules)),
+		ruleCounted: make([]int, len(pb.Rules)),
+		lastFire:    map[*playbooks.Rule]time.Time{},
+		danger:      dangerScanner{limit: int(pb.Settings.Window)},
+	}
+	e.strip.SetWidth(cfg.Cols)
+	e.strip.SetHeight(cfg.Rows)
+	if pb.Settings.Match == playbooks.MatchScreen {
+		e.scr = screen.New(cfg.Rows, cfg.Cols)
+		e.present = map[*playbooks.Rule]int{}
+		e.dangerShown = map[*playbooks.Danger]int{}
+		e.dangerStreamed = map[*playbooks.Danger]bool{}
+		for _, r := range pb.Rules {
+			if r.Action != nil && r.Action.Kind == playbooks.ActChoose {
+				e.rulesChoose = true
+			}
+		}
+	}
+	return e
+}
+
+// State returns the current state.
+func (e *Engine) State() State { return e.state }
+
+// Result returns how the run ended, or nil while it goes on.
+func (e *Engine) Result() *Result { return e.result }
+
+// Fired returns how often each rule and danger rule fired.
+func (e *Engine) Fired() map[string]int { return e.firedCounts() }
+
+// firedCounts returns fired, with the rules' latest firings added.
+func (e *Engine) firedCounts() map[string]int {
+	for i, r := range e.pb.Rules {
+		if n := e.ruleFired[i] - e.ruleCounted[i]; n > 0 {
+			e.fired[r.Name] += n
+			e.ruleCounted[i] = e.ruleFired[i]
+		}
+	}
+	return e.fired
+}
+
+// The actions a method returns are valid until the next call.
+
+// Start begins the run at now.
+func (e *Engine) Start(now time.Time) []Action {
+	e.begin(now)
+	e.start, e.lastOutput, e.stepSince = now, now, now
+	e.emit(Event{Name: EventStart, Reason: e.pb.Name})
+	e.setState(Running, "program started")
+	e.evaluate()
+	return e.end()
+}
+
+// Output observes bytes the program wrote.
+func (e *Engine) Output(now time.Time, data []byte) []Action {
+	e.begin(now)
+	if e.result != nil {
+		return e.end()
+	}
+	// A line changed behind the text already seen is seen again as it shows now.
+	e.scratch = e.strip.Settle(e.strip.Append(e.scratch[:0], data))
+	e.redrawn = e.strip.redraws()
+	text := e.scratch
+	if e.state == Nudging && e.isNudgeEcho(text) {
+		// The program echoed the nudge: that is not a sign of life.
+		e.scanDanger(text)
+		e.appendWindow(text)
+		return e.end()
+	}
+	e.lastOutput = now
+	e.promptChecked = false
+	e.verify = false
+	e.nudges = 0
+	if len(text) > 0 {
+		switch e.state {
+		case Prompting, Nudging:
+			e.setState(Running, "output resumed")
+		}
+	}
+	e.scanDanger(text)
+	e.appendWindow(text)
+	if e.scr != nil {
+		// The screen is matched once it has been still for settle.
+		e.scr.Write(data)
+		if r := e.scr.Replies(); len(r) > 0 && !e.cfg.Replay {
+			e.addSend(Send{Keystrokes: keys.Keystrokes{Data: r}, Reply: true})
+		}
+		return e.end()
+	}
+	e.unmatched += len(data)
+	if len(data) >= bigRead && e.unmatched < maxUnmatched {
+		return e.end()
+	}
+	e.match()
+	return e.end()
+}
+
+// Echo observes whether the terminal echoes what is typed, as the session finds
+// it when it types an answer, or before a Tick while the engine awaits a
+// reaction (see AwaitsReaction). With echo off the program reads unseen, a
+// password or a key, and shows nothing for it: silence is then no sign that
+// the answer was missed, and it is never sent again.
+func (e *Engine) Echo(on bool) {
+	if !on {
+		e.verify = false
+	}
+}
+
+// AwaitsReaction reports whether the engine waits for the program to react to
+// its last answer, which it would send once more without one.
+func (e *Engine) AwaitsReaction() bool { return e.verify && e.result == nil }
+
+// Resize observes a change of the terminal size.
+func (e *Engine) Resize(rows, cols int) {
+	e.strip.SetWidth(cols)
+	e.strip.SetHeight(rows)
+	if e.scr != nil {
+		e.scr.Resize(rows, cols)
+	}
+}
+
+// view is the text patterns see: the visible screen (with the blanks before
+// the cursor, so that a prompt's trailing space is seen), or the stream's window.
+func (e *Engine) view() []byte {
+	if e.scr == nil {
+		return e.window
+	}
+	// Copied once a version, not at each look: an evaluation looks several
+	// times. A new version gets a new copy, so what observe keeps of the last
+	// one stays as it was.
+	if v := e.scr.Version(); e.viewText == nil || v != e.viewVersion {
+		e.viewText, e.viewVersion = []byte(e.scr.TextAtCursor()), v
+	}
+	return e.viewText
+}
+
+// screenQuiet is how long the screen must be still before it is matched:
+// settings.settle, so that a screen a program redraws in several writes is
+// matched whole. Where all the program wrote since the screen was last matched
+// is plain output (text, colours and line ends, which add to the screen as to
+// a stream) and no choose may act on a half-drawn menu, the screen is matched
+// as soon as output pauses, as the stream is.
+func (e *Engine) screenQuiet() time.Duration {
+	if e.scr.Plain() && !e.mayChoose() {
+		return batchQuiet
+	}
+	return e.pb.Settings.Settle
+}
+
+// mayChoose reports whether a choose may act now: a rule's, or a case's of the
+// current step.
+func (e *Engine) mayChoose() bool {
+	if e.rulesChoose || e.choosing != nil {
+		return true
+	}
+	s := e.currentStep()
+	if s == nil {
+		return false
+	}
+	for _, c := range s.Branches() {
+		if c.Action != nil && c.Action.Kind == playbooks.ActChoose {
+			return true
+		}
+	}
+	return false
+}
+
+// match runs the steps and rules over the window.
+func (e *Engine) match() {
+	e.unmatched = 0
+	e.evaluate()
+}
+
+// Tick observes the passing of time: timeouts, deferred answers, settling. It
+// runs the timers due, in order of precedence, until one ends the run.
+func (e *Engine) Tick(now time.Time) []Action {
+	e.begin(now)
+	for t := range e.eachTimer {
+		if e.result != nil {
+			break
+		}
+		if !t.at.IsZero() && !e.now.Before(t.at) {
+			t.fire(e)
+		}
+	}
+	return e.end()
+}
+
+// Input observes n bytes the person at the terminal typed; their content is never
+// seen, so what is typed at a password prompt cannot leak.
+func (e *Engine) Input(now time.Time, n int) []Action {
+	e.begin(now)
+	if e.result == nil {
+		e.emit(Event{Name: EventInput, Bytes: n})
+		// The person answered what was shown: as after clai's own answer,
+		// only what the program shows from now on acts.
+		e.answered()
+		e.verify = false
+		if e.state == Prompting {
+			e.setState(Running, "answered at the terminal")
+		}
+	}
+	return e.end()
+}
+
+// Interrupt observes a Ctrl-C from the person at the terminal (which runner.Run passes on
+// to the program): clai goes to MANUAL; a second one within a second ends the run.
+func (e *Engine) Interrupt(now time.Time) []Action {
+	e.begin(now)
+	if e.result != nil {
+		return e.end()
+	}
+	e.emit(Event{Name: EventInterrupt})
+	if !e.lastInterrupt.IsZero() && now.Sub(e.lastInterrupt) <= doubleInterrupt {
+		e.finish(Aborted, ExitInterrupted, "Ctrl-C twice", true)
+		return e.end()
+	}
+	e.lastInterrupt = now
+	e.toManual("Ctrl-C from the user")
+	return e.end()
+}
+
+// Cancel ends the run from outside (a signal to clai, a cancelled context).
+func (e *Engine) Cancel(now time.Time, reason string) []Action {
+	e.begin(now)
+	if e.result == nil {
+		e.finish(Aborted, ExitInterrupted, reason, true)
+	}
+	return e.end()
+}
+
+// Exit observes the end of the program; all its output has been observed before.
+func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
+	e.begin(now)
+	if e.result != nil {
+		if e.result.Child == nil {
+			e.result.Child = &status
+		}
+		return e.end()
+	}
+	e.exitCode = status.Code
+	if tail := e.strip.Flush(nil); len(tail) > 0 {
+		e.scanDanger(tail)
+		e.appendWindow(tail)
+		e.unmatched++
+	}
+	if e.unmatched > 0 || e.scr != nil && e.scr.Version() != e.scrSeen {
+		// The last output is matched before the end: the screen is final now.
+		e.match()
+	}
+	e.emit(Event{Name: EventExit, Reason: status.String()})
+	if e.result != nil {
+		e.result.Child = &status
+		return e.end()
+	}
+	// The end of output satisfies a step or case waiting for eof.
+	for e.stepIdx < len(e.pb.Steps) {
+		s := e.pb.Steps[e.stepIdx]
+		if !stepAcceptsEOF(s) {
+			break
+		}
+		e.emit(Event{Name: EventMatch, Step: stepName(s), Excerpt: "eof"})
+		e.stepIdx++
+	}
+	ended := "the program ended (" + status.String() + ")"
+	if status.PaneClosed {
+		ended = "the pane closed"
+	}
+	switch {
+	case e.state == Manual:
+		e.finishChild(Manual, ExitManual, fmt.Sprintf("%s after the hand-over to a person (%s)", ended, e.manualCause), status)
+	case e.stepIdx < len(e.pb.Steps):
+		s := e.pb.Steps[e.stepIdx]
+		e.finishChild(Failed, ExitFailed, fmt.Sprintf("%s while step %s waited for %s; last output: %q", ended, stepName(s), describeWait(s), e.tail()), status)
+	case status.PaneClosed && e.cfg.Attached:
+		// The person's pane is gone, and with it what clai watched over.
+		e.finishChild(Done, ExitDone, "the pane closed", status)
+	case status.PaneClosed:
+		// The program clai started did not end by itself: its pane was killed.
+		e.finishChild(Failed, ExitFailed, "the pane closed before its program ended", status)
+	case status.Code != 0 || status.Signaled():
+		e.finishChild(Failed, ExitFailed, "the program failed: "+status.String(), status)
+	default:
+		e.finishChild(Done, ExitDone, "the program ended: "+status.String(), status)
+	}
+	return e.end()
+}
+
+// isNudgeEcho reports whether text is no more than the echo of the last nudge.
+func (e *Engine) isNudgeEcho(text []byte) bool {
+	t := strings.TrimSpace(string(text))
+	return t == "" || t == strings.TrimSpace(e.lastNudge)
+}
+
+// Deadline returns the next time the engine wants a Tick, if any: the earliest
+// of the timers that wake it.
+func (e *Engine) Deadline() (time.Time, bool) {
+	if e.result != nil {
+		return time.Time{}, false
+	}
+	var next time.Time
+	for t := range e.eachTimer {
+		if t.wakes && !t.at.IsZero() && (next.IsZero() || t.at.Before(next)) {
+			next = t.at
+		}
+	}
+	return next, !next.IsZero()
+}
+
+func (e *Engine) begin(now time.Time) {
+	if now.After(e.now) {
+		e.now = now
+	}
+	e.out, e.events, e.sends = e.out[:0], e.events[:0], e.sends[:0]
+	e.locs.reset()
+}
+
+// end returns the actions of the call; the slice is reused by the next call.
+func (e *Engine) end() []Action {
+	return e.out
+}
+
+func (e *Engine) emit(ev Event) {
+	ev.At = e.now.Sub(e.start)
+	if ev.State == "" {
+		ev.State = e.state
+	}
+	if e.scr != nil && (ev.Name.IsDecision() || ev.Name == EventState && ev.State == Manual) {
+		ev.Screen = e.redact(e.scr.Text())
+	}
+	e.events = append(e.events, ev)
+	e.out = append(e.out, &e.events[len(e.events)-1])
+}
+
+// addSend adds a Send to the call's actions.
+func (e *Engine) addSend(s Send) {
+	e.sends = append(e.sends, s)
+	e.out = append(e.out, &e.sends[len(e.sends)-1])
+}
+
+func (e *Engine) setState(s State, reason string) {
+	if s == e.state {
+		return
+	}
+	from := e.state
+	e.state = s
+	e.emit(Event{Name: EventState, From: from, State: s, Reason: reason})
+}
+
+func (e *Engine) toManual(reason string) {
+	e.refusal = nil
+	e.wake = time.Time{}
+	e.verify = false
+	e.manualSince = e.now
+	e.manualCause = reason
+	e.setState(Manual, reason)
+	if !e.cfg.Interactive && !e.cfg.Replay {
+		// Nobody can take over: waiting would only run into a timeout.
+		e.finish(Manual, ExitManual, fmt.Sprintf("handed over to a person (%s), and nobody is at the terminal to take over", reason), true)
+	}
+}
+
+func (e *Engine) manualDeadline() time.Time {
+	from := e.manualSince
+	if e.lastOutput.After(from) {
+		from = e.lastOutput
+	}
+	return from.Add(e.pb.Timeouts.Prompt)
+}
+
+func (e *Engine) finish(s State, code int, reason string, kill bool) {
+	e.finishChild(s, code, reason, ExitStatus{})
+	e.result.Child = nil
+	if kill {
+		e.out = append(e.out, Kill{Reason: reason})
+	}
+}
+
+func (e *Engine) finishChild(s State, code int, reason string, status ExitStatus) {
+	if s.Final() {
+		e.setState(s, reason)
+	}
+	e.result = &Result{State: s, ExitCode: code, Reason: reason, Child: &status}
+	e.emit(Event{Name: EventFinish, State: s, Reason: reason})
+	e.out = append(e.out, Finish{Result: *e.result})
+}
+
+// notRedrawn drops the danger hits in the part of a redrawn line that did not
+// change: they were hits when that text was first seen (a spinner in front of a
+// dangerous command does not make the command new).
+func (e *Engine) notRedrawn(hits []dangerHit, text []byte) []dangerHit {
+	if len(e.redrawn) == 0 {
+		return hits
+	}
+	kept := hits[:0]
+	for _, h := range hits {
+		if !unchangedIn(e.redrawn, text, h.at, h.at+len(h.text)) {
+			kept = append(kept, h)
+		}
+	}
+	e.redrawn = nil
+	return kept
+}
+
+// unchangedIn reports whether the bytes of text from start to end lie in the
+// unchanged part of one of the redrawn rows, or that and the newline that ends
+// the row (the version before ended the same way).
+func unchangedIn(redrawn []redraw, text []byte, start, end int) bool {
+	for _, r := range redrawn {
+		e := end
+		if rowEnd := r.at + r.n; e == rowEnd+1 && text[rowEnd] == '\n' {
+			e = rowEnd
+		}
+		if r.unchanged(start, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendWindow adds stripped text to the window, keeping only the newest bytes. The
+// window is a slice of a backing array four times its size, so dropping old text is
+// a reslice and the bytes are moved only when the array is used up.
+func (e *Engine) appendWindow(text []byte) {
+	e.recent.add(text)
+	limit := int(e.pb.Settings.Window)
+	if e.backing == nil {
+		e.backing = make([]byte, 0, 4*limit)
+		e.window = e.backing
+	}
+	if len(text) >= limit {
+		e.window = append(e.backing[:0], text[len(text)-limit:]...)
+		return
+	}
+	if over := len(e.window) + len(text) - limit; over > 0 {
+		e.window = e.window[over:]
+	}
+	if cap(e.window)-len(e.window) < len(text) {
+		n := copy(e.backing[:cap(e.backing)], e.window)
+		e.window = e.backing[:n]
+	}
+	e.window = append(e.window, text...)
+}
+
+// consume drops the window up to end: that text was answered. A screen is not
+// consumed: what was answered no longer counts as fresh instead.
+func (e *Engine) consume(end int) {
+	if e.scr != nil {
+		return
+	}
+	e.window = e.window[end:]
+}
+
+// tail returns the last few hundred bytes of output, answered or not, or the
+// screen, for error messages, with the secrets masked.
+func (e *Engine) tail() string {
+	const n = 300
+	if e.scr != nil {
+		return e.redact(e.scr.Text())
+	}
+	return lastChars(e.redact(e.recent.text()), n)
+}
+
+// redact masks the run's secrets in text (see Config.Redact).
+func (e *Engine) redact(text string) string {
+	if e.cfg.Redact == nil {
+		return text
+	}
+	return e.cfg.Redact(text)
+}
+
+// excerpt is the end of text for an event, with the secrets masked before it is
+// cut.
+func (e *Engine) excerpt(text string) string {
+	return excerpt(e.redact(text))
+}
+
+func (e *Engine) currentStep() *playbooks.Step {
+	if e.stepIdx < len(e.pb.Steps) {
+		return e.pb.Steps[e.stepIdx]
+	}
+	return nil
+}
+
+func (e *Engine) advanceStep() {
+	e.stepIdx++
+	e.stepTries = 0
+	e.stepSince = e.now
+	if e.cfg.Attached && e.stepIdx == len(e.pb.Steps) && len(e.pb.Rules) == 0 {
+		e.finish(Done, ExitDone, "the steps are done; the pane goes on without clai", false)
+	}
+}
+
+func stepName(s *playbooks.Step) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return fmt.Sprintf("steps[%d]", s.Index)
+}
+
+func stepAcceptsEOF(s *playbooks.Step) bool {
+	for _, c := range s.Branches() {
+		if c.Match != nil && c.Match.HasEOF() {
+			return true
+		}
+	}
+	return false
+}
+
+func describeWait(s *playbooks.Step) string {
+	if s.Expect != nil {
+		return s.Expect.String()
+	}
+	parts := make([]string, 0, len(s.Cases))
+	for _, c := range s.Cases {
+		parts = append(parts, c.Match.String())
+	}
+	return "one of " + strings.Join(parts, ", ")
+}

@@ -1,0 +1,453 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/pattern"
+	"github.com/clai-sh/clai/runner/driver/keys"
+)
+
+// maxMatchesPerRead bounds how many steps one read can satisfy, so a playbook whose
+// steps match each other's text cannot loop.
+const maxMatchesPerRead = 64
+
+// hit is a match of a pattern in the window.
+type hit struct {
+	start, end int
+	// loc holds the submatch indices of the match.
+	loc     []int
+	pattern *pattern.Pattern
+}
+
+// locs holds the submatch indices of the matches found during one call of the
+// engine, so that matching allocates nothing: what a call found is used within
+// that call, and reset makes the memory free for the next.
+type locs struct{ buf []int }
+
+// reset frees the indices found so far.
+func (l *locs) reset() { l.buf = l.buf[:0] }
+
+// find returns the leftmost match of any of the matcher's text patterns in text.
+// Its indices stay valid until reset.
+func (l *locs) find(m *pattern.Matcher, text []byte) (hit, bool) {
+	if l.buf == nil {
+		l.buf = make([]int, 0, 64)
+	}
+	best := hit{start: -1}
+	for _, p := range m.Patterns {
+		if p.Kind == pattern.EOF {
+			continue
+		}
+		free := l.buf[len(l.buf):cap(l.buf)]
+		loc := p.FindInto(text, free)
+		if loc == nil {
+			continue
+		}
+		if len(loc) <= len(free) {
+			// FindInto wrote it to free. (A pattern run by package regexp
+			// allocates its own; the room is then unused until reset.)
+			l.buf = l.buf[:len(l.buf)+len(loc)]
+		}
+		if best.start < 0 || loc[0] < best.start {
+			best = hit{start: loc[0], end: loc[1], loc: loc, pattern: p}
+		}
+	}
+	return best, best.start >= 0
+}
+
+// countMatches counts the matches of m's text patterns in text and returns the
+// last one's text.
+func countMatches(m *pattern.Matcher, text []byte) (n int, last string) {
+	for _, p := range m.Patterns {
+		p.FindEach(text, func(loc []int) bool {
+			n++
+			last = string(text[loc[0]:loc[1]])
+			return true
+		})
+	}
+	return n, last
+}
+
+// values builds the expression values of a hit in text.
+func (e *Engine) values(h *hit, text []byte) playbooks.Values {
+	return e.valuesFor(h, text, true)
+}
+
+// valuesFor builds the values of a hit as values does; unless all is set, only
+// the match and the variables, which is all a plain template reads.
+func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
+	v := playbooks.Values{Vars: e.cfg.Vars}
+	if h != nil {
+		v.SetMatch(h.pattern, text, h.loc, e.texts.string(text[h.start:h.end]))
+	}
+	if !all {
+		return v
+	}
+	v.Environ, v.State, v.ExitCode = e.cfg.Environ, string(e.state), e.exitCode
+	v.Elapsed, v.Idle = e.now.Sub(e.start), e.now.Sub(e.lastOutput)
+	v.Fired = e.firedCounts()
+	if s := e.currentStep(); s != nil {
+		v.Step = playbooks.StepInfo{Name: s.Name, Index: s.Index, Tries: e.stepTries}
+	}
+	if e.scr != nil {
+		v.Screen = e.scr.Text()
+	}
+	return v
+}
+
+// evaluate answers what the window holds: the current step's cases first, then the
+// rules in file order. Nothing is answered in MANUAL, while a refusal is pending, or
+// after the run ended.
+func (e *Engine) evaluate() {
+	if e.scr != nil {
+		if v := e.scr.Version(); v != e.scrSeen {
+			e.scrSeen = v
+			e.scr.MarkPlain()
+			text := e.view()
+			e.observe(text)
+			e.scanScreenDanger(text)
+			if e.result != nil || e.state == Manual {
+				return
+			}
+		}
+		if e.answeredScreen() {
+			// Only fresh text acts: nothing changed since the last answer.
+			return
+		}
+		if e.continueChoosing() {
+			return
+		}
+	}
+	if e.refusal != nil {
+		e.refuse(false)
+		return
+	}
+	for range maxMatchesPerRead {
+		if e.result != nil || e.state == Manual || e.refusal != nil {
+			return
+		}
+		progressed, stop := e.evaluateStep()
+		if stop {
+			return
+		}
+		if progressed {
+			continue
+		}
+		e.evaluateRules()
+		return
+	}
+}
+
+// evaluateStep tries the current step. progressed means a step was satisfied without
+// sending, so the next one may match the rest of the window; stop means nothing more
+// may happen now (an answer was sent or deferred).
+func (e *Engine) evaluateStep() (progressed, stop bool) {
+	s := e.currentStep()
+	if s == nil {
+		return false, false
+	}
+	branches := s.Branches()
+	if branches == nil {
+		// A step without expect acts at once.
+		if !e.canSend() {
+			return false, true
+		}
+		sent := e.act(s.Action, s.Env, nil, "", stepName(s), "")
+		e.advanceStep()
+		return !sent, sent
+	}
+	// The leftmost match wins; the first case listed breaks a tie.
+	text := e.view()
+	var best hit
+	var bestCase *playbooks.Case
+	for _, c := range branches {
+		if h, ok := e.findFresh(c.Match, text); ok && (bestCase == nil || h.start < best.start) {
+			best, bestCase = h, c
+		}
+	}
+	if bestCase == nil {
+		return false, false
+	}
+	if bestCase.Action != nil && !e.canSend() {
+		return false, true
+	}
+	vals := e.valuesFor(&best, text, !readsOnlyMatch(bestCase.Action))
+	matched := e.excerpt(vals.Text)
+	e.atQuestion = lastShown(text, best.end)
+	e.consume(best.end)
+	sent := e.act(bestCase.Action, bestCase.Env, &vals, "", stepName(s), matched)
+	if bestCase.Repeat {
+		e.stepTries++
+		e.stepSince = e.now
+	} else {
+		e.advanceStep()
+	}
+	return !sent, sent
+}
+
+// evaluateRules fires the first rule whose pattern matches and whose when holds.
+// On a screen a rule fires when its pattern appears (one more copy of it on screen
+// than before: the same question asked again below the first), so a redraw never
+// answers twice.
+func (e *Engine) evaluateRules() {
+	text := e.view()
+	var appeared map[*playbooks.Rule]bool
+	if e.scr != nil {
+		appeared = map[*playbooks.Rule]bool{}
+		for _, r := range e.pb.Rules {
+			n, _ := countMatches(r.Match, text)
+			appeared[r] = n > e.present[r]
+			e.present[r] = n
+		}
+	}
+	// later re-arms a rule whose answer waits, so that it fires when the wait ends.
+	later := func(r *playbooks.Rule) {
+		if e.scr != nil {
+			e.present[r] = 0
+		}
+	}
+	for i, r := range e.pb.Rules {
+		if appeared != nil && !appeared[r] {
+			continue
+		}
+		h, ok := e.findFresh(r.Match, text)
+		if !ok {
+			continue
+		}
+		vals := e.valuesFor(&h, text, r.When != nil || !readsOnlyMatch(r.Action))
+		if r.When != nil {
+			hold, err := r.When.Eval(r.Env, vals)
+			if err != nil {
+				e.exprFailed(r.Name, "", err)
+				return
+			}
+			if !hold {
+				continue
+			}
+		}
+		if r.Limit > 0 && e.ruleFired[i] >= r.Limit {
+			e.emit(Event{Name: EventMatch, Rule: r.Name, Excerpt: e.excerpt(string(text[h.start:h.end])), Reason: "limit reached"})
+			e.toManual(fmt.Sprintf("rule %q reached its limit of %d", r.Name, r.Limit))
+			return
+		}
+		if r.Cooldown > 0 {
+			if last, ok := e.lastFire[r]; ok && e.now.Before(last.Add(r.Cooldown)) {
+				later(r)
+				e.deferUntil(last.Add(r.Cooldown), r.Name, "cooldown")
+				return
+			}
+		}
+		if !e.canSend() {
+			later(r)
+			return
+		}
+		// vals.Text is the matched text, already copied out of the window.
+		matched := e.excerpt(vals.Text)
+		e.atQuestion = lastShown(text, h.end)
+		e.consume(h.end)
+		e.ruleFired[i]++
+		if vals.Fired != nil {
+			// The answer's template counts this firing too, as vals.Fired is
+			// the engine's map.
+			e.firedCounts()
+		}
+		if r.Cooldown > 0 {
+			// Only a cooldown looks at when a rule last fired.
+			e.lastFire[r] = e.now
+		}
+		e.act(r.Action, r.Env, &vals, r.Name, "", matched)
+		return
+	}
+}
+
+// readsOnlyMatch reports whether acting reads nothing of the values but the match and
+// the variables (see Template.Plain).
+func readsOnlyMatch(a *playbooks.Action) bool {
+	return a == nil || a.Text == nil || a.Text.Plain()
+}
+
+// canSend reports whether min_send_interval allows a send now, and otherwise defers.
+func (e *Engine) canSend() bool {
+	if !e.sent {
+		return true
+	}
+	interval := e.pb.Settings.MinSendInterval
+	if e.now.Sub(e.lastSend) < interval {
+		e.deferUntil(e.lastSend.Add(interval), "", "min_send_interval")
+		return false
+	}
+	return true
+}
+
+// verifyAt is when the program must have reacted to the last answer.
+func (e *Engine) verifyAt() time.Time { return e.lastSend.Add(e.verifyWait) }
+
+func (e *Engine) deferUntil(t time.Time, rule, why string) {
+	if e.wake.Equal(t) {
+		return
+	}
+	e.wake = t
+	e.emit(Event{Name: EventDefer, Rule: rule, Reason: fmt.Sprintf("%s until +%s", why, t.Sub(e.start).Round(time.Millisecond))})
+}
+
+// act renders and sends an action, and records what matched: one send event, or a
+// match event when there is nothing to send. It reports whether anything was sent.
+func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Values, rule, step, matched string) bool {
+	atQuestion := e.atQuestion
+	e.atQuestion = false
+	if a == nil {
+		e.emit(Event{Name: EventMatch, Rule: rule, Step: step, Excerpt: matched})
+		return false
+	}
+	if vals == nil {
+		v := e.values(nil, nil)
+		vals = &v
+	}
+	if a.Kind == playbooks.ActChoose {
+		return e.choose(a, rule, step, matched)
+	}
+	var send Send
+	var shown string
+	switch a.Kind {
+	case playbooks.ActSend, playbooks.ActLine:
+		// Rendered into the memory the last rendered answer does not use: a
+		// retry sends that one again.
+		turn := e.answerTurn
+		data, err := a.Text.Append(e.answers[turn][:0], env, vals)
+		if err != nil {
+			e.exprFailed(rule, step, err)
+			return false
+		}
+		if a.Kind == playbooks.ActLine {
+			data = append(data, '\r')
+		}
+		e.answers[turn], e.answerTurn = data, 1-turn
+		send, shown = typeText(data), e.texts.string(data)
+	case playbooks.ActKeys:
+		send = e.pressKeys(a.Keys)
+		names := make([]string, len(a.Keys))
+		for i, k := range a.Keys {
+			names[i] = string(k)
+		}
+		shown = "keys " + strings.Join(names, " ")
+	case playbooks.ActSecret:
+		send = typeText([]byte("\r"))
+		send.Secret = a.Secret
+		shown = fmt.Sprintf("secret %s:%s", a.Secret.Source, a.Secret.Name)
+	default:
+		e.emit(Event{Name: EventError, Rule: rule, Step: step, Reason: string(a.Kind) + " needs screen matching"})
+		e.toManual(string(a.Kind) + " needs screen matching")
+		return false
+	}
+	e.send(send, shown, rule, step, matched)
+	e.lastAnswer = send
+	if e.cfg.DryRun {
+		return true
+	}
+	e.verify, e.retried = e.answerDue(a, atQuestion), false
+	e.verifyWait = max(verifyAfter, 2*e.pb.Settings.Settle)
+	return true
+}
+
+// answerDue reports whether the program must react to the answer just sent, so
+// that silence means it was missed and may be sent once more: settings.retry is
+// on, the answer is typed text (a key may do its work without a sign) and it
+// answered a question that was the last thing shown. Whatever the program shows
+// afterwards is a reaction, and so is silence with echo off (see Echo).
+func (e *Engine) answerDue(a *playbooks.Action, atQuestion bool) bool {
+	return e.pb.Settings.Retry && atQuestion && a.Kind != playbooks.ActKeys
+}
+
+// lastShown reports whether the text from end on is blank: what ends there is
+// the last thing the program showed.
+func lastShown(text []byte, end int) bool {
+	return len(bytes.TrimSpace(text[end:])) == 0
+}
+
+// exprFailed ends the run when a template or a when fails at run time (an
+// unset environment variable, a group past the last): the playbook cannot go
+// on as written, and nothing of the answer is typed.
+func (e *Engine) exprFailed(rule, step string, err error) {
+	why := e.redact(err.Error())
+	e.emit(Event{Name: EventError, Rule: rule, Step: step, Reason: why})
+	where := "step " + step
+	if rule != "" {
+		where = fmt.Sprintf("rule %q", rule)
+	}
+	e.finish(Failed, ExitFailed, where+": "+why, true)
+}
+
+// typeText is a Send that types data as it is.
+func typeText(data []byte) Send {
+	return Send{Keystrokes: keys.Keystrokes{Data: data}}
+}
+
+// pressKeys is a Send that presses named keys, for the driver to encode in the
+// cursor mode the program asked for.
+func (e *Engine) pressKeys(ks []keys.Key) Send {
+	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.scr != nil && e.scr.AppCursor()}}
+}
+
+// press is a Send that presses one key n times, in the engine's memory for it.
+func (e *Engine) press(k keys.Key, n int) Send {
+	e.moves = e.moves[:0]
+	for range n {
+		e.moves = append(e.moves, k)
+	}
+	return e.pressKeys(e.moves)
+}
+
+// send emits a Send (or a would-send in a dry run) and makes the window stale.
+func (e *Engine) send(s Send, shown, rule, step, matched string) {
+	s.DryRun = e.cfg.DryRun
+	name := EventSend
+	if s.DryRun {
+		name = EventWouldSend
+	}
+	shown = e.redact(shown)
+	e.emit(Event{Name: name, Rule: rule, Step: step, Sent: shown, Excerpt: matched})
+	e.addSend(s)
+	if s.DryRun && !e.cfg.Replay && !e.cfg.Interactive {
+		// Nothing reached the program: a live one waits for the answer, which
+		// ends a headless run; in a terminal the person answers instead, and a
+		// replay goes on as the recorded program did.
+		e.dryWait, e.dryAnswer = true, shown
+	}
+	e.lastSend, e.sent = e.now, true
+	e.wake = time.Time{}
+	if e.scr != nil {
+		e.scrSent = e.scr.Version()
+	}
+	e.answered()
+}
+
+// answered makes everything the program has shown so far stale, at an answer
+// of clai's or of the person at the terminal: only fresh text acts, and what
+// was shown before an answer never answers again. On a stream the window
+// drops it; on a screen the cells as they are now stop counting as changed.
+func (e *Engine) answered() {
+	e.window = e.window[:0]
+	if e.scr != nil {
+		e.markSent()
+	}
+}
+
+// answeredScreen reports whether clai answered the screen as it stands: nothing
+// changed on it since the last send.
+func (e *Engine) answeredScreen() bool {
+	return e.scr != nil && e.sent && e.scrSeen == e.scrSent
+}
+
+// excerpt is the end of s, at most 200 bytes, cut on a character boundary and
+// marked "…" where it was cut.
+func excerpt(s string) string {
+	const n = 200
+	if len(s) > n {
+		return "…" + lastChars(s, n)
+	}
+	return s
+}

@@ -1,0 +1,841 @@
+package engine
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/clai-sh/clai/internal/glyph"
+)
+
+// defaultWidth is the terminal width when none is known, a pty's default.
+const defaultWidth = 80
+
+// termLine is the row of a terminal the cursor is on, and what of it the
+// Stripper has passed on.
+//
+// It has two forms. While only text at the end of the row is added (nearly
+// always), the row is the text passed on for it (saved, then dst[at:] of the
+// current write), starting at column indent and ending at column end: nothing
+// is kept per cell. Once the row changes behind that text, it is edited: its
+// cells are kept, and shown is the text passed on for it, which the row is
+// compared with at the end of the line or when the Stripper settles.
+type termLine struct {
+	width int
+	col   int
+	// wrapPending is set once a character filled the last column: the next one
+	// goes to the next row.
+	wrapPending bool
+	noAutowrap  bool
+	insert      bool
+
+	// indent is the column the row began at after vertical motion: the blank
+	// cells before it are not part of the text.
+	indent int
+	saved  []byte
+	at     int
+	end    int
+
+	edited bool
+	cells  []cell
+	shown  []byte
+	buf    []byte
+
+	// carried is set when the stream's current line holds text of the rows
+	// before this one (a long line that wrapped).
+	carried bool
+	// revisited is set when the cursor came to this row by moving back to it,
+	// not by a line feed that opened it; detached when the row held text then,
+	// which the stream holds on a line that ended, not on its current line.
+	revisited bool
+	detached  bool
+	// redraws lists the rows passed on again since the last write began.
+	redraws []redraw
+	screenRows
+	saveCol  int
+	saveY    int
+	hasSaved bool
+	// conceal is set while text is drawn concealed (SGR 8): it shows as
+	// blanks; saveConceal is what save kept of it, as DECSC keeps the pen.
+	conceal, saveConceal bool
+	// last is the last printable ASCII character, which REP repeats.
+	last byte
+	// tabs holds the tab stops once a program sets them; nil means every
+	// eight columns.
+	tabs []bool
+}
+
+// cell is one column of a row. w is 0 for a blank cell, 1 or 2 for a character
+// that takes one or two columns, and -1 for the right half of a wide one.
+type cell struct {
+	text string
+	w    int8
+}
+
+// byteText holds each byte as a string: a cell of one byte needs no allocation.
+var byteText = func() (t [256]string) {
+	for i := range t {
+		t[i] = string([]byte{byte(i)})
+	}
+	return t
+}()
+
+// byteSlice holds each byte, for the byte slices of REP.
+var byteSlice = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+	}
+	return t
+}()
+
+func cellText(b []byte) string {
+	if len(b) == 1 {
+		return byteText[b[0]]
+	}
+	return string(b)
+}
+
+// runeWidth returns the columns the character b takes, as the screen emulator
+// counts them.
+func runeWidth(b []byte) int {
+	_, w := ansi.FirstGraphemeCluster(b, ansi.GraphemeWidth)
+	return w
+}
+
+func (l *termLine) w() int {
+	if l.width > 0 {
+		return l.width
+	}
+	return defaultWidth
+}
+
+func (l *termLine) setWidth(cols int) {
+	if cols == l.width {
+		return
+	}
+	l.width = cols
+	w := l.w()
+	if !l.edited && l.end > w {
+		l.materialize(nil)
+	}
+	if l.edited && len(l.cells) > w {
+		l.cells = l.cells[:w]
+		l.fixWide()
+	}
+	l.col = min(l.col, w-1)
+	l.indent = min(l.indent, w)
+}
+
+// beginWrite starts a write whose text goes to dst.
+func (l *termLine) beginWrite(dst []byte) {
+	if !l.edited {
+		l.at = len(dst)
+	}
+	l.redraws = l.redraws[:0]
+}
+
+// endWrite ends a write: the text passed on in it for the row and the rows
+// left is kept.
+func (l *termLine) endWrite(dst []byte) {
+	if !l.edited {
+		l.saved = append(l.saved, dst[l.at:]...)
+		l.at = 0
+	}
+	if len(l.pending) > 0 || l.pendingAll || l.scrolled > 0 {
+		l.keepPending(dst)
+	}
+}
+
+// blank reports whether a row in the short form holds no text.
+func (l *termLine) blank(dst []byte) bool {
+	return len(l.saved) == 0 && len(dst) == l.at
+}
+
+// appends reports whether n printable ASCII characters only add to the end of
+// the row, before its last column.
+func (l *termLine) appends(n int) bool {
+	return !l.edited && !l.wrapPending && l.col == l.end && n < l.w()-l.col
+}
+
+// ascii adds a run of printable ASCII.
+func (l *termLine) ascii(dst, b []byte) []byte {
+	if l.edited || l.noAutowrap || l.col != l.end && !l.wrapPending {
+		return l.putEach(dst, b)
+	}
+	// Text at the end of the row: it is added at once, and what does not fit
+	// before the last column goes on the next rows.
+	start, width := len(dst), l.w()
+	dst = append(dst, b...)
+	for k := 0; k < len(b); {
+		if l.wrapPending {
+			switch row := dst[:start+k]; {
+			case l.y+1 == l.scrollEnd && len(l.saved) == 0:
+				l.pushBottom(len(row))
+				l.startRow(row, 0, true)
+			case l.scrollBottom(row):
+				l.startRow(row, 0, true)
+			case !l.nextRowBlank():
+				// The text goes on over a row that holds text.
+				return l.putEach(row, b[k:])
+			default:
+				l.leave(row)
+				l.down(row, 0, true)
+			}
+		}
+		fits := min(len(b)-k, width-l.col)
+		l.end = l.col + fits
+		l.col = min(l.end, width-1)
+		l.wrapPending = l.end == width
+		k += fits
+	}
+	l.last = b[len(b)-1]
+	return dst
+}
+
+// putEach adds printable ASCII a character at a time.
+func (l *termLine) putEach(dst, b []byte) []byte {
+	for k := range b {
+		dst = l.put(dst, b[k:k+1], 1)
+	}
+	return dst
+}
+
+// char adds the UTF-8 character b.
+func (l *termLine) char(dst, b []byte) []byte {
+	r, _ := utf8.DecodeRune(b)
+	if glyph.Invisible(r) {
+		// A zero-width space, a directional mark …: nothing shows.
+		return dst
+	}
+	w := runeWidth(b)
+	switch {
+	case w > 0 && (l.conceal || glyph.Blank(r)):
+		return l.put(dst, blanks[:1], w)
+	case w > 0:
+		return l.put(dst, b, w)
+	case l.conceal:
+		return dst
+	}
+	return l.combine(dst, b)
+}
+
+// concealed adds printable ASCII text drawn concealed: it shows as blanks.
+func (l *termLine) concealed(dst, b []byte) []byte {
+	for len(b) > 0 {
+		k := min(len(b), len(blanks))
+		dst = l.ascii(dst, blanks[:k])
+		b = b[k:]
+	}
+	return dst
+}
+
+// blanks are the spaces concealed text and blank characters show as.
+var blanks = []byte("                                                                ")
+
+// put writes a character that takes w columns at the cursor.
+func (l *termLine) put(dst, text []byte, w int) []byte {
+	width := l.w()
+	if w > width {
+		return dst
+	}
+	if l.wrapPending {
+		dst = l.wrap(dst)
+	}
+	if w == 2 && l.col == width-1 {
+		if l.noAutowrap {
+			return dst
+		}
+		dst = l.wrap(dst)
+	}
+	if len(text) == 1 && text[0] < 0x80 {
+		l.last = text[0]
+	}
+	// A byte that starts no UTF-8 character could join the next one into a
+	// character if the row were kept as text: it is kept in a cell of its own.
+	if !l.edited && (len(text) > 1 || text[0] < 0x80) {
+		if l.blank(dst) {
+			// Nothing to overwrite: the text starts where the cursor is, or
+			// after blanks from where the row began.
+			l.indent = min(l.indent, l.col)
+			l.end = l.indent
+		}
+		if l.col >= l.end {
+			// Blank cells up to the cursor become spaces.
+			for range l.col - l.end {
+				dst = append(dst, ' ')
+			}
+			dst = append(dst, text...)
+			l.end = min(l.col+w, width)
+			l.advance(w)
+			return dst
+		}
+	}
+	if !l.edited {
+		l.materialize(dst)
+	}
+	if l.insert {
+		l.insertCells(l.col, w)
+	}
+	l.ensure(l.col + w)
+	l.clearWide(l.col)
+	if w == 2 {
+		l.clearWide(l.col + 1)
+		l.cells[l.col+1] = cell{w: -1}
+	}
+	l.cells[l.col] = cell{text: cellText(text), w: int8(w)}
+	l.advance(w)
+	return dst
+}
+
+func (l *termLine) advance(w int) {
+	if width := l.w(); l.col+w >= width {
+		l.col = width - 1
+		l.wrapPending = !l.noAutowrap
+		return
+	}
+	l.col += w
+}
+
+// combine adds a character that takes no column (a combining mark) to the one
+// before the cursor.
+func (l *termLine) combine(dst, b []byte) []byte {
+	if !l.edited {
+		text := len(l.saved) + len(dst) - l.at
+		if text > 0 && (l.col == l.end || l.wrapPending) && text+len(b) <= l.w()*maxCellBytes {
+			return append(dst, b...)
+		}
+		// The row's cells bound what a run of marks can add.
+		l.materialize(dst)
+	}
+	k := l.col - 1
+	if l.wrapPending {
+		k = l.col
+	}
+	if k >= 0 && k < len(l.cells) && l.cells[k].w < 0 {
+		k--
+	}
+	if k >= 0 && k < len(l.cells) {
+		l.cells[k].join(b)
+	}
+	return dst
+}
+
+// maxCellBytes bounds the text of a cell: combining marks past it are dropped,
+// so that no run of them makes a cell grow without end.
+const maxCellBytes = 64
+
+// join adds a combining mark to the character of the cell.
+func (c *cell) join(mark []byte) {
+	if c.w > 0 && len(c.text)+len(mark) <= maxCellBytes {
+		c.text += string(mark)
+	}
+}
+
+// materialize turns the row's text into cells.
+func (l *termLine) materialize(dst []byte) {
+	l.shown = append(append(l.shown[:0], l.saved...), dst[l.at:]...)
+	l.cells = l.cells[:0]
+	for range l.indent {
+		l.cells = append(l.cells, cell{})
+	}
+	for t := l.shown; len(t) > 0; {
+		k := 1
+		if c := t[0]; c < 0x80 {
+			l.cells = append(l.cells, cell{text: byteText[c], w: 1})
+		} else {
+			k = charLen(t)
+			switch w := runeWidth(t[:k]); {
+			case k == 1:
+				l.cells = append(l.cells, cell{text: byteText[c], w: 1})
+			case w == 0:
+				if n := len(l.cells); n > 0 {
+					l.cells[n-1].join(t[:k])
+				}
+			default:
+				l.cells = append(l.cells, cell{text: string(t[:k]), w: int8(w)})
+				if w == 2 {
+					l.cells = append(l.cells, cell{w: -1})
+				}
+			}
+		}
+		t = t[k:]
+	}
+	if w := l.w(); len(l.cells) > w {
+		l.cells = l.cells[:w]
+		l.fixWide()
+	}
+	l.edited = true
+	l.saved = l.saved[:0]
+}
+
+// charLen returns the length of the UTF-8 character t starts with, 1 for a byte
+// that starts none.
+func charLen(t []byte) int {
+	_, size := utf8.DecodeRune(t)
+	return size
+}
+
+// render appends the row's text: blank cells before the first character of a
+// row that began after vertical motion and after the last character are left
+// out, other blank cells are spaces.
+func (l *termLine) render(b []byte) []byte {
+	start := 0
+	if ind := min(l.indent, len(l.cells)); ind > 0 && allBlank(l.cells[:ind]) {
+		start = ind
+	}
+	last := len(l.cells)
+	for last > start && l.cells[last-1].w == 0 {
+		last--
+	}
+	for _, c := range l.cells[start:last] {
+		switch {
+		case c.w == 0:
+			b = append(b, ' ')
+		case c.w > 0:
+			b = append(b, c.text...)
+		}
+	}
+	return b
+}
+
+// hasLoneByte reports whether a cell holds a byte that starts no UTF-8
+// character.
+func hasLoneByte(cells []cell) bool {
+	for _, c := range cells {
+		if len(c.text) == 1 && c.text[0] >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+func allBlank(cells []cell) bool {
+	for _, c := range cells {
+		if c.w != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// flush passes on an edited row: what was added at its end, or "\n" and the
+// whole row when it changed behind what was passed on.
+func (l *termLine) flush(dst []byte) []byte {
+	if !l.edited {
+		return dst
+	}
+	l.buf = l.render(l.buf[:0])
+	switch {
+	case l.detached:
+		// The stream holds the row on a line that ended: it is passed on
+		// again, on a line of its own, if it changed.
+		if bytes.Equal(l.buf, l.shown) {
+			return dst
+		}
+		if l.carried {
+			dst = append(dst, '\n')
+		}
+		dst = l.redraw(dst)
+		l.detached = false
+	case bytes.HasPrefix(l.buf, l.shown):
+		dst = append(dst, l.buf[len(l.shown):]...)
+	default:
+		dst = l.redraw(append(dst, '\n'))
+	}
+	l.shown, l.buf = l.buf, l.shown
+	return dst
+}
+
+// redraw passes on the row again, as it shows now.
+func (l *termLine) redraw(dst []byte) []byte {
+	l.redraws = append(l.redraws, sameEnds(len(dst), l.shown, l.buf))
+	l.carried = false
+	return append(dst, l.buf...)
+}
+
+// settle passes on an edited row and returns it to the short form.
+func (l *termLine) settle(dst []byte) []byte {
+	if !l.edited {
+		return dst
+	}
+	dst = l.flush(dst)
+	if l.detached || hasLoneByte(l.cells) {
+		return dst
+	}
+	start := 0
+	if ind := min(l.indent, len(l.cells)); ind > 0 && allBlank(l.cells[:ind]) {
+		start = ind
+	}
+	last := len(l.cells)
+	for last > start && l.cells[last-1].w == 0 {
+		last--
+	}
+	l.edited = false
+	l.saved = append(l.saved[:0], l.shown...)
+	l.at = 0
+	l.indent, l.end = start, last
+	return dst
+}
+
+// hasText reports whether the stream's current line holds text.
+func (l *termLine) hasText(dst []byte) bool {
+	if l.carried {
+		return true
+	}
+	if l.detached {
+		return false
+	}
+	if l.edited {
+		return len(l.shown) > 0
+	}
+	return !l.blank(dst)
+}
+
+// lineFeed moves the cursor down a row from a row in the short form, which the
+// stream shows on its current line: that line ends. (At the bottom of the
+// screen, Append scrolls it itself.)
+func (l *termLine) lineFeed(dst []byte) []byte {
+	l.leave(dst)
+	dst = append(dst, '\n')
+	l.down(dst, l.col, false)
+	return dst
+}
+
+// scrollBottom stores the row, in the short form, that ends at the end of dst,
+// and scrolls the screen up, if the row is the bottom one of a screen that
+// scrolls as a whole (nearly always). It reports whether it did: the new row
+// is blank then.
+func (l *termLine) scrollBottom(dst []byte) bool {
+	if l.y+1 != l.scrollEnd {
+		return false
+	}
+	if len(l.saved) == 0 {
+		l.pushBottom(len(dst))
+		return true
+	}
+	// The row began in an earlier write: its text is kept now, where the
+	// ring ends, and the row at the top scrolls off.
+	n, top := len(l.rows.ring), l.rows.top
+	r := &l.rows.ring[(top+n-1)%n]
+	l.saved = append(l.saved, dst[l.at:]...)
+	r.form, r.indent = rowText, l.indent
+	r.text, l.saved = l.saved, r.text[:0]
+	l.rows.top = (top + 1) % n
+	return true
+}
+
+// pushBottom stores the bottom row, in the short form, whose text began in
+// this write and ends at to, where the ring ends, and scrolls the screen up:
+// the row at the top scrolls off, and its place is the new bottom row's,
+// stored when the cursor leaves it. The screen must scroll as a whole.
+func (l *termLine) pushBottom(to int) {
+	rows := &l.rows
+	end := rows.top - 1
+	if end < 0 {
+		end += len(rows.ring)
+	}
+	r := &rows.ring[end]
+	r.form, r.indent, r.from, r.to = rowPending, l.indent, l.at, to
+	l.scrolledLast, l.scrolled = end, l.scrolled+1
+	if rows.top++; rows.top == len(rows.ring) {
+		rows.top = 0
+	}
+}
+
+// newline moves the cursor down a row, to column col. A line feed ends the
+// stream's line unless it leaves a row moved back to; other motion only a line
+// that holds text.
+func (l *termLine) newline(dst []byte, col int, lineFeed bool) []byte {
+	dst, text := l.endRow(dst)
+	if text || lineFeed && !l.revisited {
+		dst = append(dst, '\n')
+	}
+	l.down(dst, col, false)
+	return dst
+}
+
+// wrap moves to the next row after the last column was filled; the stream's
+// line goes on.
+func (l *termLine) wrap(dst []byte) []byte {
+	dst, text := l.endRow(dst)
+	l.down(dst, 0, text)
+	return dst
+}
+
+// startRow makes the row blank, in the short form, with the cursor at col.
+func (l *termLine) startRow(dst []byte, col int, carried bool) {
+	col = max(0, min(col, l.w()-1))
+	l.edited, l.detached, l.revisited = false, false, false
+	l.saved = l.saved[:0]
+	l.at = len(dst)
+	l.col, l.indent, l.end = col, col, col
+	l.wrapPending = false
+	l.carried = carried
+}
+
+func (l *termLine) moveTo(col int) {
+	l.col = max(0, min(col, l.w()-1))
+	l.wrapPending = false
+}
+
+// tab moves the cursor n tab stops forward (HT, CHT).
+func (l *termLine) tab(n int) { l.tabStops(n, l.nextTab) }
+
+// backTab moves the cursor n tab stops back (CBT).
+func (l *termLine) backTab(n int) { l.tabStops(n, l.prevTab) }
+
+// tabStops moves the cursor n stops, each found by next from the last; a count
+// over the width stops at it, where the cursor no longer moves.
+func (l *termLine) tabStops(n int, next func(col int) int) {
+	col := l.col
+	for range min(n, l.w()) {
+		col = next(col)
+	}
+	l.moveTo(col)
+}
+
+func (l *termLine) nextTab(col int) int {
+	last := l.w() - 1
+	if l.tabs == nil {
+		return min((col/8+1)*8, last)
+	}
+	for c := col + 1; c < min(len(l.tabs), last); c++ {
+		if l.tabs[c] {
+			return c
+		}
+	}
+	return last
+}
+
+func (l *termLine) prevTab(col int) int {
+	if l.tabs == nil {
+		return max((col-1)/8*8, 0)
+	}
+	for c := min(col, len(l.tabs)) - 1; c > 0; c-- {
+		if l.tabs[c] {
+			return c
+		}
+	}
+	return 0
+}
+
+// setTab sets a tab stop at the cursor (HTS).
+func (l *termLine) setTab() {
+	l.ownTabs()
+	if l.col < len(l.tabs) {
+		l.tabs[l.col] = true
+	}
+}
+
+// clearTabs clears the tab stop at the cursor (0) or all of them (3).
+func (l *termLine) clearTabs(mode int) {
+	switch mode {
+	case 0:
+		l.ownTabs()
+		if l.col < len(l.tabs) {
+			l.tabs[l.col] = false
+		}
+	case 3:
+		l.ownTabs()
+		clear(l.tabs)
+	}
+}
+
+func (l *termLine) ownTabs() {
+	if l.tabs != nil {
+		return
+	}
+	l.tabs = make([]bool, max(l.w(), maxTabs))
+	for c := 8; c < len(l.tabs); c += 8 {
+		l.tabs[c] = true
+	}
+}
+
+// maxTabs is how many columns of tab stops are kept once a program sets them.
+const maxTabs = 512
+
+func (l *termLine) save() {
+	l.saveCol, l.saveY, l.hasSaved, l.saveConceal = l.col, l.y, true, l.conceal
+}
+
+// restore puts the cursor where save found it, or home if it was never saved.
+func (l *termLine) restore(dst []byte) []byte {
+	if !l.hasSaved {
+		l.conceal = false
+		return l.moveRow(dst, 0, 0)
+	}
+	l.conceal = l.saveConceal
+	return l.moveRow(dst, l.saveY, l.saveCol)
+}
+
+// reset returns the terminal to its first state (RIS): modes, and no rows.
+func (l *termLine) reset(dst []byte) []byte {
+	l.noAutowrap, l.insert, l.hasSaved, l.tabs, l.last = false, false, false, nil, 0
+	l.conceal = false
+	return l.resetRows(dst)
+}
+
+// edit makes the row editable for a change at the cursor and reports whether
+// there is anything to change: a change past the end of the text changes
+// nothing.
+func (l *termLine) edit(dst []byte, fromStart bool) bool {
+	if l.edited {
+		return true
+	}
+	if l.blank(dst) || !fromStart && l.col >= l.end {
+		return false
+	}
+	l.materialize(dst)
+	return true
+}
+
+// eraseInLine blanks the row from the cursor (0), up to it (1) or all (2).
+func (l *termLine) eraseInLine(dst []byte, mode int) []byte {
+	if mode > 2 || !l.edit(dst, mode != 0) {
+		return dst
+	}
+	switch mode {
+	case 0:
+		l.blankCells(l.col, len(l.cells))
+	case 1:
+		l.blankCells(0, l.col+1)
+	case 2:
+		l.blankCells(0, len(l.cells))
+	}
+	return dst
+}
+
+// eraseChars blanks n cells from the cursor (ECH).
+func (l *termLine) eraseChars(dst []byte, n int) []byte {
+	if l.edit(dst, false) {
+		l.blankCells(l.col, l.col+n)
+	}
+	return dst
+}
+
+// deleteChars removes n cells at the cursor; the rest of the row moves left (DCH).
+func (l *termLine) deleteChars(dst []byte, n int) []byte {
+	if !l.edit(dst, false) || l.col >= len(l.cells) {
+		return dst
+	}
+	n = min(n, len(l.cells)-l.col)
+	l.cells = append(l.cells[:l.col], l.cells[l.col+n:]...)
+	l.fixWide()
+	return dst
+}
+
+// insertBlanks inserts n blank cells at the cursor; the rest of the row moves
+// right and what passes the last column is lost (ICH).
+func (l *termLine) insertBlanks(dst []byte, n int) []byte {
+	if l.edit(dst, false) {
+		l.insertCells(l.col, n)
+	}
+	return dst
+}
+
+func (l *termLine) insertCells(at, n int) {
+	if at >= len(l.cells) {
+		return
+	}
+	n = min(n, l.w()-at)
+	keep := max(0, min(len(l.cells), l.w()-n)-at)
+	l.ensure(at + n + keep)
+	l.cells = l.cells[:at+n+keep]
+	copy(l.cells[at+n:], l.cells[at:at+keep])
+	clear(l.cells[at : at+n])
+	l.fixWide()
+}
+
+// repeat prints the last printable ASCII character n more times (REP).
+func (l *termLine) repeat(dst []byte, n int) []byte {
+	if l.last == 0 {
+		return dst
+	}
+	c := l.last
+	for range min(n, l.w()) {
+		dst = l.put(dst, byteSlice[c:c+1], 1)
+	}
+	return dst
+}
+
+// ensure makes the row at least n cells long.
+func (l *termLine) ensure(n int) {
+	for len(l.cells) < n {
+		l.cells = append(l.cells, cell{})
+	}
+}
+
+// blankCells blanks the cells from a up to b, and the other half of a wide
+// character cut at either end.
+func (l *termLine) blankCells(a, b int) {
+	b = min(b, len(l.cells))
+	if a >= b {
+		return
+	}
+	l.clearWide(a)
+	l.clearWide(b - 1)
+	clear(l.cells[a:b])
+}
+
+// clearWide blanks both halves of the wide character cell k belongs to, if any.
+func (l *termLine) clearWide(k int) {
+	if k >= len(l.cells) {
+		return
+	}
+	switch l.cells[k].w {
+	case 2:
+		l.cells[k] = cell{}
+		if k+1 < len(l.cells) {
+			l.cells[k+1] = cell{}
+		}
+	case -1:
+		l.cells[k] = cell{}
+		if k > 0 {
+			l.cells[k-1] = cell{}
+		}
+	}
+}
+
+// fixWide blanks the halves of wide characters that lost their other half.
+func (l *termLine) fixWide() {
+	for k, c := range l.cells {
+		switch {
+		case c.w == 2 && (k+1 >= len(l.cells) || l.cells[k+1].w != -1):
+			l.cells[k] = cell{}
+		case c.w == -1 && (k == 0 || l.cells[k-1].w != 2):
+			l.cells[k] = cell{}
+		}
+	}
+}
+
+// redraw is a row passed on again: its text starts at at in the output and is n
+// bytes long; its first head and last tail bytes are as they were in the
+// version passed on before.
+type redraw struct {
+	at, n, head, tail int
+}
+
+// sameEnds compares the version of a row passed on before with the new one.
+func sameEnds(at int, old, row []byte) redraw {
+	r := redraw{at: at, n: len(row)}
+	most := min(len(old), len(row))
+	for r.head < most && old[r.head] == row[r.head] {
+		r.head++
+	}
+	for r.tail < most-r.head && old[len(old)-1-r.tail] == row[len(row)-1-r.tail] {
+		r.tail++
+	}
+	return r
+}
+
+// unchanged reports whether the bytes from start to end of the output lie in a
+// part of the redrawn row that did not change, with a byte on either side, so
+// that whatever matched them there matched the version before as well.
+func (r redraw) unchanged(start, end int) bool {
+	start, end = start-r.at, end-r.at
+	if start < 0 || end > r.n {
+		return false
+	}
+	return end < r.head || start > r.n-r.tail
+}

@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// A timer is one thing that falls due with the passing of time. The engine's
+// timers are listed once, by eachTimer: Deadline is the earliest that wakes the
+// engine, and Tick runs those due.
+type timer struct {
+	// at is when the timer is due; zero when it is not set.
+	at time.Time
+	// wakes is whether the timer is a reason to call Tick: a timer that does
+	// not is run by a Tick that something else is due at, once at has passed.
+	wakes bool
+	// fire does what is due.
+	fire func(*Engine)
+}
+
+// due returns a timer that is due at t and wakes the engine.
+func due(t time.Time, fire func(*Engine)) timer {
+	return timer{at: t, wakes: true, fire: fire}
+}
+
+// eachTimer yields the engine's timers in order of precedence: Tick runs the
+// ones due in this order, each seeing what the ones before it did. Whether a
+// timer is set is decided when it is yielded, so a timer that changes the state
+// sets or clears the ones after it.
+func (e *Engine) eachTimer(yield func(timer) bool) {
+	if e.unmatched > 0 && !yield(due(e.lastOutput.Add(batchQuiet), (*Engine).match)) {
+		return
+	}
+	// Output the screen holds back is taken in once it settles: then it is
+	// matched if the screen changed.
+	if e.scr != nil && (e.scr.Pending() || e.scr.Version() != e.scrSeen) &&
+		!yield(due(e.lastOutput.Add(e.screenQuiet()), (*Engine).screenSettled)) {
+		return
+	}
+	t := e.pb.Timeouts
+	if t.Total > 0 && !yield(due(e.start.Add(t.Total), (*Engine).totalTimeout)) {
+		return
+	}
+	if s := e.currentStep(); s != nil && e.state != Manual && s.Waits() && s.Timeout > 0 &&
+		!yield(due(e.stepSince.Add(s.Timeout), (*Engine).stepTimeout)) {
+		return
+	}
+	if e.dryWait && e.wake.IsZero() && !yield(due(e.dryEnd(), (*Engine).dryRunWaits)) {
+		return
+	}
+	if !e.wake.IsZero() && !yield(due(e.wake, (*Engine).wakeUp)) {
+		return
+	}
+	settle := e.lastOutput.Add(e.pb.Settings.Settle)
+	// A refusal is first tried once the output settles. After that the prompt
+	// check has found no prompt, and only a Tick for something else (a cooldown
+	// that held the refusal back ends) can find one.
+	if e.refusal != nil && !yield(timer{at: settle, wakes: !e.promptChecked, fire: (*Engine).refuseSettled}) {
+		return
+	}
+	if e.verify && !yield(due(e.verifyAt(), (*Engine).unanswered)) {
+		return
+	}
+	e.stateTimers(yield, settle)
+}
+
+// stateTimers yields the timers of the current state, after eachTimer's.
+func (e *Engine) stateTimers(yield func(timer) bool, settle time.Time) {
+	t := e.pb.Timeouts
+	switch e.state {
+	case Running:
+		if !e.promptChecked && !yield(due(settle, (*Engine).checkPrompt)) {
+			return
+		}
+		if t.Idle > 0 {
+			yield(due(e.idleFrom().Add(t.Idle), (*Engine).checkIdle))
+		}
+	case Prompting:
+		if t.Prompt > 0 && !e.cfg.Interactive && !yield(due(e.promptSince.Add(t.Prompt), (*Engine).promptTimeout)) {
+			return
+		}
+		if t.Idle > 0 {
+			yield(due(e.idleFrom().Add(t.Idle), (*Engine).checkIdle))
+		}
+	case Nudging:
+		yield(due(e.nextNudge, (*Engine).nudgeOrHandOver))
+	case Manual:
+		if t.Prompt > 0 && !e.cfg.Interactive {
+			yield(due(e.manualDeadline(), (*Engine).manualTimeout))
+		}
+	}
+}
+
+// screenSettled matches the screen once it has been still for settle, if it
+// changed since it was last matched.
+func (e *Engine) screenSettled() {
+	if e.scr.Version() != e.scrSeen {
+		e.match()
+	}
+}
+
+// totalTimeout ends the run at timeouts.total.
+func (e *Engine) totalTimeout() {
+	total := e.pb.Timeouts.Total
+	e.emit(Event{Name: EventTimeout, Reason: "timeouts.total"})
+	e.finish(TimedOut, ExitTimeout, fmt.Sprintf("the run reached timeouts.total (%s); last output: %q", total, e.tail()), true)
+}
+
+// stepTimeout ends the run when the current step waited for its timeout.
+func (e *Engine) stepTimeout() {
+	s := e.currentStep()
+	e.emit(Event{Name: EventTimeout, Step: stepName(s), Reason: "step timeout"})
+	e.finish(TimedOut, ExitTimeout, fmt.Sprintf("step %s waited %s for %s; last output: %q", stepName(s), s.Timeout, describeWait(s), e.tail()), true)
+}
+
+// dryRunWaits ends a headless dry run where the program waits for the answer
+// clai would have sent.
+func (e *Engine) dryRunWaits() {
+	e.finish(Done, ExitDone, fmt.Sprintf("dry run: the program waits for the answer clai would have sent (%q)", e.dryAnswer), true)
+}
+
+// wakeUp evaluates again once a cooldown or min_send_interval that held an
+// answer back has passed.
+func (e *Engine) wakeUp() {
+	e.wake = time.Time{}
+	e.evaluate()
+}
+
+// refuseSettled sends the pending refusal if the settled output shows a prompt.
+func (e *Engine) refuseSettled() { e.refuse(true) }
+
+// unanswered acts on an answer the program did not react to: it is sent once
+// more, and after the second time the run waits at the prompt.
+func (e *Engine) unanswered() {
+	if !e.retried {
+		e.retried = true
+		e.emit(Event{Name: EventRetry, Reason: "no reaction to the answer"})
+		e.send(e.lastAnswer, "the same answer again", "", "", "")
+		e.verifyWait = verifyAfter
+		return
+	}
+	e.verify = false
+	e.enterPrompting("no reaction to the answer, sent twice", e.question)
+}
+
+// checkPrompt looks once the output settles for a prompt nothing answers.
+func (e *Engine) checkPrompt() {
+	e.promptChecked = true
+	// A screen clai just answered still shows the question: the answer's
+	// check (verify) is what follows it, not the prompt detector.
+	if q := detectPrompt(e.view()); q != "" && !e.answeredScreen() {
+		e.enterPrompting("the program waits at a prompt nothing answers", q)
+	}
+}
+
+// promptTimeout ends a headless run nobody answered within timeouts.prompt.
+func (e *Engine) promptTimeout() {
+	e.finish(Prompting, ExitManual, fmt.Sprintf("nobody answered the prompt %q within timeouts.prompt (%s)", e.question, e.pb.Timeouts.Prompt), true)
+}
+
+// nudgeOrHandOver sends the next nudge, or hands over to a person after the last.
+func (e *Engine) nudgeOrHandOver() {
+	if e.nudges < e.pb.Nudge.Max {
+		e.nudge()
+		return
+	}
+	e.toManual(fmt.Sprintf("%d nudges got no output", e.nudges))
+}
+
+// manualTimeout ends a headless run nobody took over within timeouts.prompt.
+func (e *Engine) manualTimeout() {
+	e.finish(Manual, ExitManual, fmt.Sprintf("handed over to a person (%s), and nobody took over within timeouts.prompt (%s)", e.manualCause, e.pb.Timeouts.Prompt), true)
+}
+
+// dryEnd is when a headless dry run that would have sent an answer ends: once
+// the program has been quiet for settle after that answer and after its last
+// output. The answer never reached it, so whatever it wrote meanwhile (the rest
+// of its prompt, an escape sequence in a write of its own, what it shows as it
+// starts when the first step sends at once) was written before it waits for it.
+// An answer clai holds back (a cooldown, min_send_interval) is decided first.
+func (e *Engine) dryEnd() time.Time {
+	from := e.lastSend
+	if e.lastOutput.After(from) {
+		from = e.lastOutput
+	}
+	return from.Add(e.pb.Settings.Settle)
+}
+
+func (e *Engine) enterPrompting(reason, question string) {
+	question = e.redact(question)
+	e.question = question
+	e.promptSince = e.now
+	e.emit(Event{Name: EventPrompt, Excerpt: question, Reason: reason})
+	e.setState(Prompting, reason)
+}
+
+// checkIdle starts nudging, or hands over to a person, after timeouts.idle of silence.
+func (e *Engine) checkIdle() {
+	idle := e.pb.Timeouts.Idle
+	if idle <= 0 || e.now.Before(e.idleFrom().Add(idle)) || e.result != nil {
+		return
+	}
+	if busy(e.view()) {
+		// A program that says it is working is not idle: look again after
+		// another idle period.
+		e.busySeen = e.now
+		e.emit(Event{Name: EventDefer, Reason: fmt.Sprintf("no output for %s, but the program says it is busy: no nudge", idle)})
+		return
+	}
+	reason := fmt.Sprintf("no output for %s", idle)
+	if e.pb.Nudge == nil {
+		e.toManual(reason)
+		return
+	}
+	e.setState(Nudging, reason)
+	e.nudge()
+}
+
+// idleFrom is when the program was last seen doing something: its last output, or
+// the last time its screen said it was busy.
+func (e *Engine) idleFrom() time.Time {
+	if e.busySeen.After(e.lastOutput) {
+		return e.busySeen
+	}
+	return e.lastOutput
+}
+
+// nudge sends the next entry of the nudge sequence; the last entry repeats.
+func (e *Engine) nudge() {
+	seq := e.pb.Nudge.Sequence
+	text := seq[min(e.nudges, len(seq)-1)]
+	e.nudges++
+	e.lastNudge = text
+	e.nextNudge = e.now.Add(e.pb.Nudge.Gap)
+	e.emit(Event{Name: EventNudge, Reason: fmt.Sprintf("nudge %d of %d", e.nudges, e.pb.Nudge.Max)})
+	e.send(typeText([]byte(text)), text, "", "", "")
+}
