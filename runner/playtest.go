@@ -61,6 +61,7 @@ func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) Tes
 		}
 	}
 	var e *engine.Engine
+	var end time.Time // the virtual time the test's output ended at
 	if t.Cast != "" {
 		// A recording is replayed to its end, as clai run --replay does.
 		rec, err := cast.OpenReader(pb.ResolvePath(t.Cast))
@@ -74,14 +75,14 @@ func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) Tes
 			rows, cols = rec.Header().Height, rec.Header().Width
 		}
 		e = engine.NewEngine(pb, engine.Config{DryRun: true, Replay: true, Rows: rows, Cols: cols})
-		if _, _, err := feed(ctx, e, rec.All(), time.Unix(0, 0).UTC(), take); err != nil {
+		if end, _, err = feed(ctx, e, rec.All(), time.Unix(0, 0).UTC(), take); err != nil {
 			res.Failures = []string{err.Error()}
 			return res
 		}
 	} else {
 		rows, cols := testSize(pb, t)
 		e = engine.NewEngine(pb, engine.Config{Rows: rows, Cols: cols})
-		feedTranscript(ctx, e, pb, t.Output, take)
+		end = feedTranscript(ctx, e, pb, t.Output, take)
 	}
 	res.State, res.Sent = e.State(), sent.String()
 	for name, n := range e.Fired() {
@@ -93,7 +94,8 @@ func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) Tes
 	if r := e.Result(); r != nil {
 		res.State, res.Exit = r.State, r.ExitCode
 	} else {
-		e.Exit(time.Now(), engine.ExitStatus{})
+		// The output ends, in the test's own time.
+		e.Exit(end, engine.ExitStatus{})
 		res.Exit = e.Result().ExitCode
 	}
 	exp := t.Expect
@@ -129,8 +131,8 @@ func testSize(pb *playbooks.Playbook, t *playbooks.Test) (rows, cols int) {
 
 // feedTranscript feeds a test's output to the engine a line at a time, letting
 // deferred answers go out before the next line, as they would while the program
-// waits for them.
-func feedTranscript(ctx context.Context, e *engine.Engine, pb *playbooks.Playbook, output string, take func([]engine.Action)) {
+// waits for them. It returns the virtual time the output ended at.
+func feedTranscript(ctx context.Context, e *engine.Engine, pb *playbooks.Playbook, output string, take func([]engine.Action)) time.Time {
 	now := time.Unix(0, 0).UTC()
 	horizon := max(pb.Settings.Settle, pb.Settings.MinSendInterval) + time.Millisecond
 	settle := func() {
@@ -157,6 +159,7 @@ func feedTranscript(ctx context.Context, e *engine.Engine, pb *playbooks.Playboo
 		take(e.Output(now, []byte(line)))
 		settle()
 	}
+	return now
 }
 
 // splitLines splits text after each newline, keeping the newlines.
