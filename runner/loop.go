@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner/driver"
-	"github.com/clai-sh/clai/runner/engine"
 )
 
 // readSize is the size of one read from the program; maxBatch bounds how much
@@ -73,7 +72,7 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 						// Cancelling also ends the program: that is not its own end.
 						s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
 					} else {
-						s.apply(s.engine.Exit(clock.Now(), engine.ExitStatus(st)))
+						s.apply(s.engine.Exit(clock.Now(), st))
 					}
 				}
 			}
@@ -233,7 +232,7 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 				s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
 				continue
 			}
-			s.apply(s.engine.Exit(clock.Now(), engine.ExitStatus(st)))
+			s.apply(s.engine.Exit(clock.Now(), st))
 		case in, ok := <-input:
 			if !ok {
 				input = nil

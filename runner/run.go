@@ -356,7 +356,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 	if r := s.o.record; r != nil && s.child != nil && !s.child.PaneClosed {
 		_ = r.Marker(s.since(), fmt.Sprintf("%s %d", MarkerExit, s.child.Code))
 	}
-	return s.rec.finish(*s.result, s.engine.Fired(), statusOf(s.child), clock.Now()), nil
+	return s.rec.finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
 }
 
 // userInput passes what the person typed to the program; Ctrl-C also tells the
@@ -635,14 +635,4 @@ func (s *session) log(e engine.Event) {
 	// The logger has encoded the fields; the next line reuses their room.
 	clear(fields)
 	s.fields = fields[:0]
-}
-
-// statusOf converts the driver's status of the program, if it ended, into the
-// engine's.
-func statusOf(st *driver.ExitStatus) *engine.ExitStatus {
-	if st == nil {
-		return nil
-	}
-	es := engine.ExitStatus(*st)
-	return &es
 }

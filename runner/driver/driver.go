@@ -9,7 +9,7 @@ package driver
 
 import (
 	"errors"
-	"fmt"
+	"github.com/clai-sh/clai/runner/driver/exitstatus"
 
 	"github.com/clai-sh/clai/runner/driver/keys"
 )
@@ -65,34 +65,8 @@ type Sizer interface {
 	Size() (rows, cols uint16)
 }
 
-// ExitStatus is how a program ended.
-type ExitStatus struct {
-	// Code is the exit code, or 128+N when the program was ended by signal
-	// N, as shells report it (137 for SIGKILL).
-	Code int
-	// Signal names the signal that ended the program ("killed",
-	// "terminated", "hangup"), or is empty when it exited by itself.
-	Signal string
-	// PaneClosed is set when the tmux pane the program ran in was closed
-	// (the pane, its window or its session killed) while clai drove it: how
-	// the program ended is not known, and Code is -1.
-	PaneClosed bool
-}
-
-// Signaled reports whether the program was ended by a signal.
-func (s ExitStatus) Signaled() bool { return s.Signal != "" }
-
-// String describes the status for logs and reports: "exit 0", "exit 137 (killed)",
-// "the pane closed".
-func (s ExitStatus) String() string {
-	if s.PaneClosed {
-		return "the pane closed"
-	}
-	if s.Signal != "" {
-		return fmt.Sprintf("exit %d (%s)", s.Code, s.Signal)
-	}
-	return fmt.Sprintf("exit %d", s.Code)
-}
+// ExitStatus is how a program ended (see exitstatus.Status).
+type ExitStatus = exitstatus.Status
 
 // Typer is a Driver that types keystrokes itself, naming each key to a
 // terminal that encodes it (a tmux pane). A Driver that is no Typer is written

@@ -22,8 +22,9 @@ func forbiddenImport(path string) string {
 		return "a logger"
 	case path == "github.com/clai-sh/clai/runner" || strings.HasPrefix(path, "github.com/clai-sh/clai/runner/eventlog"):
 		return "the session"
-	case path == "github.com/clai-sh/clai/runner/driver/keys":
-		return "" // the key table: names and bytes, nothing that runs
+	case path == "github.com/clai-sh/clai/runner/driver/keys",
+		path == "github.com/clai-sh/clai/runner/driver/exitstatus":
+		return "" // the key table and how a program ended: values, nothing that runs
 	case strings.HasPrefix(path, "github.com/clai-sh/clai/runner/driver"):
 		return "a driver"
 	case strings.Contains(path, "clock"):
