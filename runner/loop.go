@@ -21,6 +21,10 @@ const (
 const (
 	farAway  = time.Hour
 	logEvery = 50 * time.Millisecond
+	// mirrorQuiet is how long the program must be quiet before the terminal
+	// is shown what its filter holds back as the possible start of a secret:
+	// the end of a prompt must not wait for the next output.
+	mirrorQuiet = 100 * time.Millisecond
 )
 
 // readLoop is the headless loop. A goroutine of its own waits for output in a
@@ -56,10 +60,11 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 			}
 			if n > 0 {
 				s.recordOutput(buf[:n])
-				s.apply(s.engine.Output(clock.Now(), buf[:n]))
+				now := clock.Now()
+				s.apply(s.engine.Output(now, buf[:n]))
 				// Shown once answered: the answer does not wait for the
 				// mirror, and its echo comes back after this output anyway.
-				_, _ = s.redact.Write(buf[:n])
+				s.mirror(now, buf[:n])
 			}
 			if err != nil && s.result == nil {
 				// The end of output: the program ended, or is being ended.
@@ -98,6 +103,7 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 		now := clock.Now()
 		// A good time to log: the program is quiet, or has kept busy a while.
 		s.flush()
+		s.releaseMirror(now)
 		next, ok := s.engine.Deadline()
 		if ok && !now.Before(next) {
 			s.tick(now)
@@ -189,7 +195,13 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 	for s.result == nil {
 		// This loop serves a person or a replay, not a race: log at once.
 		s.flush()
-		if next, ok := s.engine.Deadline(); ok {
+		next, ok := s.engine.Deadline()
+		if s.redact.Holding() {
+			if quiet := s.lastOutput.Add(mirrorQuiet); !ok || quiet.Before(next) {
+				next, ok = quiet, true
+			}
+		}
+		if ok {
 			timer.Reset(max(next.Sub(clock.Now()), 0))
 		} else {
 			timer.Reset(farAway)
@@ -224,8 +236,9 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 				}
 			}
 			s.recordOutput(batch)
-			_, _ = s.redact.Write(batch)
-			s.apply(s.engine.Output(clock.Now(), batch))
+			now := clock.Now()
+			s.mirror(now, batch)
+			s.apply(s.engine.Output(now, batch))
 		case st := <-exited:
 			s.child = &st
 			if parent.Err() != nil {
@@ -253,12 +266,29 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 			}
 		case <-timer.C():
 			s.flush()
-			s.tick(clock.Now())
+			now := clock.Now()
+			s.releaseMirror(now)
+			s.tick(now)
 		case <-parent.Done():
 			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
 		}
 	}
 	return nil
+}
+
+// mirror shows output on the terminal, through the filter that masks secrets.
+func (s *session) mirror(now time.Time, out []byte) {
+	s.lastOutput = now
+	_, _ = s.redact.Write(out)
+}
+
+// releaseMirror shows what the mirror's filter holds back once the program
+// has been quiet for mirrorQuiet: it could have begun a secret, but nothing
+// came to complete it. (The recording's filter holds on: nobody waits for it.)
+func (s *session) releaseMirror(now time.Time) {
+	if s.redact.Holding() && now.Sub(s.lastOutput) >= mirrorQuiet {
+		_ = s.redact.Flush()
+	}
 }
 
 // chunk is a piece of output from the reader goroutine, in a pooled buffer.

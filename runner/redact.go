@@ -58,6 +58,10 @@ type secretSet struct {
 	// bit of each piece's hash set, to tell most other text at a glance.
 	pieces map[uint64]struct{}
 	maybe  [pieceBits / 64]uint64
+	// starts holds every run of fewer than minPiece bytes of the forms
+	// long enough to have pieces: what a stream holds back
+	// at its end, as the start of a piece the next write may complete.
+	starts map[uint64]struct{}
 }
 
 // pieceBits is the size of secretSet.maybe in bits, 1<<pieceShift.
@@ -79,7 +83,7 @@ type secretForm struct {
 
 // NewRedactor writes to w what passes through it, with every secret masked.
 func NewRedactor(w io.Writer, secrets []string) *Redactor {
-	r := &Redactor{set: &secretSet{values: map[string]bool{}, pieces: map[uint64]struct{}{}}, w: w}
+	r := &Redactor{set: &secretSet{values: map[string]bool{}, pieces: map[uint64]struct{}{}, starts: map[uint64]struct{}{}}, w: w}
 	for _, s := range secrets {
 		r.Add(s)
 	}
@@ -114,7 +118,23 @@ func (r *Redactor) Add(value string) {
 			h := pieceHash(k)
 			set.maybe[h/64] |= 1 << (h % 64)
 		}
+		if len(text) >= minPiece {
+			for i := range text {
+				for n := 1; n < minPiece && i+n <= len(text); n++ {
+					set.starts[startKey(text[i:i+n])] = struct{}{}
+				}
+			}
+		}
 	}
+}
+
+// startKey is b, fewer than minPiece bytes, as a number: its bytes and its length.
+func startKey(b []byte) uint64 {
+	var k uint64
+	for i, c := range b {
+		k |= uint64(c) << (8 * i)
+	}
+	return k | uint64(len(b))<<56
 }
 
 // escapedForms returns value and the forms other programs write it in: JSON
@@ -228,8 +248,10 @@ func (r *Redactor) mask(text []byte) ([]byte, bool) {
 	return p.mask(nil, text, spans, len(text)), true
 }
 
-// Write masks and writes p. The end of p is held back while it could be the start
-// of a secret that the next write completes, up to maxHold.
+// Write masks and writes p. The end of p is held back while it could be the
+// start of a secret, or of a piece of one, that the next write completes, up
+// to maxHold: a secret shown in pieces, or mixed with other output (its echo
+// and its display interleaved), is masked as in String.
 func (r *Redactor) Write(p []byte) (int, error) {
 	if r.w == io.Discard {
 		// Nothing is shown: there is nothing to mask.
@@ -241,20 +263,25 @@ func (r *Redactor) Write(p []byte) (int, error) {
 	buf := append(r.pending, p...)
 	sc := &r.scan
 	sc.project(buf)
-	spans := r.set.find(sc, buf, nil, false)
-	done := 0
-	if len(spans) > 0 {
-		done = spans[len(spans)-1].end
-	}
+	spans := r.set.find(sc, buf, nil, true)
 	cut := min(sc.partial, len(buf))
-	if k := r.set.openPrefix(sc.shown[done:]); k > 0 {
-		cut = min(cut, sc.at[len(sc.shown)-k])
+	hold := len(sc.shown)
+	if n := len(spans); n > 0 && spans[n-1].end == len(sc.shown) {
+		// What reaches the end may go on in the next write.
+		hold = spans[n-1].start
+	} else {
+		done := 0
+		if n > 0 {
+			done = spans[n-1].end
+		}
+		hold -= r.set.openEnd(sc.shown[done:])
+	}
+	if hold < len(sc.shown) {
+		cut = min(cut, sc.at[hold])
 	}
 	if len(buf)-cut > r.maxHold() {
-		// Too long to wait for: what could be a secret's start is masked if a
-		// piece that long would be.
+		// Too long to wait for: written now, masked as far as it is known.
 		cut = len(buf)
-		spans = r.set.find(sc, buf, spans, true)
 	} else {
 		spans = slices.DeleteFunc(spans, func(s secretSpan) bool { return sc.at[s.start] >= cut })
 	}
@@ -271,6 +298,9 @@ func (r *Redactor) Write(p []byte) (int, error) {
 // maxHold is the most Write holds back: the longest secret with room for a
 // colour around each of its characters.
 func (r *Redactor) maxHold() int { return 4<<10 + 16*r.set.longest }
+
+// Holding reports whether Write holds back the end of what it was given.
+func (r *Redactor) Holding() bool { return len(r.pending) > 0 }
 
 // Flush writes what was held back, with a secret's start masked if it is long
 // enough to be recognised.
@@ -333,13 +363,19 @@ func (set *secretSet) find(p *projection, text []byte, spans []secretSpan, piece
 	return mergeSpans(spans)
 }
 
-// openPrefix is the length of the longest end of shown that begins a secret
-// without completing it, 0 if none.
-func (set *secretSet) openPrefix(shown []byte) int {
+// openEnd is the length of the longest end of shown that begins a secret
+// without completing it, or is a run of fewer than minPiece bytes of one that
+// has pieces; 0 if none.
+func (set *secretSet) openEnd(shown []byte) int {
 	best := 0
 	for _, f := range set.forms {
 		if k := overlap(shown, f.text, len(f.text)-1); k > best {
 			best = k
+		}
+	}
+	for n := min(minPiece-1, len(shown)); n > best; n-- {
+		if _, ok := set.starts[startKey(shown[len(shown)-n:])]; ok {
+			return n
 		}
 	}
 	return best

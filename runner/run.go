@@ -264,6 +264,8 @@ type session struct {
 	// recordRedact masks secrets in the output on its way to the recording,
 	// inputRedact in what the person types.
 	recordRedact, inputRedact *Redactor
+	// lastOutput is when the program last wrote (see releaseMirror).
+	lastOutput time.Time
 	// typing is set while the person types at a password prompt; typed is
 	// what they typed so far.
 	typing bool

@@ -185,6 +185,42 @@ func TestSecretsNeverLeakMirror(t *testing.T) {
 	}
 }
 
+// TestSecretsNeverLeakMixed passes random secrets through the mirror's filter
+// as a terminal delivers them when a program shows a secret while the terminal
+// still echoes it: the two mixed in random pieces, then cut into random reads.
+func TestSecretsNeverLeakMixed(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(11, 5))
+	for range 200 {
+		secret := leakcheck.Secret(r)
+		echo := onlcr("noted " + secret + strings.Repeat(".", 40) + "\n")
+		show := onlcr("\n" + leakcheck.Show("split", secret) + strings.Repeat(".", 40) + "\n")
+		var mixed strings.Builder
+		for echo != "" || show != "" {
+			from := &echo
+			if echo == "" || show != "" && r.IntN(2) == 0 {
+				from = &show
+			}
+			n := min(1+r.IntN(6), len(*from))
+			mixed.WriteString((*from)[:n])
+			*from = (*from)[n:]
+		}
+		var out bytes.Buffer
+		red := runner.NewRedactor(&out, []string{secret})
+		for text := mixed.String(); text != ""; {
+			n := min(1+r.IntN(12), len(text))
+			if _, err := red.Write([]byte(text[:n])); err != nil {
+				t.Fatal(err)
+			}
+			text = text[n:]
+		}
+		if err := red.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		artifacts{"mixed mirror": out.String()}.check(t, secret)
+	}
+}
+
 // TestSecretsNeverLeakLive runs the secrets fake in a terminal for each way, in
 // stream and screen matching, recording the run, and replays the recording:
 // neither writes the secret anywhere, the recording included.

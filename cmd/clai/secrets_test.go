@@ -178,3 +178,34 @@ steps:
 		t.Errorf("the screen does not show the masked password:\n%q", screen.String())
 	}
 }
+
+// The mirror holds back what could begin a secret, but not for ever: a prompt
+// that ends in a character of a secret shows whole while the program waits.
+func TestTerminalPromptEndingLikeASecretShows(t *testing.T) {
+	t.Parallel()
+	prompter := testprog.Build(t, "prompter")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "token"), []byte("why?-is-it-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, cmd, _ := terminalRun(t, fmt.Sprintf(`
+version: 1
+name: held
+spawn: {command: [%q, -q, "Continue? "]}
+steps:
+  - expect: eof
+rules:
+  - name: token
+    match: "Token:"
+    secret: file:%s
+`, prompter, filepath.Join(dir, "token")))
+	if _, err := c.ExpectString("Continue?"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Send("yes\r"); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitExit(t, cmd); code != 0 {
+		t.Fatalf("exit %d\n%s", code, readLog(t, cmd))
+	}
+}
