@@ -68,8 +68,7 @@ func replay(ctx context.Context, pb *playbooks.Playbook, header cast.Header, eve
 	}
 	secrets, _ := readSecrets(pb, environ, true)
 	redact := NewRedactor(nil, secretValues(secrets))
-	s := newSession(o, pb, newRecorder(pb, true, o.noTimeline, redact), redact)
-	s.rec.report.Mode = "replay"
+	s := newSession(o, pb, newRecorder(pb, "replay", o.noTimeline, redact.String), redact)
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true,
 		Rows: header.Height, Cols: header.Width, Redact: redact.String})
 	s.engine = eng

@@ -86,19 +86,18 @@ type ReportEvent struct {
 // recorder builds a Report from the events of a run.
 type recorder struct {
 	report Report
-	redact *Redactor
-	start  time.Time
+	// mask masks the run's secrets in a text the report keeps.
+	mask  func(string) string
+	start time.Time
 	// noTimeline leaves the timeline out, for a run whose report is not written.
 	noTimeline bool
 }
 
-func newRecorder(pb *playbooks.Playbook, dryRun, noTimeline bool, redact *Redactor) *recorder {
+// newRecorder begins the report of a run of pb in mode ("live", "dry-run" or
+// "replay"); mask masks the run's secrets in every text the report keeps.
+func newRecorder(pb *playbooks.Playbook, mode string, noTimeline bool, mask func(string) string) *recorder {
 	sum := sha256.Sum256(pb.Source)
-	mode := "live"
-	if dryRun {
-		mode = "dry-run"
-	}
-	r := &recorder{redact: redact, noTimeline: noTimeline}
+	r := &recorder{mask: mask, noTimeline: noTimeline}
 	r.report = Report{
 		Version:  1,
 		Playbook: ReportPlaybook{Name: pb.Name, Path: pb.Path, SHA256: hex.EncodeToString(sum[:])},
@@ -121,8 +120,8 @@ func (r *recorder) event(e engine.Event) {
 	}
 	re := ReportEvent{
 		TimeMS: float64(e.At.Microseconds()) / 1000, Event: e.Name, State: e.State, From: e.From,
-		Rule: e.Rule, Step: e.Step, Excerpt: r.redact.String(e.Excerpt), Sent: r.redact.String(e.Sent),
-		Reason: r.redact.String(e.Reason), Bytes: e.Bytes, Screen: r.redact.String(e.Screen),
+		Rule: e.Rule, Step: e.Step, Excerpt: r.mask(e.Excerpt), Sent: r.mask(e.Sent),
+		Reason: r.mask(e.Reason), Bytes: e.Bytes, Screen: r.mask(e.Screen),
 	}
 	switch e.Name {
 	case engine.EventDanger:
@@ -147,7 +146,7 @@ func (r *recorder) finish(res engine.Result, fired map[string]int, child *engine
 	rep := &r.report
 	rep.StartedAt = r.start
 	rep.DurationMS = end.Sub(r.start).Milliseconds()
-	rep.Outcome, rep.ExitCode, rep.Reason = res.State, res.ExitCode, r.redact.String(res.Reason)
+	rep.Outcome, rep.ExitCode, rep.Reason = res.State, res.ExitCode, r.mask(res.Reason)
 	if child != nil && !child.PaneClosed {
 		rep.Child = &ReportChild{Code: child.Code, Signal: child.Signal}
 	}

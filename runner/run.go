@@ -158,7 +158,11 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 		mirror = shown
 	}
 	redact := NewRedactor(mirror, secretValues(secrets))
-	rec := newRecorder(pb, o.dryRun, o.noTimeline, redact)
+	mode := "live"
+	if o.dryRun {
+		mode = "dry-run"
+	}
+	rec := newRecorder(pb, mode, o.noTimeline, redact.String)
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String})
 
