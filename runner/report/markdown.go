@@ -1,4 +1,4 @@
-package runner
+package report
 
 import (
 	"bufio"
@@ -71,7 +71,7 @@ func (rep *Report) sortedRules() []string {
 func msString(ms float64) string { return strconv.FormatFloat(ms, 'f', 1, 64) }
 
 // ruleStep names the rule and the step of an event, as plain text.
-func ruleStep(e ReportEvent) string {
+func ruleStep(e Event) string {
 	switch {
 	case e.Rule != "" && e.Step != "":
 		return e.Rule + " · step " + e.Step
@@ -82,7 +82,7 @@ func ruleStep(e ReportEvent) string {
 }
 
 // stateOf shows an event's state, with where it came from for a state change.
-func stateOf(e ReportEvent) string {
+func stateOf(e Event) string {
 	if e.From != "" {
 		return string(e.From) + " → " + string(e.State)
 	}
@@ -90,7 +90,7 @@ func stateOf(e ReportEvent) string {
 }
 
 // reasonOf is an event's reason, with its byte count when it has one.
-func reasonOf(e ReportEvent) string {
+func reasonOf(e Event) string {
 	if e.Bytes == 0 {
 		return e.Reason
 	}
@@ -209,7 +209,7 @@ func mdCode(s string) string {
 }
 
 // mdRuleStep is ruleStep with names as code.
-func mdRuleStep(e ReportEvent) string {
+func mdRuleStep(e Event) string {
 	switch {
 	case e.Rule != "" && e.Step != "":
 		return mdCode(e.Rule) + " · step " + mdCode(e.Step)

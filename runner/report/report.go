@@ -1,4 +1,8 @@
-package runner
+// Package report is the account of a run that --report writes: the model
+// (Report and its parts), the Builder that makes one from the run's events,
+// and its formats: JSON (the versioned, machine-readable one, whose schema is
+// schema/report.schema.json), Markdown and HTML. See docs/reports.md.
+package report
 
 import (
 	"bytes"
@@ -26,9 +30,9 @@ const maxDangerHits = 1_000
 
 // Report is what a run did, for --report. It is versioned: fields are only added.
 type Report struct {
-	Version  int            `json:"version"`
-	Playbook ReportPlaybook `json:"playbook"`
-	// Mode is "live" or "dry-run".
+	Version  int      `json:"version"`
+	Playbook Playbook `json:"playbook"`
+	// Mode is "live", "dry-run" or "replay" (ModeLive, ModeDryRun, ModeReplay).
 	Mode       string       `json:"mode"`
 	StartedAt  time.Time    `json:"started_at"`
 	DurationMS int64        `json:"duration_ms"`
@@ -37,38 +41,38 @@ type Report struct {
 	Reason     string       `json:"reason"`
 	// Child is how the program ended; null when it could not be started, or
 	// when its tmux pane closed and how it ended is not known.
-	Child *ReportChild `json:"child"`
+	Child *Child `json:"child"`
 	// Timeline lists the run's events in order; TimelineDropped counts those left
 	// out past the first maxTimeline.
-	Timeline        []ReportEvent  `json:"timeline"`
+	Timeline        []Event        `json:"timeline"`
 	TimelineDropped int            `json:"timeline_dropped,omitempty"`
 	Rules           map[string]int `json:"rules"`
 	NeverFired      []string       `json:"never_fired"`
 	// DangerHits lists the run's danger events; DangerHitsDropped counts those
 	// left out past the first maxDangerHits.
-	DangerHits        []ReportEvent `json:"danger_hits"`
-	DangerHitsDropped int           `json:"danger_hits_dropped,omitempty"`
-	Unanswered        []ReportEvent `json:"unanswered_prompts"`
+	DangerHits        []Event `json:"danger_hits"`
+	DangerHitsDropped int     `json:"danger_hits_dropped,omitempty"`
+	Unanswered        []Event `json:"unanswered_prompts"`
 	// OutputErrors lists the outputs of the run (the event log, the
 	// recording) that could not be written in full; absent when all were.
 	OutputErrors []OutputError `json:"output_errors,omitempty"`
 }
 
-// ReportPlaybook identifies the playbook a run used.
-type ReportPlaybook struct {
+// Playbook identifies the playbook a run used.
+type Playbook struct {
 	Name   string `json:"name"`
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 }
 
-// ReportChild is how the program ended.
-type ReportChild struct {
+// Child is how the program ended.
+type Child struct {
 	Code   int    `json:"code"`
 	Signal string `json:"signal,omitempty"`
 }
 
-// ReportEvent is an Event as a report shows it.
-type ReportEvent struct {
+// Event is an Event as a report shows it.
+type Event struct {
 	TimeMS  float64          `json:"t_ms"`
 	Event   engine.EventKind `json:"event"`
 	State   engine.State     `json:"state"`
@@ -83,8 +87,32 @@ type ReportEvent struct {
 	Screen string `json:"screen,omitempty"`
 }
 
-// recorder builds a Report from the events of a run.
-type recorder struct {
+// The modes a report says a run was in.
+const (
+	// ModeLive is a run that answered its program.
+	ModeLive = "live"
+	// ModeDryRun is a run that only said what it would answer.
+	ModeDryRun = "dry-run"
+	// ModeReplay is a replay of a recording.
+	ModeReplay = "replay"
+)
+
+// Config says how a Builder builds a run's report.
+type Config struct {
+	// Mode is the run's: ModeLive, ModeDryRun or ModeReplay.
+	Mode string
+	// NoTimeline leaves the timeline out, for a run whose report is not
+	// written; the report still counts the rules and lists the danger hits and
+	// unanswered prompts.
+	NoTimeline bool
+	// Mask masks the run's secrets in every text the report keeps (nil: the
+	// texts are kept as they are).
+	Mask func(string) string
+}
+
+// Builder builds a Report from the events of a run: SetStart when it starts,
+// Add each event, Finish with its outcome.
+type Builder struct {
 	report Report
 	// mask masks the run's secrets in a text the report keeps.
 	mask  func(string) string
@@ -93,62 +121,76 @@ type recorder struct {
 	noTimeline bool
 }
 
-// newRecorder begins the report of a run of pb in mode ("live", "dry-run" or
-// "replay"); mask masks the run's secrets in every text the report keeps.
-func newRecorder(pb *playbooks.Playbook, mode string, noTimeline bool, mask func(string) string) *recorder {
+// NewBuilder begins the report of a run of pb, with every rule of the playbook
+// counted at zero.
+func NewBuilder(pb *playbooks.Playbook, c Config) *Builder {
 	sum := sha256.Sum256(pb.Source)
-	r := &recorder{mask: mask, noTimeline: noTimeline}
-	r.report = Report{
+	mask := c.Mask
+	if mask == nil {
+		mask = func(s string) string { return s }
+	}
+	b := &Builder{mask: mask, noTimeline: c.NoTimeline}
+	b.report = Report{
 		Version:  1,
-		Playbook: ReportPlaybook{Name: pb.Name, Path: pb.Path, SHA256: hex.EncodeToString(sum[:])},
-		Mode:     mode,
+		Playbook: Playbook{Name: pb.Name, Path: pb.Path, SHA256: hex.EncodeToString(sum[:])},
+		Mode:     c.Mode,
 		Rules:    map[string]int{},
-		Timeline: []ReportEvent{}, NeverFired: []string{}, DangerHits: []ReportEvent{}, Unanswered: []ReportEvent{},
+		Timeline: []Event{}, NeverFired: []string{}, DangerHits: []Event{}, Unanswered: []Event{},
 	}
 	for _, rule := range pb.Rules {
-		r.report.Rules[rule.Name] = 0
+		b.report.Rules[rule.Name] = 0
 	}
 	for _, d := range pb.Danger {
-		r.report.Rules[d.Name] = 0
+		b.report.Rules[d.Name] = 0
 	}
-	return r
+	return b
 }
 
-func (r *recorder) event(e engine.Event) {
-	if r.noTimeline && e.Name != engine.EventDanger && e.Name != engine.EventPrompt {
+// SetStart sets when the run started: the time its events' times count from.
+func (b *Builder) SetStart(at time.Time) { b.start = at }
+
+// Start is when the run started, as SetStart set it.
+func (b *Builder) Start() time.Time { return b.start }
+
+// Add adds an event of the run to the report, its texts masked: to the
+// timeline, and to the danger hits or the unanswered prompts when it is one.
+func (b *Builder) Add(e engine.Event) {
+	if b.noTimeline && e.Name != engine.EventDanger && e.Name != engine.EventPrompt {
 		return
 	}
-	re := ReportEvent{
+	re := Event{
 		TimeMS: float64(e.At.Microseconds()) / 1000, Event: e.Name, State: e.State, From: e.From,
-		Rule: e.Rule, Step: e.Step, Excerpt: r.mask(e.Excerpt), Sent: r.mask(e.Sent),
-		Reason: r.mask(e.Reason), Bytes: e.Bytes, Screen: r.mask(e.Screen),
+		Rule: e.Rule, Step: e.Step, Excerpt: b.mask(e.Excerpt), Sent: b.mask(e.Sent),
+		Reason: b.mask(e.Reason), Bytes: e.Bytes, Screen: b.mask(e.Screen),
 	}
 	switch e.Name {
 	case engine.EventDanger:
-		if len(r.report.DangerHits) < maxDangerHits {
-			r.report.DangerHits = append(r.report.DangerHits, re)
+		if len(b.report.DangerHits) < maxDangerHits {
+			b.report.DangerHits = append(b.report.DangerHits, re)
 		} else {
-			r.report.DangerHitsDropped++
+			b.report.DangerHitsDropped++
 		}
 	case engine.EventPrompt:
-		r.report.Unanswered = append(r.report.Unanswered, re)
+		b.report.Unanswered = append(b.report.Unanswered, re)
 	}
 	switch {
-	case r.noTimeline:
-	case len(r.report.Timeline) < maxTimeline:
-		r.report.Timeline = append(r.report.Timeline, re)
+	case b.noTimeline:
+	case len(b.report.Timeline) < maxTimeline:
+		b.report.Timeline = append(b.report.Timeline, re)
 	default:
-		r.report.TimelineDropped++
+		b.report.TimelineDropped++
 	}
 }
 
-func (r *recorder) finish(res engine.Result, fired map[string]int, child *engine.ExitStatus, end time.Time) *Report {
-	rep := &r.report
-	rep.StartedAt = r.start
-	rep.DurationMS = end.Sub(r.start).Milliseconds()
-	rep.Outcome, rep.ExitCode, rep.Reason = res.State, res.ExitCode, r.mask(res.Reason)
+// Finish ends the report at end with the run's outcome: its result, how often
+// each rule fired, and how the program ended (nil when that is not known).
+func (b *Builder) Finish(res engine.Result, fired map[string]int, child *engine.ExitStatus, end time.Time) *Report {
+	rep := &b.report
+	rep.StartedAt = b.start
+	rep.DurationMS = end.Sub(b.start).Milliseconds()
+	rep.Outcome, rep.ExitCode, rep.Reason = res.State, res.ExitCode, b.mask(res.Reason)
 	if child != nil && !child.PaneClosed {
-		rep.Child = &ReportChild{Code: child.Code, Signal: child.Signal}
+		rep.Child = &Child{Code: child.Code, Signal: child.Signal}
 	}
 	for name := range rep.Rules {
 		rep.Rules[name] = fired[name]
@@ -191,10 +233,10 @@ func (rep *Report) render(w io.Writer, format string) error {
 	return fmt.Errorf("unknown format %q (json, md or html)", format)
 }
 
-// ReportFormat is the format WriteFile writes path in, from its extension
+// FormatOf is the format WriteFile writes path in, from its extension
 // (.json, .md or .html, in any case), or an error naming the three; a command can
 // check a --report path with it before the run.
-func ReportFormat(path string) (string, error) {
+func FormatOf(path string) (string, error) {
 	ext := filepath.Ext(path)
 	switch format := strings.ToLower(strings.TrimPrefix(ext, ".")); format {
 	case FormatJSON, FormatMarkdown, FormatHTML:
@@ -206,12 +248,12 @@ func ReportFormat(path string) (string, error) {
 	return "", fmt.Errorf("report %s: unknown format %q (write .json, .md or .html)", path, ext)
 }
 
-// CheckReportPath checks, before a run, that WriteFile can write a report to
+// CheckPath checks, before a run, that WriteFile can write a report to
 // path: its extension names a format, path is not a folder, and a file can be
 // made where WriteFile will make it. A missing folder is created; what is at
 // path is left as it is.
-func CheckReportPath(path string) error {
-	if _, err := ReportFormat(path); err != nil {
+func CheckPath(path string) error {
+	if _, err := FormatOf(path); err != nil {
 		return err
 	}
 	return checkWritableAtomic(path)
@@ -222,7 +264,7 @@ func CheckReportPath(path string) error {
 // was at path before, and runs writing the same path at once leave one of their
 // reports, never a mix.
 func (rep *Report) WriteFile(path string) error {
-	format, err := ReportFormat(path)
+	format, err := FormatOf(path)
 	if err != nil {
 		return err
 	}
