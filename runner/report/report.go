@@ -1,7 +1,10 @@
 // Package report is the account of a run that --report writes: the model
-// (Report and its parts), the Builder that makes one from the run's events,
-// and its formats: JSON (the versioned, machine-readable one, whose schema is
-// schema/report.schema.json), Markdown and HTML. See docs/reports.md.
+// (Report and its parts, in report.go), the Builder that makes one from the
+// run's events (builder.go), and its formats, one file each: JSON (json.go, the
+// versioned, machine-readable one, whose schema is schema/report.schema.json),
+// Markdown (markdown.go) and HTML (html.go, the page's template
+// report.html.tmpl and its chart in chart.go); text.go holds what the Markdown
+// and HTML reports share. See docs/reports.md.
 package report
 
 import (
