@@ -8,11 +8,12 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // wantDryRunOutcome fails t unless a headless dry run ended where the program
 // waits for answer, with one would-send.
-func wantDryRunOutcome(t *testing.T, rep *runner.Report, answer string) {
+func wantDryRunOutcome(t *testing.T, rep *report.Report, answer string) {
 	t.Helper()
 	wantOutcome(t, rep, engine.Done, engine.ExitDone)
 	if want := "waits for the answer clai would have sent (" + answer + ")"; !strings.Contains(rep.Reason, want) {

@@ -8,8 +8,10 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/eventlog"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // BenchmarkLog measures logging one send event as clai run does: JSON through a
@@ -18,7 +20,9 @@ func BenchmarkLog(b *testing.B) {
 	l, stop := eventlog.New(zapcore.AddSync(io.Discard), zap.InfoLevel, "w2")
 	defer stop()
 	redact := NewRedactor(io.Discard, nil)
-	s := newSession(options{logger: l, clock: SystemClock{}}, nil, &recorder{start: time.Now()}, redact)
+	rec := report.NewBuilder(&playbooks.Playbook{}, report.Config{})
+	rec.SetStart(time.Now())
+	s := newSession(options{logger: l, clock: SystemClock{}}, nil, rec, redact)
 	ev := engine.Event{Name: engine.EventSend, State: engine.Running, At: time.Millisecond, Rule: "code", Excerpt: "Enter code 8919 [1]: ", Sent: "8919\r"}
 	b.ReportAllocs()
 	for b.Loop() {

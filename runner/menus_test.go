@@ -7,6 +7,7 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // These tests drive the real dialog and whiptail, whose menus mark the current
@@ -17,7 +18,7 @@ import (
 // menuRun runs a screen-matching playbook on the shell command sh (single quotes
 // are not allowed in it) for an xterm of 24x80, or the terminal term, with the
 // steps given, and returns the report and the program's output.
-func menuRun(t *testing.T, term, sh, steps string) (*runner.Report, string) {
+func menuRun(t *testing.T, term, sh, steps string) (*report.Report, string) {
 	t.Helper()
 	if term == "" {
 		term = "xterm-256color"

@@ -1,13 +1,16 @@
 package runner
 
-import "github.com/clai-sh/clai/runner/engine"
+import (
+	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
+)
 
 // notStarted ends a run whose program could not be started: the log and the
 // report say why (the start error, secrets masked), as they would for a run that
 // failed, so the result of the run is never only an error on stderr.
-func (s *session) notStarted(err error) *Report {
+func (s *session) notStarted(err error) *report.Report {
 	now := s.o.clock.Now()
-	s.rec.start = now
+	s.rec.SetStart(now)
 	reason := "could not start: " + err.Error()
 	s.pending = append(s.pending,
 		engine.Event{Name: engine.EventStart, State: engine.Starting, Reason: s.pb.Name},
@@ -16,7 +19,7 @@ func (s *session) notStarted(err error) *Report {
 		engine.Event{Name: engine.EventFinish, State: engine.Failed, Reason: reason},
 	)
 	s.flush()
-	return s.rec.finish(engine.Result{State: engine.Failed, ExitCode: engine.ExitFailed, Reason: reason}, nil, nil, now)
+	return s.rec.Finish(engine.Result{State: engine.Failed, ExitCode: engine.ExitFailed, Reason: reason}, nil, nil, now)
 }
 
 // maskedError is an error whose message has the run's secrets masked; it still

@@ -13,6 +13,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/tmux"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // signalOn is a mirror that closes seen once the output shows want.
@@ -95,7 +96,7 @@ func TestRunEndsWhenThePaneCloses(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
 			type result struct {
-				rep *runner.Report
+				rep *report.Report
 				err error
 			}
 			done := make(chan result, 1)

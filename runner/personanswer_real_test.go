@@ -15,6 +15,7 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // manualClock is a Clock whose time moves only when the test advances it, so
@@ -173,7 +174,7 @@ rules:
 	core, logs := observer.New(zap.DebugLevel)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	reports := make(chan *runner.Report, 1)
+	reports := make(chan *report.Report, 1)
 	go func() {
 		rep, err := runner.Run(ctx, pb, runner.WithStarter(quickKill), runner.WithTerminal(term),
 			runner.WithClock(clock), runner.WithLogger(zap.New(core)))

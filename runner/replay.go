@@ -14,6 +14,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // Markers clai writes into the recordings of its own runs. An input event right
@@ -33,24 +34,24 @@ const (
 // to end with exit status 0. The playbook's secrets that can be read (from the
 // environment WithEnviron sets, by default clai's own, or from their files) are
 // masked in everything the replay writes; one that cannot be read is no error.
-func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Report, error) {
+func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*report.Report, error) {
 	return ReplayContext(context.Background(), pb, rec, opts...)
 }
 
 // ReplayContext is Replay that ends the run as interrupted (ExitInterrupted) when
 // ctx ends, as Run does.
-func ReplayContext(ctx context.Context, pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*Report, error) {
+func ReplayContext(ctx context.Context, pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*report.Report, error) {
 	return replay(ctx, pb, rec.Header, rec.All(), opts)
 }
 
 // ReplayReader replays a recording as ReplayContext does, reading it an event at
 // a time as it goes, so a recording of any length replays in bounded memory. A
 // malformed line ends the replay with its error.
-func ReplayReader(ctx context.Context, pb *playbooks.Playbook, r *cast.Reader, opts ...Option) (*Report, error) {
+func ReplayReader(ctx context.Context, pb *playbooks.Playbook, r *cast.Reader, opts ...Option) (*report.Report, error) {
 	return replay(ctx, pb, r.Header(), r.All(), opts)
 }
 
-func replay(ctx context.Context, pb *playbooks.Playbook, header cast.Header, events iter.Seq2[cast.Event, error], opts []Option) (*Report, error) {
+func replay(ctx context.Context, pb *playbooks.Playbook, header cast.Header, events iter.Seq2[cast.Event, error], opts []Option) (*report.Report, error) {
 	o := options{logger: zap.NewNop()}
 	for _, opt := range opts {
 		opt(&o)
@@ -68,15 +69,14 @@ func replay(ctx context.Context, pb *playbooks.Playbook, header cast.Header, eve
 	}
 	secrets, _ := readSecrets(pb, environ, true)
 	redact := NewRedactor(nil, secretValues(secrets))
-	s := newSession(o, pb, newRecorder(pb, true, o.noTimeline, redact), redact)
-	s.rec.report.Mode = "replay"
+	s := newSession(o, pb, report.NewBuilder(pb, report.Config{Mode: report.ModeReplay, NoTimeline: o.noTimeline, Mask: redact.String}), redact)
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true,
 		Rows: header.Height, Cols: header.Width, Redact: redact.String})
 	s.engine = eng
 
 	// Virtual time starts when the recording did, if it says when.
 	t0 := time.Unix(header.Timestamp, 0).UTC()
-	s.rec.start = t0
+	s.rec.SetStart(t0)
 	now, status, err := feed(ctx, eng, events, t0, s.apply)
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func replay(ctx context.Context, pb *playbooks.Playbook, header cast.Header, eve
 	if s.result.Child == nil {
 		child = nil
 	}
-	return s.rec.finish(*s.result, eng.Fired(), child, now), nil
+	return s.rec.Finish(*s.result, eng.Fired(), child, now), nil
 }
 
 // isTerminalReply reports whether recorded input is a terminal's report (device

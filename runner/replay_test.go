@@ -11,6 +11,7 @@ import (
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 func replayEvents(evs ...any) *cast.Recording {
@@ -115,7 +116,7 @@ timeouts: {prompt: 1m}
 
 // decisions lists what a report says was sent (or would have been), with the rule or
 // step that sent it, in order.
-func decisions(rep *runner.Report) []string {
+func decisions(rep *report.Report) []string {
 	var out []string
 	for _, e := range rep.Timeline {
 		if e.Event == "send" || e.Event == "would-send" {

@@ -9,6 +9,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // TestReportCapsDangerHits replays a flood of 20,000 danger hits: the report
@@ -60,3 +61,13 @@ danger:
 
 // floodHeader begins the playbook of a flood: what every playbook has.
 const floodHeader = "version: 1\nname: t\nspawn: {command: [x]}\n"
+
+// render is the report in format, as Write writes it.
+func render(t *testing.T, rep *report.Report, format string) string {
+	t.Helper()
+	var b strings.Builder
+	if err := rep.Write(&b, format); err != nil {
+		t.Fatalf("Write %s: %v", format, err)
+	}
+	return b.String()
+}

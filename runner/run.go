@@ -24,6 +24,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver/pty"
 	"github.com/clai-sh/clai/runner/driver/tmux"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // StartError says the program could not be started.
@@ -120,7 +121,7 @@ func WithStarter(start func(ctx context.Context, s Spawn) (driver.Driver, error)
 // missing secret; a *StartError: a program that cannot start); how the run ended
 // is in the report. A program that cannot start gives both a *StartError and a
 // report (outcome failed, exit code 1, the reason), and the log says why.
-func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, error) {
+func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*report.Report, error) {
 	o := options{logger: zap.NewNop(), clock: SystemClock{}, environ: os.Environ()}
 	for _, opt := range opts {
 		opt(&o)
@@ -158,7 +159,11 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 		mirror = shown
 	}
 	redact := NewRedactor(mirror, secretValues(secrets))
-	rec := newRecorder(pb, o.dryRun, o.noTimeline, redact)
+	mode := report.ModeLive
+	if o.dryRun {
+		mode = report.ModeDryRun
+	}
+	rec := report.NewBuilder(pb, report.Config{Mode: mode, NoTimeline: o.noTimeline, Mask: redact.String})
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String})
 
@@ -251,7 +256,7 @@ type session struct {
 	pb      *playbooks.Playbook
 	drv     driver.Driver
 	engine  *engine.Engine
-	rec     *recorder
+	rec     *report.Builder
 	redact  *Redactor
 	secrets map[playbooks.SecretRef]string
 	// shown tracks the line the mirrored output stopped in on a terminal
@@ -285,7 +290,7 @@ type session struct {
 }
 
 // newSession begins the bookkeeping of a run: its options, logs and report.
-func newSession(o options, pb *playbooks.Playbook, rec *recorder, redact *Redactor) *session {
+func newSession(o options, pb *playbooks.Playbook, rec *report.Builder, redact *Redactor) *session {
 	s := &session{o: o, pb: pb, rec: rec, redact: redact}
 	// An event's line says when it happened, not when its batch was written
 	// (which spares reading the clock once a line); a virtual clock's times
@@ -300,17 +305,17 @@ const maxPending = 256
 // flush logs and records the pending events, in order.
 func (s *session) flush() {
 	for _, e := range s.pending {
-		s.rec.event(e)
+		s.rec.Add(e)
 		s.log(e)
 	}
 	s.pending = s.pending[:0]
 }
 
-func (s *session) run(parent context.Context) (rep *Report, err error) {
+func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	clock := s.o.clock
-	s.rec.start = clock.Now()
+	s.rec.SetStart(clock.Now())
 	defer func() {
 		// Whatever happened, the program is ended and waited for before Run
 		// returns.
@@ -332,7 +337,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 			s.shown.fresh()
 		}
 		if rep != nil && s.child != nil && !s.child.PaneClosed && rep.Child == nil {
-			rep.Child = &ReportChild{Code: s.child.Code, Signal: s.child.Signal}
+			rep.Child = &report.Child{Code: s.child.Code, Signal: s.child.Signal}
 		}
 	}()
 
@@ -358,7 +363,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 	if r := s.o.record; r != nil && s.child != nil && !s.child.PaneClosed {
 		_ = r.Marker(s.since(), fmt.Sprintf("%s %d", MarkerExit, s.child.Code))
 	}
-	return s.rec.finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
+	return s.rec.Finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
 }
 
 // userInput passes what the person typed to the program; Ctrl-C also tells the
@@ -482,7 +487,7 @@ func (s *session) handOver(reason string) {
 }
 
 // since is the time since the run started, for recordings.
-func (s *session) since() time.Duration { return s.o.clock.Now().Sub(s.rec.start) }
+func (s *session) since() time.Duration { return s.o.clock.Now().Sub(s.rec.Start()) }
 
 // recordOutput adds program output to the recording, if there is one, with the
 // secrets masked as in the mirrored output.
@@ -596,7 +601,7 @@ func (s *session) log(e engine.Event) {
 	// adds to an entry (caller, stack trace, ending the program).
 	ent := zapcore.Entry{Level: level, Message: string(e.Name)}
 	if s.eventTimes {
-		ent.Time = s.rec.start.Add(e.At)
+		ent.Time = s.rec.Start().Add(e.At)
 	} else {
 		ent.Time = time.Now()
 	}

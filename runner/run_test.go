@@ -28,6 +28,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver/pty"
 	"github.com/clai-sh/clai/runner/driver/tmux"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // Real processes, real time: limits are generous and the happy paths fast.
@@ -66,7 +67,7 @@ func quickKill(ctx context.Context, s runner.Spawn) (driver.Driver, error) {
 	return pty.Start(ctx, pty.Options{Argv: s.Argv, Env: s.Env, Dir: s.Dir, Rows: s.Rows, Cols: s.Cols, Grace: 200 * time.Millisecond})
 }
 
-func run(t *testing.T, pb *playbooks.Playbook, opts ...runner.Option) *runner.Report {
+func run(t *testing.T, pb *playbooks.Playbook, opts ...runner.Option) *report.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -77,7 +78,7 @@ func run(t *testing.T, pb *playbooks.Playbook, opts ...runner.Option) *runner.Re
 	return rep
 }
 
-func wantOutcome(t *testing.T, rep *runner.Report, state engine.State, code int) {
+func wantOutcome(t *testing.T, rep *report.Report, state engine.State, code int) {
 	t.Helper()
 	if rep.Outcome != state || rep.ExitCode != code {
 		var tl strings.Builder
@@ -436,7 +437,7 @@ func TestRunCancelEndsTheProgram(t *testing.T) {
 	pb := playbook(t, "version: 1\nname: x\nspawn: {command: [%q]}\nsteps:\n  - expect: ready\n", silent)
 	ctx, cancel := context.WithCancel(t.Context())
 	var out syncBuffer
-	done := make(chan *runner.Report)
+	done := make(chan *report.Report)
 	go func() {
 		rep, _ := runner.Run(ctx, pb, runner.WithStarter(quickKill), runner.WithMirror(&out))
 		done <- rep

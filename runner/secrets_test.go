@@ -17,6 +17,7 @@ import (
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/eventlog"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // The secret property: whatever way a program shows a secret, no artifact of a
@@ -74,10 +75,10 @@ func (a artifacts) check(t *testing.T, secret string) {
 }
 
 // addReport adds the report, its reason and its three formats.
-func (a artifacts) addReport(t *testing.T, prefix string, rep *runner.Report) {
+func (a artifacts) addReport(t *testing.T, prefix string, rep *report.Report) {
 	t.Helper()
 	a[prefix+"reason"] = rep.Reason
-	for _, format := range []string{runner.FormatJSON, runner.FormatMarkdown, runner.FormatHTML} {
+	for _, format := range []string{report.FormatJSON, report.FormatMarkdown, report.FormatHTML} {
 		var b bytes.Buffer
 		if err := rep.Write(&b, format); err != nil {
 			t.Fatal(err)
@@ -267,7 +268,7 @@ func TestSecretsNeverLeakLive(t *testing.T) {
 	}
 }
 
-func hasEvent(rep *runner.Report, name engine.EventKind) bool {
+func hasEvent(rep *report.Report, name engine.EventKind) bool {
 	for _, e := range rep.Timeline {
 		if e.Event == name {
 			return true

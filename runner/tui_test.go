@@ -7,6 +7,7 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // These tests drive testdata/fakes/tui, which draws like Claude Code or a
@@ -17,7 +18,7 @@ import (
 // tuiRun runs a screen-matching playbook whose body (steps, rules) drives the
 // fake, given args as the rest of the command's YAML flow sequence, and returns
 // the report and the program's raw output.
-func tuiRun(t *testing.T, args, body string) (*runner.Report, string) {
+func tuiRun(t *testing.T, args, body string) (*report.Report, string) {
 	t.Helper()
 	tui := testprog.Build(t, "tui")
 	if args != "" {
@@ -38,7 +39,7 @@ timeouts: {total: 20s, prompt: 2s}
 }
 
 // sent returns what clai sent, as the timeline shows it, in order.
-func sent(rep *runner.Report) []string {
+func sent(rep *report.Report) []string {
 	var s []string
 	for _, e := range rep.Timeline {
 		if e.Event == "send" {

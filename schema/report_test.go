@@ -15,8 +15,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
 	"github.com/clai-sh/clai/schema"
 )
 
@@ -53,23 +53,23 @@ func validateReport(t *testing.T, doc []byte) error {
 // sampleReport is the report of a dry run as the runner writes it: would-sends,
 // a danger hit, a prompt nobody answered, a rule that never fired, a secret
 // send shown by reference.
-func sampleReport() *runner.Report {
+func sampleReport() *report.Report {
 	sum := sha256.Sum256([]byte("version: 1\nname: deploy\n"))
-	danger := runner.ReportEvent{TimeMS: 2500.917, Event: "danger", State: engine.Running, Rule: "drop-db",
+	danger := report.Event{TimeMS: 2500.917, Event: "danger", State: engine.Running, Rule: "drop-db",
 		Excerpt: "About to run: DROP DATABASE prod;", Reason: "abort"}
-	prompt := runner.ReportEvent{TimeMS: 1800.5, Event: "prompt", State: engine.Running,
+	prompt := report.Event{TimeMS: 1800.5, Event: "prompt", State: engine.Running,
 		Excerpt: "Proceed with migration? (yes/no) ", Reason: "the output stopped at a question for settle (300ms)"}
-	return &runner.Report{
+	return &report.Report{
 		Version:    1,
-		Playbook:   runner.ReportPlaybook{Name: "deploy", Path: "playbooks/deploy.yaml", SHA256: hex.EncodeToString(sum[:])},
+		Playbook:   report.Playbook{Name: "deploy", Path: "playbooks/deploy.yaml", SHA256: hex.EncodeToString(sum[:])},
 		Mode:       "dry-run",
 		StartedAt:  time.Date(2025, 3, 14, 9, 26, 53, 589_793_000, time.UTC),
 		DurationMS: 2501,
 		Outcome:    engine.Aborted,
 		ExitCode:   engine.ExitDanger,
 		Reason:     `danger rule "drop-db" matched "DROP DATABASE"`,
-		Child:      &runner.ReportChild{Code: 137, Signal: "killed"},
-		Timeline: []runner.ReportEvent{
+		Child:      &report.Child{Code: 137, Signal: "killed"},
+		Timeline: []report.Event{
 			{TimeMS: 0, Event: "start", State: engine.Starting, Reason: "deploy"},
 			{TimeMS: 0.25, Event: "state", State: engine.Running, From: engine.Starting, Reason: "program started"},
 			{TimeMS: 12.5, Event: "would-send", State: engine.Running, Step: "login", Excerpt: "Password: ", Sent: "secret env:DEPLOY_PASS"},
@@ -85,14 +85,14 @@ func sampleReport() *runner.Report {
 		TimelineDropped: 3,
 		Rules:           map[string]int{"confirm": 1, "drop-db": 1, "overwrite": 0},
 		NeverFired:      []string{"overwrite"},
-		DangerHits:      []runner.ReportEvent{danger},
+		DangerHits:      []report.Event{danger},
 		// A report of a flood lists the first danger hits only.
 		DangerHitsDropped: 2,
-		Unanswered:        []runner.ReportEvent{prompt},
+		Unanswered:        []report.Event{prompt},
 	}
 }
 
-func reportJSON(t *testing.T, rep *runner.Report) []byte {
+func reportJSON(t *testing.T, rep *report.Report) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := rep.Write(&b, "json"); err != nil {
@@ -109,12 +109,12 @@ func TestReportValidates(t *testing.T) {
 	}
 	// A live run that ended done, and one whose program never started.
 	rep.Mode, rep.Outcome, rep.ExitCode, rep.TimelineDropped = "live", engine.Done, 0, 0
-	rep.Child = &runner.ReportChild{Code: 0}
+	rep.Child = &report.Child{Code: 0}
 	if err := validateReport(t, reportJSON(t, rep)); err != nil {
 		t.Fatalf("live: %v", err)
 	}
 	rep.Child = nil
-	rep.Timeline, rep.DangerHits, rep.Unanswered, rep.NeverFired, rep.Rules = []runner.ReportEvent{}, []runner.ReportEvent{}, []runner.ReportEvent{}, []string{}, map[string]int{}
+	rep.Timeline, rep.DangerHits, rep.Unanswered, rep.NeverFired, rep.Rules = []report.Event{}, []report.Event{}, []report.Event{}, []string{}, map[string]int{}
 	if err := validateReport(t, reportJSON(t, rep)); err != nil {
 		t.Fatalf("not started: %v", err)
 	}
@@ -188,11 +188,11 @@ func TestReportSchemaMatchesTheStructs(t *testing.T) {
 		typ    reflect.Type
 		object map[string]any
 	}{
-		{reflect.TypeFor[runner.Report](), doc},
-		{reflect.TypeFor[runner.ReportPlaybook](), top["playbook"].(map[string]any)},
-		{reflect.TypeFor[runner.ReportChild](), child},
-		{reflect.TypeFor[runner.ReportEvent](), defs["event"].(map[string]any)},
-		{reflect.TypeFor[runner.OutputError](), defs["output_error"].(map[string]any)},
+		{reflect.TypeFor[report.Report](), doc},
+		{reflect.TypeFor[report.Playbook](), top["playbook"].(map[string]any)},
+		{reflect.TypeFor[report.Child](), child},
+		{reflect.TypeFor[report.Event](), defs["event"].(map[string]any)},
+		{reflect.TypeFor[report.OutputError](), defs["output_error"].(map[string]any)},
 	} {
 		var fields, required []string
 		for f := range c.typ.Fields() {

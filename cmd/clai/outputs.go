@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/playbooks"
-	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // outputPaths are the files a run is asked to write, as given on the command
@@ -27,7 +27,7 @@ type outputPaths struct {
 // are opened, which is before the run too.
 func (p outputPaths) check() error {
 	for _, path := range p.reports {
-		if _, err := runner.ReportFormat(path); err != nil {
+		if _, err := report.FormatOf(path); err != nil {
 			return usageError("--report: %v", err)
 		}
 	}
@@ -36,14 +36,14 @@ func (p outputPaths) check() error {
 	}
 	byFormat := map[string]string{}
 	for _, path := range p.reports {
-		format, _ := runner.ReportFormat(path)
+		format, _ := report.FormatOf(path)
 		if other, ok := byFormat[format]; ok {
 			return usageError("--report %s and --report %s are both .%s: give one file per format", other, path, format)
 		}
 		byFormat[format] = path
 	}
 	for _, path := range p.reports {
-		if err := runner.CheckReportPath(path); err != nil {
+		if err := report.CheckPath(path); err != nil {
 			return usageError("--report %s cannot be written: %v", path, err)
 		}
 	}
@@ -102,15 +102,15 @@ type outputs struct {
 // close flushes and closes the outputs. One that could not be written in full
 // is said on stderr, once, and noted in the report; the run's exit code stays
 // its own.
-func (o *outputs) close(stderr io.Writer, report *runner.Report) {
+func (o *outputs) close(stderr io.Writer, rep *report.Report) {
 	if err := o.log.close(); err != nil {
 		fmt.Fprintf(stderr, "clai: the event log %s is incomplete: %v\n", o.log.path, err)
-		report.AddOutputError("log", o.log.path, err)
+		rep.AddOutputError("log", o.log.path, err)
 	}
 	if o.record != nil {
 		if err := o.record.close(); err != nil {
 			fmt.Fprintf(stderr, "clai: the recording %s is incomplete: %v\n", o.record.path, err)
-			report.AddOutputError("recording", o.record.path, err)
+			rep.AddOutputError("recording", o.record.path, err)
 		}
 	}
 }
@@ -119,12 +119,12 @@ func (o *outputs) close(stderr io.Writer, report *runner.Report) {
 // names. A report that cannot be written is said on stderr and noted in the
 // others, which are written again to say so; the run's exit code stays its
 // own.
-func writeReports(stderr io.Writer, report *runner.Report, paths []string) {
+func writeReports(stderr io.Writer, rep *report.Report, paths []string) {
 	var written []string
 	for _, path := range paths {
-		if err := report.WriteFile(path); err != nil {
+		if err := rep.WriteFile(path); err != nil {
 			fmt.Fprintf(stderr, "clai: the report %s was not written: %v\n", path, err)
-			report.AddOutputError("report", path, err)
+			rep.AddOutputError("report", path, err)
 			continue
 		}
 		written = append(written, path)
@@ -133,7 +133,7 @@ func writeReports(stderr io.Writer, report *runner.Report, paths []string) {
 		return
 	}
 	for _, path := range written {
-		if err := report.WriteFile(path); err != nil {
+		if err := rep.WriteFile(path); err != nil {
 			fmt.Fprintf(stderr, "clai: the report %s does not list the reports that were not written: %v\n", path, err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/eventlog"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 func runCommand() *cli.Command {
@@ -157,14 +158,14 @@ func runCommand() *cli.Command {
 // outcome into the exit code. startErr is the error of a program that could
 // not start, whose report says so. An output that could not be written is said
 // on stderr and in the reports, and leaves the exit code as it was.
-func finishRun(c *cli.Context, report *runner.Report, out *outputs, reports []string, startErr error) error {
-	out.close(c.App.ErrWriter, report)
-	writeReports(c.App.ErrWriter, report, reports)
+func finishRun(c *cli.Context, rep *report.Report, out *outputs, reports []string, startErr error) error {
+	out.close(c.App.ErrWriter, rep)
+	writeReports(c.App.ErrWriter, rep, reports)
 	switch {
 	case startErr != nil:
 		return startErr
-	case report.ExitCode != 0:
-		return &exitError{code: report.ExitCode, err: fmt.Errorf("%s: %s", report.Outcome, report.Reason)}
+	case rep.ExitCode != 0:
+		return &exitError{code: rep.ExitCode, err: fmt.Errorf("%s: %s", rep.Outcome, rep.Reason)}
 	}
 	return nil
 }

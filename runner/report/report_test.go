@@ -1,4 +1,4 @@
-package runner_test
+package report_test
 
 import (
 	"bytes"
@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/internal/golden"
-	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // reportFormats are the formats a report is written in, by file extension.
@@ -27,9 +27,9 @@ const reportSecret = "hunter2-Sup3rS3cret!"
 // dryRunReport is the report of a dry run of an apt upgrade: two would-sends, a
 // danger rule that denies, one that never fired, a rule that never fired, and a
 // question nobody answered.
-func dryRunReport() *runner.Report {
-	ev := func(t float64, event engine.EventKind, state engine.State) runner.ReportEvent {
-		return runner.ReportEvent{TimeMS: t, Event: event, State: state}
+func dryRunReport() *report.Report {
+	ev := func(t float64, event engine.EventKind, state engine.State) report.Event {
+		return report.Event{TimeMS: t, Event: event, State: state}
 	}
 	start := ev(0, "start", engine.Starting)
 	start.Reason = "apt-upgrade"
@@ -57,9 +57,9 @@ func dryRunReport() *runner.Report {
 	exit := ev(64102.75, "exit", engine.Prompting)
 	exit.Reason = "exit 143 (terminated)"
 
-	return &runner.Report{
+	return &report.Report{
 		Version: 1,
-		Playbook: runner.ReportPlaybook{
+		Playbook: report.Playbook{
 			Name: "apt-upgrade", Path: "playbooks/apt-upgrade.yaml",
 			SHA256: "9f2c4e1b7a3d5c6e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9012a3b4c5d6e7",
 		},
@@ -69,22 +69,22 @@ func dryRunReport() *runner.Report {
 		Outcome:    engine.Prompting,
 		ExitCode:   engine.ExitManual,
 		Reason:     reason,
-		Child:      &runner.ReportChild{Code: 143, Signal: "terminated"},
-		Timeline:   []runner.ReportEvent{start, started, confirm, restart, danger, deferred, refusal, prompt, prompting, finish, exit},
+		Child:      &report.Child{Code: 143, Signal: "terminated"},
+		Timeline:   []report.Event{start, started, confirm, restart, danger, deferred, refusal, prompt, prompting, finish, exit},
 		Rules: map[string]int{
 			"confirm": 1, "restart-services": 1, "keep-config": 0, "purge-config": 1, "wipe-root": 0,
 		},
 		NeverFired: []string{"keep-config", "wipe-root"},
-		DangerHits: []runner.ReportEvent{danger},
-		Unanswered: []runner.ReportEvent{prompt},
+		DangerHits: []report.Event{danger},
+		Unanswered: []report.Event{prompt},
 	}
 }
 
 // liveReport is the report of a live ssh-keygen run that ended done: a rule
 // answers the overwrite question, the steps send the passphrase by reference.
-func liveReport() *runner.Report {
-	ev := func(t float64, event engine.EventKind, state engine.State) runner.ReportEvent {
-		return runner.ReportEvent{TimeMS: t, Event: event, State: state}
+func liveReport() *report.Report {
+	ev := func(t float64, event engine.EventKind, state engine.State) report.Event {
+		return report.Event{TimeMS: t, Event: event, State: state}
 	}
 	start := ev(0, "start", engine.Starting)
 	start.Reason = "ssh-keygen"
@@ -106,9 +106,9 @@ func liveReport() *runner.Report {
 	finish := ev(48.875, "finish", engine.Done)
 	finish.Reason = done.Reason
 
-	return &runner.Report{
+	return &report.Report{
 		Version: 1,
-		Playbook: runner.ReportPlaybook{
+		Playbook: report.Playbook{
 			Name: "ssh-keygen", Path: "examples/ssh-keygen.yaml",
 			SHA256: "0c8e7d6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d",
 		},
@@ -118,16 +118,16 @@ func liveReport() *runner.Report {
 		Outcome:    engine.Done,
 		ExitCode:   engine.ExitDone,
 		Reason:     done.Reason,
-		Child:      &runner.ReportChild{Code: 0},
-		Timeline:   []runner.ReportEvent{start, started, overwrite, pass, again, eof, exit, done, finish},
+		Child:      &report.Child{Code: 0},
+		Timeline:   []report.Event{start, started, overwrite, pass, again, eof, exit, done, finish},
 		Rules:      map[string]int{"overwrite": 1, "authorized-keys": 0},
 		NeverFired: []string{"authorized-keys"},
-		DangerHits: []runner.ReportEvent{},
-		Unanswered: []runner.ReportEvent{},
+		DangerHits: []report.Event{},
+		Unanswered: []report.Event{},
 	}
 }
 
-func render(t *testing.T, rep *runner.Report, format string) string {
+func render(t *testing.T, rep *report.Report, format string) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := rep.Write(&b, format); err != nil {
@@ -143,11 +143,11 @@ func normalise(s string) string {
 }
 
 func TestReportGolden(t *testing.T) {
-	for name, rep := range map[string]*runner.Report{"dry-run": dryRunReport(), "live": liveReport()} {
+	for name, rep := range map[string]*report.Report{"dry-run": dryRunReport(), "live": liveReport()} {
 		for _, format := range reportFormats {
 			t.Run(name+"."+format, func(t *testing.T) {
 				got := normalise(render(t, rep, format))
-				golden.Check(t, filepath.Join("..", "testdata", "report", name+".golden."+format), got)
+				golden.Check(t, filepath.Join("..", "..", "testdata", "report", name+".golden."+format), got)
 			})
 		}
 	}
@@ -165,7 +165,7 @@ func TestReportJSONUnchanged(t *testing.T) {
 	if got := render(t, rep, "json"); got != string(want)+"\n" {
 		t.Fatalf("json:\n%s", got)
 	}
-	var back runner.Report
+	var back report.Report
 	if err := json.Unmarshal(want, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -207,8 +207,8 @@ func TestReportWriteFileByExtension(t *testing.T) {
 		}
 	}
 	for path, want := range map[string]string{"a.json": "json", "b.MD": "md", "dir.v2/c.html": "html", "d.Html": "html"} {
-		if got, err := runner.ReportFormat(path); got != want || err != nil {
-			t.Errorf("ReportFormat(%q) = %q, %v", path, got, err)
+		if got, err := report.FormatOf(path); got != want || err != nil {
+			t.Errorf("FormatOf(%q) = %q, %v", path, got, err)
 		}
 	}
 	if err := rep.Write(new(bytes.Buffer), "pdf"); err == nil || !strings.Contains(err.Error(), `"pdf"`) {
@@ -221,7 +221,7 @@ func TestReportWriteFileByExtension(t *testing.T) {
 // appears in no format.
 func TestReportShowsOnlyWhatItHolds(t *testing.T) {
 	t.Setenv("PASS", reportSecret)
-	for _, rep := range []*runner.Report{dryRunReport(), liveReport()} {
+	for _, rep := range []*report.Report{dryRunReport(), liveReport()} {
 		for _, format := range reportFormats {
 			out := render(t, rep, format)
 			if strings.Contains(out, reportSecret) || strings.Contains(out, "Sup3rS3cret") {
@@ -240,7 +240,7 @@ var externalRefs = []string{"http://", "https://", " src=", " href=", "url(", "@
 
 func TestReportHTMLSelfContained(t *testing.T) {
 	t.Parallel()
-	for _, rep := range []*runner.Report{dryRunReport(), liveReport(), emptyReport(), nil} {
+	for _, rep := range []*report.Report{dryRunReport(), liveReport(), emptyReport(), nil} {
 		var out string
 		if rep == nil {
 			rep, out = longReport(), longHTML(t)
@@ -314,21 +314,21 @@ func chartOf(t *testing.T, page string) string {
 
 // emptyReport is a run that took no time and recorded nothing, as a hand-made
 // report may be: nil slices and maps, no child.
-func emptyReport() *runner.Report {
-	return &runner.Report{Version: 1, Playbook: runner.ReportPlaybook{Name: "empty"}, Mode: "live",
+func emptyReport() *report.Report {
+	return &report.Report{Version: 1, Playbook: report.Playbook{Name: "empty"}, Mode: "live",
 		Outcome: engine.Failed, ExitCode: engine.ExitFailed, Reason: "could not start"}
 }
 
 // longReport has a full timeline of 10,000 events over ten minutes, 2,500
 // left out, and danger hits past the timeline's end.
-func longReport() *runner.Report {
-	rep := &runner.Report{Version: 1, Playbook: runner.ReportPlaybook{Name: "long"}, Mode: "live",
+func longReport() *report.Report {
+	rep := &report.Report{Version: 1, Playbook: report.Playbook{Name: "long"}, Mode: "live",
 		DurationMS: 600_000, Outcome: engine.TimedOut, ExitCode: engine.ExitTimeout, Reason: "timeouts.total",
 		Rules: map[string]int{"y": 5000}, TimelineDropped: 2500}
 	states := []engine.State{engine.Running, engine.Prompting, engine.Nudging, engine.Manual}
 	state := engine.Starting
 	for i := range 10_000 {
-		e := runner.ReportEvent{TimeMS: float64(i) * 45, State: state}
+		e := report.Event{TimeMS: float64(i) * 45, State: state}
 		switch i % 5 {
 		case 0:
 			e.Event, e.Rule, e.Excerpt, e.Sent = "send", "y", "Continue? [y/n] ", "y\r"
@@ -347,7 +347,7 @@ func longReport() *runner.Report {
 		rep.Timeline = append(rep.Timeline, e)
 	}
 	for i := range 500 {
-		rep.DangerHits = append(rep.DangerHits, runner.ReportEvent{TimeMS: 450_000 + float64(i)*100, Event: "danger", State: state, Rule: "wipe"})
+		rep.DangerHits = append(rep.DangerHits, report.Event{TimeMS: 450_000 + float64(i)*100, Event: "danger", State: state, Rule: "wipe"})
 	}
 	return rep
 }
@@ -416,7 +416,7 @@ func TestReportMarkdownTables(t *testing.T) {
 	t.Parallel()
 	rep := dryRunReport()
 	long := strings.Repeat("0123456789", 30) + "|end"
-	rep.Timeline = append(rep.Timeline, runner.ReportEvent{TimeMS: 64103, Event: "match", State: engine.Prompting,
+	rep.Timeline = append(rep.Timeline, report.Event{TimeMS: 64103, Event: "match", State: engine.Prompting,
 		Rule: "a|b", Excerpt: long, Sent: "x|\n`y`", Reason: "one\ntwo | three\x1b[0m"})
 	md := render(t, rep, "md")
 	unescaped := regexp.MustCompile(`(^|[^\\])\|`)

@@ -1,4 +1,4 @@
-package runner
+package report
 
 import (
 	"slices"
@@ -64,7 +64,7 @@ func TestAxisTicks(t *testing.T) {
 // the events it also stands for.
 func TestChartMarks(t *testing.T) {
 	t.Parallel()
-	events := []ReportEvent{
+	events := []Event{
 		{TimeMS: 0, Event: "send"}, {TimeMS: 1, Event: "would-send"}, {TimeMS: 1, Event: "prompt"},
 		{TimeMS: 3, Event: "send"}, {TimeMS: 3, Event: "state"},
 	}

@@ -1,34 +1,28 @@
-package runner
+// Package report is the account of a run that --report writes: the model
+// (Report and its parts, in report.go), the Builder that makes one from the
+// run's events (builder.go), and its formats, one file each: JSON (json.go, the
+// versioned, machine-readable one, whose schema is schema/report.schema.json),
+// Markdown (markdown.go) and HTML (html.go, the page's template
+// report.html.tmpl and its chart in chart.go); text.go holds what the Markdown
+// and HTML reports share. See docs/reports.md.
+package report
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/engine"
 )
 
-// maxTimeline bounds the events a report keeps, so a long run's report stays small;
-// the count of events left out is reported.
-const maxTimeline = 10_000
-
-// maxDangerHits bounds the danger hits a report lists, as maxTimeline bounds the
-// timeline: the count of hits left out is reported, and Rules counts them all.
-const maxDangerHits = 1_000
-
 // Report is what a run did, for --report. It is versioned: fields are only added.
 type Report struct {
-	Version  int            `json:"version"`
-	Playbook ReportPlaybook `json:"playbook"`
-	// Mode is "live" or "dry-run".
+	Version  int      `json:"version"`
+	Playbook Playbook `json:"playbook"`
+	// Mode is "live", "dry-run" or "replay" (ModeLive, ModeDryRun, ModeReplay).
 	Mode       string       `json:"mode"`
 	StartedAt  time.Time    `json:"started_at"`
 	DurationMS int64        `json:"duration_ms"`
@@ -37,38 +31,38 @@ type Report struct {
 	Reason     string       `json:"reason"`
 	// Child is how the program ended; null when it could not be started, or
 	// when its tmux pane closed and how it ended is not known.
-	Child *ReportChild `json:"child"`
+	Child *Child `json:"child"`
 	// Timeline lists the run's events in order; TimelineDropped counts those left
 	// out past the first maxTimeline.
-	Timeline        []ReportEvent  `json:"timeline"`
+	Timeline        []Event        `json:"timeline"`
 	TimelineDropped int            `json:"timeline_dropped,omitempty"`
 	Rules           map[string]int `json:"rules"`
 	NeverFired      []string       `json:"never_fired"`
 	// DangerHits lists the run's danger events; DangerHitsDropped counts those
 	// left out past the first maxDangerHits.
-	DangerHits        []ReportEvent `json:"danger_hits"`
-	DangerHitsDropped int           `json:"danger_hits_dropped,omitempty"`
-	Unanswered        []ReportEvent `json:"unanswered_prompts"`
+	DangerHits        []Event `json:"danger_hits"`
+	DangerHitsDropped int     `json:"danger_hits_dropped,omitempty"`
+	Unanswered        []Event `json:"unanswered_prompts"`
 	// OutputErrors lists the outputs of the run (the event log, the
 	// recording) that could not be written in full; absent when all were.
 	OutputErrors []OutputError `json:"output_errors,omitempty"`
 }
 
-// ReportPlaybook identifies the playbook a run used.
-type ReportPlaybook struct {
+// Playbook identifies the playbook a run used.
+type Playbook struct {
 	Name   string `json:"name"`
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 }
 
-// ReportChild is how the program ended.
-type ReportChild struct {
+// Child is how the program ended.
+type Child struct {
 	Code   int    `json:"code"`
 	Signal string `json:"signal,omitempty"`
 }
 
-// ReportEvent is an Event as a report shows it.
-type ReportEvent struct {
+// Event is an engine.Event as a report shows it.
+type Event struct {
 	TimeMS  float64          `json:"t_ms"`
 	Event   engine.EventKind `json:"event"`
 	State   engine.State     `json:"state"`
@@ -83,83 +77,15 @@ type ReportEvent struct {
 	Screen string `json:"screen,omitempty"`
 }
 
-// recorder builds a Report from the events of a run.
-type recorder struct {
-	report Report
-	redact *Redactor
-	start  time.Time
-	// noTimeline leaves the timeline out, for a run whose report is not written.
-	noTimeline bool
-}
-
-func newRecorder(pb *playbooks.Playbook, dryRun, noTimeline bool, redact *Redactor) *recorder {
-	sum := sha256.Sum256(pb.Source)
-	mode := "live"
-	if dryRun {
-		mode = "dry-run"
-	}
-	r := &recorder{redact: redact, noTimeline: noTimeline}
-	r.report = Report{
-		Version:  1,
-		Playbook: ReportPlaybook{Name: pb.Name, Path: pb.Path, SHA256: hex.EncodeToString(sum[:])},
-		Mode:     mode,
-		Rules:    map[string]int{},
-		Timeline: []ReportEvent{}, NeverFired: []string{}, DangerHits: []ReportEvent{}, Unanswered: []ReportEvent{},
-	}
-	for _, rule := range pb.Rules {
-		r.report.Rules[rule.Name] = 0
-	}
-	for _, d := range pb.Danger {
-		r.report.Rules[d.Name] = 0
-	}
-	return r
-}
-
-func (r *recorder) event(e engine.Event) {
-	if r.noTimeline && e.Name != engine.EventDanger && e.Name != engine.EventPrompt {
-		return
-	}
-	re := ReportEvent{
-		TimeMS: float64(e.At.Microseconds()) / 1000, Event: e.Name, State: e.State, From: e.From,
-		Rule: e.Rule, Step: e.Step, Excerpt: r.redact.String(e.Excerpt), Sent: r.redact.String(e.Sent),
-		Reason: r.redact.String(e.Reason), Bytes: e.Bytes, Screen: r.redact.String(e.Screen),
-	}
-	switch e.Name {
-	case engine.EventDanger:
-		if len(r.report.DangerHits) < maxDangerHits {
-			r.report.DangerHits = append(r.report.DangerHits, re)
-		} else {
-			r.report.DangerHitsDropped++
-		}
-	case engine.EventPrompt:
-		r.report.Unanswered = append(r.report.Unanswered, re)
-	}
-	switch {
-	case r.noTimeline:
-	case len(r.report.Timeline) < maxTimeline:
-		r.report.Timeline = append(r.report.Timeline, re)
-	default:
-		r.report.TimelineDropped++
-	}
-}
-
-func (r *recorder) finish(res engine.Result, fired map[string]int, child *engine.ExitStatus, end time.Time) *Report {
-	rep := &r.report
-	rep.StartedAt = r.start
-	rep.DurationMS = end.Sub(r.start).Milliseconds()
-	rep.Outcome, rep.ExitCode, rep.Reason = res.State, res.ExitCode, r.redact.String(res.Reason)
-	if child != nil && !child.PaneClosed {
-		rep.Child = &ReportChild{Code: child.Code, Signal: child.Signal}
-	}
-	for name := range rep.Rules {
-		rep.Rules[name] = fired[name]
-		if fired[name] == 0 {
-			rep.NeverFired = append(rep.NeverFired, name)
-		}
-	}
-	slices.Sort(rep.NeverFired)
-	return rep
-}
+// The modes a report says a run was in.
+const (
+	// ModeLive is a run that answered its program.
+	ModeLive = "live"
+	// ModeDryRun is a run that only said what it would answer.
+	ModeDryRun = "dry-run"
+	// ModeReplay is a replay of a recording.
+	ModeReplay = "replay"
+)
 
 // The formats a report is written in, chosen by WriteFile from the file's extension.
 const (
@@ -192,10 +118,10 @@ func (rep *Report) render(w io.Writer, format string) error {
 	return fmt.Errorf("unknown format %q (json, md or html)", format)
 }
 
-// ReportFormat is the format WriteFile writes path in, from its extension
+// FormatOf is the format WriteFile writes path in, from its extension
 // (.json, .md or .html, in any case), or an error naming the three; a command can
 // check a --report path with it before the run.
-func ReportFormat(path string) (string, error) {
+func FormatOf(path string) (string, error) {
 	ext := filepath.Ext(path)
 	switch format := strings.ToLower(strings.TrimPrefix(ext, ".")); format {
 	case FormatJSON, FormatMarkdown, FormatHTML:
@@ -207,12 +133,12 @@ func ReportFormat(path string) (string, error) {
 	return "", fmt.Errorf("report %s: unknown format %q (write .json, .md or .html)", path, ext)
 }
 
-// CheckReportPath checks, before a run, that WriteFile can write a report to
+// CheckPath checks, before a run, that WriteFile can write a report to
 // path: its extension names a format, path is not a folder, and a file can be
 // made where WriteFile will make it. A missing folder is created; what is at
 // path is left as it is.
-func CheckReportPath(path string) error {
-	if _, err := ReportFormat(path); err != nil {
+func CheckPath(path string) error {
+	if _, err := FormatOf(path); err != nil {
 		return err
 	}
 	return checkWritableAtomic(path)
@@ -223,7 +149,7 @@ func CheckReportPath(path string) error {
 // was at path before, and runs writing the same path at once leave one of their
 // reports, never a mix.
 func (rep *Report) WriteFile(path string) error {
-	format, err := ReportFormat(path)
+	format, err := FormatOf(path)
 	if err != nil {
 		return err
 	}
@@ -237,14 +163,4 @@ func (rep *Report) WriteFile(path string) error {
 		_, err := w.Write(buf.Bytes())
 		return err
 	})
-}
-
-// writeJSON writes the report as indented JSON, one document and a newline.
-func (rep *Report) writeJSON(w io.Writer) error {
-	data, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(data, '\n'))
-	return err
 }

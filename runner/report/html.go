@@ -1,4 +1,4 @@
-package runner
+package report
 
 import (
 	_ "embed"
@@ -12,7 +12,7 @@ import (
 // sheet, script, font or image, so it can be attached to a CI run and opened
 // anywhere. The page is the template report.html.tmpl; html/template escapes
 // everything the report holds. The timeline picture is laid out in
-// report_chart.go.
+// chart.go.
 
 // blockExcerpt bounds the excerpt shown in a <pre> block.
 const blockExcerpt = 2000
@@ -79,7 +79,7 @@ func cssClass(s string) string {
 }
 
 // htmlRow is a row of the page's tables for one event.
-func (rep *Report) htmlRow(e ReportEvent) htmlRow {
+func (rep *Report) htmlRow(e Event) htmlRow {
 	row := htmlRow{
 		Time: msString(e.TimeMS), Event: visible(string(e.Event)), Class: "ev-" + cssClass(string(e.Event)), State: visible(stateOf(e)),
 		RuleStep: visible(ruleStep(e)), Sent: head(visible(e.Sent), 4*excerptCell),

@@ -1,4 +1,4 @@
-package runner_test
+package report_test
 
 import (
 	"errors"
@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // hostileText is what a program, a playbook or a path could hold to break out
@@ -20,13 +20,13 @@ const hostileText = `</script><script>alert(1)</script>"><img src=x onerror=aler
 // reportHolding is the dry run's report with text in every string the program,
 // the playbook or the run controls: names, paths, reasons, excerpts, screens,
 // sends, rules, steps, states, events and the output errors.
-func reportHolding(text string) *runner.Report {
+func reportHolding(text string) *report.Report {
 	rep := dryRunReport()
 	rep.Playbook.Name, rep.Playbook.Path, rep.Mode, rep.Reason = text, text, text, text
 	rep.Outcome = engine.State(text)
 	rep.Child.Signal = text
 	rep.AddOutputError(text, text, errors.New(text))
-	with := func(events []runner.ReportEvent) {
+	with := func(events []report.Event) {
 		for i := range events {
 			e := &events[i]
 			e.Excerpt += text
@@ -46,7 +46,7 @@ func reportHolding(text string) *runner.Report {
 	with(rep.Timeline)
 	with(rep.DangerHits)
 	with(rep.Unanswered)
-	rep.Timeline = append(rep.Timeline, runner.ReportEvent{TimeMS: 64103, Event: engine.EventKind(text), State: engine.State(text)})
+	rep.Timeline = append(rep.Timeline, report.Event{TimeMS: 64103, Event: engine.EventKind(text), State: engine.State(text)})
 	rules := map[string]int{}
 	for name, n := range rep.Rules {
 		rules[name+text] = n

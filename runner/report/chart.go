@@ -1,4 +1,4 @@
-package runner
+package report
 
 import (
 	"fmt"
@@ -292,7 +292,7 @@ func chartLanes() []htmlLane {
 
 // markedEvents are the events the markers stand for: the timeline's, and the
 // danger hits and prompts past the end of a cut timeline.
-func (rep *Report) markedEvents() []ReportEvent {
+func (rep *Report) markedEvents() []Event {
 	if rep.TimelineDropped == 0 {
 		return rep.Timeline
 	}
@@ -305,7 +305,7 @@ func (rep *Report) markedEvents() []ReportEvent {
 			prompts++
 		}
 	}
-	events := append([]ReportEvent(nil), rep.Timeline...)
+	events := append([]Event(nil), rep.Timeline...)
 	events = append(events, rep.DangerHits[min(dangers, len(rep.DangerHits)):]...)
 	return append(events, rep.Unanswered[min(prompts, len(rep.Unanswered)):]...)
 }
@@ -314,7 +314,7 @@ func (rep *Report) markedEvents() []ReportEvent {
 // first event that falls there, whose tooltip counts the others. It returns
 // the markers, how many events have one, and how many of those are drawn by
 // another's marker.
-func chartMarks(events []ReportEvent, scale chartScale) (marks []htmlMark, marked, merged int) {
+func chartMarks(events []Event, scale chartScale) (marks []htmlMark, marked, merged int) {
 	type bucket struct{ lane, n int }
 	seen := map[bucket]int{} // index in marks
 	var counts []int
@@ -345,7 +345,7 @@ func chartMarks(events []ReportEvent, scale chartScale) (marks []htmlMark, marke
 
 // marker is the marker of event e in its lane at cx: a circle for a send, a
 // diamond for a prompt, a triangle for a danger hit, a square for a timeout.
-func marker(e ReportEvent, lane int, cx float64) htmlMark {
+func marker(e Event, lane int, cx float64) htmlMark {
 	cy := float64(bandY+lane*laneHeight) + laneHeight/2
 	m := htmlMark{Kind: laneShape(lane), Class: "m-" + cssClass(string(e.Event)), CX: units(cx), CY: units(cy), Title: markTitle(e)}
 	switch lane {
@@ -380,7 +380,7 @@ func points(xy ...float64) string {
 }
 
 // markTitle is a marker's tooltip: the event's details on a few lines.
-func markTitle(e ReportEvent) string {
+func markTitle(e Event) string {
 	lines := []string{msString(e.TimeMS) + " ms · " + visible(string(e.Event)) + " · " + visible(stateOf(e))}
 	if e.Rule != "" {
 		lines = append(lines, "rule "+visible(ruleStep(e)))

@@ -1,0 +1,173 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// This file holds what the Markdown and HTML reports share: how a report's
+// values read as text, and how text with control characters is shown.
+
+// excerptCell is how many characters of an excerpt a table cell shows.
+const excerptCell = 80
+
+// statusWord is the outcome as one upper-case word: DONE, ABORTED, MANUAL …
+func (rep *Report) statusWord() string {
+	if rep.Outcome == "" {
+		return "UNKNOWN"
+	}
+	return strings.ToUpper(string(rep.Outcome))
+}
+
+// shortSHA is the first 12 digits of the playbook's hash.
+func (rep *Report) shortSHA() string {
+	if len(rep.Playbook.SHA256) > 12 {
+		return rep.Playbook.SHA256[:12]
+	}
+	return rep.Playbook.SHA256
+}
+
+// childStatus describes how the program ended.
+func (rep *Report) childStatus() string {
+	if rep.Child == nil {
+		return "not started, or unknown"
+	}
+	if rep.Child.Signal != "" {
+		return fmt.Sprintf("exit %d (%s)", rep.Child.Code, rep.Child.Signal)
+	}
+	return fmt.Sprintf("exit %d", rep.Child.Code)
+}
+
+// duration is the run's length, as Go writes durations ("1.234s").
+func (rep *Report) duration() string {
+	return (time.Duration(rep.DurationMS) * time.Millisecond).String()
+}
+
+// startedAt is when the run started, in UTC, or "" when the report does not say.
+func (rep *Report) startedAt() string {
+	if rep.StartedAt.IsZero() {
+		return ""
+	}
+	return rep.StartedAt.UTC().Format(time.RFC3339)
+}
+
+// sortedRules lists the per-rule counts by rule name.
+func (rep *Report) sortedRules() []string {
+	names := make([]string, 0, len(rep.Rules))
+	for name := range rep.Rules {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// msString is a time in milliseconds with one decimal.
+func msString(ms float64) string { return strconv.FormatFloat(ms, 'f', 1, 64) }
+
+// ruleStep names the rule and the step of an event, as plain text.
+func ruleStep(e Event) string {
+	switch {
+	case e.Rule != "" && e.Step != "":
+		return e.Rule + " · step " + e.Step
+	case e.Step != "":
+		return "step " + e.Step
+	}
+	return e.Rule
+}
+
+// stateOf shows an event's state, with where it came from for a state change.
+func stateOf(e Event) string {
+	if e.From != "" {
+		return string(e.From) + " → " + string(e.State)
+	}
+	return string(e.State)
+}
+
+// reasonOf is an event's reason, with its byte count when it has one.
+func reasonOf(e Event) string {
+	if e.Bytes == 0 {
+		return e.Reason
+	}
+	b := strconv.Itoa(e.Bytes) + " bytes"
+	if e.Reason == "" {
+		return b
+	}
+	return e.Reason + " (" + b + ")"
+}
+
+// visible shows text on one line with its control characters made visible: ⏎ for
+// a carriage return, ␤ for a line feed, ⇥ for a tab, ␛ for escape, the Unicode
+// control pictures for the other C0 controls, \uXXXX for other invisible line
+// breaks and C1 controls. Invalid UTF-8 shows as U+FFFD.
+func visible(s string) string {
+	return showControls(s, false)
+}
+
+// visibleBlock is visible for a block of text: line breaks stay line breaks (a
+// CR LF pair is one), a lone carriage return shows as ⏎.
+func visibleBlock(s string) string {
+	return showControls(s, true)
+}
+
+func showControls(s string, block bool) string {
+	if !strings.ContainsFunc(s, needsShowing) && utf8.ValidString(s) {
+		return s
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case block && r == '\n':
+			b.WriteByte('\n')
+		case block && r == '\r' && i+1 < len(s) && s[i+1] == '\n':
+			// part of a line break
+		case block && r == '\t':
+			b.WriteByte('\t')
+		case r == '\r':
+			b.WriteRune('⏎')
+		case r == '\n':
+			b.WriteRune('␤')
+		case r == '\t':
+			b.WriteRune('⇥')
+		case r == 0x1b:
+			b.WriteRune('␛')
+		case r < 0x20:
+			b.WriteRune(0x2400 + r)
+		case r == 0x7f:
+			b.WriteRune('␡')
+		case needsShowing(r):
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// needsShowing reports whether r is invisible or breaks a line.
+func needsShowing(r rune) bool {
+	return r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029
+}
+
+// tail keeps the last n characters of s, marking a cut with a leading "…"; the end
+// of an excerpt is what matched.
+func tail(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return "…" + string(r[len(r)-(n-1):])
+}
+
+// head keeps the first n characters of s, marking a cut with a trailing "…".
+func head(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
