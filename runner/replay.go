@@ -102,59 +102,27 @@ func isTerminalReply(s string) bool {
 	return false
 }
 
-// tickUntil runs the engine's timers in virtual time up to end: each deadline due
-// by then is ticked at its own time, until the run ends, or is interrupted when
-// ctx ends. It returns the time of the last tick, or now if there was none.
-func tickUntil(ctx context.Context, e *engine.Engine, now, end time.Time, apply func([]engine.Action)) time.Time {
-	for e.Result() == nil && !interrupted(ctx, e, now, apply) {
-		next, ok := e.Deadline()
-		if !ok || next.After(end) {
-			break
-		}
-		if next.After(now) {
-			now = next
-		}
-		apply(e.Tick(now))
-	}
-	return now
-}
-
-// interrupted ends the run as clai's interruption when ctx has ended, and reports
-// whether it had.
-func interrupted(ctx context.Context, e *engine.Engine, now time.Time, apply func([]engine.Action)) bool {
-	if ctx.Err() == nil {
-		return false
-	}
-	apply(e.Cancel(now, "clai was interrupted"))
-	return true
-}
-
 // feed plays recorded events into the engine in virtual time from t0, ticking it
 // at each of its deadlines on the way, and ends with the program's exit unless the
 // engine ended the run first (or ctx ended, which interrupts it). apply receives
 // the actions of every call. An error reading the events ends the feed with it.
 func feed(ctx context.Context, eng *engine.Engine, events iter.Seq2[cast.Event, error], t0 time.Time, apply func([]engine.Action)) (time.Time, engine.ExitStatus, error) {
-	now := t0
-	apply(eng.Start(now))
-	advance := func(t time.Time) {
-		now = tickUntil(ctx, eng, now, t, apply)
-		if t.After(now) {
-			now = t
-		}
-	}
+	st := engine.NewStepper(eng, t0, apply)
+	st.Start()
 	status := engine.ExitStatus{}
 	clais := false
 	for ev, err := range events {
 		if err != nil {
-			return now, status, err
+			return st.Now(), status, err
 		}
-		advance(t0.Add(ev.At()))
+		at := t0.Add(ev.At())
+		st.AdvanceTo(ctx, at)
 		if eng.Result() != nil {
 			break
 		}
 		switch ev.Kind {
 		case cast.KindOutput:
-			apply(eng.Output(now, []byte(ev.Data)))
+			st.Output(ctx, at, []byte(ev.Data))
 		case cast.KindInput:
 			if clais {
 				clais = false
@@ -166,11 +134,11 @@ func feed(ctx context.Context, eng *engine.Engine, events iter.Seq2[cast.Event, 
 			}
 			if n := strings.Count(ev.Data, "\x03"); n > 0 {
 				for range n {
-					apply(eng.Interrupt(now))
+					st.Interrupt(ctx, at)
 				}
 				continue
 			}
-			apply(eng.Input(now, len(ev.Data)))
+			st.Input(ctx, at, len(ev.Data))
 		case cast.KindMarker:
 			switch label := ev.Data; {
 			case label == MarkerSend:
@@ -178,14 +146,14 @@ func feed(ctx context.Context, eng *engine.Engine, events iter.Seq2[cast.Event, 
 			case strings.HasPrefix(label, MarkerExit+" "):
 				code, err := strconv.Atoi(strings.TrimPrefix(label, MarkerExit+" "))
 				if err != nil {
-					return now, status, fmt.Errorf("replay: marker %q: %w", label, err)
+					return st.Now(), status, fmt.Errorf("replay: marker %q: %w", label, err)
 				}
 				status.Code = code
 			}
 		}
 	}
 	if eng.Result() == nil {
-		apply(eng.Exit(now, status))
+		st.Exit(ctx, st.Now(), status)
 	}
-	return now, status, nil
+	return st.Now(), status, nil
 }
