@@ -1,0 +1,31 @@
+package runner_test
+
+import (
+	"testing"
+
+	"github.com/clai-sh/clai/runner"
+)
+
+// A test's lines arrive in its own virtual time, settle apart: a timer that
+// falls due between two lines fires before the next one arrives, as it would
+// in a run. Here the step's timeout (102.5 ms) falls between the end of the
+// first line's settle (102 ms) and the second line (103 ms).
+func TestPlaybookTestTimerBetweenLinesFiresFirst(t *testing.T) {
+	t.Parallel()
+	pb := playbook(t, `
+version: 1
+name: between
+spawn: {command: [x]}
+settings: {settle: 100ms, min_send_interval: 0s}
+steps:
+  - {expect: "Name:", line: demo, timeout: 102.5ms}
+tests:
+  - name: late
+    output: "Loading\nName: "
+    expect: {state: timeout, sent: "", exit: 124}
+`)
+	res := runner.RunTests(t.Context(), pb)
+	if len(res) != 1 || !res[0].Passed() {
+		t.Fatalf("%+v", res)
+	}
+}
