@@ -102,6 +102,35 @@ func isTerminalReply(s string) bool {
 	return false
 }
 
+// typed observes what a person typed at t: each Ctrl-C in it as an interrupt,
+// or else the number of bytes.
+func typed(ctx context.Context, st *engine.Stepper, t time.Time, data string) {
+	if n := strings.Count(data, "\x03"); n > 0 {
+		for range n {
+			st.Interrupt(ctx, t)
+		}
+		return
+	}
+	st.Input(ctx, t, len(data))
+}
+
+// readMarker reads one of clai's markers: MarkerSend says the next input is
+// clai's own answer; MarkerExit carries the program's exit code. Other labels
+// are notes for a person.
+func readMarker(label string, clais *bool, status *engine.ExitStatus) error {
+	switch {
+	case label == MarkerSend:
+		*clais = true
+	case strings.HasPrefix(label, MarkerExit+" "):
+		code, err := strconv.Atoi(strings.TrimPrefix(label, MarkerExit+" "))
+		if err != nil {
+			return fmt.Errorf("replay: marker %q: %w", label, err)
+		}
+		status.Code = code
+	}
+	return nil
+}
+
 // feed plays recorded events into the engine in virtual time from t0, ticking it
 // at each of its deadlines on the way, and ends with the program's exit unless the
 // engine ended the run first (or ctx ended, which interrupts it). apply receives
@@ -115,41 +144,35 @@ func feed(ctx context.Context, eng *engine.Engine, events iter.Seq2[cast.Event, 
 		if err != nil {
 			return st.Now(), status, err
 		}
+		// Each event moves time to its own, and the engine observes what it
+		// should see at that time.
 		at := t0.Add(ev.At())
-		st.AdvanceTo(ctx, at)
+		switch {
+		case ev.Kind == cast.KindOutput:
+			st.Output(ctx, at, []byte(ev.Data))
+		case ev.Kind == cast.KindInput && clais:
+			// clai's own answer: the engine decides afresh.
+			clais = false
+			st.AdvanceTo(ctx, at)
+		case ev.Kind == cast.KindInput && isTerminalReply(ev.Data):
+			// The terminal answered a query: not a person's keystrokes.
+			st.AdvanceTo(ctx, at)
+		case ev.Kind == cast.KindInput:
+			typed(ctx, st, at, ev.Data)
+		case ev.Kind == cast.KindMarker:
+			st.AdvanceTo(ctx, at)
+			if eng.Result() != nil {
+				break
+			}
+			if err := readMarker(ev.Data, &clais, &status); err != nil {
+				return st.Now(), status, err
+			}
+		default:
+			// A resize, or an event of a newer writer: only time passes.
+			st.AdvanceTo(ctx, at)
+		}
 		if eng.Result() != nil {
 			break
-		}
-		switch ev.Kind {
-		case cast.KindOutput:
-			st.Output(ctx, at, []byte(ev.Data))
-		case cast.KindInput:
-			if clais {
-				clais = false
-				continue
-			}
-			if isTerminalReply(ev.Data) {
-				// The terminal answered a query: not a person's keystrokes.
-				continue
-			}
-			if n := strings.Count(ev.Data, "\x03"); n > 0 {
-				for range n {
-					st.Interrupt(ctx, at)
-				}
-				continue
-			}
-			st.Input(ctx, at, len(ev.Data))
-		case cast.KindMarker:
-			switch label := ev.Data; {
-			case label == MarkerSend:
-				clais = true
-			case strings.HasPrefix(label, MarkerExit+" "):
-				code, err := strconv.Atoi(strings.TrimPrefix(label, MarkerExit+" "))
-				if err != nil {
-					return st.Now(), status, fmt.Errorf("replay: marker %q: %w", label, err)
-				}
-				status.Code = code
-			}
 		}
 	}
 	if eng.Result() == nil {
