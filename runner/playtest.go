@@ -133,14 +133,9 @@ func testSize(pb *playbooks.Playbook, t *playbooks.Test) (rows, cols int) {
 // deferred answers go out before the next line, as they would while the program
 // waits for them. It returns the virtual time the output ended at.
 func feedTranscript(ctx context.Context, e *engine.Engine, pb *playbooks.Playbook, output string, take func([]engine.Action)) time.Time {
-	now := time.Unix(0, 0).UTC()
+	st := engine.NewStepper(e, time.Unix(0, 0).UTC(), take)
 	horizon := max(pb.Settings.Settle, pb.Settings.MinSendInterval) + time.Millisecond
-	settle := func() {
-		end := now.Add(horizon)
-		tickUntil(ctx, e, now, end, take)
-		now = end
-	}
-	take(e.Start(now))
+	st.Start()
 	lines := splitLines(output)
 	if pb.Settings.Match == playbooks.MatchScreen {
 		// A screen is drawn at once: the test's output is one screenful.
@@ -155,11 +150,11 @@ func feedTranscript(ctx context.Context, e *engine.Engine, pb *playbooks.Playboo
 		if strings.HasSuffix(line, "\n") && !strings.HasSuffix(line, "\r\n") {
 			line = strings.TrimSuffix(line, "\n") + "\r\n"
 		}
-		now = now.Add(time.Millisecond)
-		take(e.Output(now, []byte(line)))
-		settle()
+		st.Output(ctx, st.Now().Add(time.Millisecond), []byte(line))
+		// Deferred answers go out before the next line.
+		st.Advance(ctx, horizon)
 	}
-	return now
+	return st.Now()
 }
 
 // splitLines splits text after each newline, keeping the newlines.

@@ -102,31 +102,33 @@ func isTerminalReply(s string) bool {
 	return false
 }
 
-// tickUntil runs the engine's timers in virtual time up to end: each deadline due
-// by then is ticked at its own time, until the run ends, or is interrupted when
-// ctx ends. It returns the time of the last tick, or now if there was none.
-func tickUntil(ctx context.Context, e *engine.Engine, now, end time.Time, apply func([]engine.Action)) time.Time {
-	for e.Result() == nil && !interrupted(ctx, e, now, apply) {
-		next, ok := e.Deadline()
-		if !ok || next.After(end) {
-			break
+// typed observes what a person typed at t: each Ctrl-C in it as an interrupt,
+// or else the number of bytes.
+func typed(ctx context.Context, st *engine.Stepper, t time.Time, data string) {
+	if n := strings.Count(data, "\x03"); n > 0 {
+		for range n {
+			st.Interrupt(ctx, t)
 		}
-		if next.After(now) {
-			now = next
-		}
-		apply(e.Tick(now))
+		return
 	}
-	return now
+	st.Input(ctx, t, len(data))
 }
 
-// interrupted ends the run as clai's interruption when ctx has ended, and reports
-// whether it had.
-func interrupted(ctx context.Context, e *engine.Engine, now time.Time, apply func([]engine.Action)) bool {
-	if ctx.Err() == nil {
-		return false
+// readMarker reads one of clai's markers: MarkerSend says the next input is
+// clai's own answer; MarkerExit carries the program's exit code. Other labels
+// are notes for a person.
+func readMarker(label string, clais *bool, status *engine.ExitStatus) error {
+	switch {
+	case label == MarkerSend:
+		*clais = true
+	case strings.HasPrefix(label, MarkerExit+" "):
+		code, err := strconv.Atoi(strings.TrimPrefix(label, MarkerExit+" "))
+		if err != nil {
+			return fmt.Errorf("replay: marker %q: %w", label, err)
+		}
+		status.Code = code
 	}
-	apply(e.Cancel(now, "clai was interrupted"))
-	return true
+	return nil
 }
 
 // feed plays recorded events into the engine in virtual time from t0, ticking it
@@ -134,58 +136,47 @@ func interrupted(ctx context.Context, e *engine.Engine, now time.Time, apply fun
 // engine ended the run first (or ctx ended, which interrupts it). apply receives
 // the actions of every call. An error reading the events ends the feed with it.
 func feed(ctx context.Context, eng *engine.Engine, events iter.Seq2[cast.Event, error], t0 time.Time, apply func([]engine.Action)) (time.Time, engine.ExitStatus, error) {
-	now := t0
-	apply(eng.Start(now))
-	advance := func(t time.Time) {
-		now = tickUntil(ctx, eng, now, t, apply)
-		if t.After(now) {
-			now = t
-		}
-	}
+	st := engine.NewStepper(eng, t0, apply)
+	st.Start()
 	status := engine.ExitStatus{}
 	clais := false
 	for ev, err := range events {
 		if err != nil {
-			return now, status, err
+			return st.Now(), status, err
 		}
-		advance(t0.Add(ev.At()))
+		// Each event moves time to its own, and the engine observes what it
+		// should see at that time.
+		at := t0.Add(ev.At())
+		switch {
+		case ev.Kind == cast.KindOutput:
+			st.Output(ctx, at, []byte(ev.Data))
+		case ev.Kind == cast.KindInput && clais:
+			// clai's own answer: the engine decides afresh.
+			clais = false
+			st.AdvanceTo(ctx, at)
+		case ev.Kind == cast.KindInput && isTerminalReply(ev.Data):
+			// The terminal answered a query: not a person's keystrokes.
+			st.AdvanceTo(ctx, at)
+		case ev.Kind == cast.KindInput:
+			typed(ctx, st, at, ev.Data)
+		case ev.Kind == cast.KindMarker:
+			st.AdvanceTo(ctx, at)
+			if eng.Result() != nil {
+				break
+			}
+			if err := readMarker(ev.Data, &clais, &status); err != nil {
+				return st.Now(), status, err
+			}
+		default:
+			// A resize, or an event of a newer writer: only time passes.
+			st.AdvanceTo(ctx, at)
+		}
 		if eng.Result() != nil {
 			break
 		}
-		switch ev.Kind {
-		case cast.KindOutput:
-			apply(eng.Output(now, []byte(ev.Data)))
-		case cast.KindInput:
-			if clais {
-				clais = false
-				continue
-			}
-			if isTerminalReply(ev.Data) {
-				// The terminal answered a query: not a person's keystrokes.
-				continue
-			}
-			if n := strings.Count(ev.Data, "\x03"); n > 0 {
-				for range n {
-					apply(eng.Interrupt(now))
-				}
-				continue
-			}
-			apply(eng.Input(now, len(ev.Data)))
-		case cast.KindMarker:
-			switch label := ev.Data; {
-			case label == MarkerSend:
-				clais = true
-			case strings.HasPrefix(label, MarkerExit+" "):
-				code, err := strconv.Atoi(strings.TrimPrefix(label, MarkerExit+" "))
-				if err != nil {
-					return now, status, fmt.Errorf("replay: marker %q: %w", label, err)
-				}
-				status.Code = code
-			}
-		}
 	}
 	if eng.Result() == nil {
-		apply(eng.Exit(now, status))
+		st.Exit(ctx, st.Now(), status)
 	}
-	return now, status, nil
+	return st.Now(), status, nil
 }

@@ -9,11 +9,14 @@ import (
 	"github.com/clai-sh/clai/runner/engine"
 )
 
-// sim drives an engine in virtual time and records what it asks for.
+// sim drives an engine in virtual time, through a Stepper, and records what it
+// asks for.
 type sim struct {
-	t      *testing.T
-	e      *engine.Engine
-	t0     time.Time
+	t  *testing.T
+	e  *engine.Engine
+	st *engine.Stepper
+	t0 time.Time
+	// now is the stepper's time, for a test that makes an observation itself.
 	now    time.Time
 	sent   []string
 	events []engine.Event
@@ -28,8 +31,9 @@ func newSim(t *testing.T, yaml string, cfg engine.Config) *sim {
 		t.Fatalf("playbook: %v", findings)
 	}
 	s := &sim{t: t, e: engine.NewEngine(pb, cfg), t0: time.Unix(1_700_000_000, 0)}
-	s.now = s.t0
-	s.apply(s.e.Start(s.now))
+	s.st = engine.NewStepper(s.e, s.t0, s.apply)
+	s.st.Start()
+	s.now = s.st.Now()
 	return s
 }
 
@@ -58,36 +62,30 @@ func (s *sim) apply(actions []engine.Action) {
 
 // out feeds output after d of virtual time.
 func (s *sim) out(d time.Duration, text string) {
-	s.advance(d)
-	s.apply(s.e.Output(s.now, []byte(text)))
+	s.st.Output(s.t.Context(), s.now.Add(d), []byte(text))
+	s.stepped()
 }
 
 // advance moves virtual time by d, ticking at every deadline on the way, as Run does.
 // A Tick at the deadline must do something: act, or move the deadline.
 func (s *sim) advance(d time.Duration) {
-	end := s.now.Add(d)
-	for {
-		next, ok := s.e.Deadline()
-		if !ok || next.After(end) {
-			break
-		}
-		if next.After(s.now) {
-			s.now = next
-		}
-		actions := s.e.Tick(s.now)
-		s.apply(actions)
-		if after, ok := s.e.Deadline(); len(actions) == 0 && ok && after.Equal(next) {
-			s.t.Fatalf("a Tick at the deadline +%s did nothing, and the deadline stays (state %s)\nevents:\n%s",
-				next.Sub(s.t0), s.e.State(), s.timeline())
-		}
-	}
-	s.now = end
-	s.apply(s.e.Tick(s.now))
+	s.st.Advance(s.t.Context(), d)
+	s.stepped()
 }
 
 func (s *sim) exit(d time.Duration, code int) {
-	s.advance(d)
-	s.apply(s.e.Exit(s.now, engine.ExitStatus{Code: code}))
+	s.st.Exit(s.t.Context(), s.now.Add(d), engine.ExitStatus{Code: code})
+	s.stepped()
+}
+
+// stepped takes the stepper's time, and fails the test if a Tick at a deadline
+// did nothing and left the engine due again.
+func (s *sim) stepped() {
+	s.now = s.st.Now()
+	if at, ok := s.st.Stalled(); ok {
+		s.t.Fatalf("a Tick at the deadline +%s did nothing, and the deadline stays (state %s)\nevents:\n%s",
+			at.Sub(s.t0), s.e.State(), s.timeline())
+	}
 }
 
 func (s *sim) wantSent(want ...string) {
