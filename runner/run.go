@@ -59,12 +59,18 @@ type options struct {
 	dryRun   bool
 	start    func(ctx context.Context, s Spawn) (driver.Driver, error)
 	record   *cast.Writer
-	notices  io.Writer
+	// beginRecording makes the recording once the program started (see
+	// WithRecordingOnStart).
+	beginRecording func(start time.Time) *cast.Writer
+	notices        io.Writer
 	// noTimeline leaves the report's timeline out.
 	noTimeline bool
+	// watch is set for a session a person drives (see Record): clai only
+	// watches and records.
+	watch bool
 }
 
-// Option configures Run.
+// Option configures Run, Record and the replays.
 type Option func(*options)
 
 // WithLogger logs every event of the run (default: none).
@@ -100,6 +106,14 @@ func WithDryRun(on bool) Option { return func(o *options) { o.dryRun = on } }
 // person types while the program has echo off.
 func WithRecording(w *cast.Writer) Option { return func(o *options) { o.record = w } }
 
+// WithRecordingOnStart records the session as WithRecording does, into the
+// writer begin returns once the program started, before any of its output is
+// read (nil: nothing is recorded); start is the time the recording's events
+// count from. A file that was there can so be kept until the program runs.
+func WithRecordingOnStart(begin func(start time.Time) *cast.Writer) Option {
+	return func(o *options) { o.beginRecording = begin }
+}
+
 // WithNotices writes a line to w for each answer a dry run or a replay would have
 // sent, as it is decided, so a person sees what to type (default: nowhere).
 func WithNotices(w io.Writer) Option { return func(o *options) { o.notices = w } }
@@ -121,13 +135,7 @@ func WithStarter(start func(ctx context.Context, s Spawn) (driver.Driver, error)
 // is in the report. A program that cannot start gives both a *StartError and a
 // report (outcome failed, exit code 1, the reason), and the log says why.
 func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, error) {
-	o := options{logger: zap.NewNop(), clock: SystemClock{}, environ: os.Environ()}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if o.start == nil {
-		o.start = startProgram
-	}
+	o := liveOptions(opts)
 	if refused := pb.Refusals(); len(refused) > 0 {
 		return nil, &SetupError{Err: refused}
 	}
@@ -143,6 +151,26 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	if err != nil {
 		return nil, &SetupError{Err: err}
 	}
+	return live(ctx, o, pb, vars, secrets, spawn)
+}
+
+// liveOptions are opts over the defaults of a session with a live program.
+func liveOptions(opts []Option) options {
+	o := options{logger: zap.NewNop(), clock: SystemClock{}, environ: os.Environ()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.start == nil {
+		o.start = startProgram
+	}
+	return o
+}
+
+// live starts the program spawn describes and runs its session to the end.
+// The person's terminal, if there is one, is in raw mode from before the
+// program starts (keys typed meanwhile are not echoed by the terminal as well
+// as by the program) until the session's loop ends.
+func live(ctx context.Context, o options, pb *playbooks.Playbook, vars map[string]string, secrets map[playbooks.SecretRef]string, spawn Spawn) (*Report, error) {
 	if spawn.Rows == 0 && o.terminal != nil {
 		spawn.Rows, spawn.Cols = o.terminal.Size()
 	}
@@ -162,13 +190,26 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*Report, 
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String})
 
+	restore := func() {}
+	if t := o.terminal; t != nil {
+		raw, err := t.Raw()
+		if err != nil {
+			return nil, fmt.Errorf("terminal: %w", err)
+		}
+		restore = raw
+	}
 	drv, err := o.start(ctx, spawn)
+	if err == nil && o.beginRecording != nil {
+		o.record = o.beginRecording(o.clock.Now())
+	}
 	s := newSession(o, pb, rec, redact)
 	if err != nil {
+		restore()
 		err = &maskedError{err: err, msg: redact.String(err.Error())}
 		return s.notStarted(err), &StartError{Err: err}
 	}
 	s.drv, s.engine, s.secrets, s.shown = drv, eng, secrets, shown
+	s.restore, s.rows, s.cols = restore, spawn.Rows, spawn.Cols
 	if o.record != nil {
 		s.recordRedact = redact.Filter(castOutput{s})
 		s.inputRedact = redact.Filter(castInput{s})
@@ -257,6 +298,10 @@ type session struct {
 	// shown tracks the line the mirrored output stopped in on a terminal
 	// (nil: it does not show on one).
 	shown *lineEnd
+	// restore gives the person's terminal its mode back once the loop ends;
+	// rows and cols are the program's terminal size (0: the driver's default).
+	restore    func()
+	rows, cols uint16
 
 	result *engine.Result
 	child  *driver.ExitStatus
@@ -336,13 +381,16 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 		}
 	}()
 
+	if r := s.o.record; r != nil {
+		defer flushEvery(r, recordingFlush)()
+	}
 	s.apply(s.engine.Start(clock.Now()))
 	wr, direct := s.drv.(driver.WaitReader)
 	_, realClock := clock.(SystemClock)
 	if direct && realClock && s.o.terminal == nil {
 		s.readLoop(parent, wr)
-	} else if err := s.selectLoop(ctx, parent); err != nil {
-		return nil, err
+	} else {
+		s.selectLoop(ctx, parent)
 	}
 	if s.kill {
 		_ = s.drv.Close()
@@ -355,7 +403,7 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 		_ = s.recordRedact.Flush()
 		_ = s.inputRedact.Flush()
 	}
-	if r := s.o.record; r != nil && s.child != nil && !s.child.PaneClosed {
+	if r := s.o.record; r != nil && s.child != nil && !s.child.PaneClosed && !s.o.watch {
 		_ = r.Marker(s.since(), fmt.Sprintf("%s %d", MarkerExit, s.child.Code))
 	}
 	return s.rec.finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
@@ -365,6 +413,10 @@ func (s *session) run(parent context.Context) (rep *Report, err error) {
 // engine, which switches to MANUAL. A line typed at a password prompt becomes a
 // secret of the run.
 func (s *session) userInput(now time.Time, in []byte) {
+	if s.o.watch {
+		s.passInput(now, in)
+		return
+	}
 	echo := s.echo()
 	switch {
 	case echo:
