@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
+	"github.com/clai-sh/clai/runner/driver/pty"
 )
 
 // recordedAt is a recording of a program at a terminal a person drives.
@@ -218,4 +220,60 @@ func TestRecordProgramThatCannotStart(t *testing.T) {
 	if begun {
 		t.Error("the recording began for a program that never started")
 	}
+}
+
+// What the program wrote before it ended is recorded however late clai comes
+// to read it (a busy machine), past the linger of its terminal too.
+func TestRecordKeepsOutputReadLate(t *testing.T) {
+	t.Parallel()
+	start := func(ctx context.Context, s runner.Spawn) (driver.Driver, error) {
+		p, err := pty.Start(ctx, pty.Options{Argv: s.Argv, Env: s.Env, Rows: s.Rows, Cols: s.Cols, Linger: time.Millisecond})
+		if err != nil {
+			return nil, err
+		}
+		return &lateReader{Process: p}, nil
+	}
+	var buf bytes.Buffer
+	w, err := cast.NewWriter(&buf, cast.Header{Width: 80, Height: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := runner.Record(t.Context(), runner.Spawn{Argv: []string{"sh", "-c", "echo last words; exit 7"}, Env: os.Environ()},
+		runner.WithStarter(start), runner.WithRecording(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st.Code != 7 {
+		t.Errorf("the program ended %s, want exit 7", st)
+	}
+	if !strings.Contains(buf.String(), "last words") {
+		t.Errorf("recorded %q: the output read late is missing", buf.String())
+	}
+}
+
+// lateReader is a program whose output is first read well after it ended and
+// its terminal's linger is over.
+type lateReader struct {
+	*pty.Process
+	once sync.Once
+}
+
+func (l *lateReader) late() {
+	l.once.Do(func() {
+		<-l.Done()
+		time.Sleep(100 * time.Millisecond) // a hundred times the linger
+	})
+}
+
+func (l *lateReader) Read(b []byte) (int, error) {
+	l.late()
+	return l.Process.Read(b)
+}
+
+func (l *lateReader) ReadWait(b []byte) (int, error) {
+	l.late()
+	return l.Process.ReadWait(b)
 }
