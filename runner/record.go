@@ -6,12 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
-	"github.com/clai-sh/clai/runner/engine"
 )
 
 // Record runs the program spawn describes in a pseudo-terminal for a person
@@ -50,22 +47,6 @@ func watching(argv []string) *playbooks.Playbook {
 		Spawn:    playbooks.Spawn{Command: argv},
 		Settings: playbooks.Settings{Match: playbooks.MatchStream, Settle: playbooks.DefaultSettle, Window: playbooks.DefaultWindow},
 	}
-}
-
-// passInput passes what the person typed to the program of a session they
-// drive, and records what reached it as it was typed: clai keeps no secret and
-// takes no Ctrl-C for itself. Keys typed once the program ended reach nobody,
-// and are not recorded.
-func (s *session) passInput(now time.Time, in []byte) {
-	n, err := s.drv.Write(in)
-	if err != nil && !errors.Is(err, driver.ErrEnded) {
-		s.o.logger.Warn("input", zap.String("event", string(engine.EventError)), zap.Error(err))
-	}
-	if r := s.o.record; r != nil && n > 0 {
-		// Recorded before the loop takes the program's echo of them.
-		_ = r.Input(s.since(), in[:n])
-	}
-	s.apply(s.engine.Input(now, len(in)))
 }
 
 // recordingFlush is how often a session writes its recording out to the
