@@ -275,10 +275,10 @@ func (s *session) selectLoop(ctx, parent context.Context) {
 	}
 }
 
-// cancelled is what ends the run when ctx ends: its Done channel, or nil in a
-// session a person drives, which ends with the program. The driver, started
-// with ctx, ends the program then, and its last output is still read, shown
-// and recorded; its end is taken as the interruption it is.
+// cancelled is what ends the run when ctx ends: its Done channel; nil in a
+// session a person drives, which ends with its program. There the driver,
+// started with ctx, ends the program, whose last output is still read, shown
+// and recorded before the run ends as interrupted.
 func (s *session) cancelled(ctx context.Context) <-chan struct{} {
 	if s.o.watch {
 		return nil
