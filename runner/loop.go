@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -92,6 +91,7 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 		}
 	}()
 
+	cancelled := s.cancelled(ctx)
 	timer := time.NewTimer(farAway)
 	defer timer.Stop()
 	for {
@@ -119,7 +119,7 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 		select {
 		case <-timer.C:
 		case <-sooner:
-		case <-ctx.Done():
+		case <-cancelled:
 			mu.Lock()
 			if s.result == nil {
 				s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
@@ -131,7 +131,7 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 
 // selectLoop serves a terminal (keystrokes, size changes) or a virtual clock: a
 // goroutine reads the program, and the loop waits for whichever comes first.
-func (s *session) selectLoop(ctx, parent context.Context) error {
+func (s *session) selectLoop(ctx, parent context.Context) {
 	clock := s.o.clock
 	pool := sync.Pool{New: func() any { b := make([]byte, readSize); return &b }}
 	chunks := make(chan chunk, 16)
@@ -180,14 +180,13 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 	var input <-chan []byte
 	var resized <-chan struct{}
 	if t := s.o.terminal; t != nil {
-		restore, err := t.Raw()
-		if err != nil {
-			return fmt.Errorf("terminal: %w", err)
+		if s.restore != nil {
+			defer s.restore()
 		}
-		defer restore()
 		input = t.Input(ctx)
 		resized = t.Resized(ctx)
 	}
+	cancelled := s.cancelled(parent)
 
 	timer := clock.NewTimer(farAway)
 	defer timer.Stop()
@@ -257,7 +256,8 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 				resized = nil
 				continue
 			}
-			if rows, cols := s.o.terminal.Size(); rows > 0 && sizer == nil {
+			if rows, cols := s.o.terminal.Size(); rows > 0 && sizer == nil && (rows != s.rows || cols != s.cols) {
+				s.rows, s.cols = rows, cols
 				_ = s.drv.Resize(rows, cols)
 				s.engine.Resize(int(rows), int(cols))
 				if r := s.o.record; r != nil {
@@ -269,11 +269,21 @@ func (s *session) selectLoop(ctx, parent context.Context) error {
 			now := clock.Now()
 			s.releaseMirror(now)
 			s.tick(now)
-		case <-parent.Done():
+		case <-cancelled:
 			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
 		}
 	}
-	return nil
+}
+
+// cancelled is what ends the run when ctx ends: its Done channel; nil in a
+// session a person drives, which ends with its program. There the driver,
+// started with ctx, ends the program, whose last output is still read, shown
+// and recorded before the run ends as interrupted.
+func (s *session) cancelled(ctx context.Context) <-chan struct{} {
+	if s.o.watch {
+		return nil
+	}
+	return ctx.Done()
 }
 
 // mirror shows output on the terminal, through the filter that masks secrets.

@@ -12,7 +12,6 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -60,12 +59,18 @@ type options struct {
 	dryRun   bool
 	start    func(ctx context.Context, s Spawn) (driver.Driver, error)
 	record   *cast.Writer
-	notices  io.Writer
+	// beginRecording makes the recording once the program started (see
+	// WithRecordingOnStart).
+	beginRecording func(start time.Time) *cast.Writer
+	notices        io.Writer
 	// noTimeline leaves the report's timeline out.
 	noTimeline bool
+	// watch is set for a session a person drives (see Record): clai only
+	// watches and records.
+	watch bool
 }
 
-// Option configures Run.
+// Option configures Run, Record and the replays.
 type Option func(*options)
 
 // WithLogger logs every event of the run (default: none).
@@ -101,6 +106,14 @@ func WithDryRun(on bool) Option { return func(o *options) { o.dryRun = on } }
 // person types while the program has echo off.
 func WithRecording(w *cast.Writer) Option { return func(o *options) { o.record = w } }
 
+// WithRecordingOnStart records the session as WithRecording does, into the
+// writer begin returns once the program started, before any of its output is
+// read (nil: nothing is recorded); start is the time the recording's events
+// count from. A file that was there can so be kept until the program runs.
+func WithRecordingOnStart(begin func(start time.Time) *cast.Writer) Option {
+	return func(o *options) { o.beginRecording = begin }
+}
+
 // WithNotices writes a line to w for each answer a dry run or a replay would have
 // sent, as it is decided, so a person sees what to type (default: nowhere).
 func WithNotices(w io.Writer) Option { return func(o *options) { o.notices = w } }
@@ -122,13 +135,7 @@ func WithStarter(start func(ctx context.Context, s Spawn) (driver.Driver, error)
 // is in the report. A program that cannot start gives both a *StartError and a
 // report (outcome failed, exit code 1, the reason), and the log says why.
 func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*report.Report, error) {
-	o := options{logger: zap.NewNop(), clock: SystemClock{}, environ: os.Environ()}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if o.start == nil {
-		o.start = startProgram
-	}
+	o := liveOptions(opts)
 	if refused := pb.Refusals(); len(refused) > 0 {
 		return nil, &SetupError{Err: refused}
 	}
@@ -144,6 +151,26 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*report.R
 	if err != nil {
 		return nil, &SetupError{Err: err}
 	}
+	return live(ctx, o, pb, vars, secrets, spawn)
+}
+
+// liveOptions are opts over the defaults of a session with a live program.
+func liveOptions(opts []Option) options {
+	o := options{logger: zap.NewNop(), clock: SystemClock{}, environ: os.Environ()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.start == nil {
+		o.start = startProgram
+	}
+	return o
+}
+
+// live starts the program spawn describes and runs its session to the end.
+// The person's terminal, if there is one, is in raw mode from before the
+// program starts (keys typed meanwhile are not echoed by the terminal as well
+// as by the program) until the session's loop ends.
+func live(ctx context.Context, o options, pb *playbooks.Playbook, vars map[string]string, secrets map[playbooks.SecretRef]string, spawn Spawn) (*report.Report, error) {
 	if spawn.Rows == 0 && o.terminal != nil {
 		spawn.Rows, spawn.Cols = o.terminal.Size()
 	}
@@ -167,13 +194,26 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*report.R
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String})
 
+	restore := func() {}
+	if t := o.terminal; t != nil {
+		raw, err := t.Raw()
+		if err != nil {
+			return nil, fmt.Errorf("terminal: %w", err)
+		}
+		restore = raw
+	}
 	drv, err := o.start(ctx, spawn)
+	if err == nil && o.beginRecording != nil {
+		o.record = o.beginRecording(o.clock.Now())
+	}
 	s := newSession(o, pb, rec, redact)
 	if err != nil {
+		restore()
 		err = &maskedError{err: err, msg: redact.String(err.Error())}
 		return s.notStarted(err), &StartError{Err: err}
 	}
 	s.drv, s.engine, s.secrets, s.shown = drv, eng, secrets, shown
+	s.restore, s.rows, s.cols = restore, spawn.Rows, spawn.Cols
 	if o.record != nil {
 		s.recordRedact = redact.Filter(castOutput{s})
 		s.inputRedact = redact.Filter(castInput{s})
@@ -262,6 +302,10 @@ type session struct {
 	// shown tracks the line the mirrored output stopped in on a terminal
 	// (nil: it does not show on one).
 	shown *lineEnd
+	// restore gives the person's terminal its mode back once the loop ends;
+	// rows and cols are the program's terminal size (0: the driver's default).
+	restore    func()
+	rows, cols uint16
 
 	result *engine.Result
 	child  *driver.ExitStatus
@@ -341,13 +385,20 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 		}
 	}()
 
+	if r := s.o.record; r != nil {
+		defer flushEvery(r, recordingFlush)()
+	}
 	s.apply(s.engine.Start(clock.Now()))
 	wr, direct := s.drv.(driver.WaitReader)
 	_, realClock := clock.(SystemClock)
-	if direct && realClock && s.o.terminal == nil {
+	// The headless loop is for the latency of answers. A session that answers
+	// nothing reads as a person's does, with Read, which takes all the program
+	// wrote however late it comes to read it (ReadWait, come past the linger
+	// after the program ended, ends without what is left).
+	if direct && realClock && s.o.terminal == nil && !s.o.watch {
 		s.readLoop(parent, wr)
-	} else if err := s.selectLoop(ctx, parent); err != nil {
-		return nil, err
+	} else {
+		s.selectLoop(ctx, parent)
 	}
 	if s.kill {
 		_ = s.drv.Close()
@@ -360,53 +411,10 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 		_ = s.recordRedact.Flush()
 		_ = s.inputRedact.Flush()
 	}
-	if r := s.o.record; r != nil && s.child != nil && !s.child.PaneClosed {
+	if r := s.o.record; r != nil && s.child != nil && !s.child.PaneClosed && !s.o.watch {
 		_ = r.Marker(s.since(), fmt.Sprintf("%s %d", MarkerExit, s.child.Code))
 	}
 	return s.rec.Finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
-}
-
-// userInput passes what the person typed to the program; Ctrl-C also tells the
-// engine, which switches to MANUAL. A line typed at a password prompt becomes a
-// secret of the run.
-func (s *session) userInput(now time.Time, in []byte) {
-	echo := s.echo()
-	switch {
-	case echo:
-		s.typing, s.typed = false, s.typed[:0]
-	case s.typing || s.atPassword():
-		s.typing = true
-		s.typeSecret(in)
-	}
-	if r := s.o.record; r != nil {
-		if echo {
-			_, _ = s.inputRedact.Write(in)
-		} else {
-			// A password: record its length, never its text.
-			_ = r.Input(s.since(), []byte(strings.Repeat("*", len(in))))
-		}
-	}
-	if _, err := s.drv.Write(in); err != nil && !errors.Is(err, driver.ErrEnded) {
-		s.o.logger.Warn("input", zap.String("event", string(engine.EventError)), zap.Error(err))
-	}
-	if n := strings.Count(string(in), "\x03"); n > 0 {
-		for range n {
-			s.apply(s.engine.Interrupt(now))
-		}
-		return
-	}
-	s.apply(s.engine.Input(now, len(in)))
-}
-
-// echo reports whether the terminal echoes what is typed; a driver that cannot
-// tell is taken to echo.
-func (s *session) echo() bool {
-	if e, ok := s.drv.(interface{ Echo() (bool, error) }); ok {
-		if on, err := e.Echo(); err == nil {
-			return on
-		}
-	}
-	return true
 }
 
 // tick lets time pass in the engine. While it awaits a reaction to an answer it
@@ -417,45 +425,6 @@ func (s *session) tick(now time.Time) {
 		s.engine.Echo(s.echo())
 	}
 	s.apply(s.engine.Tick(now))
-}
-
-// atPassword reports whether the program, which has echo off, waits at a
-// password prompt: it reads a line (a program in raw mode has echo off for
-// every key), or the last line it showed asks for a password.
-func (s *session) atPassword() bool {
-	if p, ok := s.drv.(interface{ LineMode() (bool, error) }); ok {
-		if line, err := p.LineMode(); err == nil && line {
-			return true
-		}
-	}
-	return playbooks.SecretPrompt(s.engine.LastLine())
-}
-
-// maxSecretTyped bounds what is kept of a line typed at a password prompt.
-const maxSecretTyped = 4 << 10
-
-// typeSecret follows the line the person types at a password prompt, as the
-// terminal edits it; at Enter the line becomes a secret of the run, masked
-// wherever it shows from then on.
-func (s *session) typeSecret(in []byte) {
-	for _, c := range in {
-		switch c {
-		case '\r', '\n':
-			if len(s.typed) > 0 {
-				s.redact.Add(string(s.typed))
-			}
-			s.typing, s.typed = false, s.typed[:0]
-		case 0x7f, '\b':
-			_, n := utf8.DecodeLastRune(s.typed)
-			s.typed = s.typed[:len(s.typed)-n]
-		case 0x03, 0x15: // Ctrl-C, Ctrl-U
-			s.typed = s.typed[:0]
-		default:
-			if len(s.typed) < maxSecretTyped {
-				s.typed = append(s.typed, c)
-			}
-		}
-	}
 }
 
 // notice tells the person what a dry run would have sent, and why.

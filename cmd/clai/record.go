@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -59,32 +55,30 @@ func recordCommand() *cli.Command {
 				rows:  pty.DefaultRows,
 				cols:  pty.DefaultCols,
 			}
+			var opts []runner.Option
 			if !c.Bool("headless") {
 				if err := needTerminal(stdin, stdout); err != nil {
 					return err
 				}
-				r.term = runner.OpenTerminal(stdin, stdout)
-			}
-			if r.term != nil {
-				if h, w := r.term.Size(); h > 0 {
+				t := runner.OpenTerminal(stdin, stdout)
+				if h, w := t.Size(); h > 0 {
 					r.rows, r.cols = h, w
 				}
-			} else if stdout != nil && term.IsTerminal(int(stdout.Fd())) {
-				// Output only goes to a terminal: the program gets its size.
-				if w, h, err := term.GetSize(int(stdout.Fd())); err == nil && w > 0 && h > 0 {
-					r.rows, r.cols = uint16(min(h, 0xffff)), uint16(min(w, 0xffff))
+				opts = append(opts, runner.WithTerminal(t))
+			} else {
+				if stdout != nil && term.IsTerminal(int(stdout.Fd())) {
+					// Output only goes to a terminal: the program gets its size.
+					if w, h, err := term.GetSize(int(stdout.Fd())); err == nil && w > 0 && h > 0 {
+						r.rows, r.cols = uint16(min(h, 0xffff)), uint16(min(w, 0xffff))
+					}
+				}
+				if !c.Bool("quiet") {
+					opts = append(opts, runner.WithMirror(c.App.Writer))
 				}
 			}
-			if r.term == nil && !c.Bool("quiet") {
-				r.mirror = c.App.Writer
-			}
-			st, err := r.run(c.Context)
+			st, err := r.run(c.Context, opts)
 			if err != nil {
 				return err
-			}
-			if r.midLine && (r.term != nil || r.mirror != nil && isTerminal(r.mirror)) {
-				// The program's output stopped mid-line: clai's line starts a new one.
-				_, _ = io.WriteString(c.App.Writer, "\r\n")
 			}
 			if r.incomplete != nil {
 				// Said, but the exit code stays the program's.
@@ -126,37 +120,23 @@ func programExitCode(code int) int {
 	return code
 }
 
-// recording is one clai record session.
+// recording is one clai record session: the program, and the file it is
+// recorded to.
 type recording struct {
-	argv   []string
-	out    string // the file; empty: a new clai-YYYYmmdd-HHMMSS.cast, set by run
-	title  string
-	term   *runner.Terminal // nil when headless
-	mirror io.Writer        // headless: where output goes, or nil
+	argv  []string
+	out   string // the file; empty: a new clai-YYYYmmdd-HHMMSS.cast, set by run
+	title string
 	// rows and cols are the initial terminal size.
 	rows, cols uint16
-	// midLine is set, once run returned, when the program's output did not end
-	// a line.
-	midLine bool
 	// incomplete is set, once run returned, to why the recording could not be
 	// written in full.
 	incomplete error
 }
 
-// run records the program into r.out and returns how the program ended; a
-// recording that could not be written in full is not an error of run, but set
-// in r.incomplete. The user's terminal is back in its mode when it returns, on
-// every path.
-func (r *recording) run(parent context.Context) (driver.ExitStatus, error) {
-	// A closed terminal (SIGHUP) ends the program like SIGINT and SIGTERM do
-	// (main handles those), so the recording is finished, not cut short;
-	// unless clai runs with SIGHUP ignored (nohup), which Notify would undo.
-	ctx, stop := parent, func() {}
-	if !signal.Ignored(syscall.SIGHUP) {
-		ctx, stop = signal.NotifyContext(parent, syscall.SIGHUP)
-	}
-	defer stop()
-
+// run records the program into r.out through runner's session and returns how
+// the program ended; a recording that could not be written in full is not an
+// error of run, but set in r.incomplete.
+func (r *recording) run(ctx context.Context, opts []runner.Option) (driver.ExitStatus, error) {
 	env := os.Environ()
 	termName := os.Getenv("TERM")
 	if termName == "" {
@@ -174,15 +154,12 @@ func (r *recording) run(parent context.Context) (driver.ExitStatus, error) {
 	if err != nil {
 		return driver.ExitStatus{}, usageError("record: --out %s cannot be written: %v", r.displayOut(), err)
 	}
-	started := false
-	defer func() {
-		if !started {
-			_ = f.Close()
-			if created {
-				_ = os.Remove(r.out)
-			}
+	notStarted := func() {
+		_ = f.Close()
+		if created {
+			_ = os.Remove(r.out)
 		}
-	}()
+	}
 	header := cast.Header{
 		Width:   int(r.cols),
 		Height:  int(r.rows),
@@ -194,49 +171,38 @@ func (r *recording) run(parent context.Context) (driver.ExitStatus, error) {
 	// one that is not a regular file, as a device): a full disk is found
 	// before the program starts. A regular file that was there is replaced
 	// only once the program started.
-	var w castSink
+	var w *cast.Writer
 	if created || !isRegular(f) {
 		header.Timestamp = time.Now().Unix()
-		cw, err := cast.NewWriter(f, header)
-		if err != nil {
+		if w, err = cast.NewWriter(f, header); err != nil {
+			notStarted()
 			return driver.ExitStatus{}, usageError("record: --out %s cannot be written: %v", r.out, err)
 		}
-		w = cw
 	}
-
-	var restore func()
-	var resized <-chan struct{}
-	if r.term != nil {
-		// Raw before the program starts, so keys typed ahead are not echoed
-		// by the terminal as well as by the program.
-		if restore, err = r.term.Raw(); err != nil {
-			return driver.ExitStatus{}, failure(fmt.Errorf("record: terminal: %w", err))
-		}
-		defer restore()
-		resized = r.term.Resized(ctx)
-	}
-
-	start := time.Now()
-	p, err := pty.Start(ctx, pty.Options{Argv: r.argv, Env: env, Rows: r.rows, Cols: r.cols})
-	if err != nil {
-		return driver.ExitStatus{}, failure(fmt.Errorf("record: %w", err))
-	}
-	defer p.Close()
-	// From here on the file is kept, even if writing it fails part way; a
-	// failure to write it is said once the program ended, and does not stop
+	// From the start on the file is kept, even if writing it fails part way;
+	// a failure to write it is said once the program ended, and does not stop
 	// the program.
-	started = true
-	if w == nil {
-		w = r.replace(f, header, start)
+	started := false
+	opts = append(opts, runner.WithRecordingOnStart(func(start time.Time) *cast.Writer {
+		started = true
+		if w == nil {
+			w, r.incomplete = replace(f, header, start)
+		}
+		return w
+	}))
+	st, err := runner.Record(ctx, runner.Spawn{Argv: r.argv, Env: env, Rows: r.rows, Cols: r.cols}, opts...)
+	if !started {
+		notStarted()
+		return st, failure(fmt.Errorf("record: %w", err))
 	}
-	r.incomplete = r.loop(ctx, p, w, start, resized)
-	if cerr := w.Close(); r.incomplete == nil {
-		r.incomplete = cerr
+	if w != nil {
+		if cerr := w.Close(); r.incomplete == nil {
+			r.incomplete = cerr
+		}
 	}
 	if cerr := f.Close(); r.incomplete == nil {
 		r.incomplete = cerr
 	}
-	st, err := p.Wait()
 	if err != nil {
 		return st, failure(fmt.Errorf("record: %w", err))
 	}
@@ -245,17 +211,13 @@ func (r *recording) run(parent context.Context) (driver.ExitStatus, error) {
 
 // replace empties the file that was at the recording's path and writes the
 // header to it, once the program started. If that fails, the recording is
-// lost: what is returned then keeps the error for every later write.
-func (r *recording) replace(f *os.File, header cast.Header, start time.Time) castSink {
+// lost, and the error says why.
+func replace(f *os.File, header cast.Header, start time.Time) (*cast.Writer, error) {
 	header.Timestamp = start.Unix()
-	err := f.Truncate(0)
-	if err == nil {
-		var w *cast.Writer
-		if w, err = cast.NewWriter(f, header); err == nil {
-			return w
-		}
+	if err := f.Truncate(0); err != nil {
+		return nil, err
 	}
-	return failedCast{err}
+	return cast.NewWriter(f, header)
 }
 
 // displayOut is the recording's path for a message: the one given, or the
@@ -272,25 +234,6 @@ func isRegular(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode().IsRegular()
 }
-
-// castSink is where a recording's events go: a cast.Writer, or failedCast
-// when the recording could not begin.
-type castSink interface {
-	Output(t time.Duration, data []byte) error
-	Input(t time.Duration, data []byte) error
-	Resize(t time.Duration, cols, rows int) error
-	Flush() error
-	Close() error
-}
-
-// failedCast is a recording that could not begin: every write returns why.
-type failedCast struct{ err error }
-
-func (f failedCast) Output(time.Duration, []byte) error   { return f.err }
-func (f failedCast) Input(time.Duration, []byte) error    { return f.err }
-func (f failedCast) Resize(time.Duration, int, int) error { return f.err }
-func (f failedCast) Flush() error                         { return f.err }
-func (f failedCast) Close() error                         { return f.err }
 
 // create opens the recording's file, without truncating it, and reports
 // whether it created it. A missing folder of --out FILE is made. --out FILE is replaced if it exists (run truncates it
@@ -324,93 +267,5 @@ func (r *recording) create() (f *os.File, created bool, err error) {
 			r.out = name
 		}
 		return f, err == nil, err
-	}
-}
-
-// loop copies the program's output to the recording and the screen, and the
-// user's keys and size changes to the program and the recording, until the
-// program's output ends. It returns the first error writing the recording;
-// the program is not stopped for it.
-func (r *recording) loop(ctx context.Context, p *pty.Process, w castSink, start time.Time, resized <-chan struct{}) error {
-	rows, cols := r.rows, r.cols
-	var mirror io.Writer = io.Discard
-	if r.term != nil {
-		mirror = r.term.Out
-	} else if r.mirror != nil {
-		mirror = r.mirror
-	}
-	var mu sync.Mutex
-	var recErr error
-	fail := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if recErr == nil {
-			recErr = err
-		}
-	}
-
-	outputDone := make(chan struct{})
-	go func() {
-		defer close(outputDone)
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := p.Read(buf)
-			if n > 0 {
-				if err := w.Output(time.Since(start), buf[:n]); err != nil {
-					fail(err)
-				}
-				_, _ = mirror.Write(buf[:n])
-				r.midLine = buf[n-1] != '\n'
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-
-	var input <-chan []byte
-	if r.term != nil {
-		input = r.term.Input(ctx)
-	}
-	// The recording reaches the disk now and then, so that little is lost if
-	// clai is killed.
-	flush := time.NewTicker(time.Second)
-	defer flush.Stop()
-	for {
-		var err error
-		select {
-		case <-outputDone:
-			mu.Lock()
-			defer mu.Unlock()
-			return recErr
-		case in, ok := <-input:
-			if !ok {
-				input = nil
-				continue
-			}
-			select {
-			case <-p.Done():
-				continue // keys typed once the program ended reach nobody
-			default:
-			}
-			// Recorded before the program can echo them.
-			err = w.Input(time.Since(start), in)
-			_, _ = p.Write(in)
-		case _, ok := <-resized:
-			if !ok {
-				resized = nil
-				continue
-			}
-			if h, wd := r.term.Size(); h > 0 && (h != rows || wd != cols) {
-				rows, cols = h, wd
-				_ = p.Resize(rows, cols)
-				err = w.Resize(time.Since(start), int(cols), int(rows))
-			}
-		case <-flush.C:
-			err = w.Flush()
-		}
-		if err != nil {
-			fail(err)
-		}
 	}
 }
