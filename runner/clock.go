@@ -16,14 +16,14 @@ type Timer interface {
 	Stop()
 }
 
-// SystemClock is the wall clock.
-type SystemClock struct{}
+// systemClock is the wall clock.
+type systemClock struct{}
 
 // Now returns the current time.
-func (SystemClock) Now() time.Time { return time.Now() }
+func (systemClock) Now() time.Time { return time.Now() }
 
 // NewTimer returns a timer that fires after d.
-func (SystemClock) NewTimer(d time.Duration) Timer { return systemTimer{time.NewTimer(d)} }
+func (systemClock) NewTimer(d time.Duration) Timer { return systemTimer{time.NewTimer(d)} }
 
 type systemTimer struct{ t *time.Timer }
 

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/clai-sh/clai/internal/redact"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/engine"
@@ -68,9 +69,9 @@ func replay(ctx context.Context, pb *playbooks.Playbook, header cast.Header, eve
 		environ = os.Environ()
 	}
 	secrets, _ := readSecrets(pb, environ, true)
-	redact := NewRedactor(nil, secretValues(secrets))
+	redact := redact.New(nil, secretValues(secrets))
 	s := newSession(o, pb, report.NewBuilder(pb, report.Config{Mode: report.ModeReplay, NoTimeline: o.noTimeline, Mask: redact.String}), redact)
-	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: EnvMap(o.environ), DryRun: true, Replay: true,
+	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: envMap(o.environ), DryRun: true, Replay: true,
 		Rows: header.Height, Cols: header.Width, Redact: redact.String})
 	s.engine = eng
 

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/clai-sh/clai/internal/redact"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
@@ -147,7 +148,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*report.R
 	if err != nil {
 		return nil, &SetupError{Err: err}
 	}
-	spawn, err := ResolveSpawn(pb, o.environ, vars, o.args)
+	spawn, err := resolveSpawn(pb, o.environ, vars, o.args)
 	if err != nil {
 		return nil, &SetupError{Err: err}
 	}
@@ -156,7 +157,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts ...Option) (*report.R
 
 // liveOptions are opts over the defaults of a session with a live program.
 func liveOptions(opts []Option) options {
-	o := options{logger: zap.NewNop(), clock: SystemClock{}, environ: os.Environ()}
+	o := options{logger: zap.NewNop(), clock: systemClock{}, environ: os.Environ()}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -185,13 +186,13 @@ func live(ctx context.Context, o options, pb *playbooks.Playbook, vars map[strin
 	if shown != nil {
 		mirror = shown
 	}
-	redact := NewRedactor(mirror, secretValues(secrets))
+	redact := redact.New(mirror, secretValues(secrets))
 	mode := report.ModeLive
 	if o.dryRun {
 		mode = report.ModeDryRun
 	}
 	rec := report.NewBuilder(pb, report.Config{Mode: mode, NoTimeline: o.noTimeline, Mask: redact.String})
-	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: EnvMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
+	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: envMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String})
 
 	restore := func() {}
@@ -270,7 +271,7 @@ func readSecrets(pb *playbooks.Playbook, environ []string, dryRun bool) (map[pla
 			continue
 		}
 		tried[a.Secret] = true
-		v, err := SecretValue(a.Secret, environ, pb.ResolvePath)
+		v, err := secretValue(a.Secret, environ, pb.ResolvePath)
 		if err != nil {
 			if !dryRun {
 				errs = append(errs, err)
@@ -297,7 +298,7 @@ type session struct {
 	drv     driver.Driver
 	engine  *engine.Engine
 	rec     *report.Builder
-	redact  *Redactor
+	redact  *redact.Redactor
 	secrets map[playbooks.SecretRef]string
 	// shown tracks the line the mirrored output stopped in on a terminal
 	// (nil: it does not show on one).
@@ -312,7 +313,7 @@ type session struct {
 	kill   bool
 	// recordRedact masks secrets in the output on its way to the recording,
 	// inputRedact in what the person types.
-	recordRedact, inputRedact *Redactor
+	recordRedact, inputRedact *redact.Redactor
 	// lastOutput is when the program last wrote (see releaseMirror).
 	lastOutput time.Time
 	// typing is set while the person types at a password prompt; typed is
@@ -334,12 +335,12 @@ type session struct {
 }
 
 // newSession begins the bookkeeping of a run: its options, logs and report.
-func newSession(o options, pb *playbooks.Playbook, rec *report.Builder, redact *Redactor) *session {
+func newSession(o options, pb *playbooks.Playbook, rec *report.Builder, redact *redact.Redactor) *session {
 	s := &session{o: o, pb: pb, rec: rec, redact: redact}
 	// An event's line says when it happened, not when its batch was written
 	// (which spares reading the clock once a line); a virtual clock's times
 	// are not the wall's.
-	_, s.eventTimes = o.clock.(SystemClock)
+	_, s.eventTimes = o.clock.(systemClock)
 	return s
 }
 
@@ -390,7 +391,7 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 	}
 	s.apply(s.engine.Start(clock.Now()))
 	wr, direct := s.drv.(driver.WaitReader)
-	_, realClock := clock.(SystemClock)
+	_, realClock := clock.(systemClock)
 	// The headless loop is for the latency of answers. A session that answers
 	// nothing reads as a person's does, with Read, which takes all the program
 	// wrote however late it comes to read it (ReadWait, come past the linger
@@ -503,7 +504,7 @@ func (s *session) apply(actions []engine.Action) {
 				s.sent = send.AppendBytes(s.sent[:0])
 				shown := s.redact.Bytes(s.sent)
 				if send.Secret.Source != "" {
-					shown = append([]byte(mask), s.sent...)
+					shown = append([]byte(redact.Mask), s.sent...)
 				}
 				// What the person typed before goes first.
 				_ = s.inputRedact.Flush()

@@ -1,4 +1,4 @@
-package runner_test
+package runner
 
 import (
 	"os"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/clai-sh/clai/playbooks"
-	"github.com/clai-sh/clai/runner"
 )
 
 // A file: secret is read up to a bound: a device that never ends, or a file
@@ -18,14 +17,14 @@ func TestSecretFileBounded(t *testing.T) {
 	dir := t.TempDir()
 	atLimit := filepath.Join(dir, "at-limit")
 	overLimit := filepath.Join(dir, "over-limit")
-	if err := os.WriteFile(atLimit, []byte(strings.Repeat("k", runner.MaxSecretFileSize-1)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(atLimit, []byte(strings.Repeat("k", maxSecretFileSize-1)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(overLimit, []byte(strings.Repeat("k", runner.MaxSecretFileSize+1)), 0o600); err != nil {
+	if err := os.WriteFile(overLimit, []byte(strings.Repeat("k", maxSecretFileSize+1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	v, err := runner.SecretValue(playbooks.SecretRef{Source: playbooks.SecretFile, Name: atLimit}, nil, filepath.Clean)
-	if err != nil || len(v) != runner.MaxSecretFileSize-1 {
+	v, err := secretValue(playbooks.SecretRef{Source: playbooks.SecretFile, Name: atLimit}, nil, filepath.Clean)
+	if err != nil || len(v) != maxSecretFileSize-1 {
 		t.Fatalf("a secret at the limit: %d bytes, %v", len(v), err)
 	}
 	paths := []string{overLimit}
@@ -33,7 +32,7 @@ func TestSecretFileBounded(t *testing.T) {
 		paths = append(paths, "/dev/zero")
 	}
 	for _, p := range paths {
-		_, err := runner.SecretValue(playbooks.SecretRef{Source: playbooks.SecretFile, Name: p}, nil, filepath.Clean)
+		_, err := secretValue(playbooks.SecretRef{Source: playbooks.SecretFile, Name: p}, nil, filepath.Clean)
 		if want := "secret file:" + p + ": larger than 64 KiB"; err == nil || err.Error() != want {
 			t.Errorf("got %v, want %s", err, want)
 		}
@@ -52,10 +51,10 @@ func TestSecretValueWhereAndWhy(t *testing.T) {
 	file := func(name string) playbooks.SecretRef {
 		return playbooks.SecretRef{Source: playbooks.SecretFile, Name: name}
 	}
-	if v, err := runner.SecretValue(file("key.txt"), nil, pb.ResolvePath); err != nil || v != "k3y" {
+	if v, err := secretValue(file("key.txt"), nil, pb.ResolvePath); err != nil || v != "k3y" {
 		t.Errorf("file:key.txt = %q, %v", v, err)
 	}
-	_, err := runner.SecretValue(file("none.txt"), nil, pb.ResolvePath)
+	_, err := secretValue(file("none.txt"), nil, pb.ResolvePath)
 	if want := "secret file:none.txt: " + filepath.Join(dir, "none.txt") + ": no such file or directory"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
@@ -64,7 +63,7 @@ func TestSecretValueWhereAndWhy(t *testing.T) {
 		"":      "secret env:PASS: the environment variable is not set",
 		"PASS=": "secret env:PASS: the environment variable is empty",
 	} {
-		if _, err := runner.SecretValue(env, []string{environ}, pb.ResolvePath); err == nil || err.Error() != want {
+		if _, err := secretValue(env, []string{environ}, pb.ResolvePath); err == nil || err.Error() != want {
 			t.Errorf("environ %q: got %v, want %s", environ, err, want)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/clai-sh/clai/internal/leakcheck"
+	"github.com/clai-sh/clai/internal/redact"
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
@@ -170,7 +171,7 @@ func TestSecretsNeverLeakMirror(t *testing.T) {
 		secret := leakcheck.Secret(r)
 		for _, way := range leakcheck.Ways {
 			var out bytes.Buffer
-			red := runner.NewRedactor(&out, []string{secret})
+			red := redact.New(&out, []string{secret})
 			for _, ev := range leakRecording(r, way, secret).Events {
 				if ev.Kind == cast.KindOutput {
 					if _, err := red.Write([]byte(ev.Data)); err != nil {
@@ -207,7 +208,7 @@ func TestSecretsNeverLeakMixed(t *testing.T) {
 			*from = (*from)[n:]
 		}
 		var out bytes.Buffer
-		red := runner.NewRedactor(&out, []string{secret})
+		red := redact.New(&out, []string{secret})
 		for text := mixed.String(); text != ""; {
 			n := min(1+r.IntN(12), len(text))
 			if _, err := red.Write([]byte(text[:n])); err != nil {

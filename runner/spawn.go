@@ -27,15 +27,15 @@ type Spawn struct {
 	PlaybookEnv             []string
 }
 
-// ResolveSpawn renders the {{ }} templates of every spawn field over vars (the
+// resolveSpawn renders the {{ }} templates of every spawn field over vars (the
 // playbook's variables after --var) and environ ("KEY=value" entries), expands
 // ${VAR} and ${VAR:-default} from environ in the text around them, appends extra
 // arguments, and resolves a relative dir against the playbook's folder. What a
 // template yields is not expanded again: a ${...} in a variable's value stays as
 // it is.
-func ResolveSpawn(pb *playbooks.Playbook, environ []string, vars map[string]string, extra []string) (Spawn, error) {
+func resolveSpawn(pb *playbooks.Playbook, environ []string, vars map[string]string, extra []string) (Spawn, error) {
 	lookup := envLookup(environ)
-	environMap := EnvMap(environ)
+	environMap := envMap(environ)
 	var errs []error
 	sp := pb.Spawn
 	expand := func(field, s string) string {
@@ -130,12 +130,12 @@ func commandNotFound(s Spawn, startErr error) error {
 
 // envLookup returns a lookup function over "KEY=value" entries; the last entry wins.
 func envLookup(environ []string) func(string) string {
-	m := EnvMap(environ)
+	m := envMap(environ)
 	return func(k string) string { return m[k] }
 }
 
-// EnvMap turns "KEY=value" entries into a map; the last entry wins.
-func EnvMap(environ []string) map[string]string {
+// envMap turns "KEY=value" entries into a map; the last entry wins.
+func envMap(environ []string) map[string]string {
 	m := make(map[string]string, len(environ))
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -145,16 +145,16 @@ func EnvMap(environ []string) map[string]string {
 	return m
 }
 
-// MaxSecretFileSize is the most a file: secret may hold: far more than any
+// maxSecretFileSize is the most a file: secret may hold: far more than any
 // password, token or key, and little enough that redacting it stays cheap.
-const MaxSecretFileSize = 64 << 10
+const maxSecretFileSize = 64 << 10
 
-// SecretValue reads the value a secret reference names; resolve makes a
+// secretValue reads the value a secret reference names; resolve makes a
 // file: path absolute (Playbook.ResolvePath: relative to the playbook's folder).
-func SecretValue(ref playbooks.SecretRef, environ []string, resolve func(string) string) (string, error) {
+func secretValue(ref playbooks.SecretRef, environ []string, resolve func(string) string) (string, error) {
 	switch ref.Source {
 	case playbooks.SecretEnv:
-		v, ok := EnvMap(environ)[ref.Name]
+		v, ok := envMap(environ)[ref.Name]
 		if !ok {
 			return "", fmt.Errorf("secret env:%s: the environment variable is not set", ref.Name)
 		}
@@ -164,7 +164,7 @@ func SecretValue(ref playbooks.SecretRef, environ []string, resolve func(string)
 		return v, nil
 	case playbooks.SecretFile:
 		path := resolve(ref.Name)
-		data, err := bounded.ReadFile(path, MaxSecretFileSize)
+		data, err := bounded.ReadFile(path, maxSecretFileSize)
 		if err != nil {
 			var pe *os.PathError
 			var tl *bounded.TooLargeError

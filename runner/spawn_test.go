@@ -1,4 +1,4 @@
-package runner_test
+package runner
 
 import (
 	"path/filepath"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/clai-sh/clai/playbooks"
-	"github.com/clai-sh/clai/runner"
 )
 
 // parsePlaybook parses src as the playbook at path, failing on any finding.
@@ -29,7 +28,7 @@ func TestResolveSpawnTemplates(t *testing.T) {
 		"  dir: 'work-{{ vars.label }}'\n  env: {DISK: '{{ vars.disk }}:${HOME}'}\n")
 	environ := []string{"HOME=/home/u", "PATH=/bin"}
 	vars := map[string]string{"disk": "${HOME}/b.img", "label": "{{ vars.disk }}"}
-	sp, err := runner.ResolveSpawn(pb, environ, vars, []string{"--extra"})
+	sp, err := resolveSpawn(pb, environ, vars, []string{"--extra"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +44,7 @@ func TestResolveSpawnTemplates(t *testing.T) {
 	}
 
 	shell := parsePlaybook(t, "/pb/s.yaml", "version: 1\nname: s\nvars: {disk: a.img}\nspawn: {shell: 'fdisk {{ vars.disk }} $1'}\n")
-	sp, err = runner.ResolveSpawn(shell, []string{"SHELL=/bin/sh"}, map[string]string{"disk": "c.img"}, nil)
+	sp, err = resolveSpawn(shell, []string{"SHELL=/bin/sh"}, map[string]string{"disk": "c.img"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +58,7 @@ func TestResolveSpawnTemplates(t *testing.T) {
 func TestResolveSpawnTemplateErrors(t *testing.T) {
 	t.Parallel()
 	pb := parsePlaybook(t, "/pb/e.yaml", "version: 1\nname: e\nspawn: {command: [x, '{{ env.NOPE }}']}\n")
-	_, err := runner.ResolveSpawn(pb, nil, nil, nil)
+	_, err := resolveSpawn(pb, nil, nil, nil)
 	if want := "spawn.command[1]: template {{ env.NOPE }}: the environment variable NOPE is not set"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
@@ -72,7 +71,7 @@ func TestReplaceCommandTakesArgvAsItIs(t *testing.T) {
 	t.Parallel()
 	pb := parsePlaybook(t, "/pb/r.yaml", "version: 1\nname: r\nvars: {disk: a.img}\nspawn:\n  command: [fdisk, '{{ vars.disk }}']\n  dir: '{{ vars.disk }}.d'\n")
 	pb.Spawn.ReplaceCommand([]string{"fdisk", "{{ vars.disk }}"})
-	sp, err := runner.ResolveSpawn(pb, nil, map[string]string{"disk": "b.img"}, nil)
+	sp, err := resolveSpawn(pb, nil, map[string]string{"disk": "b.img"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,11 +88,11 @@ func TestReplaceCommandTakesArgvAsItIs(t *testing.T) {
 func TestResolveSpawnRefusesASessionNameTmuxChanges(t *testing.T) {
 	t.Parallel()
 	pb := parsePlaybook(t, "/pb/t.yaml", "version: 1\nname: t\nspawn: {tmux: {session: '${SESSION}'}, command: [top]}\n")
-	_, err := runner.ResolveSpawn(pb, []string{"SESSION=my.run"}, nil, nil)
+	_, err := resolveSpawn(pb, []string{"SESSION=my.run"}, nil, nil)
 	if want := `spawn.tmux.session: "my.run" holds : or ., which tmux does not keep in a session name`; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
-	if _, err := runner.ResolveSpawn(pb, []string{"SESSION=my_run"}, nil, nil); err != nil {
+	if _, err := resolveSpawn(pb, []string{"SESSION=my_run"}, nil, nil); err != nil {
 		t.Errorf("my_run: %v", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/internal/leakcheck"
-	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/internal/redact"
 	"github.com/clai-sh/clai/runner/engine"
 )
 
@@ -48,7 +48,7 @@ steps:
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			c.cfg.Redact = runner.NewRedactor(nil, []string{secret}).String
+			c.cfg.Redact = redact.New(nil, []string{secret}).String
 			s := newSim(t, "version: 1\nname: masks\nspawn: {command: [x]}\n"+c.yaml, c.cfg)
 			s.out(10*time.Millisecond, c.output)
 			s.advance(3 * time.Second)

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/internal/redact"
 	"github.com/clai-sh/clai/runner/engine"
 )
 
@@ -47,7 +47,7 @@ func TestLastOutputSurvivesAMatch(t *testing.T) {
   - {expect: "Name:", line: bob}
   - {expect: never, timeout: 1s}
 `
-	redact := runner.NewRedactor(nil, []string{secret}).String
+	redact := redact.New(nil, []string{secret}).String
 	t.Run("timeout", func(t *testing.T) {
 		t.Parallel()
 		s := newSim(t, yaml, engine.Config{Redact: redact})

@@ -1,4 +1,7 @@
-package runner
+// Package redact hides secret values wherever clai would show them: in the
+// output it mirrors and records, which it filters as streams, and in the texts
+// of events, the log and the report (see docs/playbook.md, "secret").
+package redact
 
 import (
 	"bytes"
@@ -13,8 +16,8 @@ import (
 	"github.com/clai-sh/clai/internal/glyph"
 )
 
-// mask replaces a secret wherever it would be shown.
-const mask = "******"
+// Mask replaces a secret wherever it would be shown.
+const Mask = "******"
 
 // shortSecret is the length below which a secret is masked only where it stands
 // alone: masking every "x" of a one-letter secret would spell it out.
@@ -81,8 +84,8 @@ type secretForm struct {
 	short bool
 }
 
-// NewRedactor writes to w what passes through it, with every secret masked.
-func NewRedactor(w io.Writer, secrets []string) *Redactor {
+// New returns a Redactor that writes to w what passes through it, with every secret masked.
+func New(w io.Writer, secrets []string) *Redactor {
 	r := &Redactor{set: &secretSet{values: map[string]bool{}, pieces: map[uint64]struct{}{}, starts: map[uint64]struct{}{}}, w: w}
 	for _, s := range secrets {
 		r.Add(s)
@@ -556,7 +559,7 @@ func (p *projection) mask(dst, text []byte, spans []secretSpan, end int) []byte 
 	for _, s := range spans {
 		first := p.at[s.start]
 		dst = append(dst, text[from:first]...)
-		dst = append(dst, mask...)
+		dst = append(dst, Mask...)
 		for i := s.start + 1; i < s.end; i++ {
 			for j := p.at[i-1] + 1; j < p.at[i]; j++ {
 				for space < len(p.spaces) && p.spaces[space] < j {

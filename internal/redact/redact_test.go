@@ -1,4 +1,4 @@
-package runner
+package redact
 
 import (
 	"bytes"
@@ -42,7 +42,7 @@ func TestRedactor(t *testing.T) {
 	}
 	for _, c := range cases {
 		var out bytes.Buffer
-		r := NewRedactor(&out, c.secrets)
+		r := New(&out, c.secrets)
 		for _, p := range c.in {
 			if _, err := r.Write([]byte(p)); err != nil {
 				t.Fatal(err)
@@ -73,11 +73,11 @@ func TestRedactorString(t *testing.T) {
 		{"日本語のパスワード", "got 日本語のパスワード!", "got ******!"},
 	}
 	for _, c := range cases {
-		if got := NewRedactor(nil, []string{c.secret}).String(c.in); got != c.want {
+		if got := New(nil, []string{c.secret}).String(c.in); got != c.want {
 			t.Errorf("String(%q) with %q = %q, want %q", c.in, c.secret, got, c.want)
 		}
 	}
-	r := NewRedactor(nil, nil)
+	r := New(nil, nil)
 	if got := r.String("typed-later-1"); got != "typed-later-1" {
 		t.Errorf("no secret: %q", got)
 	}
@@ -92,7 +92,7 @@ func TestRedactorString(t *testing.T) {
 func TestRedactorHoldsLittle(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	r := NewRedactor(&out, []string{"hunter2"})
+	r := New(&out, []string{"hunter2"})
 	if _, err := r.Write([]byte("hunte")); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestRedactorHoldsLittle(t *testing.T) {
 // through the mirror's filter, with two secrets to hide.
 func BenchmarkRedactorWrite(b *testing.B) {
 	chunk := []byte(strings.Repeat("\x1b[32mok\x1b[0m building module 42 of 97\r\n", 64<<10/40))
-	r := NewRedactor(io.Discard, []string{"hunter2-correct-horse", "s3cr3t\nline"})
+	r := New(io.Discard, []string{"hunter2-correct-horse", "s3cr3t\nline"})
 	r.w = &bytes.Buffer{}
 	b.SetBytes(int64(len(chunk)))
 	for b.Loop() {
@@ -129,7 +129,7 @@ func BenchmarkRedactorWrite(b *testing.B) {
 // BenchmarkRedactorString masks an 8 KiB window of output, as an event's text.
 func BenchmarkRedactorString(b *testing.B) {
 	text := strings.Repeat("building module 42 of 97\n", 8<<10/25)
-	r := NewRedactor(nil, []string{"hunter2-correct-horse", "s3cr3t\nline"})
+	r := New(nil, []string{"hunter2-correct-horse", "s3cr3t\nline"})
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		_ = r.String(text)
