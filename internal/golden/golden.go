@@ -34,7 +34,7 @@ func Check(t testing.TB, path, got string) {
 		t.Fatalf("%v (run make update-golden to create it)", err)
 	}
 	if w := strings.ReplaceAll(string(want), "\r\n", "\n"); got != w {
-		t.Errorf("the output differs from %s (run make update-golden and review the diff)\n%s", path, firstDiff(w, got))
+		t.Errorf("the output differs from %s (run make update-golden and review the diff):%s", path, Diff(w, got))
 	}
 }
 
@@ -49,10 +49,13 @@ func write(path, got string) error {
 	return nil
 }
 
-// firstDiff shows the first line where got differs from want.
-func firstDiff(want, got string) string {
+// Diff describes the first lines, up to five, where got differs from want,
+// each quoted, so that a difference in blanks or control characters shows.
+func Diff(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 5; i++ {
 		var wl, gl string
 		if i < len(w) {
 			wl = w[i]
@@ -61,8 +64,12 @@ func firstDiff(want, got string) string {
 			gl = g[i]
 		}
 		if wl != gl {
-			return fmt.Sprintf("line %d:\nwant: %s\n got: %s", i+1, wl, gl)
+			shown++
+			fmt.Fprintf(&b, "\n  line %d:\n    got  %q\n    want %q", i+1, gl, wl)
 		}
 	}
-	return "(they differ only in line ends)"
+	if shown == 0 {
+		return "(they differ only in line ends)"
+	}
+	return b.String()
 }

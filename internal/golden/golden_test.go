@@ -51,8 +51,8 @@ func TestCheck(t *testing.T) {
 		want            string // in the failure; "" when Check passes
 	}{
 		{"the same, CRLF read as LF", path, "one\ntwo\n", ""},
-		{"a line differs", path, "one\nthree\n", "line 2:\nwant: two\n got: three"},
-		{"a line more", path, "one\ntwo\nthree\n", "line 3:\nwant: \n got: three"},
+		{"a line differs", path, "one\nthree\n", "line 2:\n    got  \"three\"\n    want \"two\""},
+		{"a line more", path, "one\ntwo\nthree\n", "line 3:\n    got  \"three\"\n    want \"\""},
 		{"no golden file", filepath.Join(t.TempDir(), "none.golden"), "x", "run make update-golden to create it"},
 	}
 	for _, c := range cases {

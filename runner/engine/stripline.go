@@ -376,18 +376,24 @@ func charLen(t []byte) int {
 	return size
 }
 
-// render appends the row's text: blank cells before the first character of a
-// row that began after vertical motion and after the last character are left
-// out, other blank cells are spaces.
-func (l *termLine) render(b []byte) []byte {
-	start := 0
+// drawn returns the cells of the row that show: blank cells before the first
+// character of a row that began after vertical motion, and after the last
+// character, are left out.
+func (l *termLine) drawn() (start, last int) {
 	if ind := min(l.indent, len(l.cells)); ind > 0 && allBlank(l.cells[:ind]) {
 		start = ind
 	}
-	last := len(l.cells)
+	last = len(l.cells)
 	for last > start && l.cells[last-1].w == 0 {
 		last--
 	}
+	return start, last
+}
+
+// render appends the row's text: the cells that show (see drawn), a blank
+// cell among them as a space.
+func (l *termLine) render(b []byte) []byte {
+	start, last := l.drawn()
 	for _, c := range l.cells[start:last] {
 		switch {
 		case c.w == 0:
@@ -463,14 +469,7 @@ func (l *termLine) settle(dst []byte) []byte {
 	if l.detached || hasLoneByte(l.cells) {
 		return dst
 	}
-	start := 0
-	if ind := min(l.indent, len(l.cells)); ind > 0 && allBlank(l.cells[:ind]) {
-		start = ind
-	}
-	last := len(l.cells)
-	for last > start && l.cells[last-1].w == 0 {
-		last--
-	}
+	start, last := l.drawn()
 	l.edited = false
 	l.saved = append(l.saved[:0], l.shown...)
 	l.at = 0

@@ -11,9 +11,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clai-sh/clai/internal/golden"
 )
 
-// The recordings below are copies of shared/captures (tmux, 120x40,
+// The recordings below are of real programs in tmux (120x40,
 // TERM=xterm-256color): the .cast is the program's output, each NN-label.txt
 // what `tmux capture-pane -p` showed after step NN.
 const recordings = "../../testdata/screens"
@@ -160,30 +162,6 @@ func replay(t testing.TB, name string) ([]replayed, *Screen) {
 	return out, s
 }
 
-// diffLines describes the first differing lines of two texts.
-func diffLines(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(g), len(w)) && shown < 5; i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			shown++
-			b.WriteString("\n  line " + itoa(i+1) + ":\n    got  " + quote(gl) + "\n    want " + quote(wl))
-		}
-	}
-	return b.String()
-}
-
-func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
-func itoa(n int) string     { b, _ := json.Marshal(n); return string(b) }
-
 // Every capture of the four recordings renders exactly as tmux showed it
 // (DECISION.md: 53 of 53 screens).
 func TestRecordingsMatchCaptures(t *testing.T) {
@@ -195,7 +173,7 @@ func TestRecordingsMatchCaptures(t *testing.T) {
 			}
 			for _, r := range shots {
 				if r.got != r.want {
-					t.Errorf("%s differs from the capture:%s", r.file, diffLines(r.got, r.want))
+					t.Errorf("%s differs from the capture:%s", r.file, golden.Diff(r.want, r.got))
 				}
 			}
 		})
@@ -253,7 +231,7 @@ func TestKeyScreens(t *testing.T) {
 			t.Fatalf("%s/%s: no such capture", c.recording, c.file)
 		}
 		if found.got != found.want {
-			t.Errorf("%s/%s differs from the capture:%s", c.recording, c.file, diffLines(found.got, found.want))
+			t.Errorf("%s/%s differs from the capture:%s", c.recording, c.file, golden.Diff(found.want, found.got))
 		}
 		lines := strings.Split(found.got, "\n")
 		for _, want := range c.lines {
@@ -649,7 +627,7 @@ func TestClaudePermissionScreens(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := s.Text(); got != normCapture(string(want)) {
-				t.Errorf("differs from the capture:%s", diffLines(got, normCapture(string(want))))
+				t.Errorf("differs from the capture:%s", golden.Diff(normCapture(string(want)), got))
 			}
 		})
 	}
