@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -20,7 +21,8 @@ type observation struct {
 
 // runModes feeds the same observations to an engine of each matching mode, in
 // virtual time (ticking at each deadline on the way, and for a last wait
-// after them), and returns what each sent and the decisions it logged.
+// after them), and returns what each sent and the decisions it logged, with
+// the observations between them.
 func runModes(t *testing.T, settings, body string, obs []observation, last time.Duration) map[string][]string {
 	t.Helper()
 	got := map[string][]string{}
@@ -61,8 +63,11 @@ func runModes(t *testing.T, settings, body string, obs []observation, last time.
 			take(e.Tick(now))
 		}
 		take(e.Start(now))
-		for _, o := range obs {
+		for i, o := range obs {
 			wait(o.after)
+			// What each mode did is logged before the observation that
+			// followed it.
+			log = append(log, fmt.Sprint("observation ", i))
 			if o.typed > 0 {
 				take(e.Input(now, o.typed))
 			}
@@ -113,4 +118,40 @@ rules:
 		{after: 10 * time.Second, output: "Name: "},
 	}, 500*time.Millisecond)
 	wantSameInModes(t, got, "bob\r", "bob\r")
+}
+
+// What a step's match used up is not matched again in either mode, whether
+// or not the step answered: the next step waits for text shown after it. On
+// a screen the text stays in sight, but it is no longer fresh.
+func TestModesConsumeWhatAStepMatched(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, steps string
+		obs         []observation
+		want        []string
+	}{
+		{"the same text twice", `
+steps:
+  - {expect: "Ready"}
+  - {expect: "Ready", line: "go"}
+`, []observation{
+			{after: time.Millisecond, output: "Ready\r\n"},
+			{after: time.Second, output: "Ready\r\n"},
+		}, []string{"go\r"}},
+		{"text before the match", `
+steps:
+  - {expect: "Second"}
+  - {expect: "First", line: "go"}
+`, []observation{
+			{after: time.Millisecond, output: "First\r\nSecond\r\n"},
+			{after: time.Second, output: "First\r\n"},
+		}, []string{"go\r"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got := runModes(t, "settle: 100ms, min_send_interval: 0s", c.steps, c.obs, 500*time.Millisecond)
+			wantSameInModes(t, got, c.want...)
+		})
+	}
 }

@@ -19,6 +19,8 @@ import (
 // the cells that differ each time it looks again (at every settle), carrying the
 // marks along when the screen scrolls. A match is fresh when any of its cells is
 // marked: text that went away and came back is fresh, text that stayed is not.
+// A match that does not answer (a step that only waits for its text) unmarks
+// its cells and those above it, as the stream's window drops them.
 type screenView struct {
 	scr *screen.Screen
 	// seen is the screen's version when it was last matched, sentAt its
@@ -99,16 +101,36 @@ func (v *screenView) settling() (waits, plain bool) {
 	return waits, v.scr.Plain()
 }
 
-// consume does nothing: what was answered stays on screen, and the answer
-// makes it stale instead.
-func (v *screenView) consume(int) {}
+// consume marks the screen's text up to end as stale: it stays in sight, but
+// what a match used up, and what is above it, does not act again. Before the
+// first answer all the screen is fresh, and from then on the marks are kept.
+func (v *screenView) consume(end int) {
+	text := v.text()
+	if v.changes.tracking {
+		v.observe(text)
+	} else {
+		v.track(true)
+	}
+	dirty := v.changes.dirty
+	row, col := 0, 0
+	for pos := 0; pos < end && pos < len(text); pos++ {
+		if text[pos] == '\n' {
+			row, col = row+1, 0
+			continue
+		}
+		if row < len(dirty) && col < len(dirty[row]) {
+			dirty[row][col] = false
+		}
+		col++
+	}
+}
 
 // answered starts the marks over: nothing on the screen as it is now is fresh.
 func (v *screenView) answered(byClai bool) {
 	if byClai {
 		v.sentAt, v.sent = v.scr.Version(), true
 	}
-	v.markAnswered()
+	v.track(false)
 }
 
 // asAnswered reports whether nothing changed on the screen since clai's last
@@ -175,23 +197,29 @@ func (v *screenView) appCursor() bool { return v.scr.AppCursor() }
 
 func (v *screenView) shadedMenus(text []byte) []menu { return shadedMenus(text, v.scr) }
 
-// changes tracks which cells of the screen changed since the last answer.
+// changes tracks which cells of the screen are fresh: changed since the last
+// answer, and not used up by a match since.
 type changes struct {
 	tracking bool
 	version  uint64   // the screen version lines is of
 	lines    [][]byte // the screen as last looked at, row by row
-	dirty    [][]bool // per row, per byte of lines: changed since the answer
+	dirty    [][]bool // per row, per byte of lines: fresh
 }
 
-// markAnswered starts over at an answer: nothing on the screen as it is now is
-// fresh.
-func (v *screenView) markAnswered() {
+// track starts the marks over with the screen as it is now, all of it fresh
+// or, at an answer, none of it.
+func (v *screenView) track(fresh bool) {
 	c := &v.changes
 	c.tracking, c.version = true, v.scr.Version()
 	c.lines = bytes.Split(v.text(), []byte("\n"))
 	c.dirty = make([][]bool, len(c.lines))
 	for i, l := range c.lines {
 		c.dirty[i] = make([]bool, len(l))
+		if fresh {
+			for k := range c.dirty[i] {
+				c.dirty[i][k] = true
+			}
+		}
 	}
 }
 
