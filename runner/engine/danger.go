@@ -146,11 +146,13 @@ func severity(a playbooks.DangerAction) int {
 // it; the view keeps the hits that count (see view.streamedDanger).
 func (e *Engine) scanDanger(text []byte) {
 	hits := e.notRedrawn(e.danger.scan(e.pb.Danger, text), text)
-	e.onDanger(e.view.streamedDanger(hits))
+	e.onDanger(e.view.streamedDanger(hits), true)
 }
 
-// onDanger records danger hits and carries out the strongest.
-func (e *Engine) onDanger(hits []dangerHit) {
+// onDanger records danger hits and carries out the strongest. added says that
+// the hits are in text the view is about to add: a deny's refusal then answers
+// a prompt in what comes after it, not one shown before.
+func (e *Engine) onDanger(hits []dangerHit, added bool) {
 	if len(hits) == 0 {
 		return
 	}
@@ -178,7 +180,9 @@ func (e *Engine) onDanger(hits []dangerHit) {
 		// whatever a step or rule would have answered; until it is sent nothing else is.
 		e.refusal = worst.rule
 		e.wake = time.Time{}
-		e.view.denied()
+		if added {
+			e.view.denied()
+		}
 		e.emit(Event{Name: EventDefer, Rule: worst.rule.Name, Reason: "the refusal waits for the prompt"})
 	}
 }

@@ -102,8 +102,9 @@ func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
 // after the run ended.
 func (e *Engine) evaluate() {
 	if text, changed := e.view.look(); changed {
-		// Redrawn text is scanned for danger as it shows.
-		e.onDanger(e.view.shownDanger(e.pb.Danger, text))
+		// Redrawn text is scanned for danger as it shows, with the prompt
+		// drawn after it.
+		e.onDanger(e.view.shownDanger(e.pb.Danger, text), false)
 		if e.result != nil || e.state == Manual {
 			return
 		}

@@ -155,3 +155,22 @@ steps:
 		})
 	}
 }
+
+// A deny's refusal answers a prompt shown after the dangerous text, in either
+// mode: a question shown before it and not answered yet (a rule's answer
+// waits out its cooldown) is not refused, though the screen still shows it.
+func TestModesRefuseThePromptAfterTheDanger(t *testing.T) {
+	t.Parallel()
+	got := runModes(t, "settle: 100ms, min_send_interval: 0s", `
+rules:
+  - {name: name, match: "Name:", line: "bob", cooldown: 5s, limit: 5}
+danger:
+  - {name: wipe, match: "rm -rf /", action: deny, line: "n"}
+`, []observation{
+		{after: time.Millisecond, output: "Name: "},
+		{after: 200 * time.Millisecond, output: "bob\r\nName: "},
+		{after: 200 * time.Millisecond, output: "\r\nAbout to run: rm -rf /\r\n"},
+		{after: time.Second, output: "Proceed? [y/N] "},
+	}, 500*time.Millisecond)
+	wantSameInModes(t, got, "bob\r", "n\r")
+}

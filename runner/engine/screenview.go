@@ -137,9 +137,9 @@ func (v *screenView) answered(byClai bool) {
 // answer.
 func (v *screenView) asAnswered() bool { return v.sent && v.seen == v.sentAt }
 
-// denied does nothing: the screen's danger is counted when it is looked at,
-// and what is fresh is fresh since the last answer.
-func (v *screenView) denied() {}
+// denied makes the screen as it stands stale, before it is written the
+// dangerous text: what is written after it is fresh.
+func (v *screenView) denied() { v.track(false) }
 
 // count counts the copies of each rule's text on the screen.
 func (v *screenView) count(rules []*playbooks.Rule, text []byte) {

@@ -75,8 +75,7 @@ func (v *streamView) answered(bool) { v.window = v.window[:0] }
 // after.
 func (v *streamView) asAnswered() bool { return false }
 
-// denied empties the window: the refusal's prompt is in what comes after the
-// dangerous text.
+// denied empties the window.
 func (v *streamView) denied() { v.window = v.window[:0] }
 
 // count counts nothing: every match in the window is new.

@@ -50,8 +50,9 @@ type view interface {
 	// asAnswered reports whether clai answered the view as it stands: nothing
 	// changed since its last answer, so nothing in it is fresh.
 	asAnswered() bool
-	// denied is told that a deny danger rule matched the text just added: its
-	// refusal answers a prompt that follows that text.
+	// denied is told that a deny danger rule matched output before the view
+	// takes it in: its refusal answers a prompt in what follows, so all that
+	// was shown before is stale.
 	denied()
 
 	// count counts the copies of each rule's text the view shows; appeared
