@@ -41,8 +41,8 @@ type view interface {
 	// returned it) that is fresh: shown since the last answer. Its indices
 	// stay valid until l is reset.
 	find(l *locs, m *pattern.Matcher, text []byte) (hit, bool)
-	// consume marks the text up to end as used by the answer of a match that
-	// ends there, so that it does not answer again.
+	// consume marks the text up to end as used up by a match that ends there,
+	// whether it is answered or only waited for, so that it does not act again.
 	consume(end int)
 	// answered makes all that was shown so far stale, at an answer of clai's
 	// (byClai) or of the person at the terminal.
