@@ -157,3 +157,46 @@ func TestScreenViewCountsCopies(t *testing.T) {
 		t.Fatal("a second copy below the first did not appear")
 	}
 }
+
+// A screen keeps what a match used up in sight, but no longer fresh: the
+// next match is found below it, and once all copies are used up none is,
+// until the program shows another. A deny makes all the screen shows stale,
+// what it is written next is fresh.
+func TestScreenViewConsumes(t *testing.T) {
+	t.Parallel()
+	pb := viewPlaybook(t, "screen")
+	m := pb.Rules[0].Match
+	v := newView(pb, 6, 40)
+	show(v, "Name: a\nName: b\n")
+	v.look()
+	first := findIn(v, m)
+	if first != 0 {
+		t.Fatalf("first match at %d in %q", first, v.text())
+	}
+	v.consume(first + len("Name:"))
+	second := findIn(v, m)
+	if second != len("Name: a\n") {
+		t.Fatalf("after consuming the first copy, a match at %d, want %d in %q", second, len("Name: a\n"), v.text())
+	}
+	v.consume(second + len("Name:"))
+	if at := findIn(v, m); at >= 0 {
+		t.Fatalf("a used-up copy is found again at %d in %q", at, v.text())
+	}
+	if got := string(v.text()); got != "Name: a\nName: b" {
+		t.Errorf("the screen shows %q, want what was used up still in sight", got)
+	}
+	show(v, "Name: c\n")
+	v.look()
+	if at := findIn(v, m); at != len("Name: a\nName: b\n") {
+		t.Fatalf("the new copy is found at %d in %q", at, v.text())
+	}
+	v.denied()
+	if at := findIn(v, m); at >= 0 {
+		t.Fatalf("a copy shown before the deny is found at %d in %q", at, v.text())
+	}
+	show(v, "Name: d")
+	v.look()
+	if at := findIn(v, m); at != len("Name: a\nName: b\nName: c\n") {
+		t.Fatalf("the copy shown after the deny is found at %d in %q", at, v.text())
+	}
+}
