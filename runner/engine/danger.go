@@ -146,7 +146,9 @@ func severity(a playbooks.DangerAction) int {
 // it; the view keeps the hits that count (see view.streamedDanger).
 func (e *Engine) scanDanger(text []byte) {
 	hits := e.notRedrawn(e.danger.scan(e.pb.Danger, text), text)
-	e.onDanger(e.view.streamedDanger(hits), true)
+	if len(hits) > 0 {
+		e.onDanger(e.view.streamedDanger(hits), true)
+	}
 }
 
 // onDanger records danger hits and carries out the strongest. added says that

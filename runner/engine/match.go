@@ -113,7 +113,7 @@ func (e *Engine) evaluate() {
 		// Only fresh text acts: nothing changed since the last answer.
 		return
 	}
-	if e.continueChoosing() {
+	if e.choosing != nil && e.continueChoosing() {
 		return
 	}
 	if e.refusal != nil {
