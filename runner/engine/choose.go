@@ -252,10 +252,7 @@ func (e *Engine) menus(text []byte) []menu {
 	if m := findMenu(string(text)); len(m.options) > 0 {
 		menus = append(menus, m)
 	}
-	if e.scr == nil {
-		return menus
-	}
-	return append(menus, shadedMenus(text, e.scr)...)
+	return append(menus, e.view.shadedMenus(text)...)
 }
 
 // choose picks the option named by the action on the menu on screen: if the marker
@@ -268,7 +265,7 @@ func (e *Engine) menus(text []byte) []menu {
 // be ticked, each by a choose of its own). It reports whether anything was sent;
 // a label that is not an option on screen hands over to a person.
 func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
-	text := e.view()
+	text := e.view.text()
 	menus := e.menus(text)
 	m, target := findOption(menus, a.Choose)
 	if target < 0 {

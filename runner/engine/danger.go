@@ -142,46 +142,19 @@ func severity(a playbooks.DangerAction) int {
 	return 1
 }
 
-// scanDanger runs the danger rules on new text, before any rule or step sees it.
-//
-// On a screen the same dangerous text usually reaches both the stream and the
-// screen, often more than once (a dialog and its transcript line): a rule counts
-// once while its text is on screen, and once for all the stream shows of it until
-// the screen is next looked at.
+// scanDanger runs the danger rules on new text, before any rule or step sees
+// it; the view keeps the hits that count (see view.streamedDanger).
 func (e *Engine) scanDanger(text []byte) {
 	hits := e.notRedrawn(e.danger.scan(e.pb.Danger, text), text)
-	if e.scr != nil {
-		kept := hits[:0]
-		for _, h := range hits {
-			if e.dangerShown[h.rule] == 0 && !e.dangerStreamed[h.rule] {
-				e.dangerStreamed[h.rule] = true
-				kept = append(kept, h)
-			}
-		}
-		hits = kept
+	if len(hits) > 0 {
+		e.onDanger(e.view.streamedDanger(hits), true)
 	}
-	e.onDanger(hits)
 }
 
-// scanScreenDanger runs the danger rules on the visible screen, where a program
-// that draws with cursor jumps shows text the stream never holds. A rule counts
-// once each time its text appears (one more copy of it on screen than before),
-// unless the stream showed it first.
-func (e *Engine) scanScreenDanger(text []byte) {
-	var hits []dangerHit
-	for _, r := range e.pb.Danger {
-		copies, last := countMatches(r.Match, text)
-		if copies > e.dangerShown[r] && (e.dangerShown[r] > 0 || !e.dangerStreamed[r]) {
-			hits = append(hits, dangerHit{rule: r, text: last})
-		}
-		e.dangerShown[r] = copies
-		e.dangerStreamed[r] = false
-	}
-	e.onDanger(hits)
-}
-
-// onDanger records danger hits and carries out the strongest.
-func (e *Engine) onDanger(hits []dangerHit) {
+// onDanger records danger hits and carries out the strongest. added says that
+// the hits are in text the view is about to add: a deny's refusal then answers
+// a prompt in what comes after it, not one shown before.
+func (e *Engine) onDanger(hits []dangerHit, added bool) {
 	if len(hits) == 0 {
 		return
 	}
@@ -209,7 +182,9 @@ func (e *Engine) onDanger(hits []dangerHit) {
 		// whatever a step or rule would have answered; until it is sent nothing else is.
 		e.refusal = worst.rule
 		e.wake = time.Time{}
-		e.window = e.window[:0]
+		if added {
+			e.view.denied()
+		}
 		e.emit(Event{Name: EventDefer, Rule: worst.rule.Name, Reason: "the refusal waits for the prompt"})
 	}
 }
@@ -229,22 +204,22 @@ func (e *Engine) refuse(settled bool) {
 	}
 	e.refusal = nil
 	vals := e.values(nil, nil)
-	e.act(r.Refusal, r.Env, &vals, r.Name, "", e.excerpt(lastLine(e.view())))
+	e.act(r.Refusal, r.Env, &vals, r.Name, "", e.excerpt(lastLine(e.view.text())))
 }
 
 // promptPending reports whether the window shows a prompt not yet answered:
 // fresh text, as a step or rule would see it.
 func (e *Engine) promptPending(settled bool) bool {
-	text := e.view()
+	text := e.view.text()
 	if s := e.currentStep(); s != nil {
 		for _, c := range s.Branches() {
-			if _, ok := e.findFresh(c.Match, text); ok {
+			if _, ok := e.view.find(&e.locs, c.Match, text); ok {
 				return true
 			}
 		}
 	}
 	for _, r := range e.pb.Rules {
-		if _, ok := e.findFresh(r.Match, text); ok {
+		if _, ok := e.view.find(&e.locs, r.Match, text); ok {
 			return true
 		}
 	}
@@ -260,4 +235,4 @@ func lastLine(b []byte) string {
 
 // LastLine returns the last line of what the engine matches against: the
 // window of the stream, or the screen.
-func (e *Engine) LastLine() string { return lastLine(e.view()) }
+func (e *Engine) LastLine() string { return lastLine(e.view.text()) }

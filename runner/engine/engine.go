@@ -7,7 +7,6 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/driver/keys"
-	"github.com/clai-sh/clai/runner/screen"
 )
 
 // Config is what an Engine needs besides the playbook.
@@ -67,13 +66,9 @@ type Engine struct {
 	scratch []byte
 	// redrawn lists the rows the stripper passed on again in the last output.
 	redrawn []redraw
-	// window is the stripped output not yet consumed, at most Settings.Window bytes,
-	// in backing.
-	window  []byte
-	backing []byte
-	// recent is the latest output, answered or not, for the messages that
-	// quote it.
-	recent recentOutput
+	// view is what the program showed, as steps and rules are matched
+	// against it: the stream's window, or the screen of settings.match: screen.
+	view   view
 	danger dangerScanner
 	// locs holds the indices of the matches a call finds; texts makes the
 	// strings of what matched and what is sent.
@@ -151,27 +146,6 @@ type Engine struct {
 	// unmatched counts output bytes absorbed since matching last ran.
 	unmatched int
 
-	// viewText is the screen's text as view returns it, for screen version
-	// viewVersion.
-	viewText    []byte
-	viewVersion uint64
-
-	// scr is the virtual screen of settings.match: screen, nil in stream mode;
-	// scrSeen is the screen's version when it was last matched, scrSent its
-	// version at clai's last answer, and present and dangerShown count the copies
-	// of each rule's and danger rule's text on the screen then (they fire when a
-	// copy appears).
-	scr         *screen.Screen
-	scrSeen     uint64
-	scrSent     uint64
-	present     map[*playbooks.Rule]int
-	dangerShown map[*playbooks.Danger]int
-	// dangerStreamed says which danger rules the stream fired since the screen
-	// was last scanned.
-	dangerStreamed map[*playbooks.Danger]bool
-	// changes marks what changed on the screen since the last answer, clai's
-	// or the person's.
-	changes changes
 	// choosing is a choose action waiting to see its selection on screen.
 	choosing *choosing
 	// rulesChoose is set when a rule's action is a choose.
@@ -193,18 +167,13 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 		ruleCounted: make([]int, len(pb.Rules)),
 		lastFire:    map[*playbooks.Rule]time.Time{},
 		danger:      dangerScanner{limit: int(pb.Settings.Window)},
+		view:        newView(pb, cfg.Rows, cfg.Cols),
 	}
 	e.strip.SetWidth(cfg.Cols)
 	e.strip.SetHeight(cfg.Rows)
-	if pb.Settings.Match == playbooks.MatchScreen {
-		e.scr = screen.New(cfg.Rows, cfg.Cols)
-		e.present = map[*playbooks.Rule]int{}
-		e.dangerShown = map[*playbooks.Danger]int{}
-		e.dangerStreamed = map[*playbooks.Danger]bool{}
-		for _, r := range pb.Rules {
-			if r.Action != nil && r.Action.Kind == playbooks.ActChoose {
-				e.rulesChoose = true
-			}
+	for _, r := range pb.Rules {
+		if r.Action != nil && r.Action.Kind == playbooks.ActChoose {
+			e.rulesChoose = true
 		}
 	}
 	return e
@@ -255,7 +224,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	if e.state == Nudging && e.isNudgeEcho(text) {
 		// The program echoed the nudge: that is not a sign of life.
 		e.scanDanger(text)
-		e.appendWindow(text)
+		e.view.add(text)
 		return e.end()
 	}
 	e.lastOutput = now
@@ -269,13 +238,13 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 		}
 	}
 	e.scanDanger(text)
-	e.appendWindow(text)
-	if e.scr != nil {
-		// The screen is matched once it has been still for settle.
-		e.scr.Write(data)
-		if r := e.scr.Replies(); len(r) > 0 && !e.cfg.Replay {
-			e.addSend(Send{Keystrokes: keys.Keystrokes{Data: r}, Reply: true})
-		}
+	e.view.add(text)
+	reply, settles := e.view.write(data)
+	if len(reply) > 0 && !e.cfg.Replay {
+		e.addSend(Send{Keystrokes: keys.Keystrokes{Data: reply}, Reply: true})
+	}
+	if settles {
+		// Matched by the timer once the view has been still (see eachTimer).
 		return e.end()
 	}
 	e.unmatched += len(data)
@@ -305,34 +274,17 @@ func (e *Engine) AwaitsReaction() bool { return e.verify && e.result == nil }
 func (e *Engine) Resize(rows, cols int) {
 	e.strip.SetWidth(cols)
 	e.strip.SetHeight(rows)
-	if e.scr != nil {
-		e.scr.Resize(rows, cols)
-	}
+	e.view.resize(rows, cols)
 }
 
-// view is the text patterns see: the visible screen (with the blanks before
-// the cursor, so that a prompt's trailing space is seen), or the stream's window.
-func (e *Engine) view() []byte {
-	if e.scr == nil {
-		return e.window
-	}
-	// Copied once a version, not at each look: an evaluation looks several
-	// times. A new version gets a new copy, so what observe keeps of the last
-	// one stays as it was.
-	if v := e.scr.Version(); e.viewText == nil || v != e.viewVersion {
-		e.viewText, e.viewVersion = []byte(e.scr.TextAtCursor()), v
-	}
-	return e.viewText
-}
-
-// screenQuiet is how long the screen must be still before it is matched:
-// settings.settle, so that a screen a program redraws in several writes is
-// matched whole. Where all the program wrote since the screen was last matched
-// is plain output (text, colours and line ends, which add to the screen as to
-// a stream) and no choose may act on a half-drawn menu, the screen is matched
-// as soon as output pauses, as the stream is.
-func (e *Engine) screenQuiet() time.Duration {
-	if e.scr.Plain() && !e.mayChoose() {
+// settleQuiet is how long a view that settles (a screen) must be still before
+// it is matched: settings.settle, so that a screen a program redraws in several
+// writes is matched whole. Where all the program wrote since the screen was
+// last matched is plain output (text, colours and line ends, which add to the
+// screen as to a stream) and no choose may act on a half-drawn menu, the
+// screen is matched as soon as output pauses, as the stream is.
+func (e *Engine) settleQuiet(plain bool) time.Duration {
+	if plain && !e.mayChoose() {
 		return batchQuiet
 	}
 	return e.pb.Settings.Settle
@@ -385,7 +337,7 @@ func (e *Engine) Input(now time.Time, n int) []Action {
 		e.emit(Event{Name: EventInput, Bytes: n})
 		// The person answered what was shown: as after clai's own answer,
 		// only what the program shows from now on acts.
-		e.answered()
+		e.view.answered(false)
 		e.verify = false
 		if e.state == Prompting {
 			e.setState(Running, "answered at the terminal")
@@ -432,11 +384,11 @@ func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
 	e.exitCode = status.Code
 	if tail := e.strip.Flush(nil); len(tail) > 0 {
 		e.scanDanger(tail)
-		e.appendWindow(tail)
+		e.view.add(tail)
 		e.unmatched++
 	}
-	if e.unmatched > 0 || e.scr != nil && e.scr.Version() != e.scrSeen {
-		// The last output is matched before the end: the screen is final now.
+	if e.unmatched > 0 || e.view.changed() {
+		// The last output is matched before the end: the view is final now.
 		e.match()
 	}
 	e.emit(Event{Name: EventExit, Reason: status.String()})
@@ -516,8 +468,11 @@ func (e *Engine) emit(ev Event) {
 	if ev.State == "" {
 		ev.State = e.state
 	}
-	if e.scr != nil && (ev.Name.IsDecision() || ev.Name == EventState && ev.State == Manual) {
-		ev.Screen = e.redact(e.scr.Text())
+	if ev.Name.IsDecision() || ev.Name == EventState && ev.State == Manual {
+		// A blank screen, or a stream, has none to keep.
+		if scr := e.view.screen(); scr != "" {
+			ev.Screen = e.redact(scr)
+		}
 	}
 	e.events = append(e.events, ev)
 	e.out = append(e.out, &e.events[len(e.events)-1])
@@ -609,48 +564,9 @@ func unchangedIn(redrawn []redraw, text []byte, start, end int) bool {
 	return false
 }
 
-// appendWindow adds stripped text to the window, keeping only the newest bytes. The
-// window is a slice of a backing array four times its size, so dropping old text is
-// a reslice and the bytes are moved only when the array is used up.
-func (e *Engine) appendWindow(text []byte) {
-	e.recent.add(text)
-	limit := int(e.pb.Settings.Window)
-	if e.backing == nil {
-		e.backing = make([]byte, 0, 4*limit)
-		e.window = e.backing
-	}
-	if len(text) >= limit {
-		e.window = append(e.backing[:0], text[len(text)-limit:]...)
-		return
-	}
-	if over := len(e.window) + len(text) - limit; over > 0 {
-		e.window = e.window[over:]
-	}
-	if cap(e.window)-len(e.window) < len(text) {
-		n := copy(e.backing[:cap(e.backing)], e.window)
-		e.window = e.backing[:n]
-	}
-	e.window = append(e.window, text...)
-}
-
-// consume drops the window up to end: that text was answered. A screen is not
-// consumed: what was answered no longer counts as fresh instead.
-func (e *Engine) consume(end int) {
-	if e.scr != nil {
-		return
-	}
-	e.window = e.window[end:]
-}
-
 // tail returns the last few hundred bytes of output, answered or not, or the
 // screen, for error messages, with the secrets masked.
-func (e *Engine) tail() string {
-	const n = 300
-	if e.scr != nil {
-		return e.redact(e.scr.Text())
-	}
-	return lastChars(e.redact(e.recent.text()), n)
-}
+func (e *Engine) tail() string { return e.view.tail(e.redact) }
 
 // redact masks the run's secrets in text (see Config.Redact).
 func (e *Engine) redact(text string) string {

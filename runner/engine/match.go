@@ -93,9 +93,7 @@ func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
 	if s := e.currentStep(); s != nil {
 		v.Step = playbooks.StepInfo{Name: s.Name, Index: s.Index, Tries: e.stepTries}
 	}
-	if e.scr != nil {
-		v.Screen = e.scr.Text()
-	}
+	v.Screen = e.view.screen()
 	return v
 }
 
@@ -103,24 +101,20 @@ func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
 // rules in file order. Nothing is answered in MANUAL, while a refusal is pending, or
 // after the run ended.
 func (e *Engine) evaluate() {
-	if e.scr != nil {
-		if v := e.scr.Version(); v != e.scrSeen {
-			e.scrSeen = v
-			e.scr.MarkPlain()
-			text := e.view()
-			e.observe(text)
-			e.scanScreenDanger(text)
-			if e.result != nil || e.state == Manual {
-				return
-			}
-		}
-		if e.answeredScreen() {
-			// Only fresh text acts: nothing changed since the last answer.
+	if text, changed := e.view.look(); changed {
+		// Redrawn text is scanned for danger as it shows, with the prompt
+		// drawn after it.
+		e.onDanger(e.view.shownDanger(e.pb.Danger, text), false)
+		if e.result != nil || e.state == Manual {
 			return
 		}
-		if e.continueChoosing() {
-			return
-		}
+	}
+	if e.view.asAnswered() {
+		// Only fresh text acts: nothing changed since the last answer.
+		return
+	}
+	if e.choosing != nil && e.continueChoosing() {
+		return
 	}
 	if e.refusal != nil {
 		e.refuse(false)
@@ -161,11 +155,11 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 		return !sent, sent
 	}
 	// The leftmost match wins; the first case listed breaks a tie.
-	text := e.view()
+	text := e.view.text()
 	var best hit
 	var bestCase *playbooks.Case
 	for _, c := range branches {
-		if h, ok := e.findFresh(c.Match, text); ok && (bestCase == nil || h.start < best.start) {
+		if h, ok := e.view.find(&e.locs, c.Match, text); ok && (bestCase == nil || h.start < best.start) {
 			best, bestCase = h, c
 		}
 	}
@@ -178,7 +172,7 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 	vals := e.valuesFor(&best, text, !readsOnlyMatch(bestCase.Action))
 	matched := e.excerpt(vals.Text)
 	e.atQuestion = lastShown(text, best.end)
-	e.consume(best.end)
+	e.view.consume(best.end)
 	sent := e.act(bestCase.Action, bestCase.Env, &vals, "", stepName(s), matched)
 	if bestCase.Repeat {
 		e.stepTries++
@@ -194,27 +188,13 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 // than before: the same question asked again below the first), so a redraw never
 // answers twice.
 func (e *Engine) evaluateRules() {
-	text := e.view()
-	var appeared map[*playbooks.Rule]bool
-	if e.scr != nil {
-		appeared = map[*playbooks.Rule]bool{}
-		for _, r := range e.pb.Rules {
-			n, _ := countMatches(r.Match, text)
-			appeared[r] = n > e.present[r]
-			e.present[r] = n
-		}
-	}
-	// later re-arms a rule whose answer waits, so that it fires when the wait ends.
-	later := func(r *playbooks.Rule) {
-		if e.scr != nil {
-			e.present[r] = 0
-		}
-	}
+	text := e.view.text()
+	e.view.count(e.pb.Rules, text)
 	for i, r := range e.pb.Rules {
-		if appeared != nil && !appeared[r] {
+		if !e.view.appeared(r) {
 			continue
 		}
-		h, ok := e.findFresh(r.Match, text)
+		h, ok := e.view.find(&e.locs, r.Match, text)
 		if !ok {
 			continue
 		}
@@ -236,19 +216,20 @@ func (e *Engine) evaluateRules() {
 		}
 		if r.Cooldown > 0 {
 			if last, ok := e.lastFire[r]; ok && e.now.Before(last.Add(r.Cooldown)) {
-				later(r)
+				// Re-armed, so that the rule fires when the wait ends.
+				e.view.rearm(r)
 				e.deferUntil(last.Add(r.Cooldown), r.Name, "cooldown")
 				return
 			}
 		}
 		if !e.canSend() {
-			later(r)
+			e.view.rearm(r)
 			return
 		}
 		// vals.Text is the matched text, already copied out of the window.
 		matched := e.excerpt(vals.Text)
 		e.atQuestion = lastShown(text, h.end)
-		e.consume(h.end)
+		e.view.consume(h.end)
 		e.ruleFired[i]++
 		if vals.Fired != nil {
 			// The answer's template counts this firing too, as vals.Fired is
@@ -389,7 +370,7 @@ func typeText(data []byte) Send {
 // pressKeys is a Send that presses named keys, for the driver to encode in the
 // cursor mode the program asked for.
 func (e *Engine) pressKeys(ks []keys.Key) Send {
-	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.scr != nil && e.scr.AppCursor()}}
+	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.view.appCursor()}}
 }
 
 // press is a Send that presses one key n times, in the engine's memory for it.
@@ -419,27 +400,9 @@ func (e *Engine) send(s Send, shown, rule, step, matched string) {
 	}
 	e.lastSend, e.sent = e.now, true
 	e.wake = time.Time{}
-	if e.scr != nil {
-		e.scrSent = e.scr.Version()
-	}
-	e.answered()
-}
-
-// answered makes everything the program has shown so far stale, at an answer
-// of clai's or of the person at the terminal: only fresh text acts, and what
-// was shown before an answer never answers again. On a stream the window
-// drops it; on a screen the cells as they are now stop counting as changed.
-func (e *Engine) answered() {
-	e.window = e.window[:0]
-	if e.scr != nil {
-		e.markSent()
-	}
-}
-
-// answeredScreen reports whether clai answered the screen as it stands: nothing
-// changed on it since the last send.
-func (e *Engine) answeredScreen() bool {
-	return e.scr != nil && e.sent && e.scrSeen == e.scrSent
+	// Only fresh text acts from now on: what was shown before the answer
+	// never answers again.
+	e.view.answered(true)
 }
 
 // excerpt is the end of s, at most 200 bytes, cut on a character boundary and

@@ -39,6 +39,7 @@ rules:
 		t.Fatalf("playbook: %v", findings)
 	}
 	e := NewEngine(pb, Config{Rows: 24, Cols: 80})
+	scr := e.view.(*screenView).scr
 	now := time.Unix(1_700_000_000, 0)
 	e.Start(now)
 	out := floodLines(2000, -1, "") + "Continue? [y/n] "
@@ -51,16 +52,16 @@ rules:
 		if want := now.Add(100 * time.Millisecond); !ok || next.After(want) {
 			t.Fatalf("deadline %v, %v; want the settle at %v", next, ok, want)
 		}
-		if !e.scr.Pending() && len(p) > 4096 {
+		if !scr.Pending() && len(p) > 4096 {
 			t.Fatalf("the screen took the output in before it settled (%d bytes to go)", len(p))
 		}
 	}
 	now = now.Add(100 * time.Millisecond)
 	acts := e.Tick(now)
 	if !slices.ContainsFunc(acts, isSendAction) {
-		t.Fatalf("no answer once settled; the screen shows:\n%s", e.scr.Text())
+		t.Fatalf("no answer once settled; the screen shows:\n%s", scr.Text())
 	}
-	if e.scr.Pending() {
+	if scr.Pending() {
 		t.Error("the screen still holds output back after matching")
 	}
 }

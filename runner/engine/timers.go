@@ -31,10 +31,10 @@ func (e *Engine) eachTimer(yield func(timer) bool) {
 	if e.unmatched > 0 && !yield(due(e.lastOutput.Add(batchQuiet), (*Engine).match)) {
 		return
 	}
-	// Output the screen holds back is taken in once it settles: then it is
-	// matched if the screen changed.
-	if e.scr != nil && (e.scr.Pending() || e.scr.Version() != e.scrSeen) &&
-		!yield(due(e.lastOutput.Add(e.screenQuiet()), (*Engine).screenSettled)) {
+	// Output a view that settles (a screen) holds back is taken in once it
+	// settles: then it is matched if the view changed.
+	if waits, plain := e.view.settling(); waits &&
+		!yield(due(e.lastOutput.Add(e.settleQuiet(plain)), (*Engine).settled)) {
 		return
 	}
 	t := e.pb.Timeouts
@@ -91,10 +91,10 @@ func (e *Engine) stateTimers(yield func(timer) bool, settle time.Time) {
 	}
 }
 
-// screenSettled matches the screen once it has been still for settle, if it
-// changed since it was last matched.
-func (e *Engine) screenSettled() {
-	if e.scr.Version() != e.scrSeen {
+// settled matches a view that settles (a screen) once it has been still, if
+// it changed since it was last matched.
+func (e *Engine) settled() {
+	if e.view.changed() {
 		e.match()
 	}
 }
@@ -148,7 +148,7 @@ func (e *Engine) checkPrompt() {
 	e.promptChecked = true
 	// A screen clai just answered still shows the question: the answer's
 	// check (verify) is what follows it, not the prompt detector.
-	if q := detectPrompt(e.view()); q != "" && !e.answeredScreen() {
+	if q := detectPrompt(e.view.text()); q != "" && !e.view.asAnswered() {
 		e.enterPrompting("the program waits at a prompt nothing answers", q)
 	}
 }
@@ -200,7 +200,7 @@ func (e *Engine) checkIdle() {
 	if idle <= 0 || e.now.Before(e.idleFrom().Add(idle)) || e.result != nil {
 		return
 	}
-	if busy(e.view()) {
+	if busy(e.view.text()) {
 		// A program that says it is working is not idle: look again after
 		// another idle period.
 		e.busySeen = e.now

@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/pattern"
+)
+
+// streamView is the view of stream matching: the window, the stripped output
+// not yet answered, at most settings.window bytes. What an answer used up
+// leaves the window, so everything the window holds is fresh.
+type streamView struct {
+	limit int
+	// window is the stripped output not yet consumed, in backing.
+	window  []byte
+	backing []byte
+	// recent is the latest output, answered or not, for the messages that
+	// quote it.
+	recent recentOutput
+}
+
+// add adds stripped text to the window, keeping only the newest bytes. The
+// window is a slice of a backing array four times its size, so dropping old text is
+// a reslice and the bytes are moved only when the array is used up.
+func (v *streamView) add(text []byte) {
+	v.recent.add(text)
+	if v.backing == nil {
+		v.backing = make([]byte, 0, 4*v.limit)
+		v.window = v.backing
+	}
+	if len(text) >= v.limit {
+		v.window = append(v.backing[:0], text[len(text)-v.limit:]...)
+		return
+	}
+	if over := len(v.window) + len(text) - v.limit; over > 0 {
+		v.window = v.window[over:]
+	}
+	if cap(v.window)-len(v.window) < len(text) {
+		n := copy(v.backing[:cap(v.backing)], v.window)
+		v.window = v.backing[:n]
+	}
+	v.window = append(v.window, text...)
+}
+
+// write takes nothing in: the stream is the stripped text add takes, matched
+// as soon as output pauses.
+func (v *streamView) write([]byte) ([]byte, bool) { return nil, false }
+
+// resize does nothing: the stripper, not the window, knows the terminal's size.
+func (v *streamView) resize(int, int) {}
+
+// text returns the window.
+func (v *streamView) text() []byte { return v.window }
+
+// look finds nothing changed as a whole: the stream only grows, and what it
+// added is fresh until answered.
+func (v *streamView) look() ([]byte, bool) { return nil, false }
+
+func (v *streamView) changed() bool { return false }
+
+func (v *streamView) settling() (waits, plain bool) { return false, true }
+
+// find returns the leftmost match: the window holds only what came after the
+// last answer.
+func (v *streamView) find(l *locs, m *pattern.Matcher, text []byte) (hit, bool) {
+	return l.find(m, text)
+}
+
+// consume drops the window up to end.
+func (v *streamView) consume(end int) { v.window = v.window[end:] }
+
+// answered empties the window.
+func (v *streamView) answered(bool) { v.window = v.window[:0] }
+
+// asAnswered is false: an answer emptied the window, and what is in it came
+// after.
+func (v *streamView) asAnswered() bool { return false }
+
+// denied empties the window.
+func (v *streamView) denied() { v.window = v.window[:0] }
+
+// count counts nothing: every match in the window is new.
+func (v *streamView) count([]*playbooks.Rule, []byte) {}
+
+func (v *streamView) appeared(*playbooks.Rule) bool { return true }
+
+func (v *streamView) rearm(*playbooks.Rule) {}
+
+// streamedDanger keeps every hit: the danger scanner sees each byte once.
+func (v *streamView) streamedDanger(hits []dangerHit) []dangerHit { return hits }
+
+func (v *streamView) shownDanger([]*playbooks.Danger, []byte) []dangerHit { return nil }
+
+func (v *streamView) screen() string { return "" }
+
+// tail returns the last few hundred bytes of output, answered or not.
+func (v *streamView) tail(redact func(string) string) string {
+	const n = 300
+	return lastChars(redact(v.recent.text()), n)
+}
+
+func (v *streamView) appCursor() bool { return false }
+
+func (v *streamView) shadedMenus([]byte) []menu { return nil }
