@@ -222,9 +222,11 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	e.redrawn = e.strip.redraws()
 	text := e.scratch
 	if e.state == Nudging && e.isNudgeEcho(text) {
-		// The program echoed the nudge: that is not a sign of life.
+		// The program echoed the nudge: that is not a sign of life, but the
+		// screen draws it as the person's terminal does.
 		e.scanDanger(text)
 		e.view.add(text)
+		e.draw(data)
 		return e.end()
 	}
 	e.lastOutput = now
@@ -239,11 +241,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	}
 	e.scanDanger(text)
 	e.view.add(text)
-	reply, settles := e.view.write(data)
-	if len(reply) > 0 && !e.cfg.Replay {
-		e.addSend(Send{Keystrokes: keys.Keystrokes{Data: reply}, Reply: true})
-	}
-	if settles {
+	if e.draw(data) {
 		// Matched by the timer once the view has been still (see eachTimer).
 		return e.end()
 	}
@@ -430,6 +428,17 @@ func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
 }
 
 // isNudgeEcho reports whether text is no more than the echo of the last nudge.
+// draw passes data to the view's screen, if it has one, and answers what the
+// program asked the terminal; it reports whether matching waits for the view
+// to settle.
+func (e *Engine) draw(data []byte) (settles bool) {
+	reply, settles := e.view.write(data)
+	if len(reply) > 0 && !e.cfg.Replay {
+		e.addSend(Send{Keystrokes: keys.Keystrokes{Data: reply}, Reply: true})
+	}
+	return settles
+}
+
 func (e *Engine) isNudgeEcho(text []byte) bool {
 	t := strings.TrimSpace(string(text))
 	return t == "" || t == strings.TrimSpace(e.lastNudge)
