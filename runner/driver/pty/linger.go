@@ -63,15 +63,25 @@ func (p *Process) lingerWatch() {
 			return
 		case <-t.C:
 		}
-		if p.eof.Load() {
+		left, over := p.lingerDue()
+		if over {
 			return
 		}
-		if left, _ := p.linger.left(); left > 0 {
-			t.Reset(left)
-			continue
-		}
-		p.lingered.Store(true)
-		p.wakeReader()
-		return
+		t.Reset(left)
 	}
+}
+
+// lingerDue is what the linger watch does when its timer fires. It reports
+// how much of the linger period is left, or that the watch is over: the
+// output ended, or the linger did and the reader was woken.
+func (p *Process) lingerDue() (time.Duration, bool) {
+	if p.eof.Load() {
+		return 0, true
+	}
+	if left, _ := p.linger.left(); left > 0 {
+		return left, false
+	}
+	p.lingered.Store(true)
+	p.wakeReader()
+	return 0, true
 }
