@@ -392,11 +392,7 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 	s.apply(s.engine.Start(clock.Now()))
 	wr, direct := s.drv.(driver.WaitReader)
 	_, realClock := clock.(systemClock)
-	// The headless loop is for the latency of answers. A session that answers
-	// nothing reads as a person's does, with Read, which takes all the program
-	// wrote however late it comes to read it (ReadWait, come past the linger
-	// after the program ended, ends without what is left).
-	if direct && realClock && s.o.terminal == nil && !s.o.watch {
+	if direct && realClock && s.o.terminal == nil {
 		s.readLoop(parent, wr)
 	} else {
 		s.selectLoop(ctx, parent)

@@ -1,14 +1,19 @@
 // Lingering after the program exited: how long its descendants may keep the
 // terminal open while quiet before the output counts as over. One clock,
 // lingerClock, measures the quiet for every way of reading: ReadBefore (and
-// so Read) asks it how long it may still wait, and the linger watch asks it
-// when to end a ReadWait.
+// so Read) and ReadWait ask it, once nothing is left to read, how long they
+// may still wait, and the linger watch asks it when to wake a ReadWait that
+// waits in the kernel. What the terminal holds is always read first: however
+// late a reader comes, the output is over only when nothing is left.
 
 package pty
 
 import (
+	"errors"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // lingerClock measures the quiet after the program exited: the time since
@@ -50,9 +55,10 @@ func (c *lingerClock) left() (time.Duration, bool) {
 	return c.period - c.now().Sub(time.Unix(0, since)), true
 }
 
-// lingerWatch ends a ReadWait that waits for the descendants of the exited
-// program: once the linger clock says they have been quiet for the linger
-// period, the output is over.
+// lingerWatch ends a ReadWait that waits in the kernel for the descendants
+// of the exited program: once the linger clock says they have been quiet for
+// the linger period, the output is over. (A read begun after the exit finds
+// the master non-blocking and asks the clock itself.)
 func (p *Process) lingerWatch() {
 	defer p.wg.Done()
 	t := time.NewTimer(p.linger.period)
@@ -63,15 +69,46 @@ func (p *Process) lingerWatch() {
 			return
 		case <-t.C:
 		}
-		if p.eof.Load() {
+		left, over := p.lingerDue()
+		if over {
 			return
 		}
-		if left, _ := p.linger.left(); left > 0 {
-			t.Reset(left)
-			continue
-		}
+		t.Reset(left)
+	}
+}
+
+// lingerDue is what the linger watch does when its timer fires. It reports
+// how much of the linger period is left, or that the watch is over: the
+// output ended, or the linger did. Then a ReadWait that waits, and could be
+// blocked in the kernel, is woken to end, unless the terminal holds output:
+// that is read first (its reader is slow to run, not waiting for it), and the
+// reads after it are the master's non-blocking ones.
+func (p *Process) lingerDue() (time.Duration, bool) {
+	if p.eof.Load() {
+		return 0, true
+	}
+	if left, _ := p.linger.left(); left > 0 {
+		return left, false
+	}
+	if p.waiting.Load() && !p.holdsOutput() {
 		p.lingered.Store(true)
 		p.wakeReader()
-		return
 	}
+	return 0, true
+}
+
+// holdsOutput reports whether the terminal holds output not yet read (or is
+// at its end, which a read reports).
+func (p *Process) holdsOutput() bool {
+	var ready int
+	err := control(p.master, func(fd int) error {
+		for {
+			n, err := waitReadable(fd, 0)
+			if !errors.Is(err, unix.EINTR) {
+				ready = n
+				return err
+			}
+		}
+	})
+	return err == nil && ready > 0
 }

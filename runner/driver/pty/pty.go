@@ -73,6 +73,9 @@ type Options struct {
 	// noCgroup starts the program without a cgroup of its own, as where
 	// none can be made (for tests of the other ways processes are tracked).
 	noCgroup bool
+	// now is the linger clock's time source; nil means time.Now (tests
+	// move time by hand).
+	now func() time.Time
 }
 
 // Process is a program running in a pseudo-terminal. It implements

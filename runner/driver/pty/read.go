@@ -107,14 +107,17 @@ func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) 
 // costs least when output arrives, which is what the latency of every question
 // and answer depends on. It returns io.EOF when every holder of the terminal
 // closed it, Options.Linger after the program exited while a descendant keeps
-// the terminal open, and after Close: those end a pending ReadWait. Calls must
-// not overlap with those of Read and ReadBefore.
+// the terminal open, and after Close: those end a pending ReadWait. What the
+// terminal holds is read before the linger ends the output, however late
+// ReadWait comes to read it. Calls must not overlap with those of Read and
+// ReadBefore.
 func (p *Process) ReadWait(b []byte) (int, error) {
 	p.rdMu.Lock()
 	defer p.rdMu.Unlock()
-	// waiting is set before closing and lingered are looked at, and Close and
-	// the linger watch set those before they look at waiting: whichever comes
-	// second sees the other.
+	// waiting is set before closing and lingered are looked at, and Close sets
+	// closing before it looks at waiting: whichever comes second sees the
+	// other. The linger watch runs once the master is non-blocking: a ReadWait
+	// it does not see waiting cannot wait in the kernel.
 	p.waiting.Store(true)
 	defer p.waiting.Store(false)
 	for {
@@ -132,7 +135,6 @@ func (p *Process) ReadWait(b []byte) (int, error) {
 			p.eof.Store(true)
 			return 0, io.EOF
 		case n > 0:
-			p.linger.output()
 			return n, nil
 		case !errors.Is(err, unix.EAGAIN):
 			return 0, err
@@ -142,13 +144,24 @@ func (p *Process) ReadWait(b []byte) (int, error) {
 
 // controlReadWait is ReadWait's callback for raw.Control, on p.rd. Once the
 // program exited, or after Close, the master is non-blocking (see endWrites)
-// and a read that finds nothing returns EAGAIN: then it waits in poll, a while
-// at a time, and ReadWait reads again.
+// and a read that finds nothing returns EAGAIN: then, if the linger clock says
+// the output is over, it is (io.EOF); if not, it waits in poll, at most until
+// the linger ends and a while at a time, and ReadWait reads again.
 func (p *Process) controlReadWait(fd uintptr) {
 	p.rd.n, p.rd.err = p.readOnce(int(fd), p.rd.b)
-	if errors.Is(p.rd.err, unix.EAGAIN) {
-		_, _ = waitReadable(int(fd), readPoll)
+	if !errors.Is(p.rd.err, unix.EAGAIN) {
+		return
 	}
+	wait := readPoll
+	if left, lingering := p.linger.left(); lingering {
+		if left <= 0 {
+			p.eof.Store(true)
+			p.rd.err = io.EOF
+			return
+		}
+		wait = min(wait, left)
+	}
+	_, _ = waitReadable(int(fd), wait)
 }
 
 // readOnce is one read(2) of the master. A read that finds nothing blocks until
@@ -179,7 +192,8 @@ func (p *Process) readOnce(fd int, b []byte) (int, error) {
 // else ends while a descendant holds the terminal open: it writes a byte to the
 // terminal, which arrives as output. The caller has first set what ReadWait
 // finds on waking (closing or lingered), so the byte is never taken for the
-// program's.
+// program's; the linger watch wakes it only when nothing is left to read (see
+// lingerDue), so no output of the program's is taken for the byte.
 func (p *Process) wakeReader() {
 	if !p.waiting.Load() {
 		return

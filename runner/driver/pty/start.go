@@ -103,13 +103,17 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if linger == 0 {
 		linger = defaultLinger
 	}
+	now := opts.now
+	if now == nil {
+		now = time.Now
+	}
 	p := &Process{
 		master:  master,
 		raw:     raw,
 		cmd:     cmd,
 		pid:     cmd.Process.Pid,
 		grace:   grace,
-		linger:  lingerClock{period: linger, now: time.Now},
+		linger:  lingerClock{period: linger, now: now},
 		name:    tty.Name(),
 		done:    done,
 		closing: make(chan struct{}),
