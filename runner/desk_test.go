@@ -121,6 +121,10 @@ timeouts: {prompt: 1m}
 	if strings.Count(got, "got: ") != 1 || strings.Contains(got, "got: alice") == strings.Contains(got, "got: bob") {
 		t.Fatalf("the program got:\n%q", got)
 	}
+	if len(rep.Questions) != 1 || rep.Questions[0].Closed == nil || rep.Questions[0].Closed.How != ask.Answered ||
+		rep.Questions[0].Closed.Channel != ask.ChannelCLI || !strings.Contains(got, "got: "+rep.Questions[0].Closed.By) {
+		t.Fatalf("the report's questions %+v", rep.Questions)
+	}
 	if _, err := d.Answer(ctx, ask.Answer{Question: q.ID, Text: new(string)}); err == nil {
 		t.Fatal("an answer after the end was typed")
 	}

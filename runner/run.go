@@ -596,7 +596,7 @@ func (s *session) log(e engine.Event) {
 	switch e.Name {
 	case engine.EventMatch, engine.EventDefer, engine.EventInput:
 		level = zap.DebugLevel
-	case engine.EventDanger, engine.EventTimeout, engine.EventError:
+	case engine.EventDanger, engine.EventTimeout, engine.EventError, engine.EventRefused:
 		level = zap.WarnLevel
 	}
 	core := s.o.logger.Core()
@@ -639,6 +639,15 @@ func (s *session) log(e engine.Event) {
 	}
 	if e.Screen != "" {
 		fields = append(fields, zap.String("screen", s.redact.String(e.Screen)))
+	}
+	if e.Question != nil {
+		fields = append(fields, zap.String("question", e.Question.ID))
+	}
+	if e.Channel != "" {
+		fields = append(fields, zap.String("channel", e.Channel))
+	}
+	if e.By != "" {
+		fields = append(fields, zap.String("by", e.By))
 	}
 	if err := core.Write(ent, fields); err != nil && !s.logFailed {
 		// Said once, through the logger, which reports its own failure.
