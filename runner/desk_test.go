@@ -169,3 +169,53 @@ danger:
 		t.Fatalf("the program got:\n%q", out.String())
 	}
 }
+
+// A watcher that never reads loses updates and never slows the run; one that
+// reads gets the run's updates in order, UpdateEnd last, and then its channel
+// is closed. A text answered where the program reads a password is a secret
+// of the run: the report shows it masked.
+func TestDeskWatchersAndSecretAnswer(t *testing.T) {
+	t.Parallel()
+	prompter := testprog.Build(t, "prompter")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	const secret = "Tr0ub4dor-and-3"
+	var out syncBuffer
+	d, updates, reports := deskRun(t, ctx, `
+version: 1
+name: secret
+spawn: {command: [%q, -q, "Password: ", -secret, "1", -q, "Again? [y/N] "]}
+settings: {settle: 50ms}
+timeouts: {prompt: 1m}
+`, []any{prompter}, runner.WithRemote(true), runner.WithMirror(&out))
+	_ = d.Watch(ctx) // never read
+	q := nextQuestion(t, updates)
+	if _, err := d.Answer(ctx, ask.Answer{Question: q.ID, Text: ptr(secret), By: "alice", Channel: ask.ChannelCLI}); err != nil {
+		t.Fatal(err)
+	}
+	q = nextQuestion(t, updates)
+	if _, err := d.Answer(ctx, ask.Answer{Question: q.ID, Choose: "y", By: "alice", Channel: ask.ChannelCLI}); err != nil {
+		t.Fatal(err)
+	}
+	var last ask.Update
+	for u := range updates {
+		last = u
+	}
+	if last.Kind != ask.UpdateEnd || last.ExitCode == nil || *last.ExitCode != 0 {
+		t.Fatalf("last update %+v", last)
+	}
+	rep := <-reports
+	wantOutcome(t, rep, engine.Done, 0)
+	if !strings.Contains(out.String(), "got: ******") {
+		t.Fatalf("the program did not get the password; it showed %q", out.String())
+	}
+	var b strings.Builder
+	if err := rep.Write(&b, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), secret) || len(rep.Questions) != 2 || rep.Questions[0].Closed.Sent == "" {
+		t.Fatalf("the report shows the password, or not the answer:\n%s", b.String())
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
