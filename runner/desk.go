@@ -215,6 +215,10 @@ func (d *desk) observe(start time.Time, e *engine.Event) {
 	default:
 		return
 	}
+	if (u.Kind == ask.UpdateDanger || u.Kind == ask.UpdateDecision) && d.watching.Load() == 0 {
+		// Nothing of the snapshot changes, and nobody listens.
+		return
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch u.Kind {
