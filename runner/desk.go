@@ -114,7 +114,7 @@ func (s *session) screenNow() ask.Screen {
 	if rows == 0 {
 		rows, cols = 24, 80
 	}
-	return ask.Screen{Rows: rows, Cols: cols, Text: text, Hash: hash}
+	return ask.Screen{Rows: rows, Cols: cols, Text: text, ANSI: s.engine.ShownColoured(), Hash: hash}
 }
 
 // Screen returns what the program shows now; once the run ended, what it

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -84,7 +85,8 @@ timeouts: {prompt: 1m}
 	if q.Text != "Deploy to production? [y/N]" || len(q.Options) != 2 || q.Session == "" || q.Session != d.Session().ID {
 		t.Fatalf("question %+v (session %+v)", q, d.Session())
 	}
-	if s := d.Session(); s.Question == nil || s.Question.ID != q.ID || s.State != string(engine.Prompting) || s.Name != "race" {
+	if s := d.Session(); s.Question == nil || s.Question.ID != q.ID || s.State != string(engine.Prompting) || s.Name != "race" ||
+		s.Started.IsZero() || s.Since.Before(s.Started) || len(s.Program) != 3 || s.PID != os.Getpid() {
 		t.Fatalf("session %+v", s)
 	}
 	if scr := d.Screen(); scr.Hash != q.ScreenHash || !strings.Contains(scr.Text, "Deploy to production?") {
@@ -219,3 +221,28 @@ timeouts: {prompt: 1m}
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// With screen matching the desk's screen has the screen's rows, plain and
+// with their colours, and the hash the question was asked on.
+func TestDeskScreenHasColours(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	d, updates, reports := deskRun(t, ctx, `
+version: 1
+name: colours
+spawn: {shell: "printf '\e[31mred alert\e[0m\\nProceed? [y/N] '; read x; echo got: $x"}
+settings: {match: screen, settle: 50ms}
+timeouts: {prompt: 1m}
+`, nil, runner.WithRemote(true))
+	q := nextQuestion(t, updates)
+	scr := d.Screen()
+	if scr.Hash != q.ScreenHash || scr.Text != "red alert\nProceed? [y/N]" || !strings.Contains(scr.ANSI, "\x1b[") ||
+		!strings.Contains(scr.ANSI, "red alert") || scr.Rows == 0 || scr.Cols == 0 {
+		t.Fatalf("screen %+v, question %+v", scr, q)
+	}
+	if _, err := d.Answer(ctx, ask.Answer{Question: q.ID, Choose: "y", By: "alice", Channel: ask.ChannelDashboard}); err != nil {
+		t.Fatal(err)
+	}
+	wantOutcome(t, <-reports, engine.Done, 0)
+}

@@ -203,7 +203,9 @@ func live(ctx context.Context, o options, pb *playbooks.Playbook, vars map[strin
 		who = person()
 	}
 	if o.desk != nil {
-		d = newDesk(ask.Session{ID: sessionID(), Name: pb.Name, Playbook: pb.Path, Program: spawn.Argv, PID: os.Getpid(), State: string(engine.Starting)})
+		now := o.clock.Now()
+		d = newDesk(ask.Session{ID: sessionID(), Name: pb.Name, Playbook: pb.Path, Program: spawn.Argv, PID: os.Getpid(),
+			State: string(engine.Starting), Since: now, Started: now})
 	}
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: envMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String,

@@ -39,6 +39,15 @@ func (e *Engine) Shown() (text, hash string) {
 	return text, hex.EncodeToString(sum[:8])
 }
 
+// ShownColoured returns the screen with its colours, as escape sequences,
+// secrets masked; empty where there is no screen (stream matching).
+func (e *Engine) ShownColoured() string {
+	if c := e.view.coloured(); c != "" {
+		return e.redact(c)
+	}
+	return ""
+}
+
 // askLater opens a question once the output has settled after a hand-over
 // to a person, for why and detail.
 func (e *Engine) askLater(why ask.Reason, detail string) {
