@@ -246,3 +246,39 @@ timeouts: {prompt: 1m}
 	}
 	wantOutcome(t, <-reports, engine.Done, 0)
 }
+
+// The person at clai's terminal answers the open question by typing: it
+// closes as answered through the terminal, and an answer from elsewhere
+// afterwards is refused.
+func TestDeskTerminalAnswers(t *testing.T) {
+	t.Parallel()
+	prompter := testprog.Build(t, "prompter")
+	person, term := newPersonAtTerminal(t)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	d, updates, reports := deskRun(t, ctx, `
+version: 1
+name: terminal
+spawn: {command: [%q, -q, "Name: "]}
+settings: {settle: 50ms}
+`, []any{prompter}, runner.WithTerminal(term))
+	q := nextQuestion(t, updates)
+	person.types("carol\r")
+	for u := range updates {
+		if u.Kind != ask.UpdateClosed {
+			continue
+		}
+		if c := u.Question.Closed; u.Question.ID != q.ID || c.How != ask.Answered || c.Channel != ask.ChannelTerminal || c.Sent != "" {
+			t.Fatalf("closed %+v", u.Question)
+		}
+		break
+	}
+	if _, err := d.Answer(ctx, ask.Answer{Question: q.ID, Text: ptr("dave")}); err == nil {
+		t.Fatal("an answer to the question answered at the terminal was typed")
+	}
+	wantOutcome(t, <-reports, engine.Done, 0)
+	person.waitFor("got: carol", 1)
+	if strings.Contains(person.seen.String(), "dave") {
+		t.Fatalf("the program got the refused answer:\n%q", person.seen.String())
+	}
+}
