@@ -45,6 +45,7 @@ type desk struct {
 	mu       sync.Mutex
 	info     ask.Session
 	screen   ask.Screen // the screen at the end, once over
+	end      ask.Update // the run's UpdateEnd, once over
 	watchers map[chan ask.Update]struct{}
 	watching atomic.Int32
 	// sess is the session; only its loop touches it, through calls.
@@ -130,14 +131,14 @@ func (d *desk) Screen() ask.Screen {
 }
 
 // Answer types a as the answer to its question, in the session's loop, or
-// refuses it.
+// refuses it with an *ask.Refusal; an answer whose ctx ends before the loop
+// takes it is not typed, and the error is ctx's.
 func (d *desk) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 	var sent ask.Sent
 	var err error
 	ran := d.do(ctx, func() {
-		if ctx.Err() != nil {
-			err = &ask.Refusal{Code: ask.RefusedEnded, Reason: "the answer was given up: " + ctx.Err().Error()}
-			return
+		if err = ctx.Err(); err != nil {
+			return // given up meanwhile: not typed
 		}
 		sent, err = d.sess.answer(a)
 	})
@@ -156,6 +157,8 @@ func (d *desk) Watch(ctx context.Context) <-chan ask.Update {
 	d.mu.Lock()
 	select {
 	case <-d.over:
+		// Too late for the run: its end only.
+		ch <- d.end
 		d.mu.Unlock()
 		close(ch)
 		return ch
@@ -254,7 +257,20 @@ func (d *desk) finish(at time.Time, scr ask.Screen, r engine.Result) {
 		d.screen = scr
 		d.info.State, d.info.Question = string(r.State), nil
 		code := r.ExitCode
-		d.publish(ask.Update{Kind: ask.UpdateEnd, At: at, State: string(r.State), Reason: r.Reason, Outcome: string(r.State), ExitCode: &code})
+		d.end = ask.Update{Kind: ask.UpdateEnd, At: at, State: string(r.State), Reason: r.Reason, Outcome: string(r.State), ExitCode: &code}
+		for ch := range d.watchers {
+			// The end reaches a watcher that lags too: it loses an
+			// older update for it.
+			select {
+			case ch <- d.end:
+			default:
+				select {
+				case <-ch:
+				default:
+				}
+				ch <- d.end
+			}
+		}
 		for ch := range d.watchers {
 			close(ch)
 		}

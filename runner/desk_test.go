@@ -133,6 +133,13 @@ timeouts: {prompt: 1m}
 	if s := d.Session(); s.State != string(engine.Done) || s.Question != nil {
 		t.Fatalf("session after the end %+v", s)
 	}
+	late := d.Watch(ctx)
+	if u, ok := <-late; !ok || u.Kind != ask.UpdateEnd || u.Outcome != string(engine.Done) {
+		t.Fatalf("a watch after the end got %+v", u)
+	}
+	if _, ok := <-late; ok {
+		t.Fatal("a watch after the end is not closed after its UpdateEnd")
+	}
 }
 
 // Headless, a danger hand-over ends the run at once; with WithRemote it waits

@@ -418,11 +418,6 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 	}
 	if s.desk != nil {
 		s.o.desk(s.desk)
-		defer func() {
-			if s.result != nil {
-				s.desk.finish(clock.Now(), s.screenNow(), *s.result)
-			}
-		}()
 	}
 	s.apply(s.engine.Start(clock.Now()))
 	wr, direct := s.drv.(driver.WaitReader)
@@ -435,6 +430,10 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 		s.readLoop(parent, wr)
 	} else {
 		s.selectLoop(ctx, parent)
+	}
+	if s.desk != nil {
+		// Said at once: ending the program may take a while yet.
+		s.desk.finish(clock.Now(), s.screenNow(), *s.result)
 	}
 	if s.kill {
 		_ = s.drv.Close()
