@@ -12,6 +12,7 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/report"
 )
@@ -287,5 +288,50 @@ settings: {settle: 50ms}
 	person.waitFor("got: carol", 1)
 	if strings.Contains(person.seen.String(), "dave") {
 		t.Fatalf("the program got the refused answer:\n%q", person.seen.String())
+	}
+}
+
+// A person's answer is recorded as what they typed, not as one of clai's
+// answers: no clai-send marker comes before it, so a replay hands it to
+// clai as their input.
+func TestDeskAnswerIsRecordedAsThePersons(t *testing.T) {
+	t.Parallel()
+	prompter := testprog.Build(t, "prompter")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var buf syncBuffer
+	w, err := cast.NewWriter(&buf, cast.Header{Width: 80, Height: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, updates, reports := deskRun(t, ctx, `
+version: 1
+name: recorded
+spawn: {command: [%q, -q, "Start? ", -q, "Name: "]}
+settings: {settle: 50ms, min_send_interval: 0s}
+timeouts: {prompt: 1m}
+rules:
+  - {name: start, match: "Start?", line: "y"}
+`, []any{prompter}, runner.WithRecording(w))
+	q := nextQuestion(t, updates)
+	if _, err := d.Answer(ctx, ask.Answer{Question: q.ID, Text: ptr("bob"), By: "alice", Channel: ask.ChannelCLI}); err != nil {
+		t.Fatal(err)
+	}
+	wantOutcome(t, <-reports, engine.Done, 0)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := cast.Parse(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range rec.Events {
+		if e.Kind != "o" {
+			kinds = append(kinds, e.Kind+":"+e.Data)
+		}
+	}
+	if got := strings.Join(kinds, " "); !strings.Contains(got, "m:clai-send i:y\r i:bob\r") {
+		t.Fatalf("recorded %q", got)
 	}
 }

@@ -543,7 +543,9 @@ func (s *session) apply(actions []engine.Action) {
 				// What the person typed before goes first.
 				_ = s.inputRedact.Flush()
 				t := s.since()
-				if !send.Reply {
+				if !send.Reply && !send.Person {
+					// A person's answer is recorded as what they typed: a
+					// replay hands it to clai as their input.
 					_ = r.Marker(t, MarkerSend)
 				}
 				_ = r.Input(t, shown)

@@ -235,6 +235,7 @@ func (e *Engine) answeredBy(decision string) {
 // typeAnswer types a person's answer: it is never a would-send, as a person's
 // keys at the terminal are not, and only what the program shows after it acts.
 func (e *Engine) typeAnswer(s Send) {
+	s.Person = true
 	e.addSend(s)
 	e.lastSend, e.sent = e.now, true
 	e.view.answered(false)
