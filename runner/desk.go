@@ -12,6 +12,7 @@ import (
 
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/screen"
 )
 
 // WithDesk hands ready the run's ask.Desk once the program started, before
@@ -52,7 +53,8 @@ type desk struct {
 	sess *session
 }
 
-// sessionID returns a new random session id.
+// sessionID returns a new random session id: every live run has one, which
+// its questions carry.
 func sessionID() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
@@ -66,14 +68,6 @@ func person() string {
 		return u.Username
 	}
 	return os.Getenv("USER")
-}
-
-// id returns the session's id; "" without a desk.
-func (d *desk) id() string {
-	if d == nil {
-		return ""
-	}
-	return d.info.ID
 }
 
 // newDesk returns the desk of a session as info describes it.
@@ -113,7 +107,7 @@ func (s *session) screenNow() ask.Screen {
 	text, hash := s.engine.Shown()
 	rows, cols := int(s.rows), int(s.cols)
 	if rows == 0 {
-		rows, cols = 24, 80
+		rows, cols = screen.DefaultRows, screen.DefaultCols
 	}
 	return ask.Screen{Rows: rows, Cols: cols, Text: text, ANSI: s.engine.ShownColoured(), Hash: hash}
 }

@@ -199,17 +199,18 @@ func live(ctx context.Context, o options, pb *playbooks.Playbook, vars map[strin
 	rec := report.NewBuilder(pb, report.Config{Mode: mode, NoTimeline: o.noTimeline, Mask: redact.String})
 	var d *desk
 	var who string
+	id := sessionID()
 	if o.terminal != nil {
 		who = person()
 	}
 	if o.desk != nil {
 		now := o.clock.Now()
-		d = newDesk(ask.Session{ID: sessionID(), Name: pb.Name, Playbook: pb.Path, Program: spawn.Argv, PID: os.Getpid(),
+		d = newDesk(ask.Session{ID: id, Name: pb.Name, Playbook: pb.Path, Program: spawn.Argv, PID: os.Getpid(),
 			State: string(engine.Starting), Since: now, Started: now})
 	}
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: envMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String,
-		Session: d.id(), Person: who, Remote: o.remote})
+		Session: id, Person: who, Remote: o.remote})
 
 	restore := func() {}
 	if t := o.terminal; t != nil {
