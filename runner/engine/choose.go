@@ -56,6 +56,19 @@ type menu struct {
 	unclear bool
 }
 
+// moves returns the arrow key and how many presses of it take the menu's
+// cursor from the option from to the option to.
+func (m menu) moves(from, to int) (playbooks.Key, int) {
+	forward, back := playbooks.Key("down"), playbooks.Key("up")
+	if m.horizontal {
+		forward, back = "right", "left"
+	}
+	if to < from {
+		return back, from - to
+	}
+	return forward, to - from
+}
+
 // current returns the index of the marked option, or -1.
 func (m menu) current() int {
 	for i, o := range m.options {
@@ -310,14 +323,7 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 	if c.moves++; c.moves > maxChooseTries {
 		return e.chooseGaveUp(fmt.Sprintf("choose %q: the cursor did not reach it after %d tries", label, maxChooseTries), rule, step)
 	}
-	forward, back := playbooks.Key("down"), playbooks.Key("up")
-	if m.horizontal {
-		forward, back = "right", "left"
-	}
-	key, n := forward, target-current
-	if n < 0 {
-		key, n = back, -n
-	}
+	key, n := m.moves(current, target)
 	e.send(e.press(key, n), fmt.Sprintf("keys %s×%d toward %q", key, n, label), rule, step, matched)
 	return true
 }

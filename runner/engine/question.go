@@ -351,14 +351,7 @@ func (e *Engine) chooseAnswer(label string) (Send, string, *ask.Refusal) {
 	case current < 0:
 		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: fmt.Sprintf("option %q has no number and no option is marked as the current one: send keys", labels[pick])}
 	}
-	forward, back := keys.Key("down"), keys.Key("up")
-	if m.horizontal {
-		forward, back = "right", "left"
-	}
-	key, n := forward, pick-current
-	if n < 0 {
-		key, n = back, -n
-	}
+	key, n := m.moves(current, pick)
 	ks := make([]keys.Key, 0, n+1)
 	for range n {
 		ks = append(ks, key)
