@@ -21,3 +21,13 @@ func Playbook() []byte {
 func Report() []byte {
 	return append([]byte(nil), report...)
 }
+
+//go:embed question.schema.json
+var question []byte
+
+// Question returns the JSON Schema (draft 2020-12) of a question a run asks a
+// person (package runner/ask), which the report's questions follow too. The
+// result is a copy: callers may modify it.
+func Question() []byte {
+	return append([]byte(nil), question...)
+}

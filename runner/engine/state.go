@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/driver/keys"
 )
 
@@ -64,6 +65,9 @@ type Send struct {
 	// position, device attributes): it goes out even in a dry run, since without
 	// it the program would hang, and it is not one of clai's decisions.
 	Reply bool
+	// Person marks a person's answer to a question (see Engine.Answer): it is
+	// what they typed, not one of clai's decisions.
+	Person bool
 }
 
 // Kill asks for the program to be ended.
@@ -92,6 +96,11 @@ type Event struct {
 	Bytes int
 	// Screen is the visible screen a decision was taken on (screen matching only).
 	Screen string
+	// Question is the question a question, answer or closed event is about,
+	// as it stands after the event; it is not changed later.
+	Question *ask.Question
+	// Channel and By say through what and by whom an answer came.
+	Channel, By string
 }
 
 func (*Send) action()  {}
