@@ -43,7 +43,8 @@ func TestPickSession(t *testing.T) {
 		{name: "none open", live: live[1:2], code: 5, says: "no question is open on this machine"},
 		{name: "a closed question of the only session", question: "q9", live: live[1:2], want: "b2"},
 		{name: "the session whose question it is", question: "q4", live: live, want: "c3"},
-		{name: "nothing runs", question: "q1", code: 1, says: "no session is running"},
+		{name: "nothing runs", question: "q1", code: 5, says: "no question q1 is open on this machine"},
+		{name: "nothing runs at all", target: "x", code: 1, says: `no running session has the id "x"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

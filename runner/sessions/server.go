@@ -79,10 +79,10 @@ type api struct {
 func newAPI(desk ask.Desk, lim limits) *api {
 	a := &api{desk: desk, lim: lim, mux: http.NewServeMux(), stopping: make(chan struct{}), replies: inflight{idle: make(chan struct{})}}
 	a.mux.HandleFunc("GET /v1/session", func(w http.ResponseWriter, _ *http.Request) {
-		a.reply(w, func() (int, any) { return http.StatusOK, desk.Session() })
+		a.reply(w, unavailable, func() (int, any) { return http.StatusOK, desk.Session() })
 	})
 	a.mux.HandleFunc("GET /v1/screen", func(w http.ResponseWriter, _ *http.Request) {
-		a.reply(w, func() (int, any) { return http.StatusOK, desk.Screen() })
+		a.reply(w, unavailable, func() (int, any) { return http.StatusOK, desk.Screen() })
 	})
 	a.mux.HandleFunc("GET /v1/events", a.serveEvents)
 	a.mux.HandleFunc("POST /v1/answer", a.serveAnswer)
@@ -95,11 +95,22 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mux.ServeHTTP(w, r)
 }
 
-// reply writes what make returns, unless the api stopped. While it runs,
-// stop waits for it.
-func (a *api) reply(w http.ResponseWriter, make func() (int, any)) {
+// unavailable is the reply of a request that comes once the api stopped.
+func unavailable() (int, any) {
+	return http.StatusServiceUnavailable, apiError{Error: "the run has ended"}
+}
+
+// endedRefusal is the reply of an answer that comes once the api stopped.
+func endedRefusal() (int, any) {
+	return http.StatusConflict, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
+}
+
+// reply writes what make returns, or once the api stopped what stopped
+// returns. While make runs, stop waits for it.
+func (a *api) reply(w http.ResponseWriter, stopped, make func() (int, any)) {
 	if !a.replies.begin() {
-		writeJSON(w, http.StatusServiceUnavailable, apiError{Error: "the run has ended"})
+		status, v := stopped()
+		writeJSON(w, status, v)
 		return
 	}
 	defer a.replies.end()
@@ -134,7 +145,7 @@ func (a *api) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	if ans.By == "" {
 		ans.By = userName()
 	}
-	a.reply(w, func() (int, any) {
+	a.reply(w, endedRefusal, func() (int, any) {
 		sent, err := a.desk.Answer(r.Context(), ans)
 		var refusal *ask.Refusal
 		switch {
