@@ -50,7 +50,7 @@ func serveTemp(t *testing.T, desk *fakeDesk, lim limits) (string, *countingListe
 // off after the read timeout, and nothing is answered.
 func TestSlowBodyIsCutOff(t *testing.T) {
 	t.Parallel()
-	lim := serveLimits
+	lim := serveLimits()
 	lim.read = 100 * time.Millisecond
 	desk := newFakeDesk("x")
 	socket, _ := serveTemp(t, desk, lim)
@@ -79,7 +79,7 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 // queue, and the session answers again once those holding it go.
 func TestConnectionsAreCapped(t *testing.T) {
 	t.Parallel()
-	lim := serveLimits
+	lim := serveLimits()
 	lim.conns = 4
 	desk := newFakeDesk("x")
 	socket, cl := serveTemp(t, desk, lim)
@@ -206,7 +206,7 @@ func (d *slowDesk) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 // up, however long the grace; an answer being typed gets its reply.
 func TestCloseWaitsOnlyForReplies(t *testing.T) {
 	t.Parallel()
-	lim := serveLimits
+	lim := serveLimits()
 	lim.grace, lim.read, lim.readHeader = time.Hour, time.Hour, time.Hour
 	desk := &slowDesk{fakeDesk: newFakeDesk("x"), taken: make(chan struct{}), release: make(chan struct{})}
 	socket := filepath.Join(t.TempDir(), "s.sock")

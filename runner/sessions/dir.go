@@ -14,7 +14,7 @@ import (
 // maxSocketPath is the longest path a Unix socket may be bound to on this
 // system: sun_path less its closing NUL (107 bytes on Linux, 103 on macOS and
 // the BSDs).
-var maxSocketPath = len(unix.RawSockaddrUnix{}.Path) - 1
+const maxSocketPath = len(unix.RawSockaddrUnix{}.Path) - 1
 
 // entryNameLen is the length of an entry's base name: 16 hex digits.
 const entryNameLen = 16

@@ -44,15 +44,17 @@ type limits struct {
 	grace time.Duration
 }
 
-// serveLimits are the limits of every session's server.
-var serveLimits = limits{
-	readHeader: 5 * time.Second,
-	read:       10 * time.Second,
-	write:      10 * time.Second,
-	idle:       30 * time.Second,
-	keepAlive:  15 * time.Second,
-	conns:      32,
-	grace:      2 * time.Second,
+// serveLimits returns the limits of every session's server.
+func serveLimits() limits {
+	return limits{
+		readHeader: 5 * time.Second,
+		read:       10 * time.Second,
+		write:      10 * time.Second,
+		idle:       30 * time.Second,
+		keepAlive:  15 * time.Second,
+		conns:      32,
+		grace:      2 * time.Second,
+	}
 }
 
 // Handler serves desk's session over HTTP:
@@ -64,7 +66,7 @@ var serveLimits = limits{
 //
 // Errors other than a refusal are {"error": "…"}. Who may connect is the
 // listener's business (see Serve).
-func Handler(desk ask.Desk) http.Handler { return newAPI(desk, serveLimits) }
+func Handler(desk ask.Desk) http.Handler { return newAPI(desk, serveLimits()) }
 
 // api serves a desk until it is stopped: event streams then end, and
 // requests that come after are refused.
@@ -334,7 +336,7 @@ type Server struct {
 // user may connect, at most a few dozen at once, and every request is bounded
 // in size and time. refused, if not nil, is told of each connection refused.
 func Serve(ln net.Listener, desk ask.Desk, refused func(error)) *Server {
-	return serveAs(ln, desk, refused, os.Getuid(), serveLimits)
+	return serveAs(ln, desk, refused, os.Getuid(), serveLimits())
 }
 
 // serveAs serves desk to the processes of uid within lim.

@@ -165,7 +165,7 @@ func TestAnotherUidIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused := make(chan error, 1)
-	srv := serveAs(ln, desk, func(err error) { refused <- err }, os.Getuid()+1, serveLimits)
+	srv := serveAs(ln, desk, func(err error) { refused <- err }, os.Getuid()+1, serveLimits())
 	t.Cleanup(func() { _ = srv.Close() })
 
 	conn, err := net.Dial("unix", socket)
@@ -219,7 +219,7 @@ func TestAnswerAfterTheEnd(t *testing.T) {
 func TestAnswerWhileStopping(t *testing.T) {
 	t.Parallel()
 	desk := newFakeDesk("x")
-	a := newAPI(desk, serveLimits)
+	a := newAPI(desk, serveLimits())
 	a.stop(0)
 	rec := httptest.NewRecorder()
 	a.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/answer", strings.NewReader(`{"question":"q1","text":"y"}`)))
