@@ -144,8 +144,8 @@ timeouts:
 }
 
 // TestAnswerFromAnotherProcess: a headless clai run --remote reaches a
-// question; clai answer, another process, answers it and the program gets
-// exactly that; a second answer to the same question is refused with its
+// question; clai answer, another process, answers it (a text after --) and
+// the program gets exactly that; a second answer to the same question is refused with its
 // reason and exit 5; two answers to the next question at once, by its
 // options, type one and refuse the other; the run ends well and leaves
 // nothing in the sessions folder.
@@ -159,8 +159,8 @@ func TestAnswerFromAnotherProcess(t *testing.T) {
 	if s.Name != "deploy" || s.State != "prompting" || s.Question.Text != "Project name:" {
 		t.Fatalf("session = %+v, question %+v", s, s.Question)
 	}
-	stdout, stderr, code := e.clai(t, "answer", "dep", "demo project")
-	if code != 0 || !strings.Contains(stdout, `question q1: sent "demo project\r"`) {
+	stdout, stderr, code := e.clai(t, "answer", "dep", "--", "-demo project")
+	if code != 0 || !strings.Contains(stdout, `question q1: sent "-demo project\r"`) {
 		t.Fatalf("clai answer: exit %d\n%s%s", code, stdout, stderr)
 	}
 	_, stderr, code = e.clai(t, "answer", "--question", "q1", s.ID, "other")
@@ -203,7 +203,7 @@ func TestAnswerFromAnotherProcess(t *testing.T) {
 		t.Fatalf("clai run still runs after its last answer:\n%s", out)
 	}
 	loser := map[string]string{"staging": "prod", "prod": "staging"}[first.choice]
-	if got := out.String(); !strings.Contains(got, "got: demo project\r\n") || !strings.Contains(got, "got: "+first.choice+"\r\n") ||
+	if got := out.String(); !strings.Contains(got, "got: -demo project\r\n") || !strings.Contains(got, "got: "+first.choice+"\r\n") ||
 		strings.Contains(got, "other") || strings.Contains(got, "got: "+loser) {
 		t.Fatalf("the program got:\n%s", got)
 	}

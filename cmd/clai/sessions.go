@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/user"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -189,7 +190,11 @@ func answerCommand() *cli.Command {
 // parseAnswer reads the answer and the session it is for (empty: the one
 // with the only open question) from the command line.
 func parseAnswer(c *cli.Context) (target string, a ask.Answer, err error) {
+	// A text that starts with "-" follows "--": clai answer deploy -- -1.
 	args := c.Args().Slice()
+	if i := slices.Index(args, "--"); i >= 0 {
+		args = slices.Delete(args, i, i+1)
+	}
 	a = ask.Answer{Question: c.String("question"), Channel: ask.ChannelCLI, By: userName()}
 	choose, keys := c.String("choose"), splitKeys(c.StringSlice("keys"))
 	switch {

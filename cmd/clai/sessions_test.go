@@ -74,6 +74,7 @@ func TestAnswerUsage(t *testing.T) {
 		{"answer", "--keys", " ", "s"},
 		{"answer", "--choose", "y", "s", "extra"},
 		{"sessions", "extra"},
+		{"answer", "s", "--", "-1", "more"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(t.Context(), append([]string{"clai"}, args...), strings.NewReader(""), &stdout, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), "clai: ") {
