@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -251,4 +252,26 @@ func TestCloseWaitsOnlyForReplies(t *testing.T) {
 	if _, err := os.Stat(socket); err == nil {
 		t.Fatal("the socket is still there after Close")
 	}
+}
+
+// TestClientsHoldNoConnection: a client's request takes one of the few
+// connections a session serves at once only until its reply, so many
+// clients one after the other are all served.
+func TestClientsHoldNoConnection(t *testing.T) {
+	t.Parallel()
+	lim := serveLimits()
+	lim.conns, lim.idle = 2, time.Hour
+	socket, _ := serveTemp(t, newFakeDesk("x"), lim)
+	// A deadline far beyond a reply only catches a client left waiting.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	var clients []*Client
+	for i := range 3 * lim.conns {
+		c := NewClient(socket)
+		clients = append(clients, c) // kept, so their connections would stay
+		if _, err := c.Session(ctx); err != nil {
+			t.Fatalf("client %d: %v", i, err)
+		}
+	}
+	runtime.KeepAlive(clients)
 }

@@ -51,6 +51,10 @@ func NewClient(path string) *Client {
 			DialContext:            dial,
 			MaxResponseHeaderBytes: maxHeaderBytes,
 			DisableCompression:     true,
+			// Each request has a connection of its own, closed after its
+			// reply: an idle connection would hold one of the few the
+			// session serves at once.
+			DisableKeepAlives: true,
 		}},
 	}
 }
