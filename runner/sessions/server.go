@@ -1,0 +1,381 @@
+package sessions
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/user"
+	"sync"
+	"time"
+
+	"github.com/clai-sh/clai/runner/ask"
+)
+
+// The bounds of what a session's server takes from a client.
+const (
+	// maxAnswerBody is the largest answer a client may post.
+	maxAnswerBody = 64 << 10
+	// maxHeaderBytes bounds a request's headers.
+	maxHeaderBytes = 8 << 10
+)
+
+// limits bound the time a client may take, and how many may connect at once.
+type limits struct {
+	// readHeader and read bound how long a request's headers, and the
+	// whole request with its body, may take to arrive.
+	readHeader, read time.Duration
+	// write bounds each reply, and each event of a stream: a client that
+	// stops reading is dropped.
+	write time.Duration
+	// idle closes a kept-alive connection nobody uses.
+	idle time.Duration
+	// keepAlive is how often an event stream without events sends a
+	// comment, so a client that went away is noticed.
+	keepAlive time.Duration
+	// conns is how many connections are served at once; more wait in the
+	// listen queue until one closes.
+	conns int
+	// grace is how long Close lets the replies under way be written.
+	grace time.Duration
+}
+
+// serveLimits returns the limits of every session's server.
+func serveLimits() limits {
+	return limits{
+		readHeader: 5 * time.Second,
+		read:       10 * time.Second,
+		write:      10 * time.Second,
+		idle:       30 * time.Second,
+		keepAlive:  15 * time.Second,
+		conns:      32,
+		grace:      2 * time.Second,
+	}
+}
+
+// Handler serves desk's session over HTTP:
+//
+//	GET  /v1/session  the session (ask.Session)
+//	GET  /v1/screen   what the program shows (ask.Screen)
+//	GET  /v1/events   the updates as Server-Sent Events: "event: KIND", "data: ask.Update"
+//	POST /v1/answer   an ask.Answer: 200 ask.Sent, 409 ask.Refusal, 400 a bad request
+//
+// Errors other than a refusal are {"error": "…"}. Who may connect is the
+// listener's business (see Serve).
+func Handler(desk ask.Desk) http.Handler { return newAPI(desk, serveLimits()) }
+
+// api serves a desk until it is stopped: event streams then end, and
+// requests that come after are refused.
+type api struct {
+	desk     ask.Desk
+	lim      limits
+	mux      *http.ServeMux
+	stopping chan struct{}
+	replies  inflight
+}
+
+func newAPI(desk ask.Desk, lim limits) *api {
+	a := &api{desk: desk, lim: lim, mux: http.NewServeMux(), stopping: make(chan struct{}), replies: inflight{idle: make(chan struct{})}}
+	a.mux.HandleFunc("GET /v1/session", func(w http.ResponseWriter, _ *http.Request) {
+		a.reply(w, unavailable, func() (int, any) { return http.StatusOK, desk.Session() })
+	})
+	a.mux.HandleFunc("GET /v1/screen", func(w http.ResponseWriter, _ *http.Request) {
+		a.reply(w, unavailable, func() (int, any) { return http.StatusOK, desk.Screen() })
+	})
+	a.mux.HandleFunc("GET /v1/events", a.serveEvents)
+	a.mux.HandleFunc("POST /v1/answer", a.serveAnswer)
+	return a
+}
+
+// ServeHTTP bounds the time each reply may take to be written, and serves r.
+func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(a.lim.write))
+	a.mux.ServeHTTP(w, r)
+}
+
+// unavailable is the reply of a request that comes once the api stopped.
+func unavailable() (int, any) {
+	return http.StatusServiceUnavailable, apiError{Error: "the run has ended"}
+}
+
+// endedRefusal is the reply of an answer that comes once the api stopped.
+func endedRefusal() (int, any) {
+	return http.StatusConflict, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
+}
+
+// reply writes what make returns, or once the api stopped what stopped
+// returns. While make runs, stop waits for it.
+func (a *api) reply(w http.ResponseWriter, stopped, make func() (int, any)) {
+	if !a.replies.begin() {
+		status, v := stopped()
+		writeJSON(w, status, v)
+		return
+	}
+	defer a.replies.end()
+	status, v := make()
+	writeJSON(w, status, v)
+}
+
+// stop ends the event streams and refuses what comes after; it waits up to
+// grace for the replies under way (an answer being typed gets its reply).
+func (a *api) stop(grace time.Duration) {
+	close(a.stopping)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-a.replies.close():
+	case <-t.C:
+	}
+}
+
+// serveAnswer reads an answer, bounded in size, and hands it to the desk.
+// Only once the whole answer is read is it a reply under way: a client that
+// sends its body slowly holds up nothing.
+func (a *api) serveAnswer(w http.ResponseWriter, r *http.Request) {
+	ans, err := decodeAnswer(http.MaxBytesReader(w, r.Body, maxAnswerBody))
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, apiError{Error: err.Error()})
+		return
+	}
+	if ans.Channel == "" {
+		ans.Channel = ask.ChannelCLI
+	}
+	if ans.By == "" {
+		ans.By = userName()
+	}
+	a.reply(w, endedRefusal, func() (int, any) {
+		sent, err := a.desk.Answer(r.Context(), ans)
+		var refusal *ask.Refusal
+		switch {
+		case errors.As(err, &refusal):
+			return http.StatusConflict, refusal
+		case err != nil:
+			return http.StatusInternalServerError, apiError{Error: err.Error()}
+		}
+		return http.StatusOK, sent
+	})
+}
+
+// inflight counts the replies under way until it is closed.
+type inflight struct {
+	mu      sync.Mutex
+	n       int
+	closing bool
+	idle    chan struct{}
+}
+
+// begin counts a reply, unless closed.
+func (f *inflight) begin() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closing {
+		return false
+	}
+	f.n++
+	return true
+}
+
+func (f *inflight) end() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n--
+	if f.closing && f.n == 0 {
+		close(f.idle)
+	}
+}
+
+// close refuses new replies; the channel is closed once none is under way.
+func (f *inflight) close() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.closing {
+		f.closing = true
+		if f.n == 0 {
+			close(f.idle)
+		}
+	}
+	return f.idle
+}
+
+// decodeAnswer reads exactly one JSON answer, with no field the API does not
+// know.
+func decodeAnswer(body io.Reader) (ask.Answer, error) {
+	var a ask.Answer
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return a, fmt.Errorf("the answer is longer than %d bytes", maxAnswerBody)
+		}
+		return a, fmt.Errorf("the answer is no JSON answer: %w", err)
+	}
+	if dec.More() {
+		return a, errors.New("the answer is followed by more than white space")
+	}
+	if a.Question == "" {
+		return a, errors.New(`the answer names no question ("question": ID)`)
+	}
+	return a, nil
+}
+
+// serveEvents streams the desk's updates until the run ends or the client
+// goes or the api stops. Each write has a.lim.write to finish; a comment keeps a quiet stream
+// alive.
+func (a *api) serveEvents(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	// The request has been read; what the client sends from now on is
+	// nothing but its going away.
+	_ = rc.SetReadDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	updates := a.desk.Watch(r.Context())
+	send := func(b []byte) bool {
+		if rc.SetWriteDeadline(time.Now().Add(a.lim.write)) != nil {
+			return false
+		}
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	if !send([]byte(": clai session events\n\n")) {
+		return
+	}
+	tick := time.NewTicker(a.lim.keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case u, ok := <-updates:
+			if !ok {
+				return
+			}
+			if !send(sseEvent(u)) {
+				return
+			}
+		case <-tick.C:
+			if !send([]byte(": keep-alive\n\n")) {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-a.stopping:
+			return
+		}
+	}
+}
+
+// sseEvent is u as a Server-Sent Event: its kind, and its JSON on one line.
+func sseEvent(u ask.Update) []byte {
+	data, err := json.Marshal(u)
+	if err != nil {
+		data, _ = json.Marshal(apiError{Error: err.Error()})
+	}
+	b := make([]byte, 0, len(data)+len(u.Kind)+20)
+	b = append(b, "event: "...)
+	b = append(b, sanitizeLine(u.Kind)...)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...)
+}
+
+// sanitizeLine drops the line breaks that would end an SSE field early.
+func sanitizeLine(s string) string {
+	out := []byte(s)[:0:0]
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\n' && s[i] != '\r' {
+			out = append(out, s[i])
+		}
+	}
+	return string(out)
+}
+
+// apiError is the body of an error that is no refusal.
+type apiError struct {
+	Error string `json:"error"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body, _ = json.Marshal(apiError{Error: err.Error()})
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// userName is who answers when the answer does not say: this user, the
+// only one who may connect.
+func userName() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
+}
+
+// Server serves one session's API on a listener that only lets this user's
+// processes in.
+type Server struct {
+	srv  *http.Server
+	ln   net.Listener
+	api  *api
+	done chan struct{}
+}
+
+// Serve serves desk on ln, in goroutines of its own: only processes of this
+// user may connect, at most a few dozen at once, and every request is bounded
+// in size and time. refused, if not nil, is told of each connection refused.
+func Serve(ln net.Listener, desk ask.Desk, refused func(error)) *Server {
+	return serveAs(ln, desk, refused, os.Getuid(), serveLimits())
+}
+
+// serveAs serves desk to the processes of uid within lim.
+func serveAs(ln net.Listener, desk ask.Desk, refused func(error), uid int, lim limits) *Server {
+	pl := newPeerListener(ln, uid, lim.conns)
+	pl.refused = refused
+	s := &Server{
+		api:  newAPI(desk, lim),
+		ln:   pl,
+		done: make(chan struct{}),
+	}
+	s.srv = &http.Server{
+		Handler:           s.api,
+		ReadHeaderTimeout: lim.readHeader,
+		ReadTimeout:       lim.read,
+		IdleTimeout:       lim.idle,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	go func() {
+		defer close(s.done)
+		_ = s.srv.Serve(pl)
+	}()
+	return s
+}
+
+// Close stops serving at once: no new connection is taken, event streams
+// end, the replies under way get up to two seconds to be written (an
+// answer being typed gets its reply), then every connection is closed, also
+// those of clients still sending their request.
+func (s *Server) Close() error {
+	err := s.ln.Close()
+	s.api.stop(s.api.lim.grace)
+	if cerr := s.srv.Close(); err == nil {
+		err = cerr
+	}
+	<-s.done
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}
