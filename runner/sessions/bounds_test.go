@@ -1,0 +1,186 @@
+package sessions
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// countingListener counts the connections the server took from it.
+type countingListener struct {
+	net.Listener
+	accepted atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.accepted.Add(1)
+	}
+	return c, err
+}
+
+// serveTemp serves desk within lim on a socket of the test.
+func serveTemp(t *testing.T, desk *fakeDesk, lim limits) (string, *countingListener) {
+	t.Helper()
+	socket := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := &countingListener{Listener: ln}
+	srv := serveAs(cl, desk, nil, os.Getuid(), lim)
+	t.Cleanup(func() { _ = srv.Close() })
+	return socket, cl
+}
+
+// TestSlowBodyIsCutOff: a client that sends half an answer and stalls is cut
+// off after the read timeout, and nothing is answered.
+func TestSlowBodyIsCutOff(t *testing.T) {
+	t.Parallel()
+	lim := serveLimits
+	lim.read = 100 * time.Millisecond
+	desk := newFakeDesk("x")
+	socket, _ := serveTemp(t, desk, lim)
+	conn, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A deadline far beyond the read timeout only catches a server that
+	// waits forever.
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	fmt.Fprint(conn, "POST /v1/answer HTTP/1.1\r\nHost: clai\r\nContent-Length: 100\r\n\r\n{\"question\":\"q1\",")
+	reply, err := io.ReadAll(conn)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("the server still waits for the body")
+	}
+	if strings.HasPrefix(string(reply), "HTTP/1.1 200") {
+		t.Fatalf("a stalled body was answered: %q", reply)
+	}
+	if got := desk.answered(); len(got) != 0 {
+		t.Fatalf("the desk got %+v", got)
+	}
+}
+
+// TestConnectionsAreCapped: connections beyond the cap wait in the listen
+// queue, and the session answers again once those holding it go.
+func TestConnectionsAreCapped(t *testing.T) {
+	t.Parallel()
+	lim := serveLimits
+	lim.conns = 4
+	desk := newFakeDesk("x")
+	socket, cl := serveTemp(t, desk, lim)
+	var idle []net.Conn
+	for range 100 {
+		c, err := net.Dial("unix", socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	waitFor(t, func() bool { return cl.accepted.Load() >= int64(lim.conns) })
+	for range 200 {
+		time.Sleep(time.Millisecond)
+		if n := cl.accepted.Load(); n > int64(lim.conns) {
+			t.Fatalf("%d connections taken at once, want at most %d", n, lim.conns)
+		}
+	}
+	for _, c := range idle {
+		_ = c.Close()
+	}
+	if _, err := NewClient(socket).Session(t.Context()); err != nil {
+		t.Fatalf("after the idle connections went: %v", err)
+	}
+}
+
+// TestHelperDials is not a test: run by TestOtherUserIsRefused as another
+// user, it asks the socket it is given for the session and prints the reply
+// or "closed".
+func TestHelperDials(t *testing.T) {
+	socket := os.Getenv("CLAI_SESSIONS_HELPER_SOCKET")
+	if socket == "" {
+		t.Skip("a helper process of TestOtherUserIsRefused")
+	}
+	conn, err := net.Dial("unix", socket)
+	if err != nil {
+		fmt.Println("dial:", err)
+		return
+	}
+	defer conn.Close()
+	fmt.Fprint(conn, "GET /v1/session HTTP/1.1\r\nHost: clai\r\nConnection: close\r\n\r\n")
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		fmt.Println("closed")
+		return
+	}
+	fmt.Print(line)
+}
+
+// TestOtherUserIsRefused: a process of another user that reaches the socket
+// (here through a folder and a socket anyone may enter) is refused by the
+// peer's uid; this user's own process is served.
+func TestOtherUserIsRefused(t *testing.T) {
+	t.Parallel()
+	if os.Getuid() != 0 {
+		t.Skip("only root can start a process of another user")
+	}
+	open, err := os.MkdirTemp("", "clai-peer-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(open) })
+	if err := os.Chmod(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The test binary, where another user may run it.
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(open, "helper")
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(open, "s.sock")
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(socket, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	desk := newFakeDesk("x")
+	refused := make(chan error, 1)
+	srv := Serve(ln, desk, func(err error) { refused <- err })
+	t.Cleanup(func() { _ = srv.Close() })
+
+	dial := func(cred *syscall.Credential) string {
+		cmd := exec.Command(bin, "-test.run=^TestHelperDials$")
+		cmd.Env = append(os.Environ(), "CLAI_SESSIONS_HELPER_SOCKET="+socket)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("helper: %v\n%s", err, out)
+		}
+		return strings.SplitN(string(out), "\n", 2)[0]
+	}
+	if got := dial(&syscall.Credential{Uid: 65534, Gid: 65534}); got != "closed" {
+		t.Fatalf("uid 65534 got %q, want the connection closed", got)
+	}
+	if err := receive(t, refused); !strings.Contains(err.Error(), "uid 65534 is refused") {
+		t.Fatalf("refused with %v", err)
+	}
+	if got := dial(nil); !strings.HasPrefix(got, "HTTP/1.1 200") {
+		t.Fatalf("this user got %q, want 200", got)
+	}
+}

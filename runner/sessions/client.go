@@ -1,0 +1,178 @@
+package sessions
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/clai-sh/clai/runner/ask"
+)
+
+// maxReply is the largest reply the client reads; maxEventLine the longest
+// line of an event stream.
+const (
+	maxReply     = 4 << 20
+	maxEventLine = 4 << 20
+)
+
+// Client reaches one session's API on its socket. It talks only to a
+// server of this user.
+type Client struct {
+	socket string
+	http   *http.Client
+}
+
+// NewClient returns a client of the session whose socket is at path.
+func NewClient(path string) *Client {
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "unix", path)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkPeer(c, os.Getuid()); err != nil {
+			_ = c.Close()
+			return nil, fmt.Errorf("session socket %s: %w", path, err)
+		}
+		return c, nil
+	}
+	return &Client{
+		socket: path,
+		http: &http.Client{Transport: &http.Transport{
+			DialContext:            dial,
+			MaxResponseHeaderBytes: maxHeaderBytes,
+			DisableCompression:     true,
+		}},
+	}
+}
+
+// Session returns the session as it stands.
+func (c *Client) Session(ctx context.Context) (ask.Session, error) {
+	var s ask.Session
+	return s, c.get(ctx, "/v1/session", &s)
+}
+
+// Screen returns what the program shows now.
+func (c *Client) Screen(ctx context.Context) (ask.Screen, error) {
+	var s ask.Screen
+	return s, c.get(ctx, "/v1/screen", &s)
+}
+
+// Answer posts a. A refused answer is a *ask.Refusal.
+func (c *Client) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
+	var sent ask.Sent
+	body, err := json.Marshal(a)
+	if err != nil {
+		return sent, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://clai/v1/answer", bytes.NewReader(body))
+	if err != nil {
+		return sent, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return sent, c.wrap(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusConflict {
+		refusal := new(ask.Refusal)
+		if err := decodeReply(resp.Body, refusal); err != nil {
+			return sent, c.wrap(err)
+		}
+		return sent, refusal
+	}
+	return sent, c.reply(resp, &sent)
+}
+
+// Events calls fn with each update of the session until fn returns false,
+// ctx ends or the stream ends (at the end of the run: nil).
+func (c *Client) Events(ctx context.Context, fn func(ask.Update) bool) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://clai/v1/events", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.wrap(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return c.reply(resp, nil)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var u ask.Update
+		if err := json.Unmarshal([]byte(data), &u); err != nil {
+			return c.wrap(fmt.Errorf("event: %w", err))
+		}
+		if !fn(u) {
+			return nil
+		}
+	}
+	if err := sc.Err(); err != nil && ctx.Err() == nil {
+		return c.wrap(err)
+	}
+	return nil
+}
+
+// get reads the JSON at path into v.
+func (c *Client) get(ctx context.Context, path string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://clai"+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.wrap(err)
+	}
+	defer resp.Body.Close()
+	return c.reply(resp, v)
+}
+
+// reply reads a 200 reply into v, or turns another into an error.
+func (c *Client) reply(resp *http.Response, v any) error {
+	if resp.StatusCode != http.StatusOK {
+		var e apiError
+		if err := decodeReply(resp.Body, &e); err != nil || e.Error == "" {
+			e.Error = resp.Status
+		}
+		return c.wrap(errors.New(e.Error))
+	}
+	if v == nil {
+		return nil
+	}
+	if err := decodeReply(resp.Body, v); err != nil {
+		return c.wrap(err)
+	}
+	return nil
+}
+
+// decodeReply reads one JSON value of at most maxReply bytes.
+func decodeReply(body io.Reader, v any) error {
+	b, err := io.ReadAll(io.LimitReader(body, maxReply+1))
+	if err != nil {
+		return err
+	}
+	if len(b) > maxReply {
+		return fmt.Errorf("the reply is longer than %d bytes", maxReply)
+	}
+	return json.Unmarshal(b, v)
+}
+
+func (c *Client) wrap(err error) error {
+	return fmt.Errorf("session %s: %w", c.socket, err)
+}
