@@ -146,6 +146,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			schemaCommand(),
 			recordCommand(),
 			presetsCommand(),
+			dashboardCommand(),
 			versionCommand(),
 		},
 	}
