@@ -146,6 +146,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			schemaCommand(),
 			recordCommand(),
 			presetsCommand(),
+			sessionsCommand(),
+			answerCommand(),
 			dashboardCommand(),
 			versionCommand(),
 		},

@@ -45,6 +45,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "log", Usage: "write the event log (JSON lines) to `FILE` (default: under the user state directory)"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "headless: do not mirror the program's output"},
+			&cli.BoolFlag{Name: "remote", Usage: "headless, wait up to timeouts.prompt for an answer from elsewhere (clai answer) at a hand-over, instead of ending at once"},
 		},
 		Action: func(c *cli.Context) error {
 			vars, err := parseVars(c.StringSlice("var"))
@@ -99,6 +100,7 @@ func runCommand() *cli.Command {
 				// Without a report to write, the timeline would be recorded
 				// for nothing (the log has every event).
 				runner.WithTimeline(len(paths.reports) > 0),
+				runner.WithRemote(c.Bool("remote")),
 			}
 			if file := c.String("replay"); file != "" {
 				rec, err := cast.OpenReader(file)
@@ -138,7 +140,11 @@ func runCommand() *cli.Command {
 				out.record = rec
 				opts = append(opts, runner.WithRecording(rec.Writer))
 			}
-			report, err := runner.Run(c.Context, pb, opts...)
+			// The run is registered and served while it lives (clai
+			// sessions, clai answer).
+			served := newSessionServer(c.App.ErrWriter)
+			report, err := runner.Run(c.Context, pb, append(opts, runner.WithDesk(served.ready))...)
+			served.close(c.App.ErrWriter)
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused
 				// for what it was given, 1 for anything else.

@@ -22,6 +22,10 @@ const (
 	ExitDanger = 3
 	// ExitManual: the run ended in MANUAL or at a prompt nobody answered.
 	ExitManual = 4
+	// ExitRefused: clai answer's answer was refused (the question closed,
+	// the screen changed, a bad answer, the run ended), or there was no
+	// open question to answer.
+	ExitRefused = 5
 	// ExitTimeout: timeouts.total or a step's timeout ran out.
 	ExitTimeout = 124
 	// ExitInterrupted: Ctrl-C twice in a terminal, or a signal to clai.

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/user"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/sessions"
+)
+
+// answerTimeout bounds how long clai answer waits for the run to take its
+// answer.
+const answerTimeout = 30 * time.Second
+
+func sessionsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "sessions",
+		Usage: "list the running sessions of this user on this machine, with their open questions",
+		Description: "Each clai run registers in $XDG_RUNTIME_DIR/clai (else clai-UID in the temp folder).\n" +
+			"A session that does not answer is said on stderr; a run that was killed is removed.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the sessions as a JSON array"},
+		},
+		Action: stopOnSignal(func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageError("sessions: takes no arguments (see clai sessions --help)")
+			}
+			live, err := listSessions(c.Context, c.App.ErrWriter)
+			if err != nil {
+				return failure(err)
+			}
+			list := make([]ask.Session, len(live))
+			for i, f := range live {
+				list[i] = f.Session
+			}
+			if c.Bool("json") {
+				return printSessionsJSON(c.App.Writer, list)
+			}
+			return printSessions(c.App.Writer, list, time.Now())
+		}),
+	}
+}
+
+// listSessions lists the sessions that answer; each that does not is said
+// on warn.
+func listSessions(ctx context.Context, warn io.Writer) ([]sessions.Found, error) {
+	reg, err := sessions.Open("")
+	if err != nil {
+		return nil, err
+	}
+	found, err := reg.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	live := found[:0]
+	for _, f := range found {
+		if f.Err != nil {
+			fmt.Fprintf(warn, "clai: session %s (%s) does not answer: %v\n", f.Session.ID, f.Session.Name, f.Err)
+			continue
+		}
+		live = append(live, f)
+	}
+	return live, nil
+}
+
+func printSessionsJSON(w io.Writer, live []ask.Session) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(live)
+}
+
+// printSessions prints one line per session: what runs, where it stands
+// and its open question.
+func printSessions(w io.Writer, live []ask.Session, now time.Time) error {
+	if len(live) == 0 {
+		_, err := fmt.Fprintln(w, "no sessions are running")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tSINCE\tPLAYBOOK\tPROGRAM\tQUESTION")
+	for _, s := range live {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, oneLine(s.Name, 24), s.State, ago(now, s.Since),
+			oneLine(s.Playbook, 40), oneLine(strings.Join(s.Program, " "), 30), questionLine(s.Question))
+	}
+	return tw.Flush()
+}
+
+// questionLine is an open question on one line: its id, text and options.
+func questionLine(q *ask.Question) string {
+	if q == nil {
+		return "-"
+	}
+	line := q.ID + ": " + oneLine(q.Text, 60)
+	if len(q.Options) > 0 {
+		labels := make([]string, len(q.Options))
+		for i, o := range q.Options {
+			labels[i] = oneLine(o.Label, 20)
+		}
+		line += " [" + strings.Join(labels, " | ") + "]"
+	}
+	return line
+}
+
+// oneLine is s without line breaks, tabs or other control characters, cut
+// to max runes.
+func oneLine(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max-1]) + "…"
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// ago is how long ago t was, to the second.
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return now.Sub(t).Round(time.Second).String()
+}
+
+func answerCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "answer",
+		Usage:     "answer the open question of a running session",
+		ArgsUsage: "[SESSION] TEXT | [SESSION] --choose LABEL | [SESSION] --keys KEY…",
+		Description: "Types TEXT and Enter, picks an option by its label (--choose), or types keys\n" +
+			"(--keys, repeatable; a value may hold several, separated by spaces) as the answer to\n" +
+			"the open question of SESSION: its id, or a prefix of its name that only it has. SESSION\n" +
+			"may be left out when exactly one question is open on this machine. The answer goes\n" +
+			"the way the playbook's own do, and is refused, never typed, if the question closed or\n" +
+			"the screen changed meanwhile. Exit codes: 0 typed, 5 refused (the reason on stderr),\n" +
+			"1 no such session, 2 usage.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "choose", Usage: "pick the option `LABEL` (as choose: does)"},
+			&cli.StringSliceFlag{Name: "keys", Usage: "type the keys `KEY` (repeatable; names as the playbook's keys: takes them)"},
+			&cli.StringFlag{Name: "question", Usage: "answer only the question `ID` (as clai sessions shows it); refused if it is no longer open"},
+		},
+		Action: stopOnSignal(func(c *cli.Context) error {
+			target, a, err := parseAnswer(c)
+			if err != nil {
+				return err
+			}
+			live, err := listSessions(c.Context, c.App.ErrWriter)
+			if err != nil {
+				return failure(err)
+			}
+			s, err := pickSession(live, target, a.Question)
+			if err != nil {
+				return err
+			}
+			if a.Question == "" {
+				a.Question = s.session.Question.ID
+			}
+			ctx, cancel := context.WithTimeout(c.Context, answerTimeout)
+			defer cancel()
+			sent, err := sessions.NewClient(s.socket).Answer(ctx, a)
+			var refusal *ask.Refusal
+			if errors.As(err, &refusal) {
+				return &exitError{code: engine.ExitRefused, err: fmt.Errorf("session %s (%s), question %s: %s (%s)", s.session.ID, s.session.Name, a.Question, refusal.Reason, refusal.Code)}
+			} else if err != nil {
+				return failure(err)
+			}
+			_, err = fmt.Fprintf(c.App.Writer, "session %s (%s), question %s: sent %q\n", s.session.ID, s.session.Name, sent.Question, sent.Sent)
+			return err
+		}),
+	}
+}
+
+// parseAnswer reads the answer and the session it is for (empty: the one
+// with the only open question) from the command line.
+func parseAnswer(c *cli.Context) (target string, a ask.Answer, err error) {
+	args := c.Args().Slice()
+	a = ask.Answer{Question: c.String("question"), Channel: ask.ChannelCLI, By: userName()}
+	choose, keys := c.String("choose"), splitKeys(c.StringSlice("keys"))
+	switch {
+	case c.IsSet("choose") && c.IsSet("keys"):
+		return "", a, usageError("answer: give --choose or --keys, not both")
+	case c.IsSet("choose") && choose == "":
+		return "", a, usageError("answer: --choose needs the option's label")
+	case c.IsSet("keys") && len(keys) == 0:
+		return "", a, usageError("answer: --keys needs at least one key")
+	case c.IsSet("choose") || c.IsSet("keys"):
+		if len(args) > 1 {
+			return "", a, usageError("answer: with --choose or --keys, give at most the session (got %d arguments)", len(args))
+		}
+		if len(args) == 1 {
+			target = args[0]
+		}
+		a.Choose, a.Keys = choose, keys
+	default:
+		switch len(args) {
+		case 1:
+			a.Text = &args[0]
+		case 2:
+			target, a.Text = args[0], &args[1]
+		default:
+			return "", a, usageError("answer: give [SESSION] TEXT, or --choose LABEL, or --keys KEY… (see clai answer --help)")
+		}
+	}
+	return target, a, nil
+}
+
+// splitKeys splits each --keys value at white space.
+func splitKeys(values []string) []string {
+	var keys []string
+	for _, v := range values {
+		keys = append(keys, strings.Fields(v)...)
+	}
+	return keys
+}
+
+// userName is who answers: the user clai runs as.
+func userName() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
+}
+
+// picked is the session an answer goes to.
+type picked struct {
+	session ask.Session
+	socket  string
+}
+
+// pickSession finds the session to answer: target's id, or the only
+// session whose name starts with target; without target, the only session
+// with an open question (with question, the one whose open question it is,
+// else the only session). An answer needs an open question unless question
+// names one.
+func pickSession(live []sessions.Found, target, question string) (picked, error) {
+	var candidates []sessions.Found
+	switch {
+	case target != "":
+		candidates = matchSessions(live, target)
+		if len(candidates) == 0 {
+			return picked{}, failure(fmt.Errorf("no running session has the id %q or a name starting with it (see clai sessions)", target))
+		}
+	case question != "":
+		candidates = withQuestion(live, question)
+		if len(candidates) == 0 {
+			candidates = live
+		}
+	default:
+		candidates = withQuestion(live, "")
+		if len(candidates) == 0 {
+			return picked{}, &exitError{code: engine.ExitRefused, err: errors.New("no question is open on this machine (see clai sessions)")}
+		}
+	}
+	if len(candidates) > 1 {
+		names := make([]string, len(candidates))
+		for i, f := range candidates {
+			names[i] = f.Session.ID + " (" + f.Session.Name + ")"
+		}
+		return picked{}, usageError("answer: %d sessions fit, name one: %s", len(candidates), strings.Join(names, ", "))
+	}
+	if len(candidates) == 0 {
+		return picked{}, failure(errors.New("no session is running (see clai sessions)"))
+	}
+	f := candidates[0]
+	if question == "" && f.Session.Question == nil {
+		return picked{}, &exitError{code: engine.ExitRefused, err: fmt.Errorf("session %s (%s) has no open question", f.Session.ID, f.Session.Name)}
+	}
+	return picked{session: f.Session, socket: f.Socket}, nil
+}
+
+// matchSessions is the session with id target, else those whose name starts
+// with target.
+func matchSessions(live []sessions.Found, target string) []sessions.Found {
+	var byName []sessions.Found
+	for _, f := range live {
+		if f.Session.ID == target {
+			return []sessions.Found{f}
+		}
+		if strings.HasPrefix(f.Session.Name, target) {
+			byName = append(byName, f)
+		}
+	}
+	return byName
+}
+
+// withQuestion is the sessions with an open question (with the id
+// question, if not empty).
+func withQuestion(live []sessions.Found, question string) []sessions.Found {
+	var open []sessions.Found
+	for _, f := range live {
+		if q := f.Session.Question; q != nil && (question == "" || q.ID == question) {
+			open = append(open, f)
+		}
+	}
+	return open
+}
+
+// sessionServer registers a run in the sessions folder and serves its desk
+// from goroutines of its own: the run never waits for it.
+type sessionServer struct {
+	reg     *sessions.Registry
+	started bool
+	done    chan struct{}
+	entry   *sessions.Entry
+	err     error
+}
+
+// newSessionServer opens the sessions folder. One that cannot be used is
+// said on warn, and the run goes on without being registered.
+func newSessionServer(warn io.Writer) *sessionServer {
+	reg, err := sessions.Open("")
+	if err != nil {
+		fmt.Fprintf(warn, "clai: warning: this run cannot be seen or answered from elsewhere: %v\n", err)
+	}
+	return &sessionServer{reg: reg, done: make(chan struct{})}
+}
+
+// ready registers and serves d; it returns at once.
+func (s *sessionServer) ready(d ask.Desk) {
+	if s.reg == nil {
+		return
+	}
+	s.started = true
+	go func() {
+		defer close(s.done)
+		s.entry, s.err = s.reg.Register(d, nil)
+	}()
+}
+
+// close stops serving and removes the run's entry, once the run is over. A
+// registration that failed is said on warn then, when the terminal is the
+// person's again.
+func (s *sessionServer) close(warn io.Writer) {
+	if !s.started {
+		return
+	}
+	<-s.done
+	if s.err != nil {
+		fmt.Fprintf(warn, "clai: warning: this run could not be seen or answered from elsewhere: %v\n", s.err)
+		return
+	}
+	_ = s.entry.Close()
+}
