@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/user"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
@@ -54,7 +53,7 @@ func dashboardCommand() *cli.Command {
 				Port:     port,
 				Exposed:  exposed,
 				Hostname: hostname,
-				User:     dashboardUser(),
+				User:     userName(),
 				Logf: func(format string, args ...any) {
 					fmt.Fprintf(c.App.ErrWriter, "clai dashboard: "+format+"\n", args...)
 				},
@@ -109,12 +108,4 @@ func printDashboardURL(out, warn io.Writer, addr *net.TCPAddr, hostname, token s
 			"  over plain HTTP, which is not encrypted. Use it on a network you trust, or through an SSH tunnel.\n", addr)
 	}
 	fmt.Fprintf(out, "clai dashboard: %s\n", url)
-}
-
-// dashboardUser is who answers from the page: the user clai runs as.
-func dashboardUser() string {
-	if u, err := user.Current(); err == nil {
-		return u.Username
-	}
-	return ""
 }
