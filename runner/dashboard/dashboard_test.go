@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -367,10 +368,20 @@ func TestEventsFollowTheSession(t *testing.T) {
 	}
 	one := 1
 	src.updates <- ask.Update{Kind: ask.UpdateDecision, At: time.Now(), State: "running", Rule: "name", Matched: "Name:", Sent: "demo⏎"}
-	src.updates <- ask.Update{Kind: ask.UpdateClosed, State: "running", Question: &ask.Question{ID: "q1", Closed: &ask.Closed{How: ask.Answered, By: "alice", Channel: "dashboard", Sent: "y"}}}
+	src.updates <- ask.Update{Kind: ask.UpdateClosed, State: "running", Question: &ask.Question{ID: "q1", Text: "Continue? [y/N]", Closed: &ask.Closed{How: ask.Answered, By: "alice", Channel: "dashboard", Sent: "y"}}}
 	v = stream.untilView(t, func(v view) bool { return v.LastClosed != nil })
-	if v.Session.Question != nil || v.Session.State != "running" || len(v.Decisions) != 1 || v.Decisions[0].Rule != "name" || v.LastClosed.Closed.By != "alice" {
+	if v.Session.Question != nil || v.Session.State != "running" || v.LastClosed.Closed.By != "alice" {
 		t.Fatalf("after the answer: %+v", v)
+	}
+	want := []decision{
+		{Kind: answerKind, Matched: "Continue? [y/N]", Sent: "y", By: "alice", Channel: "dashboard"},
+		{Kind: ask.UpdateDecision, Rule: "name", Matched: "Name:", Sent: "demo⏎"},
+	}
+	for i := range v.Decisions {
+		v.Decisions[i].At = time.Time{}
+	}
+	if !slices.Equal(v.Decisions, want) {
+		t.Fatalf("decisions, newest first:\n got %+v\nwant %+v", v.Decisions, want)
 	}
 	src.updates <- ask.Update{Kind: ask.UpdateEnd, State: "failed", Outcome: "failed", ExitCode: &one}
 	v = stream.untilView(t, func(v view) bool { return v.Ended })

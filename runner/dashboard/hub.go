@@ -36,16 +36,24 @@ const (
 	maxSubscribers = 32
 )
 
-// decision is a recent decision of a session, as the page lists it.
+// decision is a recent decision of a session, as the page lists it: one
+// of clai's (a rule's answer, a danger rule's hit) or a person's answer.
 type decision struct {
 	At time.Time `json:"at"`
-	// Kind is ask.UpdateDecision or ask.UpdateDanger.
+	// Kind is ask.UpdateDecision, ask.UpdateDanger or answerKind.
 	Kind    string `json:"kind"`
 	Rule    string `json:"rule,omitempty"`
 	Matched string `json:"matched,omitempty"`
 	Sent    string `json:"sent,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// By and Channel are who answered a question, and through what.
+	By      string `json:"by,omitempty"`
+	Channel string `json:"channel,omitempty"`
 }
+
+// answerKind is the kind of a person's answer among the decisions: the
+// question it answered is Matched.
+const answerKind = "answer"
 
 // screenView is a session's screen as the page shows it.
 type screenView struct {
@@ -280,9 +288,11 @@ func (h *hub) apply(id string, u ask.Update) {
 			v.Session.Question = nil
 		}
 		v.LastClosed = u.Question
+		if q := u.Question; q != nil && q.Closed != nil && q.Closed.How == ask.Answered {
+			v.addDecision(decision{At: q.Closed.At, Kind: answerKind, Matched: q.Text, Sent: q.Closed.Sent, By: q.Closed.By, Channel: q.Closed.Channel})
+		}
 	case ask.UpdateDecision, ask.UpdateDanger:
-		d := decision{At: u.At, Kind: u.Kind, Rule: u.Rule, Matched: u.Matched, Sent: u.Sent, Reason: u.Reason}
-		v.Decisions = append([]decision{d}, v.Decisions[:min(len(v.Decisions), maxDecisions-1)]...)
+		v.addDecision(decision{At: u.At, Kind: u.Kind, Rule: u.Rule, Matched: u.Matched, Sent: u.Sent, Reason: u.Reason})
 	case ask.UpdateEnd:
 		v.Ended, v.endedAt = true, time.Now()
 		v.Outcome, v.ExitCode = u.Outcome, u.ExitCode
@@ -303,6 +313,11 @@ func (h *hub) apply(id string, u ask.Update) {
 		return
 	}
 	h.publishLocked(v)
+}
+
+// addDecision adds d first among v's recent decisions.
+func (v *view) addDecision(d decision) {
+	v.Decisions = append([]decision{d}, v.Decisions[:min(len(v.Decisions), maxDecisions-1)]...)
 }
 
 // publishLocked sends v to every page.

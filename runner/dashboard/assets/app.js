@@ -26,7 +26,12 @@ function ago(iso) {
 
 function clock(iso) {
   const d = new Date(iso);
-  return isNaN(d) ? "" : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  return isNaN(d) || d.getTime() <= 0 ? "" : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+}
+
+// visible shows control characters of a program's arguments as \e, \xNN.
+function visible(s) {
+  return String(s).replace(/[\x00-\x1f\x7f]/g, (c) => c === "\x1b" ? "\\e" : "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0"));
 }
 
 function token(s) {
@@ -38,12 +43,15 @@ function newCard(id) {
   const card = $("article", "card");
   card.dataset.session = id;
   const head = $("div", "card-head");
+  const line = $("div", "head-line");
   const name = $("span", "name");
   const state = $("span", "badge state");
-  const meta = $("span", "meta");
-  const spacer = $("span", "spacer");
   const since = $("span", "meta since");
-  head.append(name, state, meta, spacer, since);
+  const spacer = $("span", "spacer");
+  const pid = $("span", "meta pid");
+  line.append(name, state, since, spacer, pid);
+  const meta = $("div", "meta program");
+  head.append(line, meta);
   const body = $("div", "card-body");
   const wrap = $("div", "screen-wrap");
   const screen = $("pre", "screen");
@@ -61,7 +69,7 @@ function newCard(id) {
   body.append(wrap, side);
   card.append(head, body);
   document.getElementById("sessions").append(card);
-  const c = { card, name, state, meta, since, screen, question, decisions, screenHash: null, questionKey: null, decisionsKey: null };
+  const c = { card, name, state, meta, since, pid, screen, question, decisions, screenHash: null, questionKey: null, decisionsKey: null };
   cards.set(id, c);
   return c;
 }
@@ -78,13 +86,15 @@ function render(v) {
   c.state.textContent = v.ended && v.exit_code != null ? state + " · exit " + v.exit_code : state;
   c.state.className = "badge state s-" + token(state) + (v.ended ? " o-" + token(v.outcome) : "");
   const parts = [];
-  if (s.playbook) parts.push("playbook " + s.playbook);
-  if (s.program && s.program.length) parts.push(s.program.join(" "));
-  if (s.pid) parts.push("pid " + s.pid);
+  if (s.playbook) parts.push(s.playbook);
+  if (s.program && s.program.length) parts.push("$ " + s.program.map(visible).join(" "));
   if (v.error) parts.push("unreachable: " + v.error);
-  c.meta.textContent = parts.join(" · ");
+  c.meta.textContent = parts.join("  ·  ");
+  c.meta.title = c.meta.textContent;
+  c.pid.textContent = s.pid ? "pid " + s.pid : "";
   c.since.dataset.since = s.since || "";
-  c.since.textContent = s.since ? "since " + ago(s.since) : "";
+  c.since.dataset.prefix = v.ended ? "ended " : "for ";
+  c.since.textContent = sinceText(c.since);
   if (v.screen && v.screen.hash !== c.screenHash) {
     c.screenHash = v.screen.hash;
     // The server escaped every text of the screen; colours other than the
@@ -236,11 +246,12 @@ function renderDecisions(c, v) {
   }
   const table = $("table", "decisions");
   const head = $("tr");
-  for (const h of ["When", "Rule", "Matched", "Sent"]) head.append($("th", "", h));
+  for (const h of ["When", "Rule or person", "Matched", "Sent"]) head.append($("th", "", h));
   table.append(head);
   for (const d of ds) {
-    const tr = $("tr", d.kind === "danger" ? "danger" : "");
-    const cells = [clock(d.at), d.rule || d.kind, d.matched || "", d.sent || (d.reason || "")];
+    const tr = $("tr", d.kind);
+    const who = d.kind === "answer" ? "answer by " + (d.by || "a person") + (d.channel ? " · " + d.channel : "") : d.rule || d.kind;
+    const cells = [clock(d.at), who, d.matched || "", d.sent || (d.reason || "")];
     cells.forEach((text, i) => {
       const td = $("td", i === 0 ? "when" : "mono", text);
       td.title = text;
@@ -252,12 +263,14 @@ function renderDecisions(c, v) {
 }
 
 function summarize() {
-  let running = 0, asking = 0;
+  let running = 0, ended = 0, asking = 0;
   for (const v of views.values()) {
-    if (!v.ended) running++;
+    if (v.ended) ended++;
+    else running++;
     if (!v.ended && v.session.question) asking++;
   }
   const parts = [running + (running === 1 ? " session running" : " sessions running")];
+  if (ended) parts.push(ended + " ended");
   if (asking) parts.push(asking + (asking === 1 ? " question waits for you" : " questions wait for you"));
   document.getElementById("summary").textContent = parts.join(" · ");
   document.title = (asking ? "(" + asking + ") " : "") + "clai dashboard";
@@ -289,10 +302,14 @@ function connect() {
   es.addEventListener("gone", (e) => remove(JSON.parse(e.data).id));
 }
 
+function sinceText(el) {
+  if (!el.dataset.since) return "";
+  const a = ago(el.dataset.since);
+  return el.dataset.prefix === "for " ? "for " + a.replace(/ ago$/, "") : el.dataset.prefix + a;
+}
+
 setInterval(() => {
-  for (const c of cards.values()) {
-    if (c.since.dataset.since) c.since.textContent = "since " + ago(c.since.dataset.since);
-  }
+  for (const c of cards.values()) c.since.textContent = sinceText(c.since);
 }, 5000);
 
 connect();
