@@ -21,13 +21,12 @@ import (
 // fakeSource is a Source of one session whose answers are checked as a
 // run checks them: the open question and its screen hash.
 type fakeSource struct {
-	mu       sync.Mutex
-	session  ask.Session
-	screen   ask.Screen
-	answers  []ask.Answer
-	updates  chan ask.Update
-	listErr  error
-	answered int
+	mu      sync.Mutex
+	session ask.Session
+	screen  ask.Screen
+	answers []ask.Answer
+	updates chan ask.Update
+	listErr error
 }
 
 func newFakeSource() *fakeSource {
@@ -411,5 +410,59 @@ func TestTooManyPages(t *testing.T) {
 	body, _ := io.ReadAll(w.Body)
 	if !strings.Contains(string(body), "too many pages") {
 		t.Fatalf("%s", body)
+	}
+}
+
+// gone is a Source whose sessions are listed until they are gone.
+type gone struct {
+	*fakeSource
+	mu   sync.Mutex
+	none bool
+}
+
+func (g *gone) List(ctx context.Context) ([]ask.Session, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.none {
+		return nil, nil
+	}
+	return g.fakeSource.List(ctx)
+}
+
+func TestASessionGoneWithoutItsEndIsShownEnded(t *testing.T) {
+	t.Parallel()
+	src := &gone{fakeSource: newFakeSource()}
+	h := newHub(src, t.Logf)
+	h.poll(t.Context())
+	h.mu.Lock()
+	v := h.views["s1"]
+	if v == nil || !v.watching || v.Ended {
+		t.Fatalf("after the first look: %+v", v)
+	}
+	h.mu.Unlock()
+	src.mu.Lock()
+	src.none = true
+	src.mu.Unlock()
+	h.poll(t.Context())
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !v.Ended || v.Outcome != "gone" || h.views["s1"] != v {
+		t.Fatalf("after the session went: %+v", v)
+	}
+}
+
+func TestEndedSessionsAreLetGo(t *testing.T) {
+	t.Parallel()
+	h := newHub(newFakeSource(), t.Logf)
+	now := time.Now()
+	for i := range maxEnded + 5 {
+		id := "s" + strconv.Itoa(i)
+		h.views[id] = &view{Session: ask.Session{ID: id}, Ended: true, endedAt: now.Add(time.Duration(i) * time.Second)}
+	}
+	h.views["old"] = &view{Session: ask.Session{ID: "old"}, Ended: true, endedAt: now.Add(-keepEnded - time.Second)}
+	h.views["live"] = &view{Session: ask.Session{ID: "live"}}
+	h.pruneLocked(now.Add(time.Minute))
+	if len(h.views) != maxEnded+1 || h.views["live"] == nil || h.views["old"] != nil || h.views["s0"] != nil || h.views["s24"] == nil {
+		t.Fatalf("%d views left", len(h.views))
 	}
 }
