@@ -365,9 +365,19 @@ func TestEventsFollowTheSession(t *testing.T) {
 	if v.Session.Question == nil || v.Session.Question.ID != "q1" || v.Screen.HTML != `<span class="f1">Continue?</span> [y/N]` {
 		t.Fatalf("first view: %+v", v)
 	}
+	// A question that opens reaches the page with the screen it was asked
+	// on, so that an answer from the page names that screen.
+	src.mu.Lock()
+	src.screen = ask.Screen{Text: "Sure? [y/N]", Hash: "h2"}
+	src.mu.Unlock()
+	src.updates <- ask.Update{Kind: ask.UpdateQuestion, State: "prompting", Question: &ask.Question{ID: "q2", Text: "Sure? [y/N]", ScreenHash: "h2"}}
+	v = stream.untilView(t, func(v view) bool { return v.Session.Question != nil && v.Session.Question.ID == "q2" })
+	if v.Screen.Hash != "h2" || v.Screen.HTML != "Sure? [y/N]" {
+		t.Fatalf("the question came with the screen %+v", v.Screen)
+	}
 	one := 1
 	src.updates <- ask.Update{Kind: ask.UpdateDecision, At: time.Now(), State: "running", Rule: "name", Matched: "Name:", Sent: "demo⏎"}
-	src.updates <- ask.Update{Kind: ask.UpdateClosed, State: "running", Question: &ask.Question{ID: "q1", Text: "Continue? [y/N]", Closed: &ask.Closed{How: ask.Answered, By: "alice", Channel: "dashboard", Sent: "y"}}}
+	src.updates <- ask.Update{Kind: ask.UpdateClosed, State: "running", Question: &ask.Question{ID: "q2", Text: "Continue? [y/N]", Closed: &ask.Closed{How: ask.Answered, By: "alice", Channel: "dashboard", Sent: "y"}}}
 	v = stream.untilView(t, func(v view) bool { return v.LastClosed != nil })
 	if v.Session.Question != nil || v.Session.State != "running" || v.LastClosed.Closed.By != "alice" {
 		t.Fatalf("after the answer: %+v", v)

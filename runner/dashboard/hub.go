@@ -155,7 +155,7 @@ func (h *hub) poll(ctx context.Context) {
 			v = &view{Session: s, Decisions: []decision{}}
 			h.views[s.ID] = v
 			h.publishLocked(v)
-		} else if !v.Ended && v.Session.State != s.State {
+		} else if !v.Ended && (v.Session.State != s.State || questionID(v.Session.Question) != questionID(s.Question)) {
 			v.Session = s
 			h.publishLocked(v)
 		}
@@ -177,6 +177,14 @@ func (h *hub) poll(ctx context.Context) {
 		}
 	}
 	h.pruneLocked(now)
+}
+
+// questionID is q's id, or "" for none.
+func questionID(q *ask.Question) string {
+	if q == nil {
+		return ""
+	}
+	return q.ID
 }
 
 // pruneLocked lets go of the ended sessions beyond maxEnded, or ended
@@ -243,9 +251,13 @@ func (h *hub) fetchScreens(ctx context.Context, id string, dirty <-chan struct{}
 		cancel()
 		h.mu.Lock()
 		v, ok := h.views[id]
-		if ok && err == nil {
-			v.Screen = screenView{HTML: screenHTML(screenColoured(sc)), Hash: sc.Hash, Rows: sc.Rows, Cols: sc.Cols}
-			h.publishLocked(v)
+		if ok {
+			if err == nil {
+				v.Screen = screenView{HTML: screenHTML(screenColoured(sc)), Hash: sc.Hash, Rows: sc.Rows, Cols: sc.Cols}
+			} else if ctx.Err() == nil {
+				h.logf("session %s: %v", id, err)
+			}
+			h.publishLocked(v) // with the question that waited for it
 		}
 		last := !ok || v.Ended
 		h.mu.Unlock()
