@@ -146,8 +146,9 @@ timeouts:
 // TestAnswerFromAnotherProcess: a headless clai run --remote reaches a
 // question; clai answer, another process, answers it and the program gets
 // exactly that; a second answer to the same question is refused with its
-// reason and exit 5; the next question is answered by its option, and the
-// run ends well and leaves nothing in the sessions folder.
+// reason and exit 5; two answers to the next question at once, by its
+// options, type one and refuse the other; the run ends well and leaves
+// nothing in the sessions folder.
 func TestAnswerFromAnotherProcess(t *testing.T) {
 	t.Parallel()
 	e := newSessionsEnv(t)
@@ -171,8 +172,27 @@ func TestAnswerFromAnotherProcess(t *testing.T) {
 	if got := fmt.Sprint(s.Question.Options); got != "[{staging} {prod}]" {
 		t.Fatalf("q2 options = %s", got)
 	}
-	if stdout, stderr, code := e.clai(t, "answer", "--choose", "prod"); code != 0 {
-		t.Fatalf("clai answer --choose: exit %d\n%s%s", code, stdout, stderr)
+	// Two people answer q2 at once: one answer is typed, the other refused.
+	type result struct {
+		choice, stderr string
+		code           int
+	}
+	results := make(chan result, 2)
+	for _, choice := range []string{"staging", "prod"} {
+		go func() {
+			_, stderr, code := e.clai(t, "answer", "--question", "q2", "--choose", choice)
+			results <- result{choice, stderr, code}
+		}()
+	}
+	first, second := <-results, <-results
+	if first.code != 0 {
+		first, second = second, first
+	}
+	// The other is refused as closed, or, if the program, which exits
+	// after its last answer, was quicker, as ended or with no question open.
+	if first.code != 0 || second.code != 5 || !strings.Contains(second.stderr, "(closed)") &&
+		!strings.Contains(second.stderr, "(ended)") && !strings.Contains(second.stderr, "no question q2 is open") {
+		t.Fatalf("two answers at once: %+v and %+v; want one typed, one refused", first, second)
 	}
 	select {
 	case err := <-exited:
@@ -182,7 +202,9 @@ func TestAnswerFromAnotherProcess(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("clai run still runs after its last answer:\n%s", out)
 	}
-	if got := out.String(); !strings.Contains(got, "got: demo project\r\n") || !strings.Contains(got, "got: prod\r\n") || strings.Contains(got, "other") {
+	loser := map[string]string{"staging": "prod", "prod": "staging"}[first.choice]
+	if got := out.String(); !strings.Contains(got, "got: demo project\r\n") || !strings.Contains(got, "got: "+first.choice+"\r\n") ||
+		strings.Contains(got, "other") || strings.Contains(got, "got: "+loser) {
 		t.Fatalf("the program got:\n%s", got)
 	}
 	if names := e.folderEntries(t); len(names) != 0 {

@@ -261,6 +261,9 @@ func pickSession(live []sessions.Found, target, question string) (picked, error)
 		if len(candidates) == 0 {
 			candidates = live
 		}
+		if len(candidates) == 0 {
+			return picked{}, &exitError{code: engine.ExitRefused, err: fmt.Errorf("no question %s is open on this machine: no session is running", question)}
+		}
 	default:
 		candidates = withQuestion(live, "")
 		if len(candidates) == 0 {

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clai-sh/clai/runner/ask"
 )
 
 // countingListener counts the connections the server took from it.
@@ -182,5 +185,70 @@ func TestOtherUserIsRefused(t *testing.T) {
 	}
 	if got := dial(nil); !strings.HasPrefix(got, "HTTP/1.1 200") {
 		t.Fatalf("this user got %q, want 200", got)
+	}
+}
+
+// slowDesk is a fakeDesk whose Answer waits until release is closed.
+type slowDesk struct {
+	*fakeDesk
+	taken   chan struct{}
+	release chan struct{}
+}
+
+func (d *slowDesk) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
+	close(d.taken)
+	<-d.release
+	return d.fakeDesk.Answer(ctx, a)
+}
+
+// TestCloseWaitsOnlyForReplies: at the end of the run, a client still
+// sending its request, an idle connection and an event stream hold nothing
+// up, however long the grace; an answer being typed gets its reply.
+func TestCloseWaitsOnlyForReplies(t *testing.T) {
+	t.Parallel()
+	lim := serveLimits
+	lim.grace, lim.read, lim.readHeader = time.Hour, time.Hour, time.Hour
+	desk := &slowDesk{fakeDesk: newFakeDesk("x"), taken: make(chan struct{}), release: make(chan struct{})}
+	socket := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serveAs(ln, desk, nil, os.Getuid(), lim)
+
+	slow, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	fmt.Fprint(slow, "POST /v1/answer HTTP/1.1\r\nHost: clai\r\nContent-Length: 100\r\n\r\n{")
+	idle, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	c := NewClient(socket)
+	streamEnded := make(chan error, 1)
+	go func() { streamEnded <- c.Events(t.Context(), func(ask.Update) bool { return true }) }()
+	waitFor(t, func() bool { return desk.watching() == 1 })
+
+	answered := make(chan error, 1)
+	go func() {
+		_, err := c.Answer(t.Context(), ask.Answer{Question: "q1", Text: text("y")})
+		answered <- err
+	}()
+	<-desk.taken
+	closed := make(chan error, 1)
+	go func() { closed <- srv.Close() }()
+	receive(t, streamEnded)
+	close(desk.release)
+	if err := receive(t, answered); err != nil {
+		t.Fatalf("the answer under way got %v, want its reply", err)
+	}
+	if err := receive(t, closed); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := os.Stat(socket); err == nil {
+		t.Fatal("the socket is still there after Close")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -66,7 +67,8 @@ func (c *Client) Screen(ctx context.Context) (ask.Screen, error) {
 	return s, c.get(ctx, "/v1/screen", &s)
 }
 
-// Answer posts a. A refused answer is a *ask.Refusal.
+// Answer posts a. A refused answer is a *ask.Refusal; so is one that cannot
+// reach a run that has ended (code ask.RefusedEnded).
 func (c *Client) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 	var sent ask.Sent
 	body, err := json.Marshal(a)
@@ -80,6 +82,11 @@ func (c *Client) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if c.gone() {
+			// The run removes its socket before it stops serving: the
+			// answer never reached it.
+			return sent, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
+		}
 		return sent, c.wrap(err)
 	}
 	defer resp.Body.Close()
@@ -91,6 +98,12 @@ func (c *Client) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 		return sent, refusal
 	}
 	return sent, c.reply(resp, &sent)
+}
+
+// gone reports whether the session's socket is gone: its run ended.
+func (c *Client) gone() bool {
+	_, err := os.Lstat(c.socket)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // Events calls fn with each update of the session until fn returns false,

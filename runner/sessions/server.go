@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/user"
+	"sync"
 	"time"
 
 	"github.com/clai-sh/clai/runner/ask"
@@ -22,8 +22,6 @@ const (
 	maxAnswerBody = 64 << 10
 	// maxHeaderBytes bounds a request's headers.
 	maxHeaderBytes = 8 << 10
-	// shutdownGrace is how long Close lets requests under way finish.
-	shutdownGrace = 2 * time.Second
 )
 
 // limits bound the time a client may take, and how many may connect at once.
@@ -42,6 +40,8 @@ type limits struct {
 	// conns is how many connections are served at once; more wait in the
 	// listen queue until one closes.
 	conns int
+	// grace is how long Close lets the replies under way be written.
+	grace time.Duration
 }
 
 // serveLimits are the limits of every session's server.
@@ -52,6 +52,7 @@ var serveLimits = limits{
 	idle:       30 * time.Second,
 	keepAlive:  15 * time.Second,
 	conns:      32,
+	grace:      2 * time.Second,
 }
 
 // Handler serves desk's session over HTTP:
@@ -63,56 +64,139 @@ var serveLimits = limits{
 //
 // Errors other than a refusal are {"error": "…"}. Who may connect is the
 // listener's business (see Serve).
-func Handler(desk ask.Desk) http.Handler { return handler(desk, serveLimits) }
+func Handler(desk ask.Desk) http.Handler { return newAPI(desk, serveLimits) }
 
-func handler(desk ask.Desk, lim limits) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/session", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, desk.Session())
-	})
-	mux.HandleFunc("GET /v1/screen", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, desk.Screen())
-	})
-	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, r *http.Request) {
-		serveEvents(w, r, desk, lim)
-	})
-	mux.HandleFunc("POST /v1/answer", func(w http.ResponseWriter, r *http.Request) {
-		serveAnswer(w, r, desk)
-	})
-	return withWriteDeadline(mux, lim.write)
+// api serves a desk until it is stopped: event streams then end, and
+// requests that come after are refused.
+type api struct {
+	desk     ask.Desk
+	lim      limits
+	mux      *http.ServeMux
+	stopping chan struct{}
+	replies  inflight
 }
 
-// withWriteDeadline bounds the time each reply may take to be written.
-func withWriteDeadline(next http.Handler, d time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
-		next.ServeHTTP(w, r)
+func newAPI(desk ask.Desk, lim limits) *api {
+	a := &api{desk: desk, lim: lim, mux: http.NewServeMux(), stopping: make(chan struct{}), replies: inflight{idle: make(chan struct{})}}
+	a.mux.HandleFunc("GET /v1/session", func(w http.ResponseWriter, _ *http.Request) {
+		a.reply(w, unavailable, func() (int, any) { return http.StatusOK, desk.Session() })
 	})
+	a.mux.HandleFunc("GET /v1/screen", func(w http.ResponseWriter, _ *http.Request) {
+		a.reply(w, unavailable, func() (int, any) { return http.StatusOK, desk.Screen() })
+	})
+	a.mux.HandleFunc("GET /v1/events", a.serveEvents)
+	a.mux.HandleFunc("POST /v1/answer", a.serveAnswer)
+	return a
+}
+
+// ServeHTTP bounds the time each reply may take to be written, and serves r.
+func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(a.lim.write))
+	a.mux.ServeHTTP(w, r)
+}
+
+// unavailable is the reply of a request that comes once the api stopped.
+func unavailable() (int, any) {
+	return http.StatusServiceUnavailable, apiError{Error: "the run has ended"}
+}
+
+// endedRefusal is the reply of an answer that comes once the api stopped.
+func endedRefusal() (int, any) {
+	return http.StatusConflict, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
+}
+
+// reply writes what make returns, or once the api stopped what stopped
+// returns. While make runs, stop waits for it.
+func (a *api) reply(w http.ResponseWriter, stopped, make func() (int, any)) {
+	if !a.replies.begin() {
+		status, v := stopped()
+		writeJSON(w, status, v)
+		return
+	}
+	defer a.replies.end()
+	status, v := make()
+	writeJSON(w, status, v)
+}
+
+// stop ends the event streams and refuses what comes after; it waits up to
+// grace for the replies under way (an answer being typed gets its reply).
+func (a *api) stop(grace time.Duration) {
+	close(a.stopping)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-a.replies.close():
+	case <-t.C:
+	}
 }
 
 // serveAnswer reads an answer, bounded in size, and hands it to the desk.
-func serveAnswer(w http.ResponseWriter, r *http.Request, desk ask.Desk) {
-	a, err := decodeAnswer(http.MaxBytesReader(w, r.Body, maxAnswerBody))
+// Only once the whole answer is read is it a reply under way: a client that
+// sends its body slowly holds up nothing.
+func (a *api) serveAnswer(w http.ResponseWriter, r *http.Request) {
+	ans, err := decodeAnswer(http.MaxBytesReader(w, r.Body, maxAnswerBody))
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, apiError{Error: err.Error()})
 		return
 	}
-	if a.Channel == "" {
-		a.Channel = ask.ChannelCLI
+	if ans.Channel == "" {
+		ans.Channel = ask.ChannelCLI
 	}
-	if a.By == "" {
-		a.By = userName()
+	if ans.By == "" {
+		ans.By = userName()
 	}
-	sent, err := desk.Answer(r.Context(), a)
-	var refusal *ask.Refusal
-	switch {
-	case errors.As(err, &refusal):
-		writeJSON(w, http.StatusConflict, refusal)
-	case err != nil:
-		writeJSON(w, http.StatusInternalServerError, apiError{Error: err.Error()})
-	default:
-		writeJSON(w, http.StatusOK, sent)
+	a.reply(w, endedRefusal, func() (int, any) {
+		sent, err := a.desk.Answer(r.Context(), ans)
+		var refusal *ask.Refusal
+		switch {
+		case errors.As(err, &refusal):
+			return http.StatusConflict, refusal
+		case err != nil:
+			return http.StatusInternalServerError, apiError{Error: err.Error()}
+		}
+		return http.StatusOK, sent
+	})
+}
+
+// inflight counts the replies under way until it is closed.
+type inflight struct {
+	mu      sync.Mutex
+	n       int
+	closing bool
+	idle    chan struct{}
+}
+
+// begin counts a reply, unless closed.
+func (f *inflight) begin() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closing {
+		return false
 	}
+	f.n++
+	return true
+}
+
+func (f *inflight) end() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n--
+	if f.closing && f.n == 0 {
+		close(f.idle)
+	}
+}
+
+// close refuses new replies; the channel is closed once none is under way.
+func (f *inflight) close() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.closing {
+		f.closing = true
+		if f.n == 0 {
+			close(f.idle)
+		}
+	}
+	return f.idle
 }
 
 // decodeAnswer reads exactly one JSON answer, with no field the API does not
@@ -138,9 +222,9 @@ func decodeAnswer(body io.Reader) (ask.Answer, error) {
 }
 
 // serveEvents streams the desk's updates until the run ends or the client
-// goes. Each write has lim.write to finish; a comment keeps a quiet stream
+// goes or the api stops. Each write has a.lim.write to finish; a comment keeps a quiet stream
 // alive.
-func serveEvents(w http.ResponseWriter, r *http.Request, desk ask.Desk, lim limits) {
+func (a *api) serveEvents(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	// The request has been read; what the client sends from now on is
 	// nothing but its going away.
@@ -149,9 +233,9 @@ func serveEvents(w http.ResponseWriter, r *http.Request, desk ask.Desk, lim limi
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Content-Type-Options", "nosniff")
-	updates := desk.Watch(r.Context())
+	updates := a.desk.Watch(r.Context())
 	send := func(b []byte) bool {
-		if rc.SetWriteDeadline(time.Now().Add(lim.write)) != nil {
+		if rc.SetWriteDeadline(time.Now().Add(a.lim.write)) != nil {
 			return false
 		}
 		if _, err := w.Write(b); err != nil {
@@ -162,7 +246,7 @@ func serveEvents(w http.ResponseWriter, r *http.Request, desk ask.Desk, lim limi
 	if !send([]byte(": clai session events\n\n")) {
 		return
 	}
-	tick := time.NewTicker(lim.keepAlive)
+	tick := time.NewTicker(a.lim.keepAlive)
 	defer tick.Stop()
 	for {
 		select {
@@ -178,6 +262,8 @@ func serveEvents(w http.ResponseWriter, r *http.Request, desk ask.Desk, lim limi
 				return
 			}
 		case <-r.Context().Done():
+			return
+		case <-a.stopping:
 			return
 		}
 	}
@@ -238,9 +324,9 @@ func userName() string {
 // Server serves one session's API on a listener that only lets this user's
 // processes in.
 type Server struct {
-	srv *http.Server
-	// stop ends the requests under way, event streams first of all.
-	stop context.CancelFunc
+	srv  *http.Server
+	ln   net.Listener
+	api  *api
 	done chan struct{}
 }
 
@@ -255,19 +341,18 @@ func Serve(ln net.Listener, desk ask.Desk, refused func(error)) *Server {
 func serveAs(ln net.Listener, desk ask.Desk, refused func(error), uid int, lim limits) *Server {
 	pl := newPeerListener(ln, uid, lim.conns)
 	pl.refused = refused
-	base, stop := context.WithCancel(context.Background())
 	s := &Server{
-		srv: &http.Server{
-			Handler:           handler(desk, lim),
-			ReadHeaderTimeout: lim.readHeader,
-			ReadTimeout:       lim.read,
-			IdleTimeout:       lim.idle,
-			MaxHeaderBytes:    maxHeaderBytes,
-			ErrorLog:          log.New(io.Discard, "", 0),
-			BaseContext:       func(net.Listener) context.Context { return base },
-		},
-		stop: stop,
+		api:  newAPI(desk, lim),
+		ln:   pl,
 		done: make(chan struct{}),
+	}
+	s.srv = &http.Server{
+		Handler:           s.api,
+		ReadHeaderTimeout: lim.readHeader,
+		ReadTimeout:       lim.read,
+		IdleTimeout:       lim.idle,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          log.New(io.Discard, "", 0),
 	}
 	go func() {
 		defer close(s.done)
@@ -276,16 +361,19 @@ func serveAs(ln net.Listener, desk ask.Desk, refused func(error), uid int, lim l
 	return s
 }
 
-// Close stops serving: event streams end at once, other requests under way
-// get shutdownGrace to finish, then every connection is closed.
+// Close stops serving at once: no new connection is taken, event streams
+// end, the replies under way get up to two seconds to be written (an
+// answer being typed gets its reply), then every connection is closed, also
+// those of clients still sending their request.
 func (s *Server) Close() error {
-	s.stop()
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if err != nil {
-		err = s.srv.Close()
+	err := s.ln.Close()
+	s.api.stop(s.api.lim.grace)
+	if cerr := s.srv.Close(); err == nil {
+		err = cerr
 	}
 	<-s.done
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
 	return err
 }

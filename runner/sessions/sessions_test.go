@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -193,5 +195,38 @@ func TestClientOfAGoneSession(t *testing.T) {
 	}
 	if err := c.Events(t.Context(), func(ask.Update) bool { return true }); err == nil {
 		t.Fatal("no error from a stream nobody serves")
+	}
+}
+
+// TestAnswerAfterTheEnd: an answer to a run that ended, whose socket is
+// gone, is refused as ended, as one the run refuses itself.
+func TestAnswerAfterTheEnd(t *testing.T) {
+	t.Parallel()
+	e := register(t, openTemp(t), newFakeDesk("x"))
+	c := NewClient(e.Socket())
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Answer(t.Context(), ask.Answer{Question: "q1", Text: text("y")})
+	var refusal *ask.Refusal
+	if !errors.As(err, &refusal) || refusal.Code != ask.RefusedEnded {
+		t.Fatalf("got %v, want a refusal %q", err, ask.RefusedEnded)
+	}
+}
+
+// TestAnswerWhileStopping: an answer that comes once the server stops is
+// refused as ended.
+func TestAnswerWhileStopping(t *testing.T) {
+	t.Parallel()
+	desk := newFakeDesk("x")
+	a := newAPI(desk, serveLimits)
+	a.stop(0)
+	rec := httptest.NewRecorder()
+	a.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/answer", strings.NewReader(`{"question":"q1","text":"y"}`)))
+	if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), `"code":"ended"`) {
+		t.Fatalf("got %d %s, want 409 ended", rec.Code, rec.Body)
+	}
+	if got := desk.answered(); len(got) != 0 {
+		t.Fatalf("the desk got %+v", got)
 	}
 }
