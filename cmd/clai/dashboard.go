@@ -19,10 +19,10 @@ func dashboardCommand() *cli.Command {
 		Usage: "serve a web page of this user's running sessions, to watch them and answer their questions",
 		Description: "Prints the page's URL with a token, which the browser then keeps in a cookie;\n" +
 			"every request needs it. Listens on 127.0.0.1 at a free port unless told otherwise;\n" +
-			"listening beyond loopback needs --listen-any. Stops at Ctrl-C. See docs/questions.md.",
+			"listening beyond loopback needs --listen-any. Stops at Ctrl-C. See docs/dashboard.md.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1", Usage: "listen on `ADDR` (a host or IP, with :PORT or not)"},
-			&cli.IntFlag{Name: "port", Usage: "listen on `PORT` (default: a free one)"},
+			&cli.IntFlag{Name: "port", Usage: "listen on `PORT`", DefaultText: "a free one"},
 			&cli.BoolFlag{Name: "listen-any", Usage: "allow listening beyond loopback (on all interfaces when --listen is not given)"},
 		},
 		Action: func(c *cli.Context) error {
