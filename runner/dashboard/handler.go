@@ -62,7 +62,7 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // come from the dashboard's own page.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.servePage)
+	mux.HandleFunc("GET /{$}", serveAsset("assets/index.html", "text/html; charset=utf-8"))
 	mux.HandleFunc("GET /app.js", serveAsset("assets/app.js", "text/javascript; charset=utf-8"))
 	mux.HandleFunc("GET /app.css", serveAsset("assets/app.css", "text/css; charset=utf-8"))
 	mux.HandleFunc("GET /api/events", s.serveEvents)
@@ -158,11 +158,6 @@ func (s *Server) hostAllowed(host string) bool {
 		return ip.IsLoopback() || s.cfg.Exposed
 	}
 	return s.cfg.Exposed && s.cfg.Hostname != "" && name == strings.ToLower(s.cfg.Hostname)
-}
-
-// servePage sends the page.
-func (s *Server) servePage(w http.ResponseWriter, _ *http.Request) {
-	serveAsset("assets/index.html", "text/html; charset=utf-8")(w, nil)
 }
 
 // serveAsset sends an embedded file.
