@@ -148,6 +148,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			presetsCommand(),
 			sessionsCommand(),
 			answerCommand(),
+			dashboardCommand(),
 			versionCommand(),
 		},
 	}

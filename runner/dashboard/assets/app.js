@@ -1,0 +1,315 @@
+// The clai dashboard's page: it follows the sessions through the server's
+// event stream and answers a question through POST /api/answer. Every text
+// from a session is put in the page as text; only the screen comes as HTML,
+// escaped by the server.
+"use strict";
+
+const views = new Map(); // session id → the latest view
+const cards = new Map(); // session id → its card's elements
+const results = new Map(); // question id → what the last answer from here got
+
+const $ = (tag, cls, text) => {
+  const el = document.createElement(tag);
+  if (cls) el.className = cls;
+  if (text !== undefined) el.textContent = text;
+  return el;
+};
+
+function ago(iso) {
+  const t = Date.parse(iso);
+  if (!t || t < 0) return "";
+  const s = Math.max(0, Math.round((Date.now() - t) / 1000));
+  if (s < 60) return s + "s ago";
+  if (s < 3600) return Math.floor(s / 60) + "m ago";
+  return Math.floor(s / 3600) + "h " + Math.floor((s % 3600) / 60) + "m ago";
+}
+
+function clock(iso) {
+  const d = new Date(iso);
+  return isNaN(d) || d.getTime() <= 0 ? "" : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+}
+
+// visible shows control characters of a program's arguments as \e, \xNN.
+function visible(s) {
+  return String(s).replace(/[\x00-\x1f\x7f]/g, (c) => c === "\x1b" ? "\\e" : "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0"));
+}
+
+function token(s) {
+  return String(s || "").toLowerCase().replace(/[^a-z0-9-]/g, "");
+}
+
+// newCard builds the parts of a session's card that stay.
+function newCard(id) {
+  const card = $("article", "card");
+  card.dataset.session = id;
+  const head = $("div", "card-head");
+  const line = $("div", "head-line");
+  const name = $("span", "name");
+  const state = $("span", "badge state");
+  const since = $("span", "meta since");
+  const spacer = $("span", "spacer");
+  const pid = $("span", "meta pid");
+  line.append(name, state, since, spacer, pid);
+  const meta = $("div", "meta program");
+  head.append(line, meta);
+  const body = $("div", "card-body");
+  const wrap = $("div", "screen-wrap");
+  const screen = $("pre", "screen");
+  wrap.append(screen);
+  const side = $("div", "side");
+  const qsec = $("section", "qsec");
+  qsec.append($("h2", "", "Question"));
+  const question = $("div", "question");
+  qsec.append(question);
+  const dsec = $("section", "dsec");
+  dsec.append($("h2", "", "Recent decisions"));
+  const decisions = $("div", "decisions-box");
+  dsec.append(decisions);
+  side.append(qsec, dsec);
+  body.append(wrap, side);
+  card.append(head, body);
+  document.getElementById("sessions").append(card);
+  const c = { card, name, state, meta, since, pid, screen, question, decisions, screenHash: null, questionKey: null, decisionsKey: null };
+  cards.set(id, c);
+  return c;
+}
+
+function render(v) {
+  const s = v.session;
+  views.set(s.id, v);
+  const c = cards.get(s.id) || newCard(s.id);
+  const q = s.question;
+  c.card.classList.toggle("asking", !!q && !v.ended);
+  c.card.classList.toggle("ended", !!v.ended);
+  c.name.textContent = s.name || s.id;
+  const state = v.ended ? (v.outcome || "ended") : s.state;
+  c.state.textContent = v.ended && v.exit_code != null ? state + " · exit " + v.exit_code : state;
+  c.state.className = "badge state s-" + token(state) + (v.ended ? " o-" + token(v.outcome) : "");
+  const parts = [];
+  if (s.playbook) parts.push(s.playbook);
+  if (s.program && s.program.length) parts.push("$ " + s.program.map(visible).join(" "));
+  if (v.error) parts.push("unreachable: " + v.error);
+  c.meta.textContent = parts.join("  ·  ");
+  c.meta.title = c.meta.textContent;
+  c.pid.textContent = s.pid ? "pid " + s.pid : "";
+  c.since.dataset.since = s.since || "";
+  c.since.dataset.prefix = v.ended ? "ended " : "for ";
+  c.since.textContent = sinceText(c.since);
+  if (v.screen && v.screen.hash !== c.screenHash) {
+    c.screenHash = v.screen.hash;
+    // The server escaped every text of the screen; colours other than the
+    // 16 of the palette come as data attributes, set here as styles.
+    c.screen.innerHTML = v.screen.html;
+    for (const el of c.screen.querySelectorAll("[data-fg],[data-bg]")) {
+      if (/^#[0-9a-f]{6}$/.test(el.dataset.fg || "")) el.style.color = el.dataset.fg;
+      if (/^#[0-9a-f]{6}$/.test(el.dataset.bg || "")) el.style.backgroundColor = el.dataset.bg;
+    }
+  }
+  renderQuestion(c, v);
+  renderDecisions(c, v);
+  document.getElementById("empty").hidden = views.size > 0;
+  summarize();
+}
+
+function renderQuestion(c, v) {
+  const q = v.ended ? null : v.session.question;
+  const last = v.last_closed;
+  const key = JSON.stringify([q, last, v.ended, q ? results.get(q.id) : null, last ? results.get(last.id) : null, !!(v.screen && v.screen.hash)]);
+  if (key === c.questionKey) return;
+  // A question being typed into is not redrawn under the person's hands.
+  const typing = c.question.querySelector("input");
+  const typed = typing && q && typing.dataset.question === q.id ? typing.value : "";
+  const focused = typing && document.activeElement === typing;
+  c.questionKey = key;
+  const box = c.question;
+  box.replaceChildren();
+  box.className = "question" + (q ? " open" : "");
+  if (!q) {
+    box.append($("div", "quiet", v.ended ? "The run has ended." : "No open question: the run goes on by itself."));
+    if (last) box.append(closedLine(last));
+    if (last && results.has(last.id)) box.append(resultLine(results.get(last.id)));
+    return;
+  }
+  box.dataset.question = q.id;
+  box.append($("div", "reason", q.reason));
+  box.append($("div", "qtext", q.text || "(no text)"));
+  if (q.detail) box.append($("div", "qdetail", q.detail));
+  const ready = !!(v.screen && v.screen.hash);
+  if (q.options && q.options.length) {
+    const opts = $("div", "options");
+    for (const o of q.options) {
+      const b = $("button", "option", o.label);
+      b.type = "button";
+      b.disabled = !ready;
+      b.dataset.label = o.label;
+      b.addEventListener("click", () => answer(v.session.id, q.id, { choose: o.label }, box));
+      opts.append(b);
+    }
+    box.append(opts);
+  }
+  const form = $("form", "free");
+  const input = $("input");
+  input.type = "text";
+  input.maxLength = 4096;
+  input.placeholder = "Type an answer, then Enter";
+  input.autocomplete = "off";
+  input.dataset.question = q.id;
+  input.value = typed;
+  const send = $("button", "", "Send");
+  send.type = "submit";
+  send.disabled = !ready;
+  form.append(input, send);
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    answer(v.session.id, q.id, { text: input.value }, box);
+  });
+  box.append(form);
+  const keys = $("div", "keys");
+  keys.append($("span", "", "Keys:"));
+  for (const [label, name] of [["Enter", "enter"], ["Esc", "esc"], ["↑", "up"], ["↓", "down"], ["Ctrl-C", "ctrl-c"]]) {
+    const b = $("button", "key", label);
+    b.type = "button";
+    b.disabled = !ready;
+    b.addEventListener("click", () => answer(v.session.id, q.id, { keys: [name] }, box));
+    keys.append(b);
+  }
+  box.append(keys);
+  if (results.has(q.id)) box.append(resultLine(results.get(q.id)));
+  if (focused) input.focus();
+}
+
+function closedLine(q) {
+  const line = $("div", "closed-line");
+  const c = q.closed || {};
+  line.append("Last question ");
+  line.append($("strong", "", "“" + (q.text || q.id) + "”"));
+  if (c.how === "answered") {
+    let who = " answered";
+    if (c.by) who += " by " + c.by;
+    if (c.channel) who += " through " + c.channel;
+    line.append(who + (c.sent ? ": sent " + c.sent : "") + ".");
+  } else if (c.how === "moved-on") {
+    line.append(" closed: the program moved on by itself.");
+  } else {
+    line.append(" closed: " + (c.how || "closed") + ".");
+  }
+  line.dataset.how = c.how || "";
+  return line;
+}
+
+function resultLine(r) {
+  const el = $("div", "result " + (r.ok ? "ok" : "refused"), r.message);
+  return el;
+}
+
+async function answer(sessionID, questionID, what, box) {
+  const v = views.get(sessionID);
+  const body = Object.assign({ session: sessionID, question: questionID, screen_hash: v && v.screen ? v.screen.hash : "" }, what);
+  for (const b of box.querySelectorAll("button")) b.disabled = true;
+  let r;
+  try {
+    const resp = await fetch("/api/answer", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      credentials: "same-origin",
+    });
+    const reply = await resp.json().catch(() => ({}));
+    if (resp.ok) {
+      r = { ok: true, message: "Sent: " + (reply.sent || "(nothing to show)") };
+    } else if (resp.status === 409) {
+      r = { ok: false, message: "Refused (" + (reply.code || "refused") + "): " + (reply.reason || "") };
+    } else {
+      r = { ok: false, message: "Not sent: " + (reply.error || resp.status + " " + resp.statusText) };
+    }
+  } catch (e) {
+    r = { ok: false, message: "Not sent: the dashboard cannot be reached (" + e.message + ")" };
+  }
+  results.set(questionID, r);
+  const latest = views.get(sessionID);
+  if (latest) {
+    const c = cards.get(sessionID);
+    c.questionKey = null;
+    render(latest);
+  }
+}
+
+function renderDecisions(c, v) {
+  const ds = v.decisions || [];
+  const key = JSON.stringify(ds);
+  if (key === c.decisionsKey) return;
+  c.decisionsKey = key;
+  c.decisions.replaceChildren();
+  if (!ds.length) {
+    c.decisions.append($("div", "quiet", "None yet."));
+    return;
+  }
+  const table = $("table", "decisions");
+  const head = $("tr");
+  for (const h of ["When", "Rule or person", "Matched", "Sent"]) head.append($("th", "", h));
+  table.append(head);
+  for (const d of ds) {
+    const tr = $("tr", d.kind);
+    const who = d.kind === "answer" ? "answer by " + (d.by || "a person") + (d.channel ? " · " + d.channel : "") : d.rule || d.kind;
+    const cells = [clock(d.at), who, d.matched || "", d.sent || (d.reason || "")];
+    cells.forEach((text, i) => {
+      const td = $("td", i === 0 ? "when" : "mono", text);
+      td.title = text;
+      tr.append(td);
+    });
+    table.append(tr);
+  }
+  c.decisions.append(table);
+}
+
+function summarize() {
+  let running = 0, ended = 0, asking = 0;
+  for (const v of views.values()) {
+    if (v.ended) ended++;
+    else running++;
+    if (!v.ended && v.session.question) asking++;
+  }
+  const parts = [running + (running === 1 ? " session running" : " sessions running")];
+  if (ended) parts.push(ended + " ended");
+  if (asking) parts.push(asking + (asking === 1 ? " question waits for you" : " questions wait for you"));
+  document.getElementById("summary").textContent = parts.join(" · ");
+  document.title = (asking ? "(" + asking + ") " : "") + "clai dashboard";
+}
+
+function remove(id) {
+  const c = cards.get(id);
+  if (c) c.card.remove();
+  cards.delete(id);
+  views.delete(id);
+  document.getElementById("empty").hidden = views.size > 0;
+  summarize();
+}
+
+function connect() {
+  const conn = document.getElementById("conn");
+  const es = new EventSource("/api/events");
+  es.addEventListener("open", () => {
+    conn.dataset.state = "live";
+    conn.textContent = "live";
+    // The stream starts with every session as it stands.
+    for (const id of [...cards.keys()]) remove(id);
+  });
+  es.addEventListener("error", () => {
+    conn.dataset.state = "lost";
+    conn.textContent = "reconnecting…";
+  });
+  es.addEventListener("session", (e) => render(JSON.parse(e.data)));
+  es.addEventListener("gone", (e) => remove(JSON.parse(e.data).id));
+}
+
+function sinceText(el) {
+  if (!el.dataset.since) return "";
+  const a = ago(el.dataset.since);
+  return el.dataset.prefix === "for " ? "for " + a.replace(/ ago$/, "") : el.dataset.prefix + a;
+}
+
+setInterval(() => {
+  for (const c of cards.values()) c.since.textContent = sinceText(c.since);
+}, 5000);
+
+connect();
