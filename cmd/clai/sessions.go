@@ -67,7 +67,7 @@ func listSessions(ctx context.Context, warn io.Writer) ([]sessions.Found, error)
 	live := found[:0]
 	for _, f := range found {
 		if f.Err != nil {
-			fmt.Fprintf(warn, "clai: session %s (%s) does not answer: %v\n", f.Session.ID, f.Session.Name, f.Err)
+			fmt.Fprintf(warn, "clai: session %s (%s) does not answer: %s\n", oneLine(f.Session.ID, 40), oneLine(f.Session.Name, 40), oneLine(f.Err.Error(), 200))
 			continue
 		}
 		live = append(live, f)
@@ -91,7 +91,7 @@ func printSessions(w io.Writer, live []ask.Session, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tSINCE\tPLAYBOOK\tPROGRAM\tQUESTION")
 	for _, s := range live {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, oneLine(s.Name, 24), s.State, ago(now, s.Since),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", oneLine(s.ID, 40), oneLine(s.Name, 24), oneLine(s.State, 12), ago(now, s.Since),
 			oneLine(s.Playbook, 40), oneLine(strings.Join(s.Program, " "), 30), questionLine(s.Question))
 	}
 	return tw.Flush()
@@ -102,7 +102,7 @@ func questionLine(q *ask.Question) string {
 	if q == nil {
 		return "-"
 	}
-	line := q.ID + ": " + oneLine(q.Text, 60)
+	line := oneLine(q.ID, 20) + ": " + oneLine(q.Text, 60)
 	if len(q.Options) > 0 {
 		labels := make([]string, len(q.Options))
 		for i, o := range q.Options {
@@ -113,11 +113,12 @@ func questionLine(q *ask.Question) string {
 	return line
 }
 
-// oneLine is s without line breaks, tabs or other control characters, cut
-// to max runes.
+// oneLine is s without line breaks, tabs or other control characters (C0,
+// DEL and C1: none can move the cursor or start an escape sequence on the
+// terminal it is printed to), cut to max runes.
 func oneLine(s string, max int) string {
 	s = strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
+		if r < ' ' || r >= 0x7f && r <= 0x9f {
 			return ' '
 		}
 		return r
@@ -177,11 +178,11 @@ func answerCommand() *cli.Command {
 			sent, err := sessions.NewClient(s.socket).Answer(ctx, a)
 			var refusal *ask.Refusal
 			if errors.As(err, &refusal) {
-				return &exitError{code: engine.ExitRefused, err: fmt.Errorf("session %s (%s), question %s: %s (%s)", s.session.ID, s.session.Name, a.Question, refusal.Reason, refusal.Code)}
+				return &exitError{code: engine.ExitRefused, err: fmt.Errorf("session %s (%s), question %s: %s (%s)", oneLine(s.session.ID, 40), oneLine(s.session.Name, 40), oneLine(a.Question, 40), oneLine(refusal.Reason, 200), oneLine(refusal.Code, 20))}
 			} else if err != nil {
 				return failure(err)
 			}
-			_, err = fmt.Fprintf(c.App.Writer, "session %s (%s), question %s: sent %q\n", s.session.ID, s.session.Name, sent.Question, sent.Sent)
+			_, err = fmt.Fprintf(c.App.Writer, "session %s (%s), question %s: sent %q\n", oneLine(s.session.ID, 40), oneLine(s.session.Name, 40), oneLine(sent.Question, 40), sent.Sent)
 			return err
 		}),
 	}

@@ -100,3 +100,24 @@ func TestPrintSessions(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
 	}
 }
+
+// A session's texts come from a playbook and a program, either of which may be
+// hostile: clai sessions prints none of their control characters, 8-bit ones
+// included, so nothing it prints can drive the terminal.
+func TestSessionsPrintNoControlCharacters(t *testing.T) {
+	t.Parallel()
+	hostile := "x\x1b]0;owned\x07\u009b2J\u009d8;;http://evil\u009c\x7fy"
+	var out bytes.Buffer
+	err := printSessions(&out, []ask.Session{{
+		ID: "id" + hostile, Name: hostile, State: "prompting" + hostile, Playbook: hostile, Program: []string{hostile, hostile},
+		Question: &ask.Question{ID: "q1" + hostile, Text: hostile, Options: []ask.Option{{Label: hostile}}},
+	}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.String() {
+		if r < ' ' && r != '\n' || r >= 0x7f && r <= 0x9f {
+			t.Fatalf("clai sessions printed the control character %U:\n%q", r, out.String())
+		}
+	}
+}
