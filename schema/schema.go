@@ -21,3 +21,13 @@ func Playbook() []byte {
 func Report() []byte {
 	return append([]byte(nil), report...)
 }
+
+//go:embed notification.schema.json
+var notification []byte
+
+// Notification returns the JSON Schema (draft 2020-12) of a notification, the
+// body a webhook target receives and a command target reads on stdin,
+// version 1. The result is a copy: callers may modify it.
+func Notification() []byte {
+	return append([]byte(nil), notification...)
+}
