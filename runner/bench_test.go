@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/driver/pty"
 	"github.com/clai-sh/clai/runner/engine"
 )
@@ -29,6 +31,36 @@ func BenchmarkRunRoundTrips(b *testing.B) {
 		if err != nil || rep.ExitCode != 0 {
 			b.Fatalf("%v %+v", err, rep)
 		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*rounds), "µs/roundtrip")
+}
+
+// BenchmarkRunRoundTripsWatched is BenchmarkRunRoundTrips with the run's desk
+// handed out and two watchers: one that reads every update, one that never
+// reads. The question machinery is off the answer's path: the figures are
+// those of the run without them.
+func BenchmarkRunRoundTripsWatched(b *testing.B) {
+	const rounds = 2000
+	bin := testprog.Build(b, "roundtrip")
+	src := "version: 1\nname: w2\nspawn: {command: [\"" + bin + "\", -n, \"2000\"]}\nsettings: {min_send_interval: 0s}\nrules:\n  - {name: code, match: {regex: 'Enter code (?P<code>\\d+) \\[\\d+\\]: $'}, line: \"{{ match.code }}\", limit: 1000000}\n"
+	pb, findings := playbooks.Parse("w2.yaml", []byte(src))
+	if pb == nil {
+		b.Fatal(findings)
+	}
+	for b.Loop() {
+		var read sync.WaitGroup
+		rep, err := runner.Run(b.Context(), pb, runner.WithDesk(func(d ask.Desk) {
+			updates := d.Watch(b.Context())
+			_ = d.Watch(b.Context())
+			read.Go(func() {
+				for range updates {
+				}
+			})
+		}))
+		if err != nil || rep.ExitCode != 0 {
+			b.Fatalf("%v %+v", err, rep)
+		}
+		read.Wait()
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*rounds), "µs/roundtrip")
 }

@@ -64,6 +64,7 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 				// Shown once answered: the answer does not wait for the
 				// mirror, and its echo comes back after this output anyway.
 				s.mirror(now, buf[:n])
+				s.screenDirty = s.desk != nil
 			}
 			if err != nil && s.result == nil {
 				// The end of output: the program ended, or is being ended.
@@ -92,6 +93,7 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 	}()
 
 	cancelled := s.cancelled(ctx)
+	calls := s.calls()
 	timer := time.NewTimer(farAway)
 	defer timer.Stop()
 	for {
@@ -119,6 +121,10 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 		select {
 		case <-timer.C:
 		case <-sooner:
+		case call := <-calls:
+			mu.Lock()
+			call()
+			mu.Unlock()
 		case <-cancelled:
 			mu.Lock()
 			if s.result == nil {
@@ -187,6 +193,7 @@ func (s *session) selectLoop(ctx, parent context.Context) {
 		resized = t.Resized(ctx)
 	}
 	cancelled := s.cancelled(parent)
+	calls := s.calls()
 
 	timer := clock.NewTimer(farAway)
 	defer timer.Stop()
@@ -238,6 +245,7 @@ func (s *session) selectLoop(ctx, parent context.Context) {
 			now := clock.Now()
 			s.mirror(now, batch)
 			s.apply(s.engine.Output(now, batch))
+			s.screenDirty = s.desk != nil
 		case st := <-exited:
 			s.child = &st
 			if parent.Err() != nil {
@@ -264,6 +272,8 @@ func (s *session) selectLoop(ctx, parent context.Context) {
 					_ = r.Resize(s.since(), int(cols), int(rows))
 				}
 			}
+		case call := <-calls:
+			call()
 		case <-timer.C():
 			s.flush()
 			now := clock.Now()
@@ -284,6 +294,15 @@ func (s *session) cancelled(ctx context.Context) <-chan struct{} {
 		return nil
 	}
 	return ctx.Done()
+}
+
+// calls is where the run's desk hands its calls to the loop; nil without a
+// desk.
+func (s *session) calls() <-chan func() {
+	if s.desk == nil {
+		return nil
+	}
+	return s.desk.calls
 }
 
 // mirror shows output on the terminal, through the filter that masks secrets.

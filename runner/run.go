@@ -18,6 +18,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/redact"
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/keys"
@@ -69,6 +70,10 @@ type options struct {
 	// watch is set for a session a person drives (see Record): clai only
 	// watches and records.
 	watch bool
+	// desk is handed the run's ask.Desk (see WithDesk); remote says that a
+	// person may answer from elsewhere (see WithRemote).
+	desk   func(ask.Desk)
+	remote bool
 }
 
 // Option configures Run, Record and the replays.
@@ -192,8 +197,17 @@ func live(ctx context.Context, o options, pb *playbooks.Playbook, vars map[strin
 		mode = report.ModeDryRun
 	}
 	rec := report.NewBuilder(pb, report.Config{Mode: mode, NoTimeline: o.noTimeline, Mask: redact.String})
+	var d *desk
+	var who string
+	if o.terminal != nil {
+		who = person()
+	}
+	if o.desk != nil {
+		d = newDesk(ask.Session{ID: sessionID(), Name: pb.Name, Playbook: pb.Path, Program: spawn.Argv, PID: os.Getpid(), State: string(engine.Starting)})
+	}
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: envMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
-		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String})
+		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String,
+		Session: d.id(), Person: who, Remote: o.remote})
 
 	restore := func() {}
 	if t := o.terminal; t != nil {
@@ -215,6 +229,9 @@ func live(ctx context.Context, o options, pb *playbooks.Playbook, vars map[strin
 	}
 	s.drv, s.engine, s.secrets, s.shown = drv, eng, secrets, shown
 	s.restore, s.rows, s.cols = restore, spawn.Rows, spawn.Cols
+	if d != nil {
+		s.desk, d.sess = d, s
+	}
 	if o.record != nil {
 		s.recordRedact = redact.Filter(castOutput{s})
 		s.inputRedact = redact.Filter(castInput{s})
@@ -332,6 +349,10 @@ type session struct {
 	eventTimes, logFailed bool
 	// fields is the reused list of one log line's fields.
 	fields []zap.Field
+	// desk is the run's ask.Desk, nil without WithDesk; screenDirty is set
+	// when the program showed more since its watchers were last told.
+	desk        *desk
+	screenDirty bool
 }
 
 // newSession begins the bookkeeping of a run: its options, logs and report.
@@ -354,6 +375,10 @@ func (s *session) flush() {
 		s.log(e)
 	}
 	s.pending = s.pending[:0]
+	if s.screenDirty {
+		s.screenDirty = false
+		s.desk.screenChanged(s.lastOutput, string(s.engine.State()))
+	}
 }
 
 func (s *session) run(parent context.Context) (rep *report.Report, err error) {
@@ -388,6 +413,14 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 
 	if r := s.o.record; r != nil {
 		defer flushEvery(r, recordingFlush)()
+	}
+	if s.desk != nil {
+		s.o.desk(s.desk)
+		defer func() {
+			if s.result != nil {
+				s.desk.finish(clock.Now(), s.screenNow(), *s.result)
+			}
+		}()
 	}
 	s.apply(s.engine.Start(clock.Now()))
 	wr, direct := s.drv.(driver.WaitReader)
@@ -520,6 +553,9 @@ func (s *session) apply(actions []engine.Action) {
 		switch a := a.(type) {
 		case *engine.Event:
 			s.pending = append(s.pending, *a)
+			if s.desk != nil {
+				s.desk.observe(s.rec.Start(), a)
+			}
 			if a.Name == engine.EventWouldSend && s.o.notices != nil {
 				s.notice(*a)
 			}
@@ -560,7 +596,7 @@ func (s *session) log(e engine.Event) {
 	switch e.Name {
 	case engine.EventMatch, engine.EventDefer, engine.EventInput:
 		level = zap.DebugLevel
-	case engine.EventDanger, engine.EventTimeout, engine.EventError:
+	case engine.EventDanger, engine.EventTimeout, engine.EventError, engine.EventRefused:
 		level = zap.WarnLevel
 	}
 	core := s.o.logger.Core()
@@ -603,6 +639,15 @@ func (s *session) log(e engine.Event) {
 	}
 	if e.Screen != "" {
 		fields = append(fields, zap.String("screen", s.redact.String(e.Screen)))
+	}
+	if e.Question != nil {
+		fields = append(fields, zap.String("question", e.Question.ID))
+	}
+	if e.Channel != "" {
+		fields = append(fields, zap.String("channel", e.Channel))
+	}
+	if e.By != "" {
+		fields = append(fields, zap.String("by", e.By))
 	}
 	if err := core.Write(ent, fields); err != nil && !s.logFailed {
 		// Said once, through the logger, which reports its own failure.

@@ -15,26 +15,36 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/report"
 	"github.com/clai-sh/clai/schema"
 )
 
-const reportSchemaURL = "https://raw.githubusercontent.com/clai-sh/clai/main/schema/report.schema.json"
+const (
+	reportSchemaURL   = "https://raw.githubusercontent.com/clai-sh/clai/main/schema/report.schema.json"
+	questionSchemaURL = "https://raw.githubusercontent.com/clai-sh/clai/main/schema/question.schema.json"
+)
 
-// reportSchema compiles the embedded report schema once for all tests.
-var reportSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema.Report()))
-	if err != nil {
-		return nil, err
-	}
+// compileSchema compiles the schema at url from the embedded schemas of a
+// report and of a question, which the report's refers to.
+func compileSchema(url string) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	if err := c.AddResource(reportSchemaURL, doc); err != nil {
-		return nil, err
+	for u, src := range map[string][]byte{reportSchemaURL: schema.Report(), questionSchemaURL: schema.Question()} {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
+		if err != nil {
+			return nil, err
+		}
+		if err := c.AddResource(u, doc); err != nil {
+			return nil, err
+		}
 	}
-	return c.Compile(reportSchemaURL)
-})
+	return c.Compile(url)
+}
+
+// reportSchema compiles the embedded report schema once for all tests.
+var reportSchema = sync.OnceValues(func() (*jsonschema.Schema, error) { return compileSchema(reportSchemaURL) })
 
 // validateReport validates a JSON document against the report schema.
 func validateReport(t *testing.T, doc []byte) error {
@@ -89,6 +99,14 @@ func sampleReport() *report.Report {
 		// A report of a flood lists the first danger hits only.
 		DangerHitsDropped: 2,
 		Unanswered:        []report.Event{prompt},
+		Questions: []ask.Question{{
+			ID: "q1", Session: "5f3a9c1e22b0", Playbook: "deploy", Reason: ask.Prompt, Detail: prompt.Reason,
+			Text: "Proceed with migration? (yes/no)", Options: []ask.Option{{Label: "yes"}, {Label: "no"}},
+			Screen: "Migrating 3 tables\nProceed with migration? (yes/no)", ScreenHash: "0123456789abcdef",
+			AskedAt: time.Date(2025, 3, 14, 9, 26, 55, 0, time.UTC),
+			Closed: &ask.Closed{At: time.Date(2025, 3, 14, 9, 26, 56, 0, time.UTC), How: ask.Answered,
+				By: "alice", Channel: ask.ChannelTerminal},
+		}},
 	}
 }
 
@@ -181,6 +199,11 @@ func TestReportSchemaMatchesTheStructs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defs := doc["$defs"].(map[string]any)
+	var questionDoc map[string]any
+	if err := json.Unmarshal(schema.Question(), &questionDoc); err != nil {
+		t.Fatal(err)
+	}
+	questionDefs := questionDoc["$defs"].(map[string]any)
 	props := func(m map[string]any) map[string]any { return m["properties"].(map[string]any) }
 	top := props(doc)
 	child := top["child"].(map[string]any)["oneOf"].([]any)[1].(map[string]any)
@@ -193,6 +216,9 @@ func TestReportSchemaMatchesTheStructs(t *testing.T) {
 		{reflect.TypeFor[report.Child](), child},
 		{reflect.TypeFor[report.Event](), defs["event"].(map[string]any)},
 		{reflect.TypeFor[report.OutputError](), defs["output_error"].(map[string]any)},
+		{reflect.TypeFor[ask.Question](), questionDoc},
+		{reflect.TypeFor[ask.Option](), questionDefs["option"].(map[string]any)},
+		{reflect.TypeFor[ask.Closed](), questionDefs["closed"].(map[string]any)},
 	} {
 		var fields, required []string
 		for f := range c.typ.Fields() {
@@ -247,5 +273,61 @@ func TestReportReturnsCopy(t *testing.T) {
 	a[0] = 'X'
 	if b := schema.Report(); b[0] == 'X' {
 		t.Fatal("Report() returned the embedded slice, not a copy")
+	}
+}
+
+// A question as the engine opens and closes it validates against the
+// question schema, and one that breaks it does not; the reasons and the ways
+// a question closes are the package's own.
+func TestQuestionSchema(t *testing.T) {
+	t.Parallel()
+	sch, err := compileSchema(questionSchemaURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := sampleReport().Questions[0]
+	open := q
+	open.Closed = nil
+	validate := func(q any) error {
+		data, err := json.Marshal(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sch.Validate(v)
+	}
+	for _, good := range []ask.Question{q, open} {
+		if err := validate(good); err != nil {
+			t.Errorf("%+v: %v", good, err)
+		}
+	}
+	bad := []func(q *ask.Question){
+		func(q *ask.Question) { q.ID = "1" },
+		func(q *ask.Question) { q.Reason = "whim" },
+		func(q *ask.Question) { q.ScreenHash = "xyz" },
+		func(q *ask.Question) { q.Options = nil },
+		func(q *ask.Question) { q.Closed = &ask.Closed{At: q.AskedAt, How: "forgotten"} },
+	}
+	for i, breakIt := range bad {
+		b := q
+		breakIt(&b)
+		if validate(b) == nil {
+			t.Errorf("broken question %d validates: %+v", i, b)
+		}
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(schema.Question(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, r := range doc["properties"].(map[string]any)["reason"].(map[string]any)["enum"].([]any) {
+		reasons = append(reasons, r.(string))
+	}
+	want := []string{string(ask.Prompt), string(ask.Danger), string(ask.Limit), string(ask.Choose), string(ask.Interrupt), string(ask.Idle)}
+	if !slices.Equal(reasons, want) {
+		t.Errorf("reasons %v, want %v", reasons, want)
 	}
 }

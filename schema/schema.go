@@ -31,3 +31,13 @@ var notification []byte
 func Notification() []byte {
 	return append([]byte(nil), notification...)
 }
+
+//go:embed question.schema.json
+var question []byte
+
+// Question returns the JSON Schema (draft 2020-12) of a question a run asks a
+// person (package runner/ask), which the report's questions follow too. The
+// result is a copy: callers may modify it.
+func Question() []byte {
+	return append([]byte(nil), question...)
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
+	"github.com/clai-sh/clai/runner/ask"
 )
 
 // A menu on screen: numbered options ("1. Yes", "2) No"), the current one marked
@@ -335,7 +336,7 @@ func (e *Engine) pending(a *playbooks.Action, rule, step string) *choosing {
 func (e *Engine) chooseGaveUp(reason, rule, step string) bool {
 	e.choosing = nil
 	e.emit(Event{Name: EventError, Rule: rule, Step: step, Reason: reason})
-	e.toManual(reason)
+	e.toManual(ask.Choose, reason)
 	return false
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
+	"github.com/clai-sh/clai/runner/ask"
 )
 
 // dangerScanner runs the danger rules over every byte of output exactly once. It keeps
@@ -176,7 +177,7 @@ func (e *Engine) onDanger(hits []dangerHit, added bool) {
 	case playbooks.DangerAbort:
 		e.finish(Aborted, ExitDanger, reason, true)
 	case playbooks.DangerManual:
-		e.toManual(reason)
+		e.toManual(ask.Danger, reason)
 	case playbooks.DangerDeny:
 		// The refusal answers the prompt that follows the dangerous text, in place of
 		// whatever a step or rule would have answered; until it is sent nothing else is.

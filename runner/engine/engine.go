@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/driver/keys"
 )
 
@@ -32,6 +33,15 @@ type Config struct {
 	// are none). The engine applies it before it cuts, quotes or keeps such a
 	// text in an event, so no piece of a secret survives a cut or an escape.
 	Redact func(string) string
+	// Session is the id of the session, for its questions.
+	Session string
+	// Person is who sits at the terminal (a user name), for the questions
+	// they answer there.
+	Person string
+	// Remote is set when a person may answer from elsewhere: a headless run
+	// handed over to a person then waits timeouts.prompt for an answer
+	// instead of ending at once.
+	Remote bool
 }
 
 // Under a flood, matching every read would multiply the cost of many patterns: a
@@ -135,6 +145,17 @@ type Engine struct {
 	manualCause   string // what handed the run over to a person
 	lastInterrupt time.Time
 
+	// q is the open question, nil when none is; qSeq counts the questions
+	// asked. asking is set while a hand-over waits for the output to settle
+	// to ask, for askWhy and askDetail.
+	q         *ask.Question
+	qSeq      int
+	asking    bool
+	askWhy    ask.Reason
+	askDetail string
+	// held is a person's answer that waits for min_send_interval.
+	held *Send
+
 	exitCode int
 	result   *Result
 	// out holds the actions of a call; events and sends hold what its *Event
@@ -237,6 +258,8 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 		switch e.state {
 		case Prompting, Nudging:
 			e.setState(Running, "output resumed")
+		case Manual:
+			e.movedOn()
 		}
 	}
 	e.scanDanger(text)
@@ -333,6 +356,7 @@ func (e *Engine) Input(now time.Time, n int) []Action {
 	e.begin(now)
 	if e.result == nil {
 		e.emit(Event{Name: EventInput, Bytes: n})
+		e.answeredAtTerminal(n)
 		// The person answered what was shown: as after clai's own answer,
 		// only what the program shows from now on acts.
 		e.view.answered(false)
@@ -357,7 +381,7 @@ func (e *Engine) Interrupt(now time.Time) []Action {
 		return e.end()
 	}
 	e.lastInterrupt = now
-	e.toManual("Ctrl-C from the user")
+	e.toManual(ask.Interrupt, "Ctrl-C from the user")
 	return e.end()
 }
 
@@ -499,20 +523,26 @@ func (e *Engine) setState(s State, reason string) {
 	}
 	from := e.state
 	e.state = s
+	if from == Prompting || from == Manual {
+		e.asking = false
+		e.closeQuestion(ask.MovedOn)
+	}
 	e.emit(Event{Name: EventState, From: from, State: s, Reason: reason})
 }
 
-func (e *Engine) toManual(reason string) {
+func (e *Engine) toManual(why ask.Reason, reason string) {
 	e.refusal = nil
 	e.wake = time.Time{}
 	e.verify = false
 	e.manualSince = e.now
 	e.manualCause = reason
 	e.setState(Manual, reason)
-	if !e.cfg.Interactive && !e.cfg.Replay {
+	if !e.cfg.Interactive && !e.cfg.Replay && !e.cfg.Remote {
 		// Nobody can take over: waiting would only run into a timeout.
 		e.finish(Manual, ExitManual, fmt.Sprintf("handed over to a person (%s), and nobody is at the terminal to take over", reason), true)
+		return
 	}
+	e.askLater(why, reason)
 }
 
 func (e *Engine) manualDeadline() time.Time {
@@ -532,6 +562,8 @@ func (e *Engine) finish(s State, code int, reason string, kill bool) {
 }
 
 func (e *Engine) finishChild(s State, code int, reason string, status ExitStatus) {
+	e.asking = false
+	e.closeQuestion(ask.Ended)
 	if s.Final() {
 		e.setState(s, reason)
 	}

@@ -40,6 +40,18 @@ const (
 	// failed at run time, an action needs screen matching, a choose gave up;
 	// or the session failed to write the log, write to the program or close it.
 	EventError EventKind = "error"
+	// EventQuestion: a question for a person opened (reason: why; excerpt:
+	// its text).
+	EventQuestion EventKind = "question"
+	// EventAnswer: a person answered the open question (sent: what was
+	// typed; reason: whose decision it was).
+	EventAnswer EventKind = "answer"
+	// EventClosed: the open question closed without an answer (reason:
+	// moved-on, the program went on by itself; ended, the run ended).
+	EventClosed EventKind = "closed"
+	// EventRefused: an answer was refused and not typed (reason: the code
+	// and why).
+	EventRefused EventKind = "refused"
 	// EventExit: the program ended (reason: its exit status).
 	EventExit EventKind = "exit"
 	// EventFinish: the run ended (state: the outcome, with a reason).

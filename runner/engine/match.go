@@ -8,6 +8,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/driver/keys"
 )
 
@@ -211,7 +212,7 @@ func (e *Engine) evaluateRules() {
 		}
 		if r.Limit > 0 && e.ruleFired[i] >= r.Limit {
 			e.emit(Event{Name: EventMatch, Rule: r.Name, Excerpt: e.excerpt(string(text[h.start:h.end])), Reason: "limit reached"})
-			e.toManual(fmt.Sprintf("rule %q reached its limit of %d", r.Name, r.Limit))
+			e.toManual(ask.Limit, fmt.Sprintf("rule %q reached its limit of %d", r.Name, r.Limit))
 			return
 		}
 		if r.Cooldown > 0 {
@@ -321,7 +322,7 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 		shown = fmt.Sprintf("secret %s:%s", a.Secret.Source, a.Secret.Name)
 	default:
 		e.emit(Event{Name: EventError, Rule: rule, Step: step, Reason: string(a.Kind) + " needs screen matching"})
-		e.toManual(string(a.Kind) + " needs screen matching")
+		e.toManual(ask.Choose, string(a.Kind)+" needs screen matching")
 		return false
 	}
 	e.send(send, shown, rule, step, matched)

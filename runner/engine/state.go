@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/driver/keys"
 )
 
@@ -92,6 +93,11 @@ type Event struct {
 	Bytes int
 	// Screen is the visible screen a decision was taken on (screen matching only).
 	Screen string
+	// Question is the question a question, answer or closed event is about,
+	// as it stands after the event; it is not changed later.
+	Question *ask.Question
+	// Channel and By say through what and by whom an answer came.
+	Channel, By string
 }
 
 func (*Send) action()  {}

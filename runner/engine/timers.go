@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"time"
+
+	"github.com/clai-sh/clai/runner/ask"
 )
 
 // A timer is one thing that falls due with the passing of time. The engine's
@@ -48,6 +50,9 @@ func (e *Engine) eachTimer(yield func(timer) bool) {
 	if e.dryWait && e.wake.IsZero() && !yield(due(e.dryEnd(), (*Engine).dryRunWaits)) {
 		return
 	}
+	if e.held != nil && !yield(due(e.lastSend.Add(e.pb.Settings.MinSendInterval), (*Engine).typeHeld)) {
+		return
+	}
 	if !e.wake.IsZero() && !yield(due(e.wake, (*Engine).wakeUp)) {
 		return
 	}
@@ -85,6 +90,9 @@ func (e *Engine) stateTimers(yield func(timer) bool, settle time.Time) {
 	case Nudging:
 		yield(due(e.nextNudge, (*Engine).nudgeOrHandOver))
 	case Manual:
+		if e.asking && e.held == nil && !yield(due(e.askAt(), (*Engine).askSettled)) {
+			return
+		}
 		if t.Prompt > 0 && !e.cfg.Interactive {
 			yield(due(e.manualDeadline(), (*Engine).manualTimeout))
 		}
@@ -164,7 +172,7 @@ func (e *Engine) nudgeOrHandOver() {
 		e.nudge()
 		return
 	}
-	e.toManual(fmt.Sprintf("%d nudges got no output", e.nudges))
+	e.toManual(ask.Idle, fmt.Sprintf("%d nudges got no output", e.nudges))
 }
 
 // manualTimeout ends a headless run nobody took over within timeouts.prompt.
@@ -192,6 +200,7 @@ func (e *Engine) enterPrompting(reason, question string) {
 	e.promptSince = e.now
 	e.emit(Event{Name: EventPrompt, Excerpt: question, Reason: reason})
 	e.setState(Prompting, reason)
+	e.open(ask.Prompt, reason, question)
 }
 
 // checkIdle starts nudging, or hands over to a person, after timeouts.idle of silence.
@@ -209,7 +218,7 @@ func (e *Engine) checkIdle() {
 	}
 	reason := fmt.Sprintf("no output for %s", idle)
 	if e.pb.Nudge == nil {
-		e.toManual(reason)
+		e.toManual(ask.Idle, reason)
 		return
 	}
 	e.setState(Nudging, reason)

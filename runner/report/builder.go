@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
 )
 
@@ -20,6 +21,10 @@ const maxTimeline = 10_000
 // maxDangerHits bounds the danger hits a report lists, as maxTimeline bounds the
 // timeline: the count of hits left out is reported, and Rules counts them all.
 const maxDangerHits = 1_000
+
+// maxQuestions bounds the questions a report lists, as maxDangerHits bounds
+// the danger hits.
+const maxQuestions = 1_000
 
 // Config says how a Builder builds a run's report.
 type Config struct {
@@ -43,6 +48,8 @@ type Builder struct {
 	start time.Time
 	// noTimeline leaves the timeline out, for a run whose report is not written.
 	noTimeline bool
+	// questionAt is where each question listed is in the report's list, by id.
+	questionAt map[string]int
 }
 
 // NewBuilder begins the report of a run of pb, with every rule of the playbook
@@ -53,13 +60,14 @@ func NewBuilder(pb *playbooks.Playbook, c Config) *Builder {
 	if mask == nil {
 		mask = func(s string) string { return s }
 	}
-	b := &Builder{mask: mask, noTimeline: c.NoTimeline}
+	b := &Builder{mask: mask, noTimeline: c.NoTimeline, questionAt: map[string]int{}}
 	b.report = Report{
 		Version:  1,
 		Playbook: Playbook{Name: pb.Name, Path: pb.Path, SHA256: hex.EncodeToString(sum[:])},
 		Mode:     c.Mode,
 		Rules:    map[string]int{},
 		Timeline: []Event{}, NeverFired: []string{}, DangerHits: []Event{}, Unanswered: []Event{},
+		Questions: []ask.Question{},
 	}
 	for _, rule := range pb.Rules {
 		b.report.Rules[rule.Name] = 0
@@ -77,8 +85,12 @@ func (b *Builder) SetStart(at time.Time) { b.start = at }
 func (b *Builder) Start() time.Time { return b.start }
 
 // Add adds an event of the run to the report, its texts masked: to the
-// timeline, and to the danger hits or the unanswered prompts when it is one.
+// timeline, and to the danger hits, the unanswered prompts or the questions
+// when it is one.
 func (b *Builder) Add(e engine.Event) {
+	if e.Question != nil {
+		b.question(e.Question)
+	}
 	if b.noTimeline && e.Name != engine.EventDanger && e.Name != engine.EventPrompt {
 		return
 	}
@@ -86,6 +98,10 @@ func (b *Builder) Add(e engine.Event) {
 		TimeMS: float64(e.At.Microseconds()) / 1000, Event: e.Name, State: e.State, From: e.From,
 		Rule: e.Rule, Step: e.Step, Excerpt: b.mask(e.Excerpt), Sent: b.mask(e.Sent),
 		Reason: b.mask(e.Reason), Bytes: e.Bytes, Screen: b.mask(e.Screen),
+		Channel: e.Channel, By: b.mask(e.By),
+	}
+	if e.Question != nil {
+		re.Question = e.Question.ID
 	}
 	switch e.Name {
 	case engine.EventDanger:
@@ -104,6 +120,35 @@ func (b *Builder) Add(e engine.Event) {
 	default:
 		b.report.TimelineDropped++
 	}
+}
+
+// question lists a question as it opened, or puts it as it closed in its
+// place, its texts masked.
+func (b *Builder) question(q *ask.Question) {
+	m := *q
+	m.Detail, m.Text, m.Screen = b.mask(m.Detail), b.mask(m.Text), b.mask(m.Screen)
+	m.Options = make([]ask.Option, len(q.Options))
+	for i, o := range q.Options {
+		m.Options[i] = ask.Option{Label: b.mask(o.Label)}
+	}
+	if c := q.Closed; c != nil {
+		mc := *c
+		mc.By, mc.Sent = b.mask(mc.By), b.mask(mc.Sent)
+		m.Closed = &mc
+	}
+	if i, ok := b.questionAt[q.ID]; ok {
+		b.report.Questions[i] = m
+		return
+	}
+	if q.Closed != nil {
+		return // the close of a question left out
+	}
+	if len(b.report.Questions) >= maxQuestions {
+		b.report.QuestionsDropped++
+		return
+	}
+	b.questionAt[q.ID] = len(b.report.Questions)
+	b.report.Questions = append(b.report.Questions, m)
 }
 
 // Finish ends the report at end with the run's outcome: its result, how often

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/report"
 )
@@ -131,5 +132,44 @@ func TestBuilderCapsTimeline(t *testing.T) {
 	}
 	if last := rep.Timeline[kept-1].TimeMS; last != kept-1 {
 		t.Errorf("the last event kept is at %v ms, want %d", last, kept-1)
+	}
+}
+
+// The report lists each question once, as it closed, its texts masked, also
+// when the timeline is left out; the events name the question, the channel
+// and who answered.
+func TestBuilderListsQuestions(t *testing.T) {
+	t.Parallel()
+	const secret = "hunter2-Sup3rS3cret"
+	mask := func(s string) string { return strings.ReplaceAll(s, secret, "***") }
+	for _, noTimeline := range []bool{false, true} {
+		b := report.NewBuilder(parseBuilderPlaybook(t), report.Config{Mode: report.ModeLive, Mask: mask, NoTimeline: noTimeline})
+		start := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+		b.SetStart(start)
+		q := &ask.Question{ID: "q1", Reason: ask.Prompt, Text: "Token " + secret + "?", Options: []ask.Option{{Label: secret}},
+			Screen: "$ " + secret, ScreenHash: "0123456789abcdef", AskedAt: start.Add(time.Second)}
+		b.Add(engine.Event{Name: engine.EventQuestion, State: engine.Prompting, At: time.Second, Question: q, Excerpt: q.Text})
+		answered := *q
+		answered.Closed = &ask.Closed{At: start.Add(2 * time.Second), How: ask.Answered, By: "alice", Channel: ask.ChannelCLI, Sent: secret + "\r"}
+		b.Add(engine.Event{Name: engine.EventAnswer, State: engine.Prompting, At: 2 * time.Second, Question: &answered,
+			Sent: secret + "\r", Channel: ask.ChannelCLI, By: "alice"})
+		rep := b.Finish(engine.Result{State: engine.Done}, nil, nil, start.Add(3*time.Second))
+		if len(rep.Questions) != 1 || rep.Questions[0].Closed == nil || rep.Questions[0].Closed.By != "alice" {
+			t.Fatalf("questions %+v", rep.Questions)
+		}
+		if !noTimeline {
+			if e := rep.Timeline[1]; e.Question != "q1" || e.Channel != ask.ChannelCLI || e.By != "alice" {
+				t.Fatalf("answer event %+v", e)
+			}
+		}
+		for _, format := range []string{report.FormatJSON, report.FormatMarkdown, report.FormatHTML} {
+			out := render(t, rep, format)
+			if strings.Contains(out, secret) {
+				t.Errorf("the %s report shows the secret", format)
+			}
+			if !strings.Contains(out, "alice") {
+				t.Errorf("the %s report does not say who answered", format)
+			}
+		}
 	}
 }

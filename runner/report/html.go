@@ -44,6 +44,10 @@ type htmlView struct {
 	Never         []string
 	Danger        []htmlRow
 	Prompts       []htmlRow
+	// Questions are the questions asked a person; QuestionsDropped counts
+	// those left out of the list.
+	Questions        []questionRow
+	QuestionsDropped int
 }
 
 // htmlField is a line of the summary: a value, after a path shown as code.
@@ -154,6 +158,7 @@ func (rep *Report) htmlView() *htmlView {
 	for _, e := range rep.Unanswered {
 		v.Prompts = append(v.Prompts, rep.htmlRow(e))
 	}
+	v.Questions, v.QuestionsDropped = rep.questionRows(), rep.QuestionsDropped
 	v.Chart = rep.chart()
 	return v
 }

@@ -142,5 +142,19 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 				mdText(e.Reason), mdText(stateOf(e)))
 		}
 	}
+
+	p("\n## Questions\n\n")
+	if rep.QuestionsDropped > 0 {
+		p("> **Note:** the first %d questions are listed; %d later questions were left out.\n\n", len(rep.Questions), rep.QuestionsDropped)
+	}
+	if len(rep.Questions) == 0 {
+		p("none\n")
+	} else {
+		p("| id | asked | why | question | options | closed | answered by · channel | sent |\n|---|--:|---|---|---|---|---|---|\n")
+		for _, q := range rep.questionRows() {
+			p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCode(q.ID), q.Asked, mdText(head(q.Why, 2*excerptCell)),
+				mdCode(tail(q.Text, excerptCell)), mdText(head(q.Options, excerptCell)), mdText(q.Closed), mdText(q.Answer), mdCode(q.Sent))
+		}
+	}
 	return b.Flush()
 }

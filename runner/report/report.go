@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
 )
 
@@ -43,6 +44,11 @@ type Report struct {
 	DangerHits        []Event `json:"danger_hits"`
 	DangerHitsDropped int     `json:"danger_hits_dropped,omitempty"`
 	Unanswered        []Event `json:"unanswered_prompts"`
+	// Questions lists the questions the run asked a person, as they closed
+	// (or stood at the end), with who answered them and through what;
+	// QuestionsDropped counts those left out past the first maxQuestions.
+	Questions        []ask.Question `json:"questions"`
+	QuestionsDropped int            `json:"questions_dropped,omitempty"`
 	// OutputErrors lists the outputs of the run (the event log, the
 	// recording) that could not be written in full; absent when all were.
 	OutputErrors []OutputError `json:"output_errors,omitempty"`
@@ -75,6 +81,11 @@ type Event struct {
 	Bytes   int              `json:"bytes,omitempty"`
 	// Screen is the visible screen the decision was taken on (screen matching).
 	Screen string `json:"screen,omitempty"`
+	// Question is the id of the question a question, answer or closed event
+	// is about; Channel and By say through what and by whom an answer came.
+	Question string `json:"question,omitempty"`
+	Channel  string `json:"channel,omitempty"`
+	By       string `json:"by,omitempty"`
 }
 
 // The modes a report says a run was in.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/internal/golden"
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/report"
 )
@@ -51,7 +52,14 @@ func dryRunReport() *report.Report {
 	prompt.Excerpt, prompt.Reason = question, "the output stopped at a question for settle (300ms)"
 	prompting := ev(4100.5, "state", engine.Prompting)
 	prompting.From, prompting.Reason = engine.Running, prompt.Reason
+	asked := ev(4100.5, "question", engine.Prompting)
+	asked.Question, asked.Excerpt, asked.Reason = "q1", question, "prompt"
+	t0 := time.Date(2025, 3, 14, 9, 26, 53, 589_000_000, time.UTC)
+	refused := ev(30000, "refused", engine.Prompting)
+	refused.Channel, refused.By, refused.Reason = "cli", "alice", "stale: the screen changed since the answer was given"
 	reason := fmt.Sprintf("nobody answered the prompt %q within timeouts.prompt (1m0s)", question)
+	closed := ev(64100.5, "closed", engine.Prompting)
+	closed.Question, closed.Reason = "q1", "ended"
 	finish := ev(64100.5, "finish", engine.Prompting)
 	finish.Reason = reason
 	exit := ev(64102.75, "exit", engine.Prompting)
@@ -64,19 +72,26 @@ func dryRunReport() *report.Report {
 			SHA256: "9f2c4e1b7a3d5c6e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9012a3b4c5d6e7",
 		},
 		Mode:       "dry-run",
-		StartedAt:  time.Date(2025, 3, 14, 9, 26, 53, 589_000_000, time.UTC),
+		StartedAt:  t0,
 		DurationMS: 64103,
 		Outcome:    engine.Prompting,
 		ExitCode:   engine.ExitManual,
 		Reason:     reason,
 		Child:      &report.Child{Code: 143, Signal: "terminated"},
-		Timeline:   []report.Event{start, started, confirm, restart, danger, deferred, refusal, prompt, prompting, finish, exit},
+		Timeline:   []report.Event{start, started, confirm, restart, danger, deferred, refusal, prompt, prompting, asked, refused, closed, finish, exit},
 		Rules: map[string]int{
 			"confirm": 1, "restart-services": 1, "keep-config": 0, "purge-config": 1, "wipe-root": 0,
 		},
 		NeverFired: []string{"keep-config", "wipe-root"},
 		DangerHits: []report.Event{danger},
 		Unanswered: []report.Event{prompt},
+		Questions: []ask.Question{{
+			ID: "q1", Session: "5f3a9c1e22b0", Playbook: "apt-upgrade", Reason: ask.Prompt, Detail: prompt.Reason,
+			Text: "Which services should be restarted? `ssh` | `cron` [1-2]:", Options: []ask.Option{},
+			Screen: "Restarting services...\nWhich services should be restarted? `ssh` | `cron` [1-2]:", ScreenHash: "9a0c3e5b7d1f2468",
+			AskedAt: t0.Add(4100500 * time.Microsecond),
+			Closed:  &ask.Closed{At: t0.Add(64100500 * time.Microsecond), How: ask.Ended},
+		}},
 	}
 }
 
@@ -124,6 +139,15 @@ func liveReport() *report.Report {
 		NeverFired: []string{"authorized-keys"},
 		DangerHits: []report.Event{},
 		Unanswered: []report.Event{},
+		Questions: []ask.Question{{
+			ID: "q1", Session: "0b6e1d9a4c27", Playbook: "ssh-keygen", Reason: ask.Danger,
+			Detail: `danger rule "authorized-keys" matched "authorized_keys"`,
+			Text:   "Append the key to ~/.ssh/authorized_keys? [y/N]", Options: []ask.Option{{Label: "y"}, {Label: "N"}},
+			Screen: "Append the key to ~/.ssh/authorized_keys? [y/N]", ScreenHash: "3c5e7a9b1d2f4680",
+			AskedAt: time.Date(2025, 3, 14, 9, 30, 0, 30_000_000, time.UTC),
+			Closed: &ask.Closed{At: time.Date(2025, 3, 14, 9, 30, 0, 40_000_000, time.UTC), How: ask.Answered,
+				By: "alice", Channel: ask.ChannelCLI, Sent: "N\r"},
+		}},
 	}
 }
 

@@ -171,3 +171,45 @@ func head(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
 }
+
+// questionRow is a question as the Markdown and HTML reports show it.
+type questionRow struct {
+	ID, Asked, Why, Text, Options, Closed, Answer, Sent string
+}
+
+// questionRows returns the report's questions as its tables show them: when
+// they were asked and closed counted from the start, what they asked and
+// offered, and who answered through what.
+func (rep *Report) questionRows() []questionRow {
+	rows := make([]questionRow, 0, len(rep.Questions))
+	since := func(t time.Time) string {
+		if rep.StartedAt.IsZero() {
+			return t.UTC().Format(time.RFC3339Nano)
+		}
+		return msString(float64(t.Sub(rep.StartedAt).Microseconds())/1000) + " ms"
+	}
+	for _, q := range rep.Questions {
+		labels := make([]string, len(q.Options))
+		for i, o := range q.Options {
+			labels[i] = o.Label
+		}
+		why := string(q.Reason)
+		if q.Detail != "" {
+			why += ": " + q.Detail
+		}
+		r := questionRow{ID: visible(q.ID), Asked: since(q.AskedAt), Why: visible(why), Text: visible(q.Text),
+			Options: visible(strings.Join(labels, " | ")), Closed: "open at the end"}
+		if c := q.Closed; c != nil {
+			r.Closed = c.How + " at " + since(c.At)
+			switch {
+			case c.By != "" && c.Channel != "":
+				r.Answer = visible(c.By + " · " + c.Channel)
+			default:
+				r.Answer = visible(c.By + c.Channel)
+			}
+			r.Sent = visible(c.Sent)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}

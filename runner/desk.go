@@ -1,0 +1,272 @@
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"os/user"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/engine"
+)
+
+// WithDesk hands ready the run's ask.Desk once the program started, before
+// any of its output is read: through it others see the session, its screen
+// and its updates, and answer its questions. ready is called once, on the
+// run's goroutine, and must not block; the Desk stays usable from any
+// goroutine, and once the run ended it says so (Answer refuses with
+// ask.RefusedEnded, Watch's channels are closed). A run without it carries no
+// question machinery beyond the engine's.
+func WithDesk(ready func(ask.Desk)) Option { return func(o *options) { o.desk = ready } }
+
+// WithRemote says that a person may answer from elsewhere (a Desk's Answer):
+// a headless run handed over to a person then waits timeouts.prompt for an
+// answer instead of ending at once.
+func WithRemote(on bool) Option { return func(o *options) { o.remote = on } }
+
+// watchBuffer is how many updates a watcher may lag behind before it loses
+// some; screen updates only take the first half of it, so a flood of them
+// leaves room for a question.
+const watchBuffer = 64
+
+// desk is the ask.Desk of a running session. What touches the engine runs in
+// the session's loop (calls); what the loop learns is kept in a snapshot for
+// Session, and published to the watchers without ever waiting for them.
+type desk struct {
+	calls chan func()
+	// over is closed once the loop ended; nothing is served by it after.
+	over     chan struct{}
+	overOnce sync.Once
+
+	mu       sync.Mutex
+	info     ask.Session
+	screen   ask.Screen // the screen at the end, once over
+	watchers map[chan ask.Update]struct{}
+	watching atomic.Int32
+	// sess is the session; only its loop touches it, through calls.
+	sess *session
+}
+
+// sessionID returns a new random session id.
+func sessionID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// person returns the name of the user clai runs as, for the answers typed at
+// its terminal.
+func person() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return os.Getenv("USER")
+}
+
+// id returns the session's id; "" without a desk.
+func (d *desk) id() string {
+	if d == nil {
+		return ""
+	}
+	return d.info.ID
+}
+
+// newDesk returns the desk of a session as info describes it.
+func newDesk(info ask.Session) *desk {
+	return &desk{
+		calls:    make(chan func()),
+		over:     make(chan struct{}),
+		info:     info,
+		watchers: map[chan ask.Update]struct{}{},
+	}
+}
+
+// do runs f in the session's loop and reports whether it ran: not once the
+// run ended, or ctx did first.
+func (d *desk) do(ctx context.Context, f func()) bool {
+	done := make(chan struct{})
+	select {
+	case d.calls <- func() { f(); close(done) }:
+		<-done
+		return true
+	case <-d.over:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Session returns the session as it stands.
+func (d *desk) Session() ask.Session {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.info
+}
+
+// screenNow is what the session's engine shows now.
+func (s *session) screenNow() ask.Screen {
+	text, hash := s.engine.Shown()
+	rows, cols := int(s.rows), int(s.cols)
+	if rows == 0 {
+		rows, cols = 24, 80
+	}
+	return ask.Screen{Rows: rows, Cols: cols, Text: text, Hash: hash}
+}
+
+// Screen returns what the program shows now; once the run ended, what it
+// showed last.
+func (d *desk) Screen() ask.Screen {
+	var scr ask.Screen
+	if d.do(context.Background(), func() { scr = d.sess.screenNow() }) {
+		return scr
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.screen
+}
+
+// Answer types a as the answer to its question, in the session's loop, or
+// refuses it.
+func (d *desk) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
+	var sent ask.Sent
+	var err error
+	ran := d.do(ctx, func() {
+		if ctx.Err() != nil {
+			err = &ask.Refusal{Code: ask.RefusedEnded, Reason: "the answer was given up: " + ctx.Err().Error()}
+			return
+		}
+		sent, err = d.sess.answer(a)
+	})
+	switch {
+	case ran:
+		return sent, err
+	case ctx.Err() != nil:
+		return ask.Sent{}, ctx.Err()
+	}
+	return ask.Sent{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
+}
+
+// Watch returns the updates from now on.
+func (d *desk) Watch(ctx context.Context) <-chan ask.Update {
+	ch := make(chan ask.Update, watchBuffer)
+	d.mu.Lock()
+	select {
+	case <-d.over:
+		d.mu.Unlock()
+		close(ch)
+		return ch
+	default:
+	}
+	d.watchers[ch] = struct{}{}
+	d.watching.Add(1)
+	d.mu.Unlock()
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-d.over:
+			return // ended: the channel was closed after UpdateEnd
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if _, ok := d.watchers[ch]; ok {
+			delete(d.watchers, ch)
+			d.watching.Add(-1)
+			close(ch)
+		}
+	}()
+	return ch
+}
+
+// publish gives u to every watcher that has room for it; d.mu is held.
+func (d *desk) publish(u ask.Update) {
+	for ch := range d.watchers {
+		if u.Kind == ask.UpdateScreen && len(ch) >= cap(ch)/2 {
+			continue
+		}
+		select {
+		case ch <- u:
+		default:
+		}
+	}
+}
+
+// observe takes in an event of the session's engine: the snapshot follows
+// the state and the open question, and the watchers hear of it.
+func (d *desk) observe(start time.Time, e *engine.Event) {
+	u := ask.Update{At: start.Add(e.At), State: string(e.State)}
+	switch e.Name {
+	case engine.EventState:
+		u.Kind, u.Reason = ask.UpdateState, e.Reason
+	case engine.EventQuestion:
+		u.Kind, u.Question = ask.UpdateQuestion, e.Question
+	case engine.EventAnswer, engine.EventClosed:
+		u.Kind, u.Question = ask.UpdateClosed, e.Question
+	case engine.EventDanger:
+		u.Kind, u.Rule, u.Matched, u.Reason = ask.UpdateDanger, e.Rule, e.Excerpt, e.Reason
+	case engine.EventSend, engine.EventWouldSend:
+		u.Kind, u.Rule, u.Matched, u.Sent = ask.UpdateDecision, e.Rule, e.Excerpt, e.Sent
+		if u.Rule == "" {
+			u.Rule = e.Step
+		}
+	default:
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch u.Kind {
+	case ask.UpdateState:
+		d.info.State, d.info.Since = u.State, u.At
+	case ask.UpdateQuestion:
+		d.info.Question = e.Question
+	case ask.UpdateClosed:
+		d.info.Question = nil
+	}
+	if d.watching.Load() > 0 {
+		d.publish(u)
+	}
+}
+
+// screenChanged tells the watchers that the program showed more.
+func (d *desk) screenChanged(at time.Time, state string) {
+	if d.watching.Load() == 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.publish(ask.Update{Kind: ask.UpdateScreen, At: at, State: state})
+}
+
+// finish ends the desk with the run: the last screen is kept, the watchers
+// get UpdateEnd and their channels are closed, and nothing is served after.
+func (d *desk) finish(at time.Time, scr ask.Screen, r engine.Result) {
+	d.overOnce.Do(func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		close(d.over)
+		d.screen = scr
+		d.info.State, d.info.Question = string(r.State), nil
+		code := r.ExitCode
+		d.publish(ask.Update{Kind: ask.UpdateEnd, At: at, State: string(r.State), Reason: r.Reason, Outcome: string(r.State), ExitCode: &code})
+		for ch := range d.watchers {
+			close(ch)
+		}
+		clear(d.watchers)
+		d.watching.Store(0)
+	})
+}
+
+// answer types a person's answer through the engine, as the session's loop
+// does with everything else. A text typed where the program reads a password
+// becomes a secret of the run first, masked wherever it shows.
+func (s *session) answer(a ask.Answer) (ask.Sent, error) {
+	if a.Text != nil && *a.Text != "" && !s.echo() && s.atPassword() {
+		s.redact.Add(*a.Text)
+	}
+	actions, sent, err := s.engine.Answer(s.o.clock.Now(), a)
+	s.apply(actions)
+	return sent, err
+}

@@ -1,0 +1,221 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/report"
+)
+
+// deskRun runs pb headless with a desk in a goroutine of its own; it returns
+// the desk, a watch of it taken before the program's output is read, and the
+// report once the run ends.
+func deskRun(t *testing.T, ctx context.Context, pb string, args []any, opts ...runner.Option) (ask.Desk, <-chan ask.Update, <-chan *report.Report) {
+	t.Helper()
+	p := playbook(t, pb, args...)
+	desks := make(chan ask.Desk, 1)
+	var updates <-chan ask.Update
+	reports := make(chan *report.Report, 1)
+	go func() {
+		rep, err := runner.Run(ctx, p, append([]runner.Option{runner.WithStarter(quickKill), runner.WithDesk(func(d ask.Desk) {
+			updates = d.Watch(ctx)
+			desks <- d
+		})}, opts...)...)
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+		reports <- rep
+	}()
+	select {
+	case d := <-desks:
+		return d, updates, reports
+	case rep := <-reports:
+		t.Fatalf("the run ended without a desk: %+v", rep)
+	}
+	return nil, nil, nil
+}
+
+// nextQuestion waits for the next question the updates announce; the
+// deadline only catches a hang.
+func nextQuestion(t *testing.T, updates <-chan ask.Update) *ask.Question {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case u, ok := <-updates:
+			if !ok {
+				t.Fatal("the run ended without a question")
+			}
+			if u.Kind == ask.UpdateQuestion {
+				return u.Question
+			}
+		case <-deadline:
+			t.Fatal("no question")
+		}
+	}
+}
+
+// A real program waits at a prompt nothing answers; its question reaches a
+// watcher and the session, and two answers race for it: exactly one is
+// typed, the other is refused, and the program gets the one typed. The
+// report lists the question with who answered it.
+func TestDeskRacesTwoAnswers(t *testing.T) {
+	t.Parallel()
+	prompter := testprog.Build(t, "prompter")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var out syncBuffer
+	d, updates, reports := deskRun(t, ctx, `
+version: 1
+name: race
+spawn: {command: [%q, -q, "Deploy to production? [y/N] "]}
+settings: {settle: 50ms}
+timeouts: {prompt: 1m}
+`, []any{prompter}, runner.WithRemote(true), runner.WithMirror(&out))
+	q := nextQuestion(t, updates)
+	if q.Text != "Deploy to production? [y/N]" || len(q.Options) != 2 || q.Session == "" || q.Session != d.Session().ID {
+		t.Fatalf("question %+v (session %+v)", q, d.Session())
+	}
+	if s := d.Session(); s.Question == nil || s.Question.ID != q.ID || s.State != string(engine.Prompting) || s.Name != "race" {
+		t.Fatalf("session %+v", s)
+	}
+	if scr := d.Screen(); scr.Hash != q.ScreenHash || !strings.Contains(scr.Text, "Deploy to production?") {
+		t.Fatalf("screen %+v, question's hash %s", scr, q.ScreenHash)
+	}
+	var wg sync.WaitGroup
+	results := make([]error, 2)
+	for i, by := range []string{"alice", "bob"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, results[i] = d.Answer(ctx, ask.Answer{Question: q.ID, Text: &by, By: by, Channel: ask.ChannelCLI})
+		}()
+	}
+	wg.Wait()
+	typed, refused := 0, 0
+	for _, err := range results {
+		var r *ask.Refusal
+		switch {
+		case err == nil:
+			typed++
+		case errors.As(err, &r) && (r.Code == ask.RefusedClosed || r.Code == ask.RefusedStale):
+			refused++
+		default:
+			t.Fatalf("answer: %v", err)
+		}
+	}
+	if typed != 1 || refused != 1 {
+		t.Fatalf("%d typed, %d refused: %v", typed, refused, results)
+	}
+	rep := <-reports
+	wantOutcome(t, rep, engine.Done, 0)
+	got := out.String()
+	if strings.Count(got, "got: ") != 1 || strings.Contains(got, "got: alice") == strings.Contains(got, "got: bob") {
+		t.Fatalf("the program got:\n%q", got)
+	}
+	if len(rep.Questions) != 1 || rep.Questions[0].Closed == nil || rep.Questions[0].Closed.How != ask.Answered ||
+		rep.Questions[0].Closed.Channel != ask.ChannelCLI || !strings.Contains(got, "got: "+rep.Questions[0].Closed.By) {
+		t.Fatalf("the report's questions %+v", rep.Questions)
+	}
+	if _, err := d.Answer(ctx, ask.Answer{Question: q.ID, Text: new(string)}); err == nil {
+		t.Fatal("an answer after the end was typed")
+	}
+	if s := d.Session(); s.State != string(engine.Done) || s.Question != nil {
+		t.Fatalf("session after the end %+v", s)
+	}
+}
+
+// Headless, a danger hand-over ends the run at once; with WithRemote it waits
+// for an answer from elsewhere, which is typed as the person's decision.
+func TestDeskRemoteWaitsAtHandOver(t *testing.T) {
+	t.Parallel()
+	prompter := testprog.Build(t, "prompter")
+	pb := `
+version: 1
+name: remote
+spawn: {command: [%q, -q, "rm -rf build? [y/N] "]}
+settings: {settle: 50ms}
+timeouts: {prompt: 1m}
+danger:
+  - {name: wipe, match: "rm -rf", action: manual}
+`
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	rep := run(t, playbook(t, pb, prompter))
+	wantOutcome(t, rep, engine.Manual, engine.ExitManual)
+
+	var out syncBuffer
+	d, updates, reports := deskRun(t, ctx, pb, []any{prompter}, runner.WithRemote(true), runner.WithMirror(&out))
+	q := nextQuestion(t, updates)
+	if q.Reason != ask.Danger || q.Text != "rm -rf build? [y/N]" {
+		t.Fatalf("question %+v", q)
+	}
+	sent, err := d.Answer(ctx, ask.Answer{Question: q.ID, Choose: "N", By: "alice", Channel: ask.ChannelCLI})
+	if err != nil || sent.Sent != `choose "N"` {
+		t.Fatalf("answer: %+v, %v", sent, err)
+	}
+	rep = <-reports
+	// The program ended after the hand-over: the run ends in MANUAL.
+	wantOutcome(t, rep, engine.Manual, engine.ExitManual)
+	if !strings.Contains(out.String(), "got: N") {
+		t.Fatalf("the program got:\n%q", out.String())
+	}
+}
+
+// A watcher that never reads loses updates and never slows the run; one that
+// reads gets the run's updates in order, UpdateEnd last, and then its channel
+// is closed. A text answered where the program reads a password is a secret
+// of the run: the report shows it masked.
+func TestDeskWatchersAndSecretAnswer(t *testing.T) {
+	t.Parallel()
+	prompter := testprog.Build(t, "prompter")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	const secret = "Tr0ub4dor-and-3"
+	var out syncBuffer
+	d, updates, reports := deskRun(t, ctx, `
+version: 1
+name: secret
+spawn: {command: [%q, -q, "Password: ", -secret, "1", -q, "Again? [y/N] "]}
+settings: {settle: 50ms}
+timeouts: {prompt: 1m}
+`, []any{prompter}, runner.WithRemote(true), runner.WithMirror(&out))
+	_ = d.Watch(ctx) // never read
+	q := nextQuestion(t, updates)
+	if _, err := d.Answer(ctx, ask.Answer{Question: q.ID, Text: ptr(secret), By: "alice", Channel: ask.ChannelCLI}); err != nil {
+		t.Fatal(err)
+	}
+	q = nextQuestion(t, updates)
+	if _, err := d.Answer(ctx, ask.Answer{Question: q.ID, Choose: "y", By: "alice", Channel: ask.ChannelCLI}); err != nil {
+		t.Fatal(err)
+	}
+	var last ask.Update
+	for u := range updates {
+		last = u
+	}
+	if last.Kind != ask.UpdateEnd || last.ExitCode == nil || *last.ExitCode != 0 {
+		t.Fatalf("last update %+v", last)
+	}
+	rep := <-reports
+	wantOutcome(t, rep, engine.Done, 0)
+	if !strings.Contains(out.String(), "got: ******") {
+		t.Fatalf("the program did not get the password; it showed %q", out.String())
+	}
+	var b strings.Builder
+	if err := rep.Write(&b, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), secret) || len(rep.Questions) != 2 || rep.Questions[0].Closed.Sent == "" {
+		t.Fatalf("the report shows the password, or not the answer:\n%s", b.String())
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

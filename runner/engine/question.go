@@ -1,0 +1,392 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/driver/keys"
+)
+
+// The engine opens a question where a person is needed: at PROMPTING, and in
+// MANUAL once the output has settled after the hand-over. It closes it when an
+// answer is typed (Answer, or the person types at the terminal), when the
+// program moves on by itself, or when the run ends. An answer is checked
+// against the open question and the screen it was given for; one that does not
+// fit is refused and typed never.
+
+// maxAnswerText bounds a text answer.
+const maxAnswerText = 4 << 10
+
+// choiceMark is a [y/N]-style choice at the end of a question: its letters or
+// words, between "/".
+var choiceMark = regexp.MustCompile(`[\[(]\s*([A-Za-z]{1,8}(?:\s*/\s*[A-Za-z]{1,8}){1,5})\s*[\])]\s*[?:]?\s*$`)
+
+// Question returns the open question, or nil. Its value is not changed later:
+// a question that closes is a new value, in the event that closes it.
+func (e *Engine) Question() *ask.Question { return e.q }
+
+// Shown returns what a person sees now, secrets masked: the screen in screen
+// matching, else the tail of the output; and its hash, which a question and an
+// answer carry so that an answer for another screen is refused.
+func (e *Engine) Shown() (text, hash string) {
+	text = strings.TrimRight(e.view.tail(e.redact), " \n")
+	sum := sha256.Sum256([]byte(text))
+	return text, hex.EncodeToString(sum[:8])
+}
+
+// askLater opens a question once the output has settled after a hand-over
+// to a person, for why and detail.
+func (e *Engine) askLater(why ask.Reason, detail string) {
+	e.askWhy, e.askDetail, e.asking = why, detail, true
+}
+
+// askAt is when the question a hand-over waits to ask opens: once the output
+// has been quiet for settle.
+func (e *Engine) askAt() time.Time {
+	from := e.manualSince
+	if e.lastOutput.After(from) {
+		from = e.lastOutput
+	}
+	return from.Add(e.pb.Settings.Settle)
+}
+
+// askSettled opens the question a hand-over waits to ask.
+func (e *Engine) askSettled() {
+	e.asking = false
+	if e.state == Manual && e.q == nil {
+		e.open(e.askWhy, e.askDetail, "")
+	}
+}
+
+// open opens a question for why: its text is the question line given, or,
+// for none or an option of a menu, the line above that asks.
+func (e *Engine) open(why ask.Reason, detail, line string) {
+	text := e.view.text()
+	if line == "" || isOption(line) {
+		line = askedLine(text)
+	}
+	shown, hash := e.Shown()
+	e.qSeq++
+	e.q = &ask.Question{
+		ID:         fmt.Sprintf("q%d", e.qSeq),
+		Session:    e.cfg.Session,
+		Playbook:   e.pb.Name,
+		Reason:     why,
+		Detail:     detail,
+		Text:       e.redact(line),
+		Options:    e.optionsOf(text, line),
+		Screen:     shown,
+		ScreenHash: hash,
+		AskedAt:    e.now,
+	}
+	e.emit(Event{Name: EventQuestion, Question: e.q, Excerpt: e.q.Text, Reason: string(why)})
+}
+
+// closeQuestion closes the open question, if any, as how says (MovedOn or
+// Ended).
+func (e *Engine) closeQuestion(how string) {
+	if e.q == nil {
+		return
+	}
+	q := e.closed(ask.Closed{How: how})
+	e.emit(Event{Name: EventClosed, Question: q, Reason: how})
+}
+
+// closed takes the open question away and returns it closed as c says, at now.
+func (e *Engine) closed(c ask.Closed) *ask.Question {
+	q := *e.q
+	c.At = e.now
+	q.Closed = &c
+	e.q = nil
+	return &q
+}
+
+// askedLine returns the line of text that asks: the last line that reads as
+// a question, above a menu's options if there is one; else the last line.
+func askedLine(text []byte) string {
+	lines := lastLines(text, 12)
+	for _, l := range lines {
+		if isOption(l) {
+			continue
+		}
+		if isQuestion(l) || strings.HasSuffix(strings.TrimSpace(unframe(l)), "?") {
+			return strings.TrimSpace(unframe(l))
+		}
+	}
+	if len(lines) > 0 {
+		return strings.TrimSpace(unframe(lines[0]))
+	}
+	return ""
+}
+
+// isOption reports whether a line is an entry of a menu.
+func isOption(l string) bool {
+	l = gutter.ReplaceAllString(unframe(l), "")
+	return menuLine.MatchString(l) || numberedOption.MatchString(l) || markedOption.MatchString(l) || radioOption.MatchString(l)
+}
+
+// optionsOf returns the options a person can see: those of the menu on
+// screen, else the choices the question line offers ([y/N], (yes/no)).
+func (e *Engine) optionsOf(text []byte, line string) []ask.Option {
+	opts := []ask.Option{}
+	if menus := e.menus(text); len(menus) > 0 {
+		for _, o := range menus[0].options {
+			opts = append(opts, ask.Option{Label: e.redact(o.label)})
+		}
+		return opts
+	}
+	for _, c := range choices(line) {
+		opts = append(opts, ask.Option{Label: c})
+	}
+	return opts
+}
+
+// choices returns the choices a [y/N]-style question offers, or nil.
+func choices(line string) []string {
+	m := choiceMark.FindStringSubmatch(line)
+	if m == nil {
+		return nil
+	}
+	parts := strings.Split(m[1], "/")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+	}
+	return parts
+}
+
+// Answer observes a person's answer to a question, from a terminal elsewhere,
+// the command line or a web page. An answer that fits is typed as the
+// playbook's own answers are (masked in events, after min_send_interval) and
+// closes the question; the Sent says what it typed. Otherwise the error is an
+// *ask.Refusal and nothing is typed: the run has ended, no question or another
+// one is open, the screen changed since the answer was given, or the answer is
+// not exactly one of a line, an option or keys that exist.
+//
+// In MANUAL the answer is the person's decision, also after a danger rule
+// handed over: it is typed, the event says whose decision it was and on what,
+// and the run stays in MANUAL (nothing is sent automatically again); once the
+// output settles, a new question opens. At a prompt the run goes on.
+func (e *Engine) Answer(now time.Time, a ask.Answer) ([]Action, ask.Sent, error) {
+	e.begin(now)
+	send, shown, refusal := e.check(a)
+	if refusal != nil {
+		e.emit(Event{Name: EventRefused, Reason: refusal.Code + ": " + refusal.Reason, Channel: a.Channel, By: a.By})
+		return e.end(), ask.Sent{}, refusal
+	}
+	shown = e.redact(shown)
+	decision := "answered by " + who(a)
+	if e.state == Manual {
+		decision = fmt.Sprintf("a person's decision (%s) after the hand-over: %s", who(a), e.manualCause)
+	}
+	q := e.closed(ask.Closed{How: ask.Answered, By: a.By, Channel: a.Channel, Sent: shown})
+	e.emit(Event{Name: EventAnswer, Question: q, Sent: shown, Reason: decision, Channel: a.Channel, By: a.By})
+	if e.sent && now.Before(e.lastSend.Add(e.pb.Settings.MinSendInterval)) {
+		// Typed once min_send_interval has passed, as a rule's answer would be.
+		e.held = &send
+		e.deferUntil(e.lastSend.Add(e.pb.Settings.MinSendInterval), "", "min_send_interval")
+	} else {
+		e.typeAnswer(send)
+	}
+	e.answeredBy(decision)
+	return e.end(), ask.Sent{Question: q.ID, Sent: shown}, nil
+}
+
+// who names who answered and through what.
+func who(a ask.Answer) string {
+	switch {
+	case a.By != "" && a.Channel != "":
+		return a.By + " through " + a.Channel
+	case a.By != "":
+		return a.By
+	case a.Channel != "":
+		return "a person through " + a.Channel
+	}
+	return "a person"
+}
+
+// answeredBy moves the run on after a person's answer: a prompt is answered;
+// in MANUAL the run stays there and asks again once the output settles.
+func (e *Engine) answeredBy(decision string) {
+	e.verify = false
+	e.choosing = nil
+	switch e.state {
+	case Prompting:
+		e.setState(Running, decision)
+	case Manual:
+		e.manualSince = e.now
+		e.askLater(e.askWhy, e.askDetail)
+	}
+}
+
+// typeAnswer types a person's answer: it is never a would-send, as a person's
+// keys at the terminal are not, and only what the program shows after it acts.
+func (e *Engine) typeAnswer(s Send) {
+	e.addSend(s)
+	e.lastSend, e.sent = e.now, true
+	e.view.answered(false)
+}
+
+// check returns what an answer types and how it shows, or why it is refused.
+func (e *Engine) check(a ask.Answer) (Send, string, *ask.Refusal) {
+	refuse := func(code, format string, args ...any) (Send, string, *ask.Refusal) {
+		return Send{}, "", &ask.Refusal{Code: code, Reason: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case e.result != nil:
+		return refuse(ask.RefusedEnded, "the run has ended")
+	case e.q == nil && a.Question != "" && e.asked(a.Question):
+		return refuse(ask.RefusedClosed, "question %s was closed", a.Question)
+	case e.q == nil:
+		return refuse(ask.RefusedNoQuestion, "no question is open")
+	case a.Question != "" && a.Question != e.q.ID && e.asked(a.Question):
+		return refuse(ask.RefusedClosed, "question %s was closed; the open one is %s", a.Question, e.q.ID)
+	case a.Question != "" && a.Question != e.q.ID:
+		return refuse(ask.RefusedNoQuestion, "no question %q; the open one is %s", a.Question, e.q.ID)
+	}
+	given := 0
+	for _, set := range []bool{a.Text != nil, a.Choose != "", len(a.Keys) > 0} {
+		if set {
+			given++
+		}
+	}
+	if given != 1 {
+		return refuse(ask.RefusedBadAnswer, "an answer is exactly one of a text, an option to choose, or keys")
+	}
+	want := a.ScreenHash
+	if want == "" {
+		want = e.q.ScreenHash
+	}
+	if _, now := e.Shown(); now != want {
+		return refuse(ask.RefusedStale, "the screen changed since the answer was given (screen %s, now %s)", want, now)
+	}
+	switch {
+	case a.Text != nil:
+		return e.textAnswer(*a.Text)
+	case len(a.Keys) > 0:
+		return e.keysAnswer(a.Keys)
+	}
+	return e.chooseAnswer(a.Choose)
+}
+
+// asked reports whether id names a question this run asked.
+func (e *Engine) asked(id string) bool {
+	var n int
+	if _, err := fmt.Sscanf(id, "q%d", &n); err != nil || fmt.Sprintf("q%d", n) != id {
+		return false
+	}
+	return n >= 1 && n <= e.qSeq
+}
+
+// textAnswer types a line, followed by Enter.
+func (e *Engine) textAnswer(text string) (Send, string, *ask.Refusal) {
+	if len(text) > maxAnswerText {
+		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: fmt.Sprintf("a text answer is at most %d bytes", maxAnswerText)}
+	}
+	for _, c := range []byte(text) {
+		if c < 0x20 && c != '\t' || c == 0x7f {
+			return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: "a text answer is one line without control characters (send keys for those)"}
+		}
+	}
+	data := append([]byte(text), '\r')
+	return typeText(data), string(data), nil
+}
+
+// keysAnswer presses named keys.
+func (e *Engine) keysAnswer(names []string) (Send, string, *ask.Refusal) {
+	if len(names) > maxAnswerText {
+		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: "too many keys"}
+	}
+	ks := make([]keys.Key, len(names))
+	for i, n := range names {
+		ks[i] = keys.Key(n)
+		if !keys.Known(ks[i]) {
+			return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: fmt.Sprintf("unknown key %q (see docs/playbook.md, keys)", n)}
+		}
+	}
+	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.view.appCursor()}}, "keys " + strings.Join(names, " "), nil
+}
+
+// chooseAnswer picks an option of the question by its label: an entry of the
+// menu on screen is reached as a person would, with its number or the arrow
+// keys and Enter; a [y/N]-style choice is typed as a line.
+func (e *Engine) chooseAnswer(label string) (Send, string, *ask.Refusal) {
+	var labels []string
+	for _, o := range e.q.Options {
+		labels = append(labels, o.Label)
+	}
+	pick := -1
+	for i, l := range labels {
+		if l == label || pick < 0 && strings.EqualFold(l, label) {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: fmt.Sprintf("no option %q (the options: %s)", label, strings.Join(labels, " | "))}
+	}
+	shown := fmt.Sprintf("choose %q", labels[pick])
+	menus := e.menus(e.view.text())
+	if len(menus) == 0 {
+		return typeText([]byte(labels[pick] + "\r")), shown, nil
+	}
+	m := menus[0]
+	o, current := m.options[pick], m.current()
+	switch {
+	case current < 0 && o.number != "":
+		return typeText([]byte(o.number + "\r")), shown, nil
+	case current < 0:
+		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: fmt.Sprintf("option %q has no number and no option is marked as the current one: send keys", labels[pick])}
+	}
+	forward, back := keys.Key("down"), keys.Key("up")
+	if m.horizontal {
+		forward, back = "right", "left"
+	}
+	key, n := forward, pick-current
+	if n < 0 {
+		key, n = back, -n
+	}
+	ks := make([]keys.Key, 0, n+1)
+	for range n {
+		ks = append(ks, key)
+	}
+	ks = append(ks, "enter")
+	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.view.appCursor()}}, shown, nil
+}
+
+// movedOn closes the open question of a hand-over when the program shows
+// more by itself; headless, a new one opens once the output settles.
+func (e *Engine) movedOn() {
+	if e.q == nil {
+		return
+	}
+	e.closeQuestion(ask.MovedOn)
+	if !e.cfg.Interactive {
+		e.askLater(e.askWhy, e.askDetail)
+	}
+}
+
+// answeredAtTerminal closes the open question as answered by the person at
+// clai's terminal, who typed n bytes (never seen): from now on they drive.
+func (e *Engine) answeredAtTerminal(n int) {
+	e.asking = false
+	if e.q == nil {
+		return
+	}
+	q := e.closed(ask.Closed{How: ask.Answered, By: e.cfg.Person, Channel: ask.ChannelTerminal})
+	e.emit(Event{Name: EventAnswer, Question: q, Bytes: n, Reason: "typed at the terminal", Channel: ask.ChannelTerminal, By: e.cfg.Person})
+}
+
+// typeHeld types the person's answer min_send_interval held back.
+func (e *Engine) typeHeld() {
+	s := *e.held
+	e.held = nil
+	e.typeAnswer(s)
+	if e.state == Manual {
+		// The next question waits for what the program does with it.
+		e.manualSince = e.now
+	}
+}
