@@ -79,8 +79,9 @@ func candidates(u ask.Update) []playbooks.NotifyEvent {
 		}
 		return []playbooks.NotifyEvent{playbooks.NotifyManual, playbooks.NotifyQuestion}
 	case ask.UpdateDanger:
-		if u.State == "manual" {
-			// A hand-over opens a question, which carries the danger.
+		if u.Reason == string(playbooks.DangerManual) || u.State == "manual" {
+			// A hand-over opens a question, which carries the danger; a
+			// run already handed over told its person so.
 			return nil
 		}
 		return []playbooks.NotifyEvent{playbooks.NotifyDanger}
@@ -106,9 +107,9 @@ func build(id string, ev playbooks.NotifyEvent, u ask.Update, s ask.Session) *No
 		q.Screen = excerpt(q.Screen)
 		n.Question = &q
 	}
-	name := s.Playbook
+	name := s.Name
 	if name == "" {
-		name = s.Name
+		name = s.Playbook
 	}
 	switch {
 	case u.Question != nil:

@@ -389,7 +389,8 @@ func TestCandidates(t *testing.T) {
 	}{
 		{questionUpdate(question("q", "Name:")), "question"},
 		{questionUpdate(danger), "manual"},
-		{ask.Update{Kind: ask.UpdateDanger, State: "manual", Rule: "wipe"}, ""},
+		{ask.Update{Kind: ask.UpdateDanger, State: "running", Reason: "manual", Rule: "wipe"}, ""},
+		{ask.Update{Kind: ask.UpdateDanger, State: "manual", Reason: "deny", Rule: "wipe"}, ""},
 		{ask.Update{Kind: ask.UpdateState, State: "manual"}, ""},
 		{ask.Update{Kind: ask.UpdateDecision, State: "running"}, ""},
 	}
