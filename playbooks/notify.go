@@ -83,6 +83,8 @@ type Notify struct {
 	Timeout time.Duration
 	// FromConfig is set for a target of the user's config file.
 	FromConfig bool
+	// AddressPos is where its url or webhook is written.
+	AddressPos Pos
 }
 
 // Webhook is where a webhook target posts, and the secret that signs it.
@@ -163,8 +165,10 @@ func (d *decoder) notifyTarget(n ast.Node, index int, inConfig bool) *Notify {
 		switch key {
 		case "url":
 			t.Kind, t.URL = NotifyURL, d.notifyURL(v, sub(what, "url"), inConfig)
+			t.AddressPos = d.pos(d.resolve(v))
 		case "webhook":
 			t.Kind, t.Webhook = NotifyWebhook, d.webhook(v, sub(what, "webhook"), inConfig)
+			t.AddressPos = d.pos(d.resolve(v))
 		case "command":
 			t.Kind = NotifyCommand
 			t.Command = d.notifyCommand(v, sub(what, "command"))
@@ -390,4 +394,27 @@ func (d *decoder) literalToken(n ast.Node, what string, u *url.URL, place string
 	if found != "" {
 		d.report(d.pos(d.resolve(n)), diag.Warning, "literal-secret", "write the token as ${NAME} and set NAME in the environment, or move the target to the user config file ($XDG_CONFIG_HOME/clai/config.yaml)", "%s holds %s written out: it would be kept in the playbook", what, found)
 	}
+}
+
+// MissingEnv lists, as warnings, each ${NAME} a notification target of pb
+// reads that environ does not set: clai run would refuse to start. The
+// environment is the machine's, so only lint calls it, with its own.
+func MissingEnv(pb *Playbook, environ []string) diag.List {
+	set := map[string]bool{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && v != "" {
+			set[k] = true
+		}
+	}
+	var out diag.List
+	for i, t := range pb.Notify {
+		for _, name := range t.Env() {
+			if !set[name] {
+				out = append(out, diag.Diagnostic{Pos: t.AddressPos, Severity: diag.Warning, Rule: "missing-env",
+					Message: fmt.Sprintf("notify[%d] reads ${%s}, which is not set here: clai run would refuse to start", i, name),
+					Hint:    fmt.Sprintf("set %s where clai runs, or give a default: ${%s:-…}", name, name)})
+			}
+		}
+	}
+	return out
 }
