@@ -39,7 +39,7 @@ func (t *desktopTarget) Name() string { return "desktop" }
 
 func (t *desktopTarget) Deliver(ctx context.Context, n *Notification) error {
 	if t.argv == nil {
-		return errNoDesktop
+		return &permanentError{errNoDesktop}
 	}
 	argv := append(append([]string(nil), t.argv...), n.Title, n.Message())
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
