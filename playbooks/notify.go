@@ -37,7 +37,7 @@ var NotifyEvents = []NotifyEvent{NotifyQuestion, NotifyDanger, NotifyManual, Not
 // person is needed, and every end but a successful one.
 var DefaultNotifyOn = []NotifyEvent{NotifyQuestion, NotifyDanger, NotifyManual, NotifyTimeout, NotifyFailed}
 
-// Defaults of a notification target.
+// Defaults and bounds of a notification target.
 const (
 	DefaultNotifyRateMax  = 10
 	DefaultNotifyRatePer  = time.Minute
@@ -45,6 +45,8 @@ const (
 	DefaultNotifyTimeout  = 10 * time.Second
 	MaxNotifyTimeout      = 5 * time.Minute
 	MaxNotifyCommandItems = 256
+	// MaxNotifyRate bounds rate.max, and so the times a target keeps.
+	MaxNotifyRate = 10000
 )
 
 // NotifyKind says what a notification target is.
@@ -243,7 +245,7 @@ func (d *decoder) notifyRate(n ast.Node, what string) (int, time.Duration) {
 	d.fields(n, what, []string{"max", "per"}, func(key string, v ast.Node) {
 		switch key {
 		case "max":
-			if m, ok := d.integer(v, sub(what, "max"), 1, 1000000); ok {
+			if m, ok := d.integer(v, sub(what, "max"), 1, MaxNotifyRate); ok {
 				maxN = m
 			}
 		case "per":

@@ -285,7 +285,7 @@ func TestQueueBounded(t *testing.T) {
 	hanging, reached := hangingServer(t)
 	s := spec(playbooks.NotifyWebhook)
 	s.Webhook = &playbooks.Webhook{URL: hanging.URL}
-	s.RateMax, s.Dedup = 1000000, 0
+	s.RateMax, s.Dedup = playbooks.MaxNotifyRate, 0
 	log, obs := logs()
 	sender := notify.NewSender([]notify.Route{{Target: open(t, s), Spec: s}}, notify.WithLogger(log), notify.WithGrace(time.Millisecond))
 	const many = 1000
