@@ -114,26 +114,22 @@ func (s *Sender) Watch(desk ask.Desk) {
 		defer s.watched.Done()
 		defer cancel()
 		for {
+			var u ask.Update
+			var ok bool
 			select {
-			case u, ok := <-updates:
-				if !ok {
+			case u, ok = <-updates:
+			case <-s.closing:
+				// The run is over: what is buffered still counts, no more.
+				select {
+				case u, ok = <-updates:
+				default:
 					return
 				}
-				s.Notify(u, desk.Session())
-			case <-s.closing:
-				// The run is over: what is still buffered is read, no more.
-				for {
-					select {
-					case u, ok := <-updates:
-						if !ok {
-							return
-						}
-						s.Notify(u, desk.Session())
-					default:
-						return
-					}
-				}
 			}
+			if !ok {
+				return
+			}
+			s.Notify(u, desk.Session())
 		}
 	}()
 }
@@ -226,20 +222,9 @@ func (r *route) offer(n *Notification) {
 
 // holdBack says why n is not sent ("" to send it), and counts it if sent.
 func (r *route) holdBack(n *Notification) string {
-	now := n.At
-	if r.Spec.Dedup > 0 {
-		key := dedupKey(n)
-		if at, ok := r.seen[key]; ok && now.Sub(at) < r.Spec.Dedup {
-			return "the same notification was sent less than dedup ago"
-		}
-		if len(r.seen) >= maxDedupKeys {
-			for k, at := range r.seen {
-				if now.Sub(at) >= r.Spec.Dedup || len(r.seen) >= maxDedupKeys {
-					delete(r.seen, k)
-				}
-			}
-		}
-		defer func() { r.seen[key] = now }()
+	now, key := n.At, dedupKey(n)
+	if at, ok := r.seen[key]; ok && r.Spec.Dedup > 0 && now.Sub(at) < r.Spec.Dedup {
+		return "the same notification was sent less than dedup ago"
 	}
 	kept := r.sent[:0]
 	for _, at := range r.sent {
@@ -252,7 +237,30 @@ func (r *route) holdBack(n *Notification) string {
 		return fmt.Sprintf("the rate of %d per %s is spent", r.Spec.RateMax, r.Spec.RatePer)
 	}
 	r.sent = append(r.sent, now)
+	if r.Spec.Dedup > 0 {
+		r.remember(key, now)
+	}
 	return ""
+}
+
+// remember records that key was sent at now, forgetting what dedup no
+// longer holds back, or the oldest, to keep at most maxDedupKeys.
+func (r *route) remember(key string, now time.Time) {
+	for k, at := range r.seen {
+		if now.Sub(at) >= r.Spec.Dedup {
+			delete(r.seen, k)
+		}
+	}
+	for len(r.seen) >= maxDedupKeys {
+		oldest, first := "", time.Time{}
+		for k, at := range r.seen {
+			if oldest == "" || at.Before(first) {
+				oldest, first = k, at
+			}
+		}
+		delete(r.seen, oldest)
+	}
+	r.seen[key] = now
 }
 
 // dedupKey is what makes two notifications the same: the event and what a
