@@ -12,6 +12,7 @@ import (
 
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/screen"
 )
 
 // WithDesk hands ready the run's ask.Desk once the program started, before
@@ -45,13 +46,15 @@ type desk struct {
 	mu       sync.Mutex
 	info     ask.Session
 	screen   ask.Screen // the screen at the end, once over
+	end      ask.Update // the run's UpdateEnd, once over
 	watchers map[chan ask.Update]struct{}
 	watching atomic.Int32
 	// sess is the session; only its loop touches it, through calls.
 	sess *session
 }
 
-// sessionID returns a new random session id.
+// sessionID returns a new random session id: every live run has one, which
+// its questions carry.
 func sessionID() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
@@ -65,14 +68,6 @@ func person() string {
 		return u.Username
 	}
 	return os.Getenv("USER")
-}
-
-// id returns the session's id; "" without a desk.
-func (d *desk) id() string {
-	if d == nil {
-		return ""
-	}
-	return d.info.ID
 }
 
 // newDesk returns the desk of a session as info describes it.
@@ -112,9 +107,9 @@ func (s *session) screenNow() ask.Screen {
 	text, hash := s.engine.Shown()
 	rows, cols := int(s.rows), int(s.cols)
 	if rows == 0 {
-		rows, cols = 24, 80
+		rows, cols = screen.DefaultRows, screen.DefaultCols
 	}
-	return ask.Screen{Rows: rows, Cols: cols, Text: text, Hash: hash}
+	return ask.Screen{Rows: rows, Cols: cols, Text: text, ANSI: s.engine.ShownColoured(), Hash: hash}
 }
 
 // Screen returns what the program shows now; once the run ended, what it
@@ -130,14 +125,14 @@ func (d *desk) Screen() ask.Screen {
 }
 
 // Answer types a as the answer to its question, in the session's loop, or
-// refuses it.
+// refuses it with an *ask.Refusal; an answer whose ctx ends before the loop
+// takes it is not typed, and the error is ctx's.
 func (d *desk) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 	var sent ask.Sent
 	var err error
 	ran := d.do(ctx, func() {
-		if ctx.Err() != nil {
-			err = &ask.Refusal{Code: ask.RefusedEnded, Reason: "the answer was given up: " + ctx.Err().Error()}
-			return
+		if err = ctx.Err(); err != nil {
+			return // given up meanwhile: not typed
 		}
 		sent, err = d.sess.answer(a)
 	})
@@ -156,6 +151,8 @@ func (d *desk) Watch(ctx context.Context) <-chan ask.Update {
 	d.mu.Lock()
 	select {
 	case <-d.over:
+		// Too late for the run: its end only.
+		ch <- d.end
 		d.mu.Unlock()
 		close(ch)
 		return ch
@@ -215,6 +212,10 @@ func (d *desk) observe(start time.Time, e *engine.Event) {
 	default:
 		return
 	}
+	if (u.Kind == ask.UpdateDanger || u.Kind == ask.UpdateDecision) && d.watching.Load() == 0 {
+		// Nothing of the snapshot changes, and nobody listens.
+		return
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch u.Kind {
@@ -250,7 +251,20 @@ func (d *desk) finish(at time.Time, scr ask.Screen, r engine.Result) {
 		d.screen = scr
 		d.info.State, d.info.Question = string(r.State), nil
 		code := r.ExitCode
-		d.publish(ask.Update{Kind: ask.UpdateEnd, At: at, State: string(r.State), Reason: r.Reason, Outcome: string(r.State), ExitCode: &code})
+		d.end = ask.Update{Kind: ask.UpdateEnd, At: at, State: string(r.State), Reason: r.Reason, Outcome: string(r.State), ExitCode: &code}
+		for ch := range d.watchers {
+			// The end reaches a watcher that lags too: it loses an
+			// older update for it.
+			select {
+			case ch <- d.end:
+			default:
+				select {
+				case <-ch:
+				default:
+				}
+				ch <- d.end
+			}
+		}
 		for ch := range d.watchers {
 			close(ch)
 		}

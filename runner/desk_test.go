@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/report"
 )
@@ -84,7 +86,8 @@ timeouts: {prompt: 1m}
 	if q.Text != "Deploy to production? [y/N]" || len(q.Options) != 2 || q.Session == "" || q.Session != d.Session().ID {
 		t.Fatalf("question %+v (session %+v)", q, d.Session())
 	}
-	if s := d.Session(); s.Question == nil || s.Question.ID != q.ID || s.State != string(engine.Prompting) || s.Name != "race" {
+	if s := d.Session(); s.Question == nil || s.Question.ID != q.ID || s.State != string(engine.Prompting) || s.Name != "race" ||
+		s.Started.IsZero() || s.Since.Before(s.Started) || len(s.Program) != 3 || s.PID != os.Getpid() {
 		t.Fatalf("session %+v", s)
 	}
 	if scr := d.Screen(); scr.Hash != q.ScreenHash || !strings.Contains(scr.Text, "Deploy to production?") {
@@ -130,6 +133,13 @@ timeouts: {prompt: 1m}
 	}
 	if s := d.Session(); s.State != string(engine.Done) || s.Question != nil {
 		t.Fatalf("session after the end %+v", s)
+	}
+	late := d.Watch(ctx)
+	if u, ok := <-late; !ok || u.Kind != ask.UpdateEnd || u.Outcome != string(engine.Done) {
+		t.Fatalf("a watch after the end got %+v", u)
+	}
+	if _, ok := <-late; ok {
+		t.Fatal("a watch after the end is not closed after its UpdateEnd")
 	}
 }
 
@@ -219,3 +229,109 @@ timeouts: {prompt: 1m}
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// With screen matching the desk's screen has the screen's rows, plain and
+// with their colours, and the hash the question was asked on.
+func TestDeskScreenHasColours(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	d, updates, reports := deskRun(t, ctx, `
+version: 1
+name: colours
+spawn: {shell: "printf '\e[31mred alert\e[0m\\nProceed? [y/N] '; read x; echo got: $x"}
+settings: {match: screen, settle: 50ms}
+timeouts: {prompt: 1m}
+`, nil, runner.WithRemote(true))
+	q := nextQuestion(t, updates)
+	scr := d.Screen()
+	if scr.Hash != q.ScreenHash || scr.Text != "red alert\nProceed? [y/N]" || !strings.Contains(scr.ANSI, "\x1b[") ||
+		!strings.Contains(scr.ANSI, "red alert") || scr.Rows == 0 || scr.Cols == 0 {
+		t.Fatalf("screen %+v, question %+v", scr, q)
+	}
+	if _, err := d.Answer(ctx, ask.Answer{Question: q.ID, Choose: "y", By: "alice", Channel: ask.ChannelDashboard}); err != nil {
+		t.Fatal(err)
+	}
+	wantOutcome(t, <-reports, engine.Done, 0)
+}
+
+// The person at clai's terminal answers the open question by typing: it
+// closes as answered through the terminal, and an answer from elsewhere
+// afterwards is refused.
+func TestDeskTerminalAnswers(t *testing.T) {
+	t.Parallel()
+	prompter := testprog.Build(t, "prompter")
+	person, term := newPersonAtTerminal(t)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	d, updates, reports := deskRun(t, ctx, `
+version: 1
+name: terminal
+spawn: {command: [%q, -q, "Name: "]}
+settings: {settle: 50ms}
+`, []any{prompter}, runner.WithTerminal(term))
+	q := nextQuestion(t, updates)
+	person.types("carol\r")
+	for u := range updates {
+		if u.Kind != ask.UpdateClosed {
+			continue
+		}
+		if c := u.Question.Closed; u.Question.ID != q.ID || c.How != ask.Answered || c.Channel != ask.ChannelTerminal || c.Sent != "" {
+			t.Fatalf("closed %+v", u.Question)
+		}
+		break
+	}
+	if _, err := d.Answer(ctx, ask.Answer{Question: q.ID, Text: ptr("dave")}); err == nil {
+		t.Fatal("an answer to the question answered at the terminal was typed")
+	}
+	wantOutcome(t, <-reports, engine.Done, 0)
+	person.waitFor("got: carol", 1)
+	if strings.Contains(person.seen.String(), "dave") {
+		t.Fatalf("the program got the refused answer:\n%q", person.seen.String())
+	}
+}
+
+// A person's answer is recorded as what they typed, not as one of clai's
+// answers: no clai-send marker comes before it, so a replay hands it to
+// clai as their input.
+func TestDeskAnswerIsRecordedAsThePersons(t *testing.T) {
+	t.Parallel()
+	prompter := testprog.Build(t, "prompter")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var buf syncBuffer
+	w, err := cast.NewWriter(&buf, cast.Header{Width: 80, Height: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, updates, reports := deskRun(t, ctx, `
+version: 1
+name: recorded
+spawn: {command: [%q, -q, "Start? ", -q, "Name: "]}
+settings: {settle: 50ms, min_send_interval: 0s}
+timeouts: {prompt: 1m}
+rules:
+  - {name: start, match: "Start?", line: "y"}
+`, []any{prompter}, runner.WithRecording(w))
+	q := nextQuestion(t, updates)
+	if _, err := d.Answer(ctx, ask.Answer{Question: q.ID, Text: ptr("bob"), By: "alice", Channel: ask.ChannelCLI}); err != nil {
+		t.Fatal(err)
+	}
+	wantOutcome(t, <-reports, engine.Done, 0)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := cast.Parse(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range rec.Events {
+		if e.Kind != "o" {
+			kinds = append(kinds, e.Kind+":"+e.Data)
+		}
+	}
+	if got := strings.Join(kinds, " "); !strings.Contains(got, "m:clai-send i:y\r i:bob\r") {
+		t.Fatalf("recorded %q", got)
+	}
+}

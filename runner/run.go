@@ -199,15 +199,18 @@ func live(ctx context.Context, o options, pb *playbooks.Playbook, vars map[strin
 	rec := report.NewBuilder(pb, report.Config{Mode: mode, NoTimeline: o.noTimeline, Mask: redact.String})
 	var d *desk
 	var who string
+	id := sessionID()
 	if o.terminal != nil {
 		who = person()
 	}
 	if o.desk != nil {
-		d = newDesk(ask.Session{ID: sessionID(), Name: pb.Name, Playbook: pb.Path, Program: spawn.Argv, PID: os.Getpid(), State: string(engine.Starting)})
+		now := o.clock.Now()
+		d = newDesk(ask.Session{ID: id, Name: pb.Name, Playbook: pb.Path, Program: spawn.Argv, PID: os.Getpid(),
+			State: string(engine.Starting), Since: now, Started: now})
 	}
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: envMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String,
-		Session: d.id(), Person: who, Remote: o.remote})
+		Session: id, Person: who, Remote: o.remote})
 
 	restore := func() {}
 	if t := o.terminal; t != nil {
@@ -416,11 +419,6 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 	}
 	if s.desk != nil {
 		s.o.desk(s.desk)
-		defer func() {
-			if s.result != nil {
-				s.desk.finish(clock.Now(), s.screenNow(), *s.result)
-			}
-		}()
 	}
 	s.apply(s.engine.Start(clock.Now()))
 	wr, direct := s.drv.(driver.WaitReader)
@@ -433,6 +431,10 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 		s.readLoop(parent, wr)
 	} else {
 		s.selectLoop(ctx, parent)
+	}
+	if s.desk != nil {
+		// Said at once: ending the program may take a while yet.
+		s.desk.finish(clock.Now(), s.screenNow(), *s.result)
 	}
 	if s.kill {
 		_ = s.drv.Close()
@@ -542,7 +544,9 @@ func (s *session) apply(actions []engine.Action) {
 				// What the person typed before goes first.
 				_ = s.inputRedact.Flush()
 				t := s.since()
-				if !send.Reply {
+				if !send.Reply && !send.Person {
+					// A person's answer is recorded as what they typed: a
+					// replay hands it to clai as their input.
 					_ = r.Marker(t, MarkerSend)
 				}
 				_ = r.Input(t, shown)

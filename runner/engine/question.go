@@ -39,6 +39,15 @@ func (e *Engine) Shown() (text, hash string) {
 	return text, hex.EncodeToString(sum[:8])
 }
 
+// ShownColoured returns the screen with its colours, as escape sequences,
+// secrets masked; empty where there is no screen (stream matching).
+func (e *Engine) ShownColoured() string {
+	if c := e.view.coloured(); c != "" {
+		return e.redact(c)
+	}
+	return ""
+}
+
 // askLater opens a question once the output has settled after a hand-over
 // to a person, for why and detail.
 func (e *Engine) askLater(why ask.Reason, detail string) {
@@ -226,6 +235,7 @@ func (e *Engine) answeredBy(decision string) {
 // typeAnswer types a person's answer: it is never a would-send, as a person's
 // keys at the terminal are not, and only what the program shows after it acts.
 func (e *Engine) typeAnswer(s Send) {
+	s.Person = true
 	e.addSend(s)
 	e.lastSend, e.sent = e.now, true
 	e.view.answered(false)

@@ -257,3 +257,46 @@ func TestAnswerWaitsForMinSendInterval(t *testing.T) {
 	s.advance(time.Second)
 	s.wantSent("y\r", "bob\r")
 }
+
+// Each hand-over opens a question with its reason once the output settles:
+// a rule over its limit, a choose that cannot find its option, Ctrl-C at the
+// terminal, no output for timeouts.idle.
+func TestHandOverReasons(t *testing.T) {
+	t.Parallel()
+	const settle = "settings: {settle: 100ms}\n"
+	cases := []struct {
+		name, body string
+		cfg        engine.Config
+		act        func(s *sim)
+		want       ask.Reason
+		detail     string
+	}{
+		{"limit", settle + "timeouts: {prompt: 1m}\nrules:\n  - {name: again, match: \"Again?\", line: \"y\", limit: 1}\n", engine.Config{Remote: true}, func(s *sim) {
+			s.out(time.Millisecond, "Again? ")
+			s.out(10*time.Millisecond, "y\r\nAgain? ")
+		}, ask.Limit, `rule "again" reached its limit of 1`},
+		{"choose", "settings: {match: screen, settle: 100ms}\ntimeouts: {prompt: 1m}\nrules:\n  - {name: pick, match: \"Pick one\", choose: \"Banana\"}\n", engine.Config{Remote: true, Rows: 10, Cols: 60}, func(s *sim) {
+			s.out(time.Millisecond, "Pick one\r\n❯ 1. Apple\r\n  2. Cherry\r\n")
+		}, ask.Choose, "no such option on screen"},
+		{"interrupt", settle, engine.Config{Interactive: true}, func(s *sim) {
+			s.out(time.Millisecond, "working\r\n")
+			s.apply(s.e.Interrupt(s.now))
+		}, ask.Interrupt, "Ctrl-C"},
+		{"idle", settle + "timeouts: {idle: 2s, prompt: 1m}\n", engine.Config{Remote: true}, func(s *sim) {
+			s.out(time.Millisecond, "working\r\n")
+		}, ask.Idle, "no output for 2s"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSim(t, header+c.body, c.cfg)
+			c.act(s)
+			s.advance(3 * time.Second)
+			s.wantState(engine.Manual)
+			q := s.e.Question()
+			if q == nil || q.Reason != c.want || !strings.Contains(q.Detail, c.detail) {
+				t.Fatalf("question %+v\n%s", q, s.timeline())
+			}
+		})
+	}
+}

@@ -190,6 +190,8 @@ func (v *screenView) shownDanger(rules []*playbooks.Danger, text []byte) []dange
 
 func (v *screenView) screen() string { return v.scr.Text() }
 
+func (v *screenView) coloured() string { return v.scr.ANSI() }
+
 // tail returns the screen.
 func (v *screenView) tail(redact func(string) string) string { return redact(v.scr.Text()) }
 

@@ -65,6 +65,9 @@ type Send struct {
 	// position, device attributes): it goes out even in a dry run, since without
 	// it the program would hang, and it is not one of clai's decisions.
 	Reply bool
+	// Person marks a person's answer to a question (see Engine.Answer): it is
+	// what they typed, not one of clai's decisions.
+	Person bool
 }
 
 // Kill asks for the program to be ended.

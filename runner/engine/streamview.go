@@ -92,6 +92,8 @@ func (v *streamView) shownDanger([]*playbooks.Danger, []byte) []dangerHit { retu
 
 func (v *streamView) screen() string { return "" }
 
+func (v *streamView) coloured() string { return "" }
+
 // tail returns the last few hundred bytes of output, answered or not.
 func (v *streamView) tail(redact func(string) string) string {
 	const n = 300

@@ -70,8 +70,10 @@ type view interface {
 	shownDanger(rules []*playbooks.Danger, text []byte) []dangerHit
 
 	// screen returns the screen as a person sees it, for events and the screen
-	// value of expressions; empty on a stream.
+	// value of expressions; empty on a stream. coloured returns it with its
+	// colours, as escape sequences; empty on a stream.
 	screen() string
+	coloured() string
 	// tail returns the last output for a message, masked by redact before it
 	// is cut.
 	tail(redact func(string) string) string

@@ -308,6 +308,14 @@ func (s *Screen) Text() string {
 	return s.text
 }
 
+// ANSI returns the visible screen with its colours and attributes, as escape
+// sequences a terminal draws: one line per row, for a person who watches the
+// screen from elsewhere.
+func (s *Screen) ANSI() string {
+	s.sync()
+	return s.emu.Render()
+}
+
 // TextAtCursor returns Text with the blanks between the end of the cursor's
 // row and the cursor kept, when the cursor is visible and the row holds text:
 // a prompt drawn with a trailing space ("Password: ") and the cursor after it
