@@ -133,12 +133,15 @@ func build(id string, ev playbooks.NotifyEvent, u ask.Update, s ask.Session) *No
 	return n
 }
 
-// answerCommands are the commands a person types to answer q: the options'
-// labels come from the program, so each is quoted for a POSIX shell.
+// answerCommands are the commands a person types to answer q, and only q:
+// one pasted after it closed is refused rather than typed at the next
+// question. The options' labels come from the program, so each is quoted for
+// a POSIX shell.
 func answerCommands(session string, q *ask.Question) *HowToAnswer {
-	a := &HowToAnswer{Text: fmt.Sprintf("clai answer %s TEXT", shellQuote(session))}
+	answer := fmt.Sprintf("clai answer --question %s", shellQuote(q.ID))
+	a := &HowToAnswer{Text: fmt.Sprintf("%s %s TEXT", answer, shellQuote(session))}
 	for _, o := range q.Options {
-		a.Choose = append(a.Choose, fmt.Sprintf("clai answer %s --choose %s", shellQuote(session), shellQuote(o.Label)))
+		a.Choose = append(a.Choose, fmt.Sprintf("%s --choose %s %s", answer, shellQuote(o.Label), shellQuote(session)))
 	}
 	return a
 }

@@ -97,7 +97,7 @@ func TestWebhookSignedAndSchemaValid(t *testing.T) {
 		len(n.Question.Options) != 2 || n.Session.ID != "7f3c2a1e" || r.header.Get(notify.HeaderDelivery) != n.ID {
 		t.Errorf("notification: %s", r.body)
 	}
-	want := []string{"clai answer 7f3c2a1e --choose y", "clai answer 7f3c2a1e --choose N"}
+	want := []string{"clai answer --question q1 --choose y 7f3c2a1e", "clai answer --question q1 --choose N 7f3c2a1e"}
 	if n.Answer == nil || !slices.Equal(n.Answer.Choose, want) {
 		t.Errorf("answer: %+v, want choose %q", n.Answer, want)
 	}
@@ -159,7 +159,7 @@ func TestNtfy(t *testing.T) {
 	if r.path != "/clai-alerts" || r.header.Get("Title") != "clai: installer asks" {
 		t.Errorf("ntfy request: path %q, title %q", r.path, r.header.Get("Title"))
 	}
-	for _, want := range []string{"Continue? [y/N]", "options: y, N", "Writing config...", "clai answer 7f3c2a1e --choose y"} {
+	for _, want := range []string{"Continue? [y/N]", "options: y, N", "Writing config...", "clai answer --question q1 --choose y 7f3c2a1e"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the message lacks %q:\n%s", want, body)
 		}
@@ -426,7 +426,7 @@ func TestHostileLabelsQuoted(t *testing.T) {
 	sender.Close()
 	var n notify.Notification
 	_ = json.Unmarshal((<-got).body, &n)
-	want := []string{`clai answer 7f3c2a1e --choose '$(rm -rf ~)'`, `clai answer 7f3c2a1e --choose 'it'\''s; reboot'`}
+	want := []string{`clai answer --question q1 --choose '$(rm -rf ~)' 7f3c2a1e`, `clai answer --question q1 --choose 'it'\''s; reboot' 7f3c2a1e`}
 	if !slices.Equal(n.Answer.Choose, want) {
 		t.Errorf("choose commands %q, want %q", n.Answer.Choose, want)
 	}
