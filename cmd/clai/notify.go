@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 
 	"go.uber.org/zap"
 
@@ -13,10 +15,12 @@ import (
 // openNotifier opens the notification targets of the user config file and
 // of pb, in that order, and starts their sender; nil when there are none. A
 // config file that does not load, a variable a target reads that is not set
-// or a secret that cannot be read refuses the run before anything starts.
-func openNotifier(pb *playbooks.Playbook, environ []string, logger *zap.Logger) (*notify.Sender, error) {
+// or a secret that cannot be read refuses the run before anything starts; a
+// config file others may read is warned of on stderr.
+func openNotifier(stderr io.Writer, pb *playbooks.Playbook, environ []string, logger *zap.Logger) (*notify.Sender, error) {
 	specs := pb.Notify
 	if path := playbooks.ConfigPath(environ); path != "" {
+		warnIfExposed(stderr, path)
 		cfg, err := playbooks.LoadConfig(path)
 		if err != nil {
 			var list interface{ Count() (int, int) }
@@ -45,4 +49,14 @@ func openNotifier(pb *playbooks.Playbook, environ []string, logger *zap.Logger) 
 		return nil, usage(err)
 	}
 	return notify.NewSender(routes, notify.WithLogger(logger)), nil
+}
+
+// warnIfExposed says on stderr that the config file at path, where tokens
+// are kept, may be read by other users.
+func warnIfExposed(stderr io.Writer, path string) {
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	fmt.Fprintf(stderr, "clai: warning: %s may be read by other users (mode %04o) and holds tokens: chmod 600 %s\n", path, info.Mode().Perm(), path)
 }

@@ -67,7 +67,11 @@ func TestRunNotifiesAQuestion(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := fmt.Sprintf("notify:\n  - command: [sh, -c, 'cat > \"$0\"', %q]\n    on: [question]\n", got)
-	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
+	// A config file others may read is warned of: it holds tokens.
+	if err := os.WriteFile(config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(config, 0o644); err != nil { // whatever the umask
 		t.Fatal(err)
 	}
 	const password = "ntfy-pa55word-e2e"
@@ -101,6 +105,9 @@ func TestRunNotifiesAQuestion(t *testing.T) {
 	end := <-posts
 	if !strings.Contains(end.header.Get("Title"), "clai: notify-e2e ended") || !strings.Contains(stderr.String(), "within timeouts.prompt") {
 		t.Errorf("the end's title %q; stderr:\n%s", end.header.Get("Title"), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "config.yaml may be read by other users (mode 0644)") {
+		t.Errorf("no warning of the config file's mode:\n%s", stderr.String())
 	}
 	rep, _ := os.ReadFile(report)
 	logData, _ := os.ReadFile(logFile)

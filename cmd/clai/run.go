@@ -143,7 +143,7 @@ func runCommand() *cli.Command {
 			// for them at a question. A dry run tells nobody.
 			var notifier *notify.Sender
 			if !c.Bool("dry-run") {
-				if notifier, err = openNotifier(pb, os.Environ(), logger); err != nil {
+				if notifier, err = openNotifier(c.App.ErrWriter, pb, os.Environ(), logger); err != nil {
 					return err
 				}
 			}
