@@ -38,6 +38,10 @@ func ExpandVars(s string, lookup func(string) string) (string, error) {
 	}
 }
 
+// RequiredVars returns the names of the ${VAR}s of s without a default, in
+// order: those ExpandVars can only fill from the environment.
+func RequiredVars(s string) []string { return expansions(s, false) }
+
 // expansions returns the names of the ${VAR}s of s, in order; withDefault says
 // whether to include those with a default (${VAR:-default}).
 func expansions(s string, withDefault bool) []string {

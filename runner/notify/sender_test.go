@@ -448,6 +448,11 @@ func TestOpenNeverShowsSecrets(t *testing.T) {
 	if _, err := notify.Open(s, notify.Environment{}); err == nil || !strings.Contains(err.Error(), "TOPIC is not set") {
 		t.Errorf("a missing variable: %v", err)
 	}
+	// The same variable with a default elsewhere in the URL is still needed.
+	s.URL = "ntfy://ntfy.example/${TOPIC}?title=${TOPIC:-clai}"
+	if _, err := notify.Open(s, notify.Environment{}); err == nil || !strings.Contains(err.Error(), "TOPIC is not set") {
+		t.Errorf("a variable needed once and defaulted once: %v", err)
+	}
 	s.URL = "telegram://${TG}@telegram"
 	_, err := notify.Open(s, notify.Environment{Environ: []string{"TG=123456:AAH-secret-part"}})
 	if err == nil || strings.Contains(err.Error(), "AAH-secret") || strings.Contains(err.Error(), "123456") {

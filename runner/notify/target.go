@@ -53,8 +53,8 @@ func Open(spec *playbooks.Notify, env Environment) (Target, error) {
 }
 
 // expand reads the ${NAME}s of raw from the environment; a variable that is
-// not set (and has no default) is an error that names it. The values read
-// are returned for the mask.
+// not set (or empty) and has no default is an error that names it. The
+// values read are returned for the mask.
 func expand(raw string, environ []string) (string, []string, error) {
 	env := map[string]string{}
 	for _, kv := range environ {
@@ -62,29 +62,21 @@ func expand(raw string, environ []string) (string, []string, error) {
 			env[k] = v
 		}
 	}
-	var missing []string
+	for _, name := range playbooks.RequiredVars(raw) {
+		if env[name] == "" {
+			return "", nil, fmt.Errorf("the environment variable %s is not set", name)
+		}
+	}
 	var values []string
 	out, err := playbooks.ExpandVars(raw, func(name string) string {
-		v, ok := env[name]
-		if !ok || v == "" {
-			missing = append(missing, name)
-		}
-		values = append(values, v)
-		return v
+		values = append(values, env[name])
+		return env[name]
 	})
 	if err != nil {
 		return "", nil, errors.New("the URL's ${…} does not parse")
 	}
-	// A variable with a default that is used is no error.
-	for _, name := range missing {
-		if !hasDefault(raw, name) {
-			return "", nil, fmt.Errorf("the environment variable %s is not set", name)
-		}
-	}
 	return out, values, nil
 }
-
-func hasDefault(raw, name string) bool { return strings.Contains(raw, "${"+name+":-") }
 
 // mask replaces what must not be shown in a message.
 type mask struct {
