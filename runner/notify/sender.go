@@ -129,7 +129,11 @@ func (s *Sender) Watch(desk ask.Desk) {
 			if !ok {
 				return
 			}
-			s.Notify(u, desk.Session())
+			// Most updates (the screen, clai's answers) tell nobody: the
+			// session is not asked for those.
+			if candidates(u) != nil {
+				s.Notify(u, desk.Session())
+			}
 		}
 	}()
 }
