@@ -418,7 +418,6 @@ func (d *decoder) fields(n ast.Node, what string, known []string, handle func(ke
 
 // reserved are keys of later versions of the format: rejected, with a word on why.
 var reserved = map[string]string{
-	"notify":  "notifications are not part of playbook version 1 yet; remove the notify section",
 	"suggest": "answer suggestions are not part of playbook version 1 yet; remove the suggest section",
 }
 

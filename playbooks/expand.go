@@ -37,3 +37,28 @@ func ExpandVars(s string, lookup func(string) string) (string, error) {
 		s = s[i+end+1:]
 	}
 }
+
+// RequiredVars returns the names of the ${VAR}s of s without a default, in
+// order: those ExpandVars can only fill from the environment.
+func RequiredVars(s string) []string { return expansions(s, false) }
+
+// expansions returns the names of the ${VAR}s of s, in order; withDefault says
+// whether to include those with a default (${VAR:-default}).
+func expansions(s string, withDefault bool) []string {
+	var names []string
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			return names
+		}
+		end := strings.IndexByte(s[i:], '}')
+		if end < 0 {
+			return names
+		}
+		name, _, hasDef := strings.Cut(s[i+2:i+end], ":-")
+		if name != "" && (withDefault || !hasDef) {
+			names = append(names, name)
+		}
+		s = s[i+end+1:]
+	}
+}

@@ -62,6 +62,7 @@ func LintContext(ctx context.Context, paths []string) LintResult {
 			res.Findings = append(res.Findings, findings...)
 			if pb != nil {
 				res.Playbooks[f] = pb
+				res.Findings = append(res.Findings, MissingEnv(pb, os.Environ())...)
 			}
 		}
 	}

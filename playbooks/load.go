@@ -83,7 +83,10 @@ func Parse(name string, src []byte) (*Playbook, diag.List) {
 	return pb, d.diags
 }
 
-func (d *decoder) playbook(src []byte) *Playbook {
+// document parses src, one YAML document, and returns its root with its
+// aliases linked, or nil when there is none; emptyHint says what an empty
+// file should start with ("": an empty file is no error).
+func (d *decoder) document(src []byte, emptyHint string) ast.Node {
 	file, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		d.syntaxError(err)
@@ -96,7 +99,9 @@ func (d *decoder) playbook(src []byte) *Playbook {
 		}
 	}
 	if len(docs) == 0 {
-		d.report(Pos{File: d.file, Line: 1, Col: 1}, diag.Error, "schema", "start with version: 1, name: and spawn:", "the file is empty")
+		if emptyHint != "" {
+			d.report(Pos{File: d.file, Line: 1, Col: 1}, diag.Error, "schema", emptyHint, "the file is empty")
+		}
 		return nil
 	}
 	if len(docs) > 1 {
@@ -104,8 +109,16 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	}
 	root := docs[0].Body
 	d.linkAliases(root)
+	return root
+}
+
+func (d *decoder) playbook(src []byte) *Playbook {
+	root := d.document(src, "start with version: 1, name: and spawn:")
+	if root == nil {
+		return nil
+	}
 	pb := &Playbook{Pos: d.pos(root), Path: d.file, Source: src}
-	top := []string{"version", "name", "description", "extends", "spawn", "vars", "settings", "timeouts", "steps", "rules", "danger", "nudge", "tests"}
+	top := []string{"version", "name", "description", "extends", "spawn", "vars", "settings", "timeouts", "steps", "rules", "danger", "nudge", "notify", "tests"}
 	present, ok := d.fields(root, "the playbook", top, func(string, ast.Node) {})
 	if !ok {
 		return nil
@@ -184,6 +197,9 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	}
 	if e, ok := present["nudge"]; ok {
 		pb.Nudge = d.nudge(e.value, pb.Nudge)
+	}
+	if e, ok := present["notify"]; ok {
+		pb.Notify = d.notifyList(e.value, false)
 	}
 	if e, ok := present["tests"]; ok {
 		items, _ := d.seq(e.value, "tests")

@@ -36,7 +36,10 @@ type Playbook struct {
 	Danger   []*Danger
 	// Nudge is nil when the playbook has no nudge section.
 	Nudge *Nudge
-	Tests []*Test
+	// Notify are the playbook's notification targets (the user config's
+	// are added when the run starts).
+	Notify []*Notify
+	Tests  []*Test
 
 	// keys are the top-level keys the file gives, so extends knows what the
 	// playbook sets itself.

@@ -21,8 +21,18 @@ import (
 // run's goroutine, and must not block; the Desk stays usable from any
 // goroutine, and once the run ended it says so (Answer refuses with
 // ask.RefusedEnded, Watch's channels are closed). A run without it carries no
-// question machinery beyond the engine's.
-func WithDesk(ready func(ask.Desk)) Option { return func(o *options) { o.desk = ready } }
+// question machinery beyond the engine's. Each WithDesk of a run is handed
+// the Desk, in the order given: the session's server and the notifications
+// each take theirs.
+func WithDesk(ready func(ask.Desk)) Option {
+	return func(o *options) {
+		if before := o.desk; before != nil {
+			o.desk = func(d ask.Desk) { before(d); ready(d) }
+			return
+		}
+		o.desk = ready
+	}
+}
 
 // WithRemote says that a person may answer from elsewhere (a Desk's Answer):
 // a headless run handed over to a person then waits timeouts.prompt for an

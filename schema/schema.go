@@ -22,6 +22,16 @@ func Report() []byte {
 	return append([]byte(nil), report...)
 }
 
+//go:embed notification.schema.json
+var notification []byte
+
+// Notification returns the JSON Schema (draft 2020-12) of a notification, the
+// body a webhook target receives and a command target reads on stdin,
+// version 1. The result is a copy: callers may modify it.
+func Notification() []byte {
+	return append([]byte(nil), notification...)
+}
+
 //go:embed question.schema.json
 var question []byte
 

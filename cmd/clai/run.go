@@ -18,6 +18,7 @@ import (
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/eventlog"
+	"github.com/clai-sh/clai/runner/notify"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -141,11 +142,25 @@ func runCommand() *cli.Command {
 				out.record = rec
 				opts = append(opts, runner.WithRecording(rec.Writer))
 			}
+			// Notified people answer from elsewhere: a headless run waits
+			// for them at a question. A dry run tells nobody.
+			var notifier *notify.Sender
+			if !c.Bool("dry-run") {
+				if notifier, err = openNotifier(c.App.ErrWriter, pb, os.Environ(), logger); err != nil {
+					return err
+				}
+			}
+			if notifier != nil {
+				opts = append(opts, runner.WithDesk(notifier.Watch), runner.WithRemote(true))
+			}
 			// The run is registered and served while it lives (clai
 			// sessions, clai answer).
 			served := newSessionServer(c.App.ErrWriter)
 			report, err := runner.Run(c.Context, pb, append(opts, runner.WithDesk(served.ready))...)
 			served.close(c.App.ErrWriter)
+			if notifier != nil {
+				notifier.Close() // what is not sent has notify.Grace at most
+			}
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused
 				// for what it was given, 1 for anything else.

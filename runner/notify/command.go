@@ -1,0 +1,63 @@
+package notify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// maxStderr is how much of a command target's stderr its error quotes.
+const maxStderr = 512
+
+// commandTarget runs a program with the notification's JSON on its stdin.
+type commandTarget struct {
+	argv []string
+}
+
+func (t *commandTarget) Name() string { return "command " + filepath.Base(t.argv[0]) }
+
+// Deliver runs the program until it exits or ctx ends; then it is killed
+// with every process of its group.
+func (t *commandTarget) Deliver(ctx context.Context, n *Notification) error {
+	body, err := json.Marshal(n)
+	if err != nil {
+		return fmt.Errorf("encode the notification: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, t.argv[0], t.argv[1:]...)
+	cmd.Stdin = bytes.NewReader(body)
+	stderr := &capped{max: maxStderr}
+	cmd.Stderr = stderr
+	ownGroup(cmd)
+	// A grandchild that keeps stderr open does not hold Wait past the kill.
+	cmd.WaitDelay = time.Second
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: killed: %w", t.Name(), context.Cause(ctx))
+	}
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg != "" {
+			return fmt.Errorf("%s: %w: %s", t.Name(), err, oneLine(msg))
+		}
+		return fmt.Errorf("%s: %w", t.Name(), err)
+	}
+	return nil
+}
+
+// capped keeps the first max bytes written to it.
+type capped struct {
+	bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.Len(); room > 0 {
+		c.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
