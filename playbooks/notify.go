@@ -83,6 +83,9 @@ type Notify struct {
 	Dedup time.Duration
 	// Timeout bounds one attempt to deliver.
 	Timeout time.Duration
+	// NoDashboardLink (dashboard_link: false) keeps the running dashboard's
+	// URL, and so its token, out of the target's notifications.
+	NoDashboardLink bool
 	// FromConfig is set for a target of the user's config file.
 	FromConfig bool
 	// AddressPos is where its url or webhook is written.
@@ -144,7 +147,7 @@ var tokenPlaces = map[string]string{
 var secretQueryKey = regexp.MustCompile(`(?i)token|secret|pass|key|auth|credential`)
 
 // notifyKeys are a target's keys in documentation order.
-var notifyKeys = []string{"url", "webhook", "command", "desktop", "on", "rate", "dedup", "timeout"}
+var notifyKeys = []string{"url", "webhook", "command", "desktop", "on", "rate", "dedup", "timeout", "dashboard_link"}
 
 // notifyList decodes a notify: list; inConfig says it is the user config's.
 func (d *decoder) notifyList(n ast.Node, inConfig bool) []*Notify {
@@ -187,6 +190,9 @@ func (d *decoder) notifyTarget(n ast.Node, index int, inConfig bool) *Notify {
 			if dur, ok := d.duration(v, sub(what, "timeout")); ok {
 				t.Timeout = d.notifyTimeout(v, sub(what, "timeout"), dur)
 			}
+		case "dashboard_link":
+			link, ok := d.boolean(v, sub(what, "dashboard_link"))
+			t.NoDashboardLink = ok && !link
 		}
 	})
 	if !ok {

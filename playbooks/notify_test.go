@@ -24,6 +24,7 @@ notify:
     dedup: 0
   - webhook: {url: "https://${HOOK_HOST}/hook", secret: "file:hook.key"}
     timeout: 2s
+    dashboard_link: false
   - command: [notify-me, -u]
   - desktop: true
 `)
@@ -41,6 +42,9 @@ notify:
 	if w.Kind != playbooks.NotifyWebhook || w.Webhook.Secret == nil || w.Webhook.Secret.Source != playbooks.SecretFile ||
 		w.Timeout != 2*time.Second || !slices.Equal(w.Env(), []string{"HOOK_HOST"}) {
 		t.Errorf("webhook target: %+v %+v", w, w.Webhook)
+	}
+	if !w.NoDashboardLink || u.NoDashboardLink {
+		t.Errorf("dashboard_link: false is the webhook's alone: %v, %v", w.NoDashboardLink, u.NoDashboardLink)
 	}
 	if c.Kind != playbooks.NotifyCommand || !slices.Equal(c.Command, []string{"notify-me", "-u"}) {
 		t.Errorf("command target: %+v", c)
