@@ -408,6 +408,11 @@ func (d *decoder) literalToken(n ast.Node, what string, u *url.URL, place string
 // reads that environ does not set: clai run would refuse to start. The
 // environment is the machine's, so only lint calls it, with its own.
 func MissingEnv(pb *Playbook, environ []string) diag.List {
+	return missingEnv(pb.Notify, environ)
+}
+
+// missingEnv is MissingEnv of the targets of a notify: list.
+func missingEnv(targets []*Notify, environ []string) diag.List {
 	set := map[string]bool{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok && v != "" {
@@ -415,7 +420,7 @@ func MissingEnv(pb *Playbook, environ []string) diag.List {
 		}
 	}
 	var out diag.List
-	for i, t := range pb.Notify {
+	for i, t := range targets {
 		for _, name := range t.Env() {
 			if !set[name] {
 				out = append(out, diag.Diagnostic{Pos: t.AddressPos, Severity: diag.Warning, Rule: "missing-env",
