@@ -65,6 +65,29 @@ func LoadConfig(path string) (*Config, error) {
 	return cfg, nil
 }
 
+// LintConfig checks the user config file at path as clai run reads it: its
+// findings are those of a playbook's notify: list (but literal-secret: the
+// file is the place for tokens), missing-env of environ included. src is
+// what was read; found is false, with no finding, when there is no file at
+// path.
+func LintConfig(path string, environ []string) (findings diag.List, src []byte, found bool) {
+	src, err := readPlaybook(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, false
+	case errors.Is(err, errTooLarge):
+		return diag.List{tooLarge(path)}, nil, true
+	case err != nil:
+		return diag.List{ioFinding(path, err)}, nil, true
+	}
+	cfg, findings := ParseConfig(path, src)
+	if cfg != nil {
+		findings = append(findings, missingEnv(cfg.Notify, environ)...)
+	}
+	findings.Sort()
+	return findings, src, true
+}
+
 // ParseConfig decodes a user config file. Its only key today is notify:, a
 // list of targets as in a playbook; a token may be written out in it (it is
 // the place for them), so the literal-secret check does not apply.

@@ -83,6 +83,9 @@ type Notify struct {
 	Dedup time.Duration
 	// Timeout bounds one attempt to deliver.
 	Timeout time.Duration
+	// NoDashboardLink (dashboard_link: false) keeps the running dashboard's
+	// URL, and so its token, out of the target's notifications.
+	NoDashboardLink bool
 	// FromConfig is set for a target of the user's config file.
 	FromConfig bool
 	// AddressPos is where its url or webhook is written.
@@ -144,7 +147,7 @@ var tokenPlaces = map[string]string{
 var secretQueryKey = regexp.MustCompile(`(?i)token|secret|pass|key|auth|credential`)
 
 // notifyKeys are a target's keys in documentation order.
-var notifyKeys = []string{"url", "webhook", "command", "desktop", "on", "rate", "dedup", "timeout"}
+var notifyKeys = []string{"url", "webhook", "command", "desktop", "on", "rate", "dedup", "timeout", "dashboard_link"}
 
 // notifyList decodes a notify: list; inConfig says it is the user config's.
 func (d *decoder) notifyList(n ast.Node, inConfig bool) []*Notify {
@@ -187,6 +190,9 @@ func (d *decoder) notifyTarget(n ast.Node, index int, inConfig bool) *Notify {
 			if dur, ok := d.duration(v, sub(what, "timeout")); ok {
 				t.Timeout = d.notifyTimeout(v, sub(what, "timeout"), dur)
 			}
+		case "dashboard_link":
+			link, ok := d.boolean(v, sub(what, "dashboard_link"))
+			t.NoDashboardLink = ok && !link
 		}
 	})
 	if !ok {
@@ -402,6 +408,11 @@ func (d *decoder) literalToken(n ast.Node, what string, u *url.URL, place string
 // reads that environ does not set: clai run would refuse to start. The
 // environment is the machine's, so only lint calls it, with its own.
 func MissingEnv(pb *Playbook, environ []string) diag.List {
+	return missingEnv(pb.Notify, environ)
+}
+
+// missingEnv is MissingEnv of the targets of a notify: list.
+func missingEnv(targets []*Notify, environ []string) diag.List {
 	set := map[string]bool{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok && v != "" {
@@ -409,7 +420,7 @@ func MissingEnv(pb *Playbook, environ []string) diag.List {
 		}
 	}
 	var out diag.List
-	for i, t := range pb.Notify {
+	for i, t := range targets {
 		for _, name := range t.Env() {
 			if !set[name] {
 				out = append(out, diag.Diagnostic{Pos: t.AddressPos, Severity: diag.Warning, Rule: "missing-env",

@@ -1,6 +1,7 @@
 package playbooks_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,7 @@ notify:
     dedup: 0
   - webhook: {url: "https://${HOOK_HOST}/hook", secret: "file:hook.key"}
     timeout: 2s
+    dashboard_link: false
   - command: [notify-me, -u]
   - desktop: true
 `)
@@ -41,6 +43,9 @@ notify:
 	if w.Kind != playbooks.NotifyWebhook || w.Webhook.Secret == nil || w.Webhook.Secret.Source != playbooks.SecretFile ||
 		w.Timeout != 2*time.Second || !slices.Equal(w.Env(), []string{"HOOK_HOST"}) {
 		t.Errorf("webhook target: %+v %+v", w, w.Webhook)
+	}
+	if !w.NoDashboardLink || u.NoDashboardLink {
+		t.Errorf("dashboard_link: false is the webhook's alone: %v, %v", w.NoDashboardLink, u.NoDashboardLink)
 	}
 	if c.Kind != playbooks.NotifyCommand || !slices.Equal(c.Command, []string{"notify-me", "-u"}) {
 		t.Errorf("command target: %+v", c)
@@ -98,5 +103,52 @@ func TestConfigFile(t *testing.T) {
 	_, err = playbooks.LoadConfig(path)
 	if err == nil || !strings.Contains(err.Error(), `config.yaml:1:1: error: unknown key "notfy" in the config file, did you mean "notify"?`) {
 		t.Errorf("a misspelt key: %v", err)
+	}
+}
+
+// TestLintConfig: the config file's notify: list gets a playbook's findings,
+// each at its file:line:col with a hint, missing-env included; no file is no
+// finding.
+func TestLintConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	if findings, _, found := playbooks.LintConfig(path, nil); found || len(findings) != 0 {
+		t.Fatalf("no file: found %v, %v", found, findings)
+	}
+	src := "notify:\n" +
+		"  - url: \"ntfyy://ntfy.sh/alerts\"\n" +
+		"  - url: \"ntfy://ntfy.sh/${TOPIC}\"\n" +
+		"    timeout: 9m\n" +
+		"  - url: \"telegram://123:AAH-token@telegram?chats=42\"\n"
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	findings, got, found := playbooks.LintConfig(path, []string{"HOME=/nowhere"})
+	if !found || string(got) != src {
+		t.Fatalf("found %v, source %q", found, got)
+	}
+	var lines []string
+	for _, f := range findings {
+		if f.Hint == "" {
+			t.Errorf("no hint: %v", f)
+		}
+		lines = append(lines, fmt.Sprintf("%s:%d:%d %s %s", filepath.Base(f.Pos.File), f.Pos.Line, f.Pos.Col, f.Severity, f.Rule))
+	}
+	want := []string{"config.yaml:2:10 error notify", "config.yaml:4:14 error notify"}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s\n%v", strings.Join(lines, "\n"), strings.Join(want, "\n"), findings)
+	}
+	// As for a playbook, missing-env is checked once the file has no error.
+	src = "notify:\n  - url: \"ntfy://ntfy.sh/${TOPIC}\"\n"
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	findings, _, _ = playbooks.LintConfig(path, []string{"HOME=/nowhere"})
+	if len(findings) != 1 || findings[0].Rule != "missing-env" || findings[0].Pos.Line != 2 || findings[0].Pos.Col != 10 {
+		t.Errorf("a ${TOPIC} not set: %v", findings)
+	}
+	if findings, _, _ = playbooks.LintConfig(path, []string{"TOPIC=alerts"}); len(findings) != 0 {
+		t.Errorf("with TOPIC set: %v", findings)
 	}
 }

@@ -58,7 +58,16 @@ func dashboardCommand() *cli.Command {
 					fmt.Fprintf(c.App.ErrWriter, "clai dashboard: "+format+"\n", args...)
 				},
 			})
-			printDashboardURL(c.App.Writer, c.App.ErrWriter, ln.Addr().(*net.TCPAddr), hostname, token, exposed)
+			url := dashboardURL(ln.Addr().(*net.TCPAddr), hostname, token)
+			// The runs of this user put the URL in their notifications,
+			// from before it is printed.
+			announced, err := reg.AnnounceDashboard(url)
+			if err != nil {
+				fmt.Fprintf(c.App.ErrWriter, "clai dashboard: warning: notifications will not name this dashboard: %v\n", err)
+			} else {
+				defer announced.Close()
+			}
+			printDashboardURL(c.App.Writer, c.App.ErrWriter, ln.Addr().(*net.TCPAddr), url, exposed)
 			if err := srv.Serve(c.Context, ln); err != nil {
 				return failure(err)
 			}
@@ -94,14 +103,19 @@ func dashboardAddr(listen string, listenSet bool, port int, beyond bool) (addr s
 	return net.JoinHostPort(host, p), !loopback, nil
 }
 
-// printDashboardURL prints the page's URL with its token and, when it is
-// exposed, what that exposes.
-func printDashboardURL(out, warn io.Writer, addr *net.TCPAddr, hostname, token string, exposed bool) {
+// dashboardURL is the page's URL with its token: at this machine's name
+// when it listens on every interface.
+func dashboardURL(addr *net.TCPAddr, hostname, token string) string {
 	host := addr.IP.String()
 	if addr.IP.IsUnspecified() && hostname != "" {
 		host = hostname
 	}
-	url := "http://" + net.JoinHostPort(host, strconv.Itoa(addr.Port)) + "/?token=" + token
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(addr.Port)) + "/?token=" + token
+}
+
+// printDashboardURL prints the page's url and, when it listens on addr
+// beyond loopback, what that exposes.
+func printDashboardURL(out, warn io.Writer, addr *net.TCPAddr, url string, exposed bool) {
 	if exposed {
 		fmt.Fprintf(warn, "clai dashboard: listening on %s, beyond this machine's loopback: anyone who can reach it\n"+
 			"  with the token sees every session's screen (secrets masked) and can answer its questions,\n"+

@@ -48,12 +48,14 @@ func TestDashboardAddr(t *testing.T) {
 func TestDashboardURLSaysWhatItExposes(t *testing.T) {
 	t.Parallel()
 	var out, warn bytes.Buffer
-	printDashboardURL(&out, &warn, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8123}, "box", "T", false)
+	loopback := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8123}
+	printDashboardURL(&out, &warn, loopback, dashboardURL(loopback, "box", "T"), false)
 	if out.String() != "clai dashboard: http://127.0.0.1:8123/?token=T\n" || warn.Len() != 0 {
 		t.Fatalf("loopback: %q, %q", out.String(), warn.String())
 	}
 	out.Reset()
-	printDashboardURL(&out, &warn, &net.TCPAddr{IP: net.IPv4zero, Port: 8123}, "box", "T", true)
+	everywhere := &net.TCPAddr{IP: net.IPv4zero, Port: 8123}
+	printDashboardURL(&out, &warn, everywhere, dashboardURL(everywhere, "box", "T"), true)
 	if out.String() != "clai dashboard: http://box:8123/?token=T\n" || !strings.Contains(warn.String(), "beyond this machine's loopback") || !strings.Contains(warn.String(), "not encrypted") {
 		t.Fatalf("exposed: %q, %q", out.String(), warn.String())
 	}

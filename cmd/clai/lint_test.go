@@ -27,7 +27,7 @@ func TestLintGolden(t *testing.T) {
 			seen[f.Rule] = true
 		}
 		var out bytes.Buffer
-		if err := writeLint(&out, &out, "text", res, nil); err != nil {
+		if err := writeLint(&out, &out, "text", res, nil, ""); err != nil {
 			t.Fatal(err)
 		}
 		// Golden files hold paths relative to the repository root.

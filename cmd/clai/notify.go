@@ -10,13 +10,15 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/notify"
+	"github.com/clai-sh/clai/runner/sessions"
 )
 
 // openNotifier opens the notification targets of the user config file and
 // of pb, in that order, and starts their sender; nil when there are none. A
 // config file that does not load, a variable a target reads that is not set
 // or a secret that cannot be read refuses the run before anything starts; a
-// config file others may read is warned of on stderr.
+// config file others may read is warned of on stderr. A question's
+// notification carries the URL of the dashboard that runs when it is sent.
 func openNotifier(stderr io.Writer, pb *playbooks.Playbook, environ []string, logger *zap.Logger) (*notify.Sender, error) {
 	specs := pb.Notify
 	if path := playbooks.ConfigPath(environ); path != "" {
@@ -48,7 +50,18 @@ func openNotifier(stderr io.Writer, pb *playbooks.Playbook, environ []string, lo
 	if err := errors.Join(errs...); err != nil {
 		return nil, usage(err)
 	}
-	return notify.NewSender(routes, notify.WithLogger(logger)), nil
+	return notify.NewSender(routes, notify.WithLogger(logger), notify.WithDashboard(runningDashboard)), nil
+}
+
+// runningDashboard is the URL, with its token, of this user's clai
+// dashboard that runs now; "" when none does or the sessions folder cannot
+// be used (the run says so itself).
+func runningDashboard() string {
+	reg, err := sessions.Open("")
+	if err != nil {
+		return ""
+	}
+	return reg.DashboardURL()
 }
 
 // warnIfExposed says on stderr that the config file at path, where tokens

@@ -121,3 +121,51 @@ func TestRunNotifiesAQuestion(t *testing.T) {
 		}
 	}
 }
+
+// A run of the user of a running clai dashboard puts its URL, with its
+// token, in a question's notification, and nowhere else: not in the log,
+// the report or the run's output.
+func TestRunNotifiesTheDashboard(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	prompter := testprog.Build(t, "prompter")
+	got := filepath.Join(e.dir, "notification.json")
+	config := filepath.Join(e.dir, "config", "clai", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("notify:\n  - command: [sh, -c, 'cat > \"$0\"', %q]\n    on: [question]\n", got)
+	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pb := filepath.Join(e.dir, "ask.yaml")
+	playbook := fmt.Sprintf("version: 1\nname: ask\nspawn: {command: [%q, -q, \"Proceed? [y/n] \"]}\n"+
+		"settings: {settle: 100ms}\ntimeouts: {prompt: 1s}\n", prompter)
+	if err := os.WriteFile(pb, []byte(playbook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.env = append(e.env, "XDG_CONFIG_HOME="+filepath.Join(e.dir, "config"))
+	dashURL := e.startDashboard(t)
+	_, token, _ := strings.Cut(dashURL, "token=")
+
+	logFile, report := filepath.Join(e.dir, "run.log"), filepath.Join(e.dir, "run.json")
+	stdout, stderr, _ := e.clai(t, "run", "--quiet", "--log", logFile, "--report", report, pb)
+	data, err := os.ReadFile(got)
+	if err != nil {
+		t.Fatalf("the command target got nothing: %v\n%s", err, stderr)
+	}
+	var n notify.Notification
+	if err := json.Unmarshal(data, &n); err != nil || n.Answer == nil || n.Answer.Dashboard != dashURL {
+		t.Fatalf("the notification does not name the dashboard %s (%v):\n%s", dashURL, err, data)
+	}
+	rep, _ := os.ReadFile(report)
+	logData, _ := os.ReadFile(logFile)
+	if !bytes.Contains(logData, []byte(notify.LogSent)) {
+		t.Errorf("the log has no %s line:\n%s", notify.LogSent, logData)
+	}
+	for name, text := range map[string]string{"stdout": stdout, "stderr": stderr, "the log": string(logData), "the report": string(rep)} {
+		if strings.Contains(text, token) {
+			t.Errorf("%s holds the dashboard's token:\n%s", name, text)
+		}
+	}
+}

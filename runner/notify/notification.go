@@ -13,6 +13,7 @@ package notify
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -53,8 +54,27 @@ type HowToAnswer struct {
 	Text string `json:"text"`
 	// Choose has one command for each option.
 	Choose []string `json:"choose,omitempty"`
-	// Dashboard is the dashboard's address, when one runs.
+	// Dashboard is the running dashboard's address with its token, when
+	// one runs and the target takes it.
 	Dashboard string `json:"dashboard,omitempty"`
+}
+
+// maskDashboard is s with the dashboard's address, and its token wherever
+// it is quoted, masked: a target's error may quote what it was sent.
+func (n *Notification) maskDashboard(s string) string {
+	if n.Answer == nil || n.Answer.Dashboard == "" {
+		return s
+	}
+	address := n.Answer.Dashboard
+	args := []string{address, "(the dashboard)"}
+	if u, err := url.Parse(address); err == nil {
+		for _, token := range u.Query()["token"] {
+			if token != "" {
+				args = append(args, token, "***", url.QueryEscape(token), "***")
+			}
+		}
+	}
+	return strings.NewReplacer(args...).Replace(s)
 }
 
 // Bounds of the screen excerpt a notification carries.

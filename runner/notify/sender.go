@@ -63,6 +63,8 @@ type Sender struct {
 	closed  sync.Once
 	mu      sync.Mutex
 	count   int
+	// dashboard finds the running dashboard's URL ("" when none runs).
+	dashboard func() string
 }
 
 // Option configures a Sender.
@@ -79,6 +81,12 @@ func WithGrace(d time.Duration) Option { return func(s *Sender) { s.grace = d } 
 func WithBackoff(f func(attempt int) time.Duration) Option {
 	return func(s *Sender) { s.backoff = f }
 }
+
+// WithDashboard has a question's notification carry the URL, with its
+// token, of the dashboard find returns when the notification is made (""
+// when none runs), unless its target says dashboard_link: false. The token
+// never reaches a log line: an error that quotes it is masked.
+func WithDashboard(find func() string) Option { return func(s *Sender) { s.dashboard = find } }
 
 // NewSender starts a worker for each route. Close ends them.
 func NewSender(routes []Route, opts ...Option) *Sender {
@@ -144,14 +152,28 @@ func (s *Sender) Notify(u ask.Update, session ask.Session) {
 	if len(evs) == 0 {
 		return
 	}
+	dashboard := sync.OnceValue(s.dashboardURL)
 	for _, r := range s.routes {
 		for _, ev := range evs {
 			if r.Spec.Wants(ev) {
-				r.offer(build(s.nextID(session.ID), ev, u, session))
+				n := build(s.nextID(session.ID), ev, u, session)
+				if n.Answer != nil && !r.Spec.NoDashboardLink {
+					n.Answer.Dashboard = dashboard()
+				}
+				r.offer(n)
 				break
 			}
 		}
 	}
+}
+
+// dashboardURL is the running dashboard's URL, "" when none runs or none
+// is looked for.
+func (s *Sender) dashboardURL() string {
+	if s.dashboard == nil {
+		return ""
+	}
+	return s.dashboard()
 }
 
 func (s *Sender) nextID(session string) string {
@@ -341,10 +363,10 @@ func (r *route) deliver(n *Notification) {
 			return
 		}
 		if r.s.giveUp.Err() != nil {
-			r.logLine(LogGaveUp, n, zap.Int("attempt", attempt), zap.String("error", err.Error()))
+			r.logLine(LogGaveUp, n, zap.Int("attempt", attempt), zap.String("error", n.maskDashboard(err.Error())))
 			return
 		}
-		r.logLine(LogFailed, n, zap.Int("attempt", attempt), zap.String("error", err.Error()))
+		r.logLine(LogFailed, n, zap.Int("attempt", attempt), zap.String("error", n.maskDashboard(err.Error())))
 		var p *permanentError
 		if attempt == Attempts || errors.As(err, &p) {
 			r.logLine(LogGaveUp, n, zap.Int("attempt", attempt), zap.String("reason", "no attempt left"))
