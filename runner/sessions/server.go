@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/user"
+	"strconv"
 	"sync"
 	"time"
 
@@ -118,6 +119,9 @@ func (a *api) reply(w http.ResponseWriter, stopped, make func() (int, any)) {
 	defer a.replies.end()
 	status, v := make()
 	writeJSON(w, status, v)
+	// Out before the reply counts as done: the server closes its connections
+	// once none is under way, and a reply still in its buffer would be lost.
+	_ = http.NewResponseController(w).Flush()
 }
 
 // stop ends the event streams and refuses what comes after; it waits up to
@@ -307,11 +311,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		body, _ = json.Marshal(apiError{Error: err.Error()})
 	}
+	body = append(body, '\n')
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
+	// A length, not chunks: once flushed, the reply is whole on the wire.
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(body)
 }
 
 // userName is who answers when the answer does not say: this user, the
