@@ -49,15 +49,19 @@ func (t *commandTarget) Deliver(ctx context.Context, n *Notification) error {
 	return nil
 }
 
-// capped keeps the first max bytes written to it.
+// capped keeps the first max bytes written to it. The buffer is a field, not
+// embedded: an embedded bytes.Buffer's ReadFrom would let io.Copy (as exec
+// copies a command's stderr) around Write and its bound.
 type capped struct {
-	bytes.Buffer
+	buf bytes.Buffer
 	max int
 }
 
 func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.Len(); room > 0 {
-		c.Buffer.Write(p[:min(len(p), room)])
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil
 }
+
+func (c *capped) String() string { return c.buf.String() }
