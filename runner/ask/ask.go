@@ -87,6 +87,8 @@ const (
 	ChannelTerminal  = "terminal"
 	ChannelCLI       = "cli"
 	ChannelDashboard = "dashboard"
+	// ChannelAnswerer is a model's answer, taken behind the answerer's gates.
+	ChannelAnswerer = "answerer"
 )
 
 // Answer is a person's (or a channel's) answer to a question: exactly one of

@@ -1,0 +1,250 @@
+package answerer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/ask"
+)
+
+// The decisions of the event log's answerer lines (the field decision).
+const (
+	// Answered: every gate held and the answer was typed.
+	Answered = "answered"
+	// WouldAnswer: every gate held, in a dry run: nothing was typed.
+	WouldAnswer = "would-answer"
+	// Declined: a gate did not hold; the question stays for people.
+	Declined = "declined"
+	// Failed: the model gave no usable reply (an error, a timeout, garbage).
+	Failed = "failed"
+	// Refused: the session refused the answer (the screen changed, the
+	// question closed meanwhile).
+	Refused = "refused"
+)
+
+// LogEvent is the event of the answerer's log lines.
+const LogEvent = "answerer"
+
+// Answerer answers a session's questions through a model, behind gates.
+type Answerer struct {
+	model  Model
+	gates  *Gates
+	pb     Playbook
+	spec   *playbooks.Answerer
+	log    *zap.Logger
+	dryRun bool
+	notice io.Writer
+
+	ctx     context.Context
+	cancel  context.CancelFunc
+	running sync.WaitGroup
+
+	mu        sync.Mutex
+	summaries map[string]string
+}
+
+// Option configures an Answerer.
+type Option func(*Answerer)
+
+// WithLogger logs each decision.
+func WithLogger(l *zap.Logger) Option { return func(a *Answerer) { a.log = l } }
+
+// WithDryRun makes the answerer say what it would answer, and answer
+// nothing; notices (nil: none) is told of each such answer.
+func WithDryRun(on bool, notices io.Writer) Option {
+	return func(a *Answerer) { a.dryRun, a.notice = on, notices }
+}
+
+// New returns an answerer that asks model and answers by spec's gates and
+// pb's danger rules.
+func New(model Model, spec *playbooks.Answerer, pb *playbooks.Playbook, opts ...Option) *Answerer {
+	a := &Answerer{
+		model: model, spec: spec, gates: NewGates(spec, pb.Danger),
+		pb:  Playbook{Name: pb.Name, Description: pb.Description},
+		log: zap.NewNop(), summaries: map[string]string{},
+	}
+	for _, o := range opts {
+		o(a)
+	}
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	return a
+}
+
+// Summary returns the model's one-line summary of question id, or "" when
+// there is none (yet).
+func (a *Answerer) Summary(id string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.summaries[id]
+}
+
+// Watch answers the questions of desk until the run ends (or Close). It
+// returns at once.
+func (a *Answerer) Watch(desk ask.Desk) {
+	updates := desk.Watch(a.ctx)
+	a.running.Add(1)
+	go func() {
+		defer a.running.Done()
+		w := &watch{a: a, desk: desk}
+		for u := range updates {
+			w.update(u)
+		}
+		w.stopAsking()
+	}()
+}
+
+// Close stops the answerer: a model call under way is cancelled. It
+// returns when nothing of it runs any more.
+func (a *Answerer) Close() {
+	a.cancel()
+	a.running.Wait()
+}
+
+// watch follows one session's updates.
+type watch struct {
+	a    *Answerer
+	desk ask.Desk
+	// dangerSince is set when a danger rule matched since the last answer.
+	dangerSince bool
+	history     []Exchange
+	// asking cancels the model call of the open question.
+	asking context.CancelFunc
+}
+
+func (w *watch) update(u ask.Update) {
+	switch u.Kind {
+	case ask.UpdateDanger:
+		w.dangerSince = true
+	case ask.UpdateDecision:
+		// clai answered a prompt by its playbook: a danger rule's refusal,
+		// or a rule's answer, is the last answer now.
+		w.dangerSince = false
+	case ask.UpdateQuestion:
+		if u.Question != nil {
+			w.ask(*u.Question)
+		}
+	case ask.UpdateClosed:
+		w.stopAsking()
+		if q := u.Question; q != nil && q.Closed != nil && q.Closed.How == ask.Answered {
+			w.dangerSince = false
+			w.remember(q)
+		}
+	}
+}
+
+// remember keeps an answered question for the history of the next request.
+func (w *watch) remember(q *ask.Question) {
+	w.history = append(w.history, Exchange{Question: q.Text, Answer: q.Closed.Sent, By: q.Closed.By, Channel: q.Closed.Channel})
+	if len(w.history) > maxHistory {
+		w.history = w.history[len(w.history)-maxHistory:]
+	}
+}
+
+func (w *watch) stopAsking() {
+	if w.asking != nil {
+		w.asking()
+		w.asking = nil
+	}
+}
+
+// ask starts deciding q off the watch's goroutine, so that updates keep
+// being read while the model thinks.
+func (w *watch) ask(q ask.Question) {
+	w.stopAsking()
+	ctx, cancel := context.WithTimeout(w.a.ctx, w.a.spec.Timeout)
+	w.asking = cancel
+	req := Request{
+		Question: q.Text, Options: labels(q.Options), Screen: q.Screen, Playbook: w.a.pb,
+		History: append([]Exchange{}, w.history...), Summarize: w.a.spec.Summarize,
+	}
+	dangerSince := w.dangerSince
+	w.a.running.Add(1)
+	go func() {
+		defer w.a.running.Done()
+		defer cancel()
+		w.a.decide(ctx, w.desk, q, req, dangerSince)
+	}()
+}
+
+func labels(opts []ask.Option) []string {
+	out := make([]string, len(opts))
+	for i, o := range opts {
+		out[i] = o.Label
+	}
+	return out
+}
+
+// decide asks the model about q and answers it if every gate holds.
+func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, req Request, dangerSince bool) {
+	reply, err := a.model.Ask(ctx, req)
+	if err != nil {
+		why := err.Error()
+		if a.ctx.Err() == nil && ctx.Err() == context.Canceled {
+			why = "the question closed before the model answered"
+		} else if ctx.Err() == context.DeadlineExceeded {
+			why = fmt.Sprintf("the model gave no reply within %s: %v", a.spec.Timeout, err)
+		}
+		a.record(q, Failed, nil, zap.String("why", why))
+		return
+	}
+	if reply.Summary != "" {
+		a.mu.Lock()
+		a.summaries[q.ID] = reply.Summary
+		a.mu.Unlock()
+	}
+	answer, why := a.gates.Check(q, desk.Screen(), reply, dangerSince)
+	if answer == nil {
+		a.record(q, Declined, &reply, zap.String("why", why))
+		return
+	}
+	if a.dryRun {
+		a.record(q, WouldAnswer, &reply)
+		if a.notice != nil {
+			fmt.Fprintf(a.notice, "clai: dry run: the answerer would answer %s %q with %s (%s, confidence %s: %s)\n",
+				q.ID, oneLine(q.Text, 80), shown(*answer), a.model.Name(), confidence(reply.Confidence), reply.Reason)
+		}
+		return
+	}
+	answer.By = a.by(reply)
+	if _, err := desk.Answer(ctx, *answer); err != nil {
+		a.record(q, Refused, &reply, zap.String("why", err.Error()))
+		return
+	}
+	a.record(q, Answered, &reply)
+}
+
+// by is who answered, as the report and the log show it: the model, its
+// confidence and its reason.
+func (a *Answerer) by(r Reply) string {
+	return oneLine(fmt.Sprintf("%s (confidence %s): %s", a.model.Name(), confidence(r.Confidence), r.Reason), MaxReason)
+}
+
+func confidence(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
+
+// shown says what an answer types.
+func shown(a ask.Answer) string {
+	if a.Text != nil {
+		return fmt.Sprintf("the text %q", *a.Text)
+	}
+	return fmt.Sprintf("the option %q", a.Choose)
+}
+
+// record logs a decision on q.
+func (a *Answerer) record(q ask.Question, decision string, r *Reply, fields ...zap.Field) {
+	fs := []zap.Field{zap.String("event", LogEvent), zap.String("decision", decision),
+		zap.String("question", q.ID), zap.String("model", a.model.Name())}
+	if r != nil {
+		fs = append(fs, zap.String("answer", oneLine(r.Answer, MaxReason)), zap.String("confidence", confidence(r.Confidence)),
+			zap.String("reason", r.Reason))
+		if r.Summary != "" {
+			fs = append(fs, zap.String("summary", r.Summary))
+		}
+	}
+	a.log.Info(LogEvent, append(fs, fields...)...)
+}
