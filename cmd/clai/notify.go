@@ -12,25 +12,33 @@ import (
 	"github.com/clai-sh/clai/runner/notify"
 )
 
-// openNotifier opens the notification targets of the user config file and
-// of pb, in that order, and starts their sender; nil when there are none. A
-// config file that does not load, a variable a target reads that is not set
-// or a secret that cannot be read refuses the run before anything starts; a
-// config file others may read is warned of on stderr.
-func openNotifier(stderr io.Writer, pb *playbooks.Playbook, environ []string, logger *zap.Logger) (*notify.Sender, error) {
-	specs := pb.Notify
-	if path := playbooks.ConfigPath(environ); path != "" {
-		warnIfExposed(stderr, path)
-		cfg, err := playbooks.LoadConfig(path)
-		if err != nil {
-			var list interface{ Count() (int, int) }
-			if errors.As(err, &list) {
-				return nil, usage(fmt.Errorf("%w\nthe user config file %s does not load", err, path))
-			}
-			return nil, usage(err)
-		}
-		specs = append(append([]*playbooks.Notify(nil), cfg.Notify...), specs...)
+// loadConfig loads the user config file of environ; an empty one when
+// environ names no place for it. A config file that does not load refuses
+// the run before anything starts; one others may read is warned of on
+// stderr.
+func loadConfig(stderr io.Writer, environ []string) (*playbooks.Config, error) {
+	path := playbooks.ConfigPath(environ)
+	if path == "" {
+		return &playbooks.Config{}, nil
 	}
+	warnIfExposed(stderr, path)
+	cfg, err := playbooks.LoadConfig(path)
+	if err != nil {
+		var list interface{ Count() (int, int) }
+		if errors.As(err, &list) {
+			return nil, usage(fmt.Errorf("%w\nthe user config file %s does not load", err, path))
+		}
+		return nil, usage(err)
+	}
+	return cfg, nil
+}
+
+// openNotifier opens the notification targets of the user config file cfg
+// and of pb, in that order, and starts their sender; nil when there are
+// none. A variable a target reads that is not set or a secret that cannot be
+// read refuses the run before anything starts.
+func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []string, logger *zap.Logger) (*notify.Sender, error) {
+	specs := append(append([]*playbooks.Notify(nil), cfg.Notify...), pb.Notify...)
 	if len(specs) == 0 {
 		return nil, nil
 	}

@@ -144,14 +144,31 @@ func runCommand() *cli.Command {
 			}
 			// Notified people answer from elsewhere: a headless run waits
 			// for them at a question. A dry run tells nobody.
+			cfg, err := loadConfig(c.App.ErrWriter, os.Environ())
+			if err != nil {
+				return err
+			}
 			var notifier *notify.Sender
 			if !c.Bool("dry-run") {
-				if notifier, err = openNotifier(c.App.ErrWriter, pb, os.Environ(), logger); err != nil {
+				if notifier, err = openNotifier(cfg, pb, os.Environ(), logger); err != nil {
 					return err
 				}
 			}
 			if notifier != nil {
 				opts = append(opts, runner.WithDesk(notifier.Watch), runner.WithRemote(true))
+			}
+			// The answerer takes the easy questions; in a dry run it says
+			// what it would answer.
+			ans, err := openAnswerer(pb, cfg, os.Environ(), logger, c.Bool("dry-run"), c.App.ErrWriter)
+			if err != nil {
+				return err
+			}
+			if ans != nil {
+				opts = append(opts, runner.WithDesk(ans.Watch))
+				if !c.Bool("dry-run") {
+					// A headless run waits at a question for it.
+					opts = append(opts, runner.WithRemote(true))
+				}
 			}
 			// The run is registered and served while it lives (clai
 			// sessions, clai answer).
@@ -160,6 +177,9 @@ func runCommand() *cli.Command {
 			served.close(c.App.ErrWriter)
 			if notifier != nil {
 				notifier.Close() // what is not sent has notify.Grace at most
+			}
+			if ans != nil {
+				ans.Close()
 			}
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused

@@ -99,11 +99,16 @@ func (a *Answerer) Watch(desk ask.Desk) {
 	}()
 }
 
-// Close stops the answerer: a model call under way is cancelled. It
-// returns when nothing of it runs any more.
+// Close stops the answerer once the run ended: a model call under way is
+// cancelled, but in a dry run it is waited for (it is bounded by the
+// timeout), so that what would have been answered is said. It returns when
+// nothing of it runs any more.
 func (a *Answerer) Close() {
-	a.cancel()
+	if !a.dryRun {
+		a.cancel()
+	}
 	a.running.Wait()
+	a.cancel()
 }
 
 // watch follows one session's updates.
@@ -146,8 +151,10 @@ func (w *watch) remember(q *ask.Question) {
 	}
 }
 
+// stopAsking cancels the model call of the question that closed; in a dry
+// run the call goes on, to say what would have been answered.
 func (w *watch) stopAsking() {
-	if w.asking != nil {
+	if w.asking != nil && !w.a.dryRun {
 		w.asking()
 		w.asking = nil
 	}

@@ -71,7 +71,7 @@ func (h *HTTP) Ask(ctx context.Context, req Request) (Reply, error) {
 		body = map[string]any{
 			"model": h.Model, "max_tokens": maxTokens, "temperature": 0,
 			"response_format": map[string]string{"type": "json_object"},
-			"messages": []map[string]string{{"role": "system", "content": instructions}, {"role": "user", "content": string(user)}},
+			"messages":        []map[string]string{{"role": "system", "content": instructions}, {"role": "user", "content": string(user)}},
 		}
 		if h.Key != "" {
 			header.Set("Authorization", "Bearer "+h.Key)

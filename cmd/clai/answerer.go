@@ -1,0 +1,29 @@
+package main
+
+import (
+	"io"
+
+	"go.uber.org/zap"
+
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/answerer"
+)
+
+// openAnswerer opens the answerer of pb, else of the user config file cfg
+// (nil: none); nil when neither has one. A key that cannot be read refuses
+// the run before anything starts. In a dry run it answers nothing and says
+// on notices what it would have answered.
+func openAnswerer(pb *playbooks.Playbook, cfg *playbooks.Config, environ []string, logger *zap.Logger, dryRun bool, notices io.Writer) (*answerer.Answerer, error) {
+	spec, resolve := pb.Answerer, pb.ResolvePath
+	if spec == nil && cfg != nil {
+		spec, resolve = cfg.Answerer, nil
+	}
+	if spec == nil {
+		return nil, nil
+	}
+	model, err := answerer.Open(spec, environ, resolve)
+	if err != nil {
+		return nil, usage(err)
+	}
+	return answerer.New(model, spec, pb, answerer.WithLogger(logger), answerer.WithDryRun(dryRun, notices)), nil
+}
