@@ -147,3 +147,51 @@ func answererLines(t *testing.T, log []byte) []map[string]any {
 	}
 	return out
 }
+
+// With summarize: true and a notification target, the question the
+// answerer takes is told to nobody, and the danger hand-over it leaves to
+// people is told with the model's one-line summary.
+func TestRunAnswererSummarizesForNotifications(t *testing.T) {
+	t.Parallel()
+	bin := testprog.BuildCommand(t, "./cmd/clai")
+	prompter := testprog.Build(t, "prompter")
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model")
+	reply := `{"answer": "y", "confidence": 1, "reason": "fine", "summary": "the installer wants to go on"}`
+	if err := os.WriteFile(model, []byte("#!/bin/sh\ncat > /dev/null\necho '"+reply+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	told := filepath.Join(dir, "told")
+	if err := os.Mkdir(told, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	spec := fmt.Sprintf("  command: [%q]\n  summarize: true\nnotify:\n  - command: [sh, -c, 'cat > \"$0/$$.json\"', %q]\n    on: [question, danger]", model, told)
+	pb := filepath.Join(dir, "answerer.yaml")
+	if err := os.WriteFile(pb, fmt.Appendf(nil, answererPlaybook, prompter, spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "run", "--log", filepath.Join(dir, "run.log"), pb)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run()
+	if !strings.Contains(stdout.String(), "got: Y") {
+		t.Errorf("Continue was not answered:\n%s\n%s", stdout.String(), stderr.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(told, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("%d notifications, want 1 (the hand-over; the question answered is told to nobody)\n%s", len(files), stderr.String())
+	}
+	var n struct {
+		Text     string `json:"text"`
+		Question struct {
+			Reason  string `json:"reason"`
+			Summary string `json:"summary"`
+		} `json:"question"`
+	}
+	data, _ := os.ReadFile(files[0])
+	if err := json.Unmarshal(data, &n); err != nil || n.Text != "the installer wants to go on" ||
+		n.Question.Summary != n.Text || n.Question.Reason != "danger" {
+		t.Errorf("the notification (%v):\n%s", err, data)
+	}
+}

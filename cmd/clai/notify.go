@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/answerer"
 	"github.com/clai-sh/clai/runner/notify"
 )
 
@@ -36,8 +38,10 @@ func loadConfig(stderr io.Writer, environ []string) (*playbooks.Config, error) {
 // openNotifier opens the notification targets of the user config file cfg
 // and of pb, in that order, and starts their sender; nil when there are
 // none. A variable a target reads that is not set or a secret that cannot be
-// read refuses the run before anything starts.
-func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []string, logger *zap.Logger) (*notify.Sender, error) {
+// read refuses the run before anything starts. With an answerer (nil: none),
+// a question is told of once it has decided: not when it answered, and with
+// its model's summary.
+func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []string, logger *zap.Logger, ans *answerer.Answerer) (*notify.Sender, error) {
 	specs := append(append([]*playbooks.Notify(nil), cfg.Notify...), pb.Notify...)
 	if len(specs) == 0 {
 		return nil, nil
@@ -56,7 +60,11 @@ func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []strin
 	if err := errors.Join(errs...); err != nil {
 		return nil, usage(err)
 	}
-	return notify.NewSender(routes, notify.WithLogger(logger)), nil
+	opts := []notify.Option{notify.WithLogger(logger)}
+	if ans != nil {
+		opts = append(opts, notify.WithTriage(ans.Triage, ans.Timeout()+time.Second))
+	}
+	return notify.NewSender(routes, opts...), nil
 }
 
 // warnIfExposed says on stderr that the config file at path, where tokens

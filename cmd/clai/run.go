@@ -148,15 +148,6 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			var notifier *notify.Sender
-			if !c.Bool("dry-run") {
-				if notifier, err = openNotifier(cfg, pb, os.Environ(), logger); err != nil {
-					return err
-				}
-			}
-			if notifier != nil {
-				opts = append(opts, runner.WithDesk(notifier.Watch), runner.WithRemote(true))
-			}
 			// The answerer takes the easy questions; in a dry run it says
 			// what it would answer.
 			ans, err := openAnswerer(pb, cfg, os.Environ(), logger, c.Bool("dry-run"), c.App.ErrWriter)
@@ -170,16 +161,26 @@ func runCommand() *cli.Command {
 					opts = append(opts, runner.WithRemote(true))
 				}
 			}
+			var notifier *notify.Sender
+			if !c.Bool("dry-run") {
+				if notifier, err = openNotifier(cfg, pb, os.Environ(), logger, ans); err != nil {
+					return err
+				}
+			}
+			if notifier != nil {
+				opts = append(opts, runner.WithDesk(notifier.Watch), runner.WithRemote(true))
+			}
 			// The run is registered and served while it lives (clai
 			// sessions, clai answer).
 			served := newSessionServer(c.App.ErrWriter)
 			report, err := runner.Run(c.Context, pb, append(opts, runner.WithDesk(served.ready))...)
 			served.close(c.App.ErrWriter)
+			if ans != nil {
+				// First: the notifications it holds back are then told.
+				ans.Close()
+			}
 			if notifier != nil {
 				notifier.Close() // what is not sent has notify.Grace at most
-			}
-			if ans != nil {
-				ans.Close()
 			}
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -45,8 +46,21 @@ type Answerer struct {
 	cancel  context.CancelFunc
 	running sync.WaitGroup
 
-	mu        sync.Mutex
-	summaries map[string]string
+	mu sync.Mutex
+	// outcomes are the decisions of the latest questions, by id, oldest
+	// first in order.
+	outcomes map[string]*outcome
+	order    []string
+}
+
+// maxOutcomes is how many decisions are kept for Triage.
+const maxOutcomes = 64
+
+// outcome is a question's decision, once done is closed.
+type outcome struct {
+	done     chan struct{}
+	summary  string
+	answered bool
 }
 
 // Option configures an Answerer.
@@ -67,7 +81,7 @@ func New(model Model, spec *playbooks.Answerer, pb *playbooks.Playbook, opts ...
 	a := &Answerer{
 		model: model, spec: spec, gates: NewGates(spec, pb.Danger),
 		pb:  Playbook{Name: pb.Name, Description: pb.Description},
-		log: zap.NewNop(), summaries: map[string]string{},
+		log: zap.NewNop(), outcomes: map[string]*outcome{},
 	}
 	for _, o := range opts {
 		o(a)
@@ -76,12 +90,53 @@ func New(model Model, spec *playbooks.Answerer, pb *playbooks.Playbook, opts ...
 	return a
 }
 
-// Summary returns the model's one-line summary of question id, or "" when
-// there is none (yet).
-func (a *Answerer) Summary(id string) string {
+// Timeout is how long one call of the model may take.
+func (a *Answerer) Timeout() time.Duration { return a.spec.Timeout }
+
+// Triage waits until question q is decided, or ctx ends, and returns the
+// model's summary of it and whether it was answered (then nobody needs to
+// be told of it); notifications ask it before they tell people (see
+// notify.WithTriage).
+func (a *Answerer) Triage(ctx context.Context, q ask.Question) (summary string, answered bool) {
+	o := a.outcome(q.ID)
+	select {
+	case <-o.done:
+		return o.summary, o.answered
+	case <-ctx.Done():
+		return "", false
+	}
+}
+
+// outcome returns the outcome of question id, made on first use; the
+// oldest is forgotten beyond maxOutcomes.
+func (a *Answerer) outcome(id string) *outcome {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.summaries[id]
+	if o, ok := a.outcomes[id]; ok {
+		return o
+	}
+	o := &outcome{done: make(chan struct{})}
+	a.outcomes[id] = o
+	a.order = append(a.order, id)
+	if len(a.order) > maxOutcomes {
+		delete(a.outcomes, a.order[0])
+		a.order = a.order[1:]
+	}
+	return o
+}
+
+// decided records how question id was decided, once.
+func (a *Answerer) decided(id, summary string, answered bool) {
+	o := a.outcome(id)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	select {
+	case <-o.done:
+		return
+	default:
+	}
+	o.summary, o.answered = summary, answered
+	close(o.done)
 }
 
 // Watch answers the questions of desk until the run ends (or Close). It
@@ -187,8 +242,17 @@ func labels(opts []ask.Option) []string {
 	return out
 }
 
-// decide asks the model about q and answers it if every gate holds.
+// decide asks the model about q and answers it if every gate holds. A
+// hand-over is declined without asking, unless a summary is wanted.
 func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, req Request, dangerSince bool) {
+	var reply Reply
+	answered := false
+	defer func() { a.decided(q.ID, reply.Summary, answered) }()
+	if q.Reason != ask.Prompt && !a.spec.Summarize {
+		_, why := a.gates.Check(q, ask.Screen{}, Reply{}, dangerSince)
+		a.record(q, Declined, nil, zap.String("why", why))
+		return
+	}
 	reply, err := a.model.Ask(ctx, req)
 	if err != nil {
 		why := err.Error()
@@ -200,30 +264,25 @@ func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, re
 		a.record(q, Failed, nil, zap.String("why", why))
 		return
 	}
-	if reply.Summary != "" {
-		a.mu.Lock()
-		a.summaries[q.ID] = reply.Summary
-		a.mu.Unlock()
-	}
 	answer, why := a.gates.Check(q, desk.Screen(), reply, dangerSince)
-	if answer == nil {
+	switch {
+	case answer == nil:
 		a.record(q, Declined, &reply, zap.String("why", why))
-		return
-	}
-	if a.dryRun {
+	case a.dryRun:
 		a.record(q, WouldAnswer, &reply)
 		if a.notice != nil {
 			fmt.Fprintf(a.notice, "clai: dry run: the answerer would answer %s %q with %s (%s, confidence %s: %s)\n",
 				q.ID, oneLine(q.Text, 80), shown(*answer), a.model.Name(), confidence(reply.Confidence), reply.Reason)
 		}
-		return
+	default:
+		answer.By = a.by(reply)
+		if _, err := desk.Answer(ctx, *answer); err != nil {
+			a.record(q, Refused, &reply, zap.String("why", err.Error()))
+			return
+		}
+		answered = true
+		a.record(q, Answered, &reply)
 	}
-	answer.By = a.by(reply)
-	if _, err := desk.Answer(ctx, *answer); err != nil {
-		a.record(q, Refused, &reply, zap.String("why", err.Error()))
-		return
-	}
-	a.record(q, Answered, &reply)
 }
 
 // by is who answered, as the report and the log show it: the model, its
