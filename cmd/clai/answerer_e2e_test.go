@@ -195,3 +195,44 @@ func TestRunAnswererSummarizesForNotifications(t *testing.T) {
 		t.Errorf("the notification (%v):\n%s", err, data)
 	}
 }
+
+// A model that hangs, and one that replies garbage, leave the question to
+// people: nothing is typed, the run waits for an answer until
+// timeouts.prompt, and the log says why.
+func TestRunAnswererThatFailsLeavesItToPeople(t *testing.T) {
+	t.Parallel()
+	bin := testprog.BuildCommand(t, "./cmd/clai")
+	prompter := testprog.Build(t, "prompter")
+	for name, tc := range map[string]struct{ body, why string }{
+		"hangs":   {"sleep 600 & sleep 600", "the model gave no reply within 300ms"},
+		"garbage": {"cat > /dev/null; echo 'Sure! The answer is yes.'", "no JSON object"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			model := filepath.Join(dir, "model")
+			if err := os.WriteFile(model, []byte("#!/bin/sh\n"+tc.body+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			pb := filepath.Join(dir, "answerer.yaml")
+			spec := fmt.Sprintf("  command: [%q]\n  timeout: 300ms", model)
+			if err := os.WriteFile(pb, fmt.Appendf(nil, answererPlaybook, prompter, spec), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			logFile := filepath.Join(dir, "run.log")
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(bin, "run", "--log", logFile, pb)
+			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			_ = cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != 4 || strings.Contains(stdout.String(), "got: ") {
+				t.Errorf("exit %d, want 4 with nothing typed\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+			}
+			logData, _ := os.ReadFile(logFile)
+			lines := answererLines(t, logData)
+			if len(lines) == 0 || lines[0]["decision"] != answerer.Failed || !strings.Contains(fmt.Sprint(lines[0]["why"]), tc.why) {
+				t.Errorf("the answerer's log lines: %v", lines)
+			}
+		})
+	}
+}
