@@ -7,6 +7,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/answerer"
+	"github.com/clai-sh/clai/runner/report"
 )
 
 // openAnswerer opens the answerer of pb, else of the user config file cfg
@@ -26,4 +27,17 @@ func openAnswerer(pb *playbooks.Playbook, cfg *playbooks.Config, environ []strin
 		return nil, usage(err)
 	}
 	return answerer.New(model, spec, pb, answerer.WithLogger(logger), answerer.WithDryRun(dryRun, notices)), nil
+}
+
+// reportDecisions puts the decisions of ans, which has stopped, in rep.
+func reportDecisions(rep *report.Report, ans *answerer.Answerer) {
+	decisions, _ := ans.Decisions()
+	for _, d := range decisions {
+		rd := report.AnswererDecision{Question: d.Question, Decision: d.Decision, Model: d.Model, Why: d.Why}
+		if r := d.Reply; r != nil {
+			conf := r.Confidence
+			rd.Answer, rd.Confidence, rd.Reason = r.Answer, &conf, r.Reason
+		}
+		rep.Answerer = append(rep.Answerer, rd)
+	}
 }

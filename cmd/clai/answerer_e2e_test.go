@@ -96,7 +96,10 @@ func TestRunAnswererTakesTheEasyOne(t *testing.T) {
 			var r report.Report
 			data, _ := os.ReadFile(rep)
 			if err := json.Unmarshal(data, &r); err != nil || len(r.Questions) != 2 || r.Questions[0].Closed == nil ||
-				r.Questions[0].Closed.Channel != "answerer" || !strings.Contains(r.Questions[0].Closed.By, "(confidence 1): the user wants this done") {
+				r.Questions[0].Closed.Channel != "answerer" || !strings.Contains(r.Questions[0].Closed.By, "(confidence 1): the user wants this done") ||
+				len(r.Answerer) != 2 || r.Answerer[0].Decision != answerer.Answered || r.Answerer[1].Decision != answerer.Declined ||
+				r.Answerer[0].Confidence == nil || *r.Answerer[0].Confidence != 1 || r.Answerer[0].Reason != "the user wants this done" ||
+				!strings.Contains(r.Answerer[1].Why, "hand-over (danger)") {
 				t.Errorf("the report's questions (%v):\n%s", err, data)
 			}
 			for what, text := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "the log": string(logData), "the report": string(data)} {

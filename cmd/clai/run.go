@@ -178,6 +178,9 @@ func runCommand() *cli.Command {
 			if ans != nil {
 				// First: the notifications it holds back are then told.
 				ans.Close()
+				if report != nil {
+					reportDecisions(report, ans)
+				}
 			}
 			if notifier != nil {
 				notifier.Close() // what is not sent has notify.Grace at most

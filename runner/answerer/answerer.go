@@ -51,6 +51,22 @@ type Answerer struct {
 	// first in order.
 	outcomes map[string]*outcome
 	order    []string
+	// decisions are the decisions taken, for the report; dropped counts
+	// those past MaxDecisions.
+	decisions []Decision
+	dropped   int
+}
+
+// MaxDecisions bounds the decisions an answerer keeps for the report.
+const MaxDecisions = 1000
+
+// Decision is what the answerer decided on a question.
+type Decision struct {
+	Question, Decision, Model string
+	// Reply is the model's reply; nil when it gave none.
+	Reply *Reply
+	// Why says why it was declined, failed or refused.
+	Why string
 }
 
 // maxOutcomes is how many decisions are kept for Triage.
@@ -250,7 +266,7 @@ func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, re
 	defer func() { a.decided(q.ID, reply.Summary, answered) }()
 	if q.Reason != ask.Prompt && !a.spec.Summarize {
 		_, why := a.gates.Check(q, ask.Screen{}, Reply{}, dangerSince)
-		a.record(q, Declined, nil, zap.String("why", why))
+		a.record(q, Declined, nil, why)
 		return
 	}
 	reply, err := a.model.Ask(ctx, req)
@@ -261,15 +277,15 @@ func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, re
 		} else if ctx.Err() == context.DeadlineExceeded {
 			why = fmt.Sprintf("the model gave no reply within %s: %v", a.spec.Timeout, err)
 		}
-		a.record(q, Failed, nil, zap.String("why", why))
+		a.record(q, Failed, nil, why)
 		return
 	}
 	answer, why := a.gates.Check(q, desk.Screen(), reply, dangerSince)
 	switch {
 	case answer == nil:
-		a.record(q, Declined, &reply, zap.String("why", why))
+		a.record(q, Declined, &reply, why)
 	case a.dryRun:
-		a.record(q, WouldAnswer, &reply)
+		a.record(q, WouldAnswer, &reply, "")
 		if a.notice != nil {
 			fmt.Fprintf(a.notice, "clai: dry run: the answerer would answer %s %q with %s (%s, confidence %s: %s)\n",
 				q.ID, oneLine(q.Text, 80), shown(*answer), a.model.Name(), confidence(reply.Confidence), reply.Reason)
@@ -277,11 +293,11 @@ func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, re
 	default:
 		answer.By = a.by(reply)
 		if _, err := desk.Answer(ctx, *answer); err != nil {
-			a.record(q, Refused, &reply, zap.String("why", err.Error()))
+			a.record(q, Refused, &reply, err.Error())
 			return
 		}
 		answered = true
-		a.record(q, Answered, &reply)
+		a.record(q, Answered, &reply, "")
 	}
 }
 
@@ -301,8 +317,28 @@ func shown(a ask.Answer) string {
 	return fmt.Sprintf("the option %q", a.Choose)
 }
 
-// record logs a decision on q.
-func (a *Answerer) record(q ask.Question, decision string, r *Reply, fields ...zap.Field) {
+// Decisions returns the decisions taken so far, in order, and how many
+// more were not kept.
+func (a *Answerer) Decisions() ([]Decision, int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Decision(nil), a.decisions...), a.dropped
+}
+
+// record logs a decision on q, and keeps it for the report; why says why
+// it was not answered.
+func (a *Answerer) record(q ask.Question, decision string, r *Reply, why string) {
+	a.mu.Lock()
+	if len(a.decisions) < MaxDecisions {
+		a.decisions = append(a.decisions, Decision{Question: q.ID, Decision: decision, Model: a.model.Name(), Reply: r, Why: why})
+	} else {
+		a.dropped++
+	}
+	a.mu.Unlock()
+	var fields []zap.Field
+	if why != "" {
+		fields = append(fields, zap.String("why", why))
+	}
 	fs := []zap.Field{zap.String("event", LogEvent), zap.String("decision", decision),
 		zap.String("question", q.ID), zap.String("model", a.model.Name())}
 	if r != nil {
