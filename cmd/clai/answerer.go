@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"path/filepath"
 
 	"go.uber.org/zap"
 
@@ -17,7 +18,13 @@ import (
 func openAnswerer(pb *playbooks.Playbook, cfg *playbooks.Config, environ []string, logger *zap.Logger, dryRun bool, notices io.Writer) (*answerer.Answerer, error) {
 	spec, resolve := pb.Answerer, pb.ResolvePath
 	if spec == nil && cfg != nil {
-		spec, resolve = cfg.Answerer, nil
+		// A file: key of the config file is taken from its folder.
+		spec, resolve = cfg.Answerer, func(path string) string {
+			if filepath.IsAbs(path) {
+				return path
+			}
+			return filepath.Join(filepath.Dir(cfg.Path), path)
+		}
 	}
 	if spec == nil {
 		return nil, nil
