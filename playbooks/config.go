@@ -18,6 +18,8 @@ type Config struct {
 	Path string
 	// Notify are the notification targets every run adds to its playbook's.
 	Notify []*Notify
+	// Answerer is the answerer of every run whose playbook has none.
+	Answerer *Answerer
 }
 
 // ConfigPath returns where the user's config file is:
@@ -66,7 +68,7 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 // LintConfig checks the user config file at path as clai run reads it: its
-// findings are those of a playbook's notify: list (but literal-secret: the
+// findings are those of a playbook's notify: list and answerer: (but literal-secret: the
 // file is the place for tokens), missing-env of environ included. src is
 // what was read; found is false, with no finding, when there is no file at
 // path.
@@ -88,8 +90,8 @@ func LintConfig(path string, environ []string) (findings diag.List, src []byte, 
 	return findings, src, true
 }
 
-// ParseConfig decodes a user config file. Its only key today is notify:, a
-// list of targets as in a playbook; a token may be written out in it (it is
+// ParseConfig decodes a user config file: notify:, a list of targets as in a
+// playbook, and answerer:, as in a playbook; a token may be written out in it (it is
 // the place for them), so the literal-secret check does not apply.
 func ParseConfig(name string, src []byte) (*Config, diag.List) {
 	if f, exceeded := checkBounds(name, src); exceeded {
@@ -98,8 +100,13 @@ func ParseConfig(name string, src []byte) (*Config, diag.List) {
 	d := &decoder{file: name, typos: map[ast.Node]map[string]bool{}}
 	cfg := &Config{Path: name}
 	if root := d.document(src, ""); root != nil {
-		d.fields(root, "the config file", []string{"notify"}, func(key string, v ast.Node) {
-			cfg.Notify = d.notifyList(v, true)
+		d.fields(root, "the config file", []string{"notify", "answerer"}, func(key string, v ast.Node) {
+			switch key {
+			case "notify":
+				cfg.Notify = d.notifyList(v, true)
+			case "answerer":
+				cfg.Answerer = d.answerer(v, true)
+			}
 		})
 	}
 	d.diags.Sort()

@@ -39,7 +39,10 @@ type Playbook struct {
 	// Notify are the playbook's notification targets (the user config's
 	// are added when the run starts).
 	Notify []*Notify
-	Tests  []*Test
+	// Answerer is the model that answers the easy questions, nil for none
+	// (the user config's is used when the run starts).
+	Answerer *Answerer
+	Tests    []*Test
 
 	// keys are the top-level keys the file gives, so extends knows what the
 	// playbook sets itself.

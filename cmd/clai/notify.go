@@ -5,34 +5,45 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/answerer"
 	"github.com/clai-sh/clai/runner/notify"
 	"github.com/clai-sh/clai/runner/sessions"
 )
 
-// openNotifier opens the notification targets of the user config file and
-// of pb, in that order, and starts their sender; nil when there are none. A
-// config file that does not load, a variable a target reads that is not set
-// or a secret that cannot be read refuses the run before anything starts; a
-// config file others may read is warned of on stderr. A question's
-// notification carries the URL of the dashboard that runs when it is sent.
-func openNotifier(stderr io.Writer, pb *playbooks.Playbook, environ []string, logger *zap.Logger) (*notify.Sender, error) {
-	specs := pb.Notify
-	if path := playbooks.ConfigPath(environ); path != "" {
-		warnIfExposed(stderr, path)
-		cfg, err := playbooks.LoadConfig(path)
-		if err != nil {
-			var list interface{ Count() (int, int) }
-			if errors.As(err, &list) {
-				return nil, usage(fmt.Errorf("%w\nthe user config file %s does not load", err, path))
-			}
-			return nil, usage(err)
-		}
-		specs = append(append([]*playbooks.Notify(nil), cfg.Notify...), specs...)
+// loadConfig loads the user config file of environ; an empty one when
+// environ names no place for it. A config file that does not load refuses
+// the run before anything starts; one others may read is warned of on
+// stderr.
+func loadConfig(stderr io.Writer, environ []string) (*playbooks.Config, error) {
+	path := playbooks.ConfigPath(environ)
+	if path == "" {
+		return &playbooks.Config{}, nil
 	}
+	warnIfExposed(stderr, path)
+	cfg, err := playbooks.LoadConfig(path)
+	if err != nil {
+		var list interface{ Count() (int, int) }
+		if errors.As(err, &list) {
+			return nil, usage(fmt.Errorf("%w\nthe user config file %s does not load", err, path))
+		}
+		return nil, usage(err)
+	}
+	return cfg, nil
+}
+
+// openNotifier opens the notification targets of the user config file cfg
+// and of pb, in that order, and starts their sender; nil when there are
+// none. A variable a target reads that is not set or a secret that cannot be
+// read refuses the run before anything starts. With an answerer (nil: none),
+// a question is told of once it has decided: not when it answered, and with
+// its model's summary.
+func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []string, logger *zap.Logger, ans *answerer.Answerer) (*notify.Sender, error) {
+	specs := append(append([]*playbooks.Notify(nil), cfg.Notify...), pb.Notify...)
 	if len(specs) == 0 {
 		return nil, nil
 	}
@@ -50,7 +61,11 @@ func openNotifier(stderr io.Writer, pb *playbooks.Playbook, environ []string, lo
 	if err := errors.Join(errs...); err != nil {
 		return nil, usage(err)
 	}
-	return notify.NewSender(routes, notify.WithLogger(logger), notify.WithDashboard(runningDashboard)), nil
+	opts := []notify.Option{notify.WithLogger(logger), notify.WithDashboard(runningDashboard)}
+	if ans != nil {
+		opts = append(opts, notify.WithTriage(ans.Triage, ans.Timeout()+time.Second))
+	}
+	return notify.NewSender(routes, opts...), nil
 }
 
 // runningDashboard is the URL, with its token, of this user's clai

@@ -144,9 +144,26 @@ func runCommand() *cli.Command {
 			}
 			// Notified people answer from elsewhere: a headless run waits
 			// for them at a question. A dry run tells nobody.
+			cfg, err := loadConfig(c.App.ErrWriter, os.Environ())
+			if err != nil {
+				return err
+			}
+			// The answerer takes the easy questions; in a dry run it says
+			// what it would answer.
+			ans, err := openAnswerer(pb, cfg, os.Environ(), logger, c.Bool("dry-run"), c.App.ErrWriter)
+			if err != nil {
+				return err
+			}
+			if ans != nil {
+				opts = append(opts, runner.WithDesk(ans.Watch))
+				if !c.Bool("dry-run") {
+					// A headless run waits at a question for it.
+					opts = append(opts, runner.WithRemote(true))
+				}
+			}
 			var notifier *notify.Sender
 			if !c.Bool("dry-run") {
-				if notifier, err = openNotifier(c.App.ErrWriter, pb, os.Environ(), logger); err != nil {
+				if notifier, err = openNotifier(cfg, pb, os.Environ(), logger, ans); err != nil {
 					return err
 				}
 			}
@@ -158,6 +175,13 @@ func runCommand() *cli.Command {
 			served := newSessionServer(c.App.ErrWriter)
 			report, err := runner.Run(c.Context, pb, append(opts, runner.WithDesk(served.ready))...)
 			served.close(c.App.ErrWriter)
+			if ans != nil {
+				// First: the notifications it holds back are then told.
+				ans.Close()
+				if report != nil {
+					reportDecisions(report, ans)
+				}
+			}
 			if notifier != nil {
 				notifier.Close() // what is not sent has notify.Grace at most
 			}

@@ -49,7 +49,10 @@ type Question struct {
 	Detail string `json:"detail,omitempty"`
 	// Text is the question: the prompt's line, or the dialog's question on the
 	// screen.
-	Text    string   `json:"text"`
+	Text string `json:"text"`
+	// Summary is one line saying what the question is about, written by the
+	// answerer's model (summarize: true) for notifications; "" without one.
+	Summary string   `json:"summary,omitempty"`
 	Options []Option `json:"options"`
 	// Screen is an excerpt of the screen (or of the output's tail), secrets
 	// masked.
@@ -87,6 +90,8 @@ const (
 	ChannelTerminal  = "terminal"
 	ChannelCLI       = "cli"
 	ChannelDashboard = "dashboard"
+	// ChannelAnswerer is a model's answer, taken behind the answerer's gates.
+	ChannelAnswerer = "answerer"
 )
 
 // Answer is a person's (or a channel's) answer to a question: exactly one of

@@ -138,6 +138,9 @@ func build(id string, ev playbooks.NotifyEvent, u ask.Update, s ask.Session) *No
 			n.Title = fmt.Sprintf("clai: %s needs you (%s)", name, u.Question.Reason)
 		}
 		n.Text = oneLine(u.Question.Text)
+		if u.Question.Summary != "" {
+			n.Text = oneLine(u.Question.Summary)
+		}
 		n.Answer = answerCommands(s.ID, u.Question)
 	case u.Kind == ask.UpdateDanger:
 		n.Rule, n.Matched = u.Rule, u.Matched
@@ -221,6 +224,9 @@ func (n *Notification) Message() string {
 	var b strings.Builder
 	b.WriteString(n.Text)
 	if q := n.Question; q != nil {
+		if q.Summary != "" {
+			b.WriteString("\nquestion: " + oneLine(q.Text))
+		}
 		if len(q.Options) > 0 {
 			labels := make([]string, len(q.Options))
 			for i, o := range q.Options {

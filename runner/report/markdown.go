@@ -156,5 +156,16 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 				mdCode(tail(q.Text, excerptCell)), mdText(head(q.Options, excerptCell)), mdText(q.Closed), mdText(q.Answer), mdCode(q.Sent))
 		}
 	}
+	if len(rep.Answerer) > 0 {
+		p("\n## Answerer\n\n| question | decision | model | answer | confidence | reason | why |\n|---|---|---|---|--:|---|---|\n")
+		for _, d := range rep.Answerer {
+			conf := ""
+			if d.Confidence != nil {
+				conf = fmt.Sprint(*d.Confidence)
+			}
+			p("| %s | %s | %s | %s | %s | %s | %s |\n", mdCode(d.Question), mdText(d.Decision), mdText(d.Model),
+				mdCode(head(d.Answer, excerptCell)), conf, mdText(head(d.Reason, 2*excerptCell)), mdText(head(d.Why, 2*excerptCell)))
+		}
+	}
 	return b.Flush()
 }

@@ -49,9 +49,26 @@ type Report struct {
 	// QuestionsDropped counts those left out past the first maxQuestions.
 	Questions        []ask.Question `json:"questions"`
 	QuestionsDropped int            `json:"questions_dropped,omitempty"`
+	// Answerer lists the answerer's decisions, taken or declined, with its
+	// model, confidence and reason (docs/answerer.md); absent without one.
+	Answerer []AnswererDecision `json:"answerer,omitempty"`
 	// OutputErrors lists the outputs of the run (the event log, the
 	// recording) that could not be written in full; absent when all were.
 	OutputErrors []OutputError `json:"output_errors,omitempty"`
+}
+
+// AnswererDecision is what the answerer decided on a question.
+type AnswererDecision struct {
+	Question string `json:"question"`
+	// Decision is answered, would-answer, declined, failed or refused.
+	Decision string `json:"decision"`
+	Model    string `json:"model"`
+	// Answer, Confidence and Reason are the model's reply, when it gave one.
+	Answer     string   `json:"answer,omitempty"`
+	Confidence *float64 `json:"confidence,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	// Why says why it was declined, failed or refused.
+	Why string `json:"why,omitempty"`
 }
 
 // Playbook identifies the playbook a run used.

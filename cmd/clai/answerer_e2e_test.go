@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/runner/answerer"
+	"github.com/clai-sh/clai/runner/report"
+)
+
+// answererPlaybook asks an obvious question, then one a danger rule hands
+// over; its answerer is the model given.
+const answererPlaybook = `
+version: 1
+name: answerer-e2e
+spawn: {command: [%q, -q, "Continue? [Y/n] ", -q, "About to run: rm -rf build. Proceed? [y/N] "]}
+settings: {settle: 100ms}
+timeouts: {prompt: 2s}
+danger:
+  - name: wipe
+    match: {regex: 'rm\s+-rf'}
+    action: manual
+answerer:
+%s
+`
+
+// alwaysYes is what the fake models say to every question: yes, at
+// confidence 1.
+const alwaysYes = `{"answer": "y", "confidence": 1.0, "reason": "the user wants this done"}`
+
+// A real clai run over a fake program with a fake model that says yes to
+// everything at confidence 1: Continue? [Y/n] is answered (the option Y is
+// typed), the rm -rf prompt is not (it waits for people until
+// timeouts.prompt, exit 4), each decision is in the log with the model, its
+// confidence and its reason, the report names the model as who answered,
+// and the API's key shows nowhere.
+func TestRunAnswererTakesTheEasyOne(t *testing.T) {
+	t.Parallel()
+	bin := testprog.BuildCommand(t, "./cmd/clai")
+	prompter := testprog.Build(t, "prompter")
+	const key = "sk-ant-e2e-secret-key"
+	anthropic := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/messages" || r.Header.Get("x-api-key") != key {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		text, _ := json.Marshal(alwaysYes)
+		fmt.Fprintf(w, `{"type":"message","role":"assistant","content":[{"type":"text","text":%s}]}`, text)
+	}))
+	t.Cleanup(anthropic.Close)
+	model := filepath.Join(t.TempDir(), "model")
+	if err := os.WriteFile(model, []byte("#!/bin/sh\ncat > /dev/null\necho '"+alwaysYes+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, spec := range map[string]string{
+		"command":   fmt.Sprintf("  command: [%q]", model),
+		"anthropic": fmt.Sprintf("  api: anthropic\n  url: %q\n  model: small\n  key: env:E2E_MODEL_KEY", anthropic.URL),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			pb := filepath.Join(dir, "answerer.yaml")
+			if err := os.WriteFile(pb, fmt.Appendf(nil, answererPlaybook, prompter, spec), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			logFile, rep := filepath.Join(dir, "run.log"), filepath.Join(dir, "run.json")
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(bin, "run", "--log", logFile, "--report", rep, pb)
+			cmd.Env = append(os.Environ(), "E2E_MODEL_KEY="+key, "XDG_CONFIG_HOME="+dir)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != 4 {
+				t.Errorf("exit %d (%v), want 4: the rm -rf prompt waits for people\nstderr:\n%s", code, err, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), "got: Y") || strings.Contains(stdout.String(), "got: y") {
+				t.Errorf("stdout, want Continue answered with Y and rm -rf not answered:\n%s", stdout.String())
+			}
+			logData, _ := os.ReadFile(logFile)
+			decisions := answererLines(t, logData)
+			if len(decisions) != 2 || decisions[0]["decision"] != answerer.Answered || decisions[1]["decision"] != answerer.Declined ||
+				decisions[0]["confidence"] != "1" || decisions[0]["reason"] != "the user wants this done" ||
+				!strings.Contains(fmt.Sprint(decisions[1]["why"]), "hand-over (danger)") {
+				t.Errorf("the answerer's log lines: %v", decisions)
+			}
+			var r report.Report
+			data, _ := os.ReadFile(rep)
+			if err := json.Unmarshal(data, &r); err != nil || len(r.Questions) != 2 || r.Questions[0].Closed == nil ||
+				r.Questions[0].Closed.Channel != "answerer" || !strings.Contains(r.Questions[0].Closed.By, "(confidence 1): the user wants this done") ||
+				len(r.Answerer) != 2 || r.Answerer[0].Decision != answerer.Answered || r.Answerer[1].Decision != answerer.Declined ||
+				r.Answerer[0].Confidence == nil || *r.Answerer[0].Confidence != 1 || r.Answerer[0].Reason != "the user wants this done" ||
+				!strings.Contains(r.Answerer[1].Why, "hand-over (danger)") {
+				t.Errorf("the report's questions (%v):\n%s", err, data)
+			}
+			for what, text := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "the log": string(logData), "the report": string(data)} {
+				if strings.Contains(text, key) {
+					t.Errorf("%s holds the key", what)
+				}
+			}
+		})
+	}
+}
+
+// --dry-run says what the answerer would answer, and types nothing.
+func TestRunAnswererDryRun(t *testing.T) {
+	t.Parallel()
+	bin := testprog.BuildCommand(t, "./cmd/clai")
+	prompter := testprog.Build(t, "prompter")
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model")
+	if err := os.WriteFile(model, []byte("#!/bin/sh\ncat > /dev/null\necho '"+alwaysYes+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pb := filepath.Join(dir, "answerer.yaml")
+	if err := os.WriteFile(pb, fmt.Appendf(nil, answererPlaybook, prompter, fmt.Sprintf("  command: [%q]", model)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "run", "--dry-run", "--log", filepath.Join(dir, "run.log"), pb)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run()
+	if !strings.Contains(stderr.String(), `the answerer would answer q1 "Continue? [Y/n]" with the option "Y"`) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	if strings.Contains(stdout.String(), "got: ") {
+		t.Errorf("a dry run typed an answer:\n%s", stdout.String())
+	}
+}
+
+// answererLines returns the answerer's lines of an event log.
+func answererLines(t *testing.T, log []byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range bytes.Split(log, []byte("\n")) {
+		var m map[string]any
+		if json.Unmarshal(line, &m) == nil && m["event"] == answerer.LogEvent {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// With summarize: true and a notification target, the question the
+// answerer takes is told to nobody, and the danger hand-over it leaves to
+// people is told with the model's one-line summary.
+func TestRunAnswererSummarizesForNotifications(t *testing.T) {
+	t.Parallel()
+	bin := testprog.BuildCommand(t, "./cmd/clai")
+	prompter := testprog.Build(t, "prompter")
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model")
+	reply := `{"answer": "y", "confidence": 1, "reason": "fine", "summary": "the installer wants to go on"}`
+	if err := os.WriteFile(model, []byte("#!/bin/sh\ncat > /dev/null\necho '"+reply+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	told := filepath.Join(dir, "told")
+	if err := os.Mkdir(told, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	spec := fmt.Sprintf("  command: [%q]\n  summarize: true\nnotify:\n  - command: [sh, -c, 'cat > \"$0/$$.json\"', %q]\n    on: [question, danger]", model, told)
+	pb := filepath.Join(dir, "answerer.yaml")
+	if err := os.WriteFile(pb, fmt.Appendf(nil, answererPlaybook, prompter, spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "run", "--log", filepath.Join(dir, "run.log"), pb)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run()
+	if !strings.Contains(stdout.String(), "got: Y") {
+		t.Errorf("Continue was not answered:\n%s\n%s", stdout.String(), stderr.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(told, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("%d notifications, want 1 (the hand-over; the question answered is told to nobody)\n%s", len(files), stderr.String())
+	}
+	var n struct {
+		Text     string `json:"text"`
+		Question struct {
+			Reason  string `json:"reason"`
+			Summary string `json:"summary"`
+		} `json:"question"`
+	}
+	data, _ := os.ReadFile(files[0])
+	if err := json.Unmarshal(data, &n); err != nil || n.Text != "the installer wants to go on" ||
+		n.Question.Summary != n.Text || n.Question.Reason != "danger" {
+		t.Errorf("the notification (%v):\n%s", err, data)
+	}
+}
+
+// A model that hangs, and one that replies garbage, leave the question to
+// people: nothing is typed, the run waits for an answer until
+// timeouts.prompt, and the log says why.
+func TestRunAnswererThatFailsLeavesItToPeople(t *testing.T) {
+	t.Parallel()
+	bin := testprog.BuildCommand(t, "./cmd/clai")
+	prompter := testprog.Build(t, "prompter")
+	for name, tc := range map[string]struct{ body, why string }{
+		"hangs":   {"sleep 600 & sleep 600", "the model gave no reply within 300ms"},
+		"garbage": {"cat > /dev/null; echo 'Sure! The answer is yes.'", "no JSON object"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			model := filepath.Join(dir, "model")
+			if err := os.WriteFile(model, []byte("#!/bin/sh\n"+tc.body+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			pb := filepath.Join(dir, "answerer.yaml")
+			spec := fmt.Sprintf("  command: [%q]\n  timeout: 300ms", model)
+			if err := os.WriteFile(pb, fmt.Appendf(nil, answererPlaybook, prompter, spec), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			logFile := filepath.Join(dir, "run.log")
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(bin, "run", "--log", logFile, pb)
+			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			_ = cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != 4 || strings.Contains(stdout.String(), "got: ") {
+				t.Errorf("exit %d, want 4 with nothing typed\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+			}
+			logData, _ := os.ReadFile(logFile)
+			lines := answererLines(t, logData)
+			if len(lines) == 0 || lines[0]["decision"] != answerer.Failed || !strings.Contains(fmt.Sprint(lines[0]["why"]), tc.why) {
+				t.Errorf("the answerer's log lines: %v", lines)
+			}
+		})
+	}
+}
