@@ -199,6 +199,13 @@ type Found struct {
 // List returns the sessions of the registry, each asked how it stands, in
 // the order they started. The entries of runs that are gone are removed.
 func (r *Registry) List(ctx context.Context) ([]Found, error) {
+	return r.ListOnly(ctx, func(ask.Session) bool { return true })
+}
+
+// ListOnly is List of the sessions that keep holds for as they registered
+// (their id, name, playbook and program never change): only those are asked
+// how they stand, so that finding one session among many asks it alone.
+func (r *Registry) ListOnly(ctx context.Context, keep func(ask.Session) bool) ([]Found, error) {
 	var infos []entryInfo
 	err := r.locked(func() error {
 		var err error
@@ -208,6 +215,7 @@ func (r *Registry) List(ctx context.Context) ([]Found, error) {
 	if err != nil {
 		return nil, err
 	}
+	infos = slices.DeleteFunc(infos, func(info entryInfo) bool { return !keep(info.Session) })
 	found := make([]Found, len(infos))
 	var wg sync.WaitGroup
 	for i, info := range infos {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/clai-sh/clai/runner/ask"
 )
 
 func TestListAsksEachSession(t *testing.T) {
@@ -32,6 +34,25 @@ func TestListAsksEachSession(t *testing.T) {
 	entries, _ := os.ReadDir(r.Dir())
 	if names := dirNames(entries); len(names) != 2 {
 		t.Fatalf("the folder holds %v, want one entry and its socket", names)
+	}
+}
+
+func TestListOnlyAsksTheSessionsItKeeps(t *testing.T) {
+	t.Parallel()
+	r := openTemp(t)
+	one, two := newFakeDesk("one"), newFakeDesk("two")
+	register(t, r, one)
+	register(t, r, two)
+	before := two.sessionCalls()
+	found, err := r.ListOnly(t.Context(), func(s ask.Session) bool { return s.Name == "one" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].Err != nil || found[0].Session.Name != "one" {
+		t.Fatalf("found %+v, want session one, which answered", found)
+	}
+	if calls := two.sessionCalls() - before; calls != 0 {
+		t.Fatalf("session two was asked %d times, want 0: it was left out", calls)
 	}
 }
 
