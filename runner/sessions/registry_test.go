@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/clai-sh/clai/runner/ask"
 )
 
@@ -53,6 +55,25 @@ func TestListOnlyAsksTheSessionsItKeeps(t *testing.T) {
 	}
 	if calls := two.sessionCalls() - before; calls != 0 {
 		t.Fatalf("session two was asked %d times, want 0: it was left out", calls)
+	}
+}
+
+func TestReadersDoNotWaitForEachOther(t *testing.T) {
+	t.Parallel()
+	r := openTemp(t)
+	register(t, r, newFakeDesk("one"))
+	// Another reader holds the registry's lock while it lists.
+	other, err := os.Open(filepath.Join(r.Dir(), lockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := unix.Flock(int(other.Fd()), unix.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
+	found, err := r.List(t.Context())
+	if err != nil || len(found) != 1 || found[0].Err != nil {
+		t.Fatalf("listed %+v, %v while another reader lists, want the one session", found, err)
 	}
 }
 
