@@ -57,8 +57,10 @@ type desk struct {
 	info     ask.Session
 	screen   ask.Screen // the screen at the end, once over
 	end      ask.Update // the run's UpdateEnd, once over
-	watchers map[chan ask.Update]struct{}
-	watching atomic.Int32
+	watchers map[chan ask.Update]kindSet
+	// wanted is the kinds some watcher takes, so that an update nobody
+	// takes costs no lock.
+	wanted atomic.Uint32
 	// sess is the session; only its loop touches it, through calls.
 	sess *session
 }
@@ -86,7 +88,7 @@ func newDesk(info ask.Session) *desk {
 		calls:    make(chan func()),
 		over:     make(chan struct{}),
 		info:     info,
-		watchers: map[chan ask.Update]struct{}{},
+		watchers: map[chan ask.Update]kindSet{},
 	}
 }
 
@@ -155,8 +157,59 @@ func (d *desk) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 	return ask.Sent{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
 }
 
+// kindSet is a set of kinds of ask.Update, a bit each.
+type kindSet uint32
+
+// allKinds holds every kind.
+const allKinds = ^kindSet(0)
+
+// kindBit is kind's bit in a kindSet; an unknown kind has none.
+func kindBit(kind string) kindSet {
+	switch kind {
+	case ask.UpdateState:
+		return 1 << 0
+	case ask.UpdateQuestion:
+		return 1 << 1
+	case ask.UpdateClosed:
+		return 1 << 2
+	case ask.UpdateDanger:
+		return 1 << 3
+	case ask.UpdateDecision:
+		return 1 << 4
+	case ask.UpdateScreen:
+		return 1 << 5
+	case ask.UpdateEnd:
+		return 1 << 6
+	}
+	return 0
+}
+
+// takes says whether some watcher takes updates of kind.
+func (d *desk) takes(kind string) bool { return kindSet(d.wanted.Load())&kindBit(kind) != 0 }
+
+// rewant sets wanted from the watchers; d.mu is held.
+func (d *desk) rewant() {
+	var all kindSet
+	for _, kinds := range d.watchers {
+		all |= kinds
+	}
+	d.wanted.Store(uint32(all))
+}
+
 // Watch returns the updates from now on.
-func (d *desk) Watch(ctx context.Context) <-chan ask.Update {
+func (d *desk) Watch(ctx context.Context) <-chan ask.Update { return d.watch(ctx, allKinds) }
+
+// WatchKinds returns the updates of the given kinds from now on, and the
+// run's end.
+func (d *desk) WatchKinds(ctx context.Context, kinds ...string) <-chan ask.Update {
+	set := kindBit(ask.UpdateEnd)
+	for _, k := range kinds {
+		set |= kindBit(k)
+	}
+	return d.watch(ctx, set)
+}
+
+func (d *desk) watch(ctx context.Context, kinds kindSet) <-chan ask.Update {
 	ch := make(chan ask.Update, watchBuffer)
 	d.mu.Lock()
 	select {
@@ -168,8 +221,8 @@ func (d *desk) Watch(ctx context.Context) <-chan ask.Update {
 		return ch
 	default:
 	}
-	d.watchers[ch] = struct{}{}
-	d.watching.Add(1)
+	d.watchers[ch] = kinds
+	d.rewant()
 	d.mu.Unlock()
 	go func() {
 		select {
@@ -181,16 +234,21 @@ func (d *desk) Watch(ctx context.Context) <-chan ask.Update {
 		defer d.mu.Unlock()
 		if _, ok := d.watchers[ch]; ok {
 			delete(d.watchers, ch)
-			d.watching.Add(-1)
+			d.rewant()
 			close(ch)
 		}
 	}()
 	return ch
 }
 
-// publish gives u to every watcher that has room for it; d.mu is held.
+// publish gives u to every watcher that takes it and has room for it; d.mu
+// is held.
 func (d *desk) publish(u ask.Update) {
-	for ch := range d.watchers {
+	bit := kindBit(u.Kind)
+	for ch, kinds := range d.watchers {
+		if kinds&bit == 0 {
+			continue
+		}
 		if u.Kind == ask.UpdateScreen && len(ch) >= cap(ch)/2 {
 			continue
 		}
@@ -222,7 +280,7 @@ func (d *desk) observe(start time.Time, e *engine.Event) {
 	default:
 		return
 	}
-	if (u.Kind == ask.UpdateDanger || u.Kind == ask.UpdateDecision) && d.watching.Load() == 0 {
+	if (u.Kind == ask.UpdateDanger || u.Kind == ask.UpdateDecision) && !d.takes(u.Kind) {
 		// Nothing of the snapshot changes, and nobody listens.
 		return
 	}
@@ -236,14 +294,14 @@ func (d *desk) observe(start time.Time, e *engine.Event) {
 	case ask.UpdateClosed:
 		d.info.Question = nil
 	}
-	if d.watching.Load() > 0 {
+	if d.takes(u.Kind) {
 		d.publish(u)
 	}
 }
 
 // screenChanged tells the watchers that the program showed more.
 func (d *desk) screenChanged(at time.Time, state string) {
-	if d.watching.Load() == 0 {
+	if !d.takes(ask.UpdateScreen) {
 		return
 	}
 	d.mu.Lock()
@@ -279,7 +337,7 @@ func (d *desk) finish(at time.Time, scr ask.Screen, r engine.Result) {
 			close(ch)
 		}
 		clear(d.watchers)
-		d.watching.Store(0)
+		d.wanted.Store(0)
 	})
 }
 

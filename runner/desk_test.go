@@ -335,3 +335,39 @@ rules:
 		t.Fatalf("recorded %q", got)
 	}
 }
+
+// A watcher that takes some kinds of updates gets only those and the end:
+// clai's answers and the screen's changes are never handed to it, while a
+// watcher of everything gets them.
+func TestDeskWatchKindsTakesOnlyThose(t *testing.T) {
+	t.Parallel()
+	roundtrip := testprog.Build(t, "roundtrip")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var some <-chan ask.Update
+	_, all, reports := deskRun(t, ctx, `
+version: 1
+name: kinds
+spawn: {command: [%q, -n, "20"]}
+settings: {min_send_interval: 0s}
+rules:
+  - {name: code, match: {regex: 'Enter code (?P<code>\d+) \[\d+\]: $'}, line: "{{ match.code }}", limit: 100}
+`, []any{roundtrip}, runner.WithDesk(func(d ask.Desk) {
+		some = d.(ask.KindWatcher).WatchKinds(ctx, ask.UpdateQuestion, ask.UpdateDanger)
+	}))
+	kinds := func(updates <-chan ask.Update) map[string]int {
+		seen := map[string]int{}
+		for u := range updates {
+			seen[u.Kind]++
+		}
+		return seen
+	}
+	everything, taken := kinds(all), kinds(some)
+	wantOutcome(t, <-reports, engine.Done, 0)
+	if everything[ask.UpdateDecision] != 20 {
+		t.Fatalf("the watcher of everything got %v, want 20 decisions", everything)
+	}
+	if len(taken) != 1 || taken[ask.UpdateEnd] != 1 {
+		t.Fatalf("the watcher of questions and dangers got %v, want the end only", taken)
+	}
+}

@@ -37,7 +37,7 @@ func sessionsCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usageError("sessions: takes no arguments (see clai sessions --help)")
 			}
-			live, err := listSessions(c.Context, c.App.ErrWriter)
+			live, err := listSessions(c.Context, c.App.ErrWriter, func(ask.Session) bool { return true })
 			if err != nil {
 				return failure(err)
 			}
@@ -53,14 +53,14 @@ func sessionsCommand() *cli.Command {
 	}
 }
 
-// listSessions lists the sessions that answer; each that does not is said
-// on warn.
-func listSessions(ctx context.Context, warn io.Writer) ([]sessions.Found, error) {
+// listSessions lists the sessions that keep holds for and that answer; each
+// that does not answer is said on warn.
+func listSessions(ctx context.Context, warn io.Writer, keep func(ask.Session) bool) ([]sessions.Found, error) {
 	reg, err := sessions.Open("")
 	if err != nil {
 		return nil, err
 	}
-	found, err := reg.List(ctx)
+	found, err := reg.ListOnly(ctx, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func answerCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			live, err := listSessions(c.Context, c.App.ErrWriter)
+			live, err := listSessions(c.Context, c.App.ErrWriter, mayMatch(target))
 			if err != nil {
 				return failure(err)
 			}
@@ -291,6 +291,16 @@ func pickSession(live []sessions.Found, target, question string) (picked, error)
 		return picked{}, &exitError{code: engine.ExitRefused, err: fmt.Errorf("session %s (%s) has no open question", f.Session.ID, f.Session.Name)}
 	}
 	return picked{session: f.Session, socket: f.Socket}, nil
+}
+
+// mayMatch holds for the sessions matchSessions may pick for target (every
+// session when target is empty), by what never changes of a session: its id
+// and name. So clai answer asks only those how they stand, not every session
+// on the machine.
+func mayMatch(target string) func(ask.Session) bool {
+	return func(s ask.Session) bool {
+		return target == "" || s.ID == target || strings.HasPrefix(s.Name, target)
+	}
 }
 
 // matchSessions is the session with id target, else those whose name starts

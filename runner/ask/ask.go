@@ -207,3 +207,12 @@ type Desk interface {
 	// not keep up loses updates, never slows the run.
 	Watch(ctx context.Context) <-chan Update
 }
+
+// KindWatcher is a Desk whose watchers may take some kinds of updates only.
+// The desk never hands a watcher the other kinds (UpdateEnd it always
+// does), so that a watcher that needs few of them costs the run nothing at
+// the others: clai's answers and the screen's changes.
+type KindWatcher interface {
+	// WatchKinds is Watch of the updates of the given kinds.
+	WatchKinds(ctx context.Context, kinds ...string) <-chan Update
+}

@@ -130,7 +130,14 @@ func defaultBackoff(attempt int) time.Duration {
 // Close). It returns at once.
 func (s *Sender) Watch(desk ask.Desk) {
 	ctx, cancel := context.WithCancel(s.giveUp)
-	updates := desk.Watch(ctx)
+	var updates <-chan ask.Update
+	if kw, ok := desk.(ask.KindWatcher); ok {
+		// Only these can tell anyone (see candidates): the run's answers
+		// and screens are never handed over.
+		updates = kw.WatchKinds(ctx, ask.UpdateQuestion, ask.UpdateDanger, ask.UpdateEnd)
+	} else {
+		updates = desk.Watch(ctx)
+	}
 	s.watched.Add(1)
 	go func() {
 		defer s.watched.Done()

@@ -2,6 +2,7 @@ package notify_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"encoding/json"
 	"io"
@@ -457,5 +458,45 @@ func TestOpenNeverShowsSecrets(t *testing.T) {
 	_, err := notify.Open(s, notify.Environment{Environ: []string{"TG=123456:AAH-secret-part"}})
 	if err == nil || strings.Contains(err.Error(), "AAH-secret") || strings.Contains(err.Error(), "123456") {
 		t.Errorf("telegram without chats: %v", err)
+	}
+}
+
+// kindsDesk is a fakeDesk whose watchers may take some kinds only; it keeps
+// the kinds it was asked for.
+type kindsDesk struct {
+	*fakeDesk
+	kinds chan []string
+}
+
+func (d *kindsDesk) WatchKinds(_ context.Context, kinds ...string) <-chan ask.Update {
+	d.kinds <- kinds
+	return d.watch
+}
+
+// The sender takes only the updates that can tell anyone, so that clai's
+// answers and the screen's changes never reach it; those it takes tell.
+func TestSenderWatchesOnlyWhatTells(t *testing.T) {
+	t.Parallel()
+	srv, got := fakeServer(t, ok)
+	s := spec(playbooks.NotifyWebhook)
+	s.Webhook = &playbooks.Webhook{URL: srv.URL + "/hook"}
+	sender := notify.NewSender([]notify.Route{{Target: open(t, s), Spec: s}})
+	desk := &kindsDesk{fakeDesk: newFakeDesk(), kinds: make(chan []string, 1)}
+	sender.Watch(desk)
+	var kinds []string
+	select {
+	case kinds = <-desk.kinds:
+	default:
+		t.Fatal("the sender watches every kind of update")
+	}
+	slices.Sort(kinds)
+	if want := []string{ask.UpdateDanger, ask.UpdateEnd, ask.UpdateQuestion}; !slices.Equal(kinds, want) {
+		t.Fatalf("the sender watches %v, want %v", kinds, want)
+	}
+	desk.publish(questionUpdate(question("q1", "Overwrite config.yaml? [y/N]", "y", "N")))
+	desk.end("done", 0)
+	sender.Close()
+	if r := <-got; r.header.Get(notify.HeaderEvent) != "question" {
+		t.Fatalf("the question was not told: %v", r.header)
 	}
 }

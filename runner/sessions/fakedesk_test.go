@@ -16,6 +16,8 @@ type fakeDesk struct {
 	answers  []ask.Answer
 	closed   map[string]bool
 	watchers []chan ask.Update
+	// asked counts the calls of Session.
+	asked int
 }
 
 func newFakeDesk(name string) *fakeDesk {
@@ -31,6 +33,7 @@ func newFakeDesk(name string) *fakeDesk {
 func (d *fakeDesk) Session() ask.Session {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.asked++
 	return d.session
 }
 
@@ -115,4 +118,11 @@ func (d *fakeDesk) answered() []ask.Answer {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return append([]ask.Answer(nil), d.answers...)
+}
+
+// sessionCalls is how many times Session was called.
+func (d *fakeDesk) sessionCalls() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.asked
 }

@@ -36,8 +36,9 @@ const lockWait = 5 * time.Second
 // queryTimeout bounds how long a reader waits for one session's answer.
 const queryTimeout = 3 * time.Second
 
-// lockName is the file whose lock makes adding and removing entries one at
-// a time.
+// lockName is the file whose lock keeps readers from an entry being added:
+// adding one takes it exclusively, reading the entries (and removing those of
+// runs that are gone) shared, so that readers do not wait for each other.
 const lockName = ".lock"
 
 // Registry is a folder of session entries: for each run a file NAME.json,
@@ -94,7 +95,7 @@ func (r *Registry) Register(desk ask.Desk, refused func(error)) (*Entry, error) 
 	}
 	e := &Entry{path: filepath.Join(r.dir, name+entrySuffix), socket: filepath.Join(r.dir, name+socketSuffix)}
 	info := entryInfo{Socket: name + socketSuffix, Session: desk.Session()}
-	if err := r.locked(func() error { return e.create(info) }); err != nil {
+	if err := r.locked(unix.LOCK_EX, func() error { return e.create(info) }); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("unix", e.socket)
@@ -162,9 +163,9 @@ func newEntryName() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// locked runs fn holding the registry's lock, which it waits up to lockWait
-// for.
-func (r *Registry) locked(fn func() error) error {
+// locked runs fn holding the registry's lock, exclusive (unix.LOCK_EX) or
+// shared (unix.LOCK_SH), which it waits up to lockWait for.
+func (r *Registry) locked(how int, fn func() error) error {
 	path := filepath.Join(r.dir, lockName)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
@@ -173,7 +174,7 @@ func (r *Registry) locked(fn func() error) error {
 	defer f.Close()
 	deadline := time.Now().Add(lockWait)
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
 		if err == nil {
 			break
 		}
@@ -199,8 +200,15 @@ type Found struct {
 // List returns the sessions of the registry, each asked how it stands, in
 // the order they started. The entries of runs that are gone are removed.
 func (r *Registry) List(ctx context.Context) ([]Found, error) {
+	return r.ListOnly(ctx, func(ask.Session) bool { return true })
+}
+
+// ListOnly is List of the sessions that keep holds for as they registered
+// (their id, name, playbook and program never change): only those are asked
+// how they stand, so that finding one session among many asks it alone.
+func (r *Registry) ListOnly(ctx context.Context, keep func(ask.Session) bool) ([]Found, error) {
 	var infos []entryInfo
-	err := r.locked(func() error {
+	err := r.locked(unix.LOCK_SH, func() error {
 		var err error
 		infos, err = r.scan()
 		return err
@@ -208,6 +216,7 @@ func (r *Registry) List(ctx context.Context) ([]Found, error) {
 	if err != nil {
 		return nil, err
 	}
+	infos = slices.DeleteFunc(infos, func(info entryInfo) bool { return !keep(info.Session) })
 	found := make([]Found, len(infos))
 	var wg sync.WaitGroup
 	for i, info := range infos {
@@ -251,7 +260,8 @@ func (r *Registry) scan() ([]entryInfo, error) {
 }
 
 // read reads the entry name. An entry nobody holds locked is a run that is
-// gone: its files are removed and live is false.
+// gone: its files are removed and live is false. Its lock is tried shared,
+// so that two readers that find it at once both find it gone.
 func (r *Registry) read(name string) (info entryInfo, live bool, err error) {
 	path := filepath.Join(r.dir, name+entrySuffix)
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
@@ -259,7 +269,7 @@ func (r *Registry) read(name string) (info entryInfo, live bool, err error) {
 		return info, false, err
 	}
 	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == nil {
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err == nil {
 		_ = os.Remove(filepath.Join(r.dir, name+socketSuffix))
 		_ = os.Remove(path)
 		return info, false, nil

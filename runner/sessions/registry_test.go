@@ -8,6 +8,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/clai-sh/clai/runner/ask"
 )
 
 func TestListAsksEachSession(t *testing.T) {
@@ -32,6 +36,44 @@ func TestListAsksEachSession(t *testing.T) {
 	entries, _ := os.ReadDir(r.Dir())
 	if names := dirNames(entries); len(names) != 2 {
 		t.Fatalf("the folder holds %v, want one entry and its socket", names)
+	}
+}
+
+func TestListOnlyAsksTheSessionsItKeeps(t *testing.T) {
+	t.Parallel()
+	r := openTemp(t)
+	one, two := newFakeDesk("one"), newFakeDesk("two")
+	register(t, r, one)
+	register(t, r, two)
+	before := two.sessionCalls()
+	found, err := r.ListOnly(t.Context(), func(s ask.Session) bool { return s.Name == "one" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].Err != nil || found[0].Session.Name != "one" {
+		t.Fatalf("found %+v, want session one, which answered", found)
+	}
+	if calls := two.sessionCalls() - before; calls != 0 {
+		t.Fatalf("session two was asked %d times, want 0: it was left out", calls)
+	}
+}
+
+func TestReadersDoNotWaitForEachOther(t *testing.T) {
+	t.Parallel()
+	r := openTemp(t)
+	register(t, r, newFakeDesk("one"))
+	// Another reader holds the registry's lock while it lists.
+	other, err := os.Open(filepath.Join(r.Dir(), lockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := unix.Flock(int(other.Fd()), unix.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
+	found, err := r.List(t.Context())
+	if err != nil || len(found) != 1 || found[0].Err != nil {
+		t.Fatalf("listed %+v, %v while another reader lists, want the one session", found, err)
 	}
 }
 

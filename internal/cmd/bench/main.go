@@ -9,6 +9,15 @@
 //	W4  W1 at 256 MiB (memory must not grow with the output)
 //	W5  W1 at 16 MiB with settings.match: screen, against the same in the stream
 //	    (and the floor), all three in the same run
+//	W6  50 concurrent headless runs with --remote, each asking a question that a
+//	    webhook target tells a loopback server of, answered with clai answer:
+//	    the time from the question to its notification, and from clai answer to
+//	    the program reading the answer (p50, p99)
+//	W7  W2 with a webhook notify target, against W2 without, in the same run
+//	    (whole runs: the target is opened at the start and told of the end)
+//
+// Every process it starts has its runtime, config and state folders in a
+// temporary folder, so the user's own sessions and config play no part.
 //
 // Usage: go run ./internal/cmd/bench [-runs 5] [-only W1,W3]
 package main
@@ -26,6 +35,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -74,6 +84,9 @@ type workload struct {
 	// a process is left out of it.
 	perOp int
 	small *workload
+	// baseLabel names the baseline in the table, when it is no floor, one
+	// rule or the stream.
+	baseLabel string
 	// repeat multiplies the runs of a short workload whose runs vary more
 	// (W2: a run lasts a quarter of a second, and one slow moment of the
 	// machine weighs on it).
@@ -90,6 +103,9 @@ func bench(runs int, only string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if err := isolate(dir); err != nil {
+		return err
+	}
 	root, err := testprog.ModuleRoot()
 	if err != nil {
 		return err
@@ -100,7 +116,7 @@ func bench(runs int, only string) error {
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build clai: %w", err)
 	}
-	if err := testprog.BuildAll(dir, "flood", "roundtrip"); err != nil {
+	if err := testprog.BuildAll(dir, "flood", "roundtrip", "prompter"); err != nil {
 		return err
 	}
 	self, err := os.Executable()
@@ -133,6 +149,19 @@ func bench(runs int, only string) error {
 	w2 := func(n int) string {
 		return write(fmt.Sprintf("w2-%d.yaml", n), fmt.Sprintf("version: 1\nname: w2\nspawn: {command: [%q, -n, \"%d\"]}\nsettings: {min_send_interval: 0s}\nrules:\n  - {name: code, match: {regex: 'Enter code (?P<code>\\d+) \\[\\d+\\]: $'}, line: \"{{ match.code }}\", limit: 1000000}\n", roundtrip, n))
 	}
+	// W7's target is told of every event, its end too, so that each run
+	// sends one notification and its notifier follows the whole run.
+	var told atomic.Int64
+	h, err := startHook(func(arrival) { told.Add(1) })
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	w7 := func(n int) string {
+		return write(fmt.Sprintf("w7-%d.yaml", n), fmt.Sprintf("version: 1\nname: w7\nspawn: {command: [%q, -n, \"%d\"]}\nsettings: {min_send_interval: 0s}\n"+
+			"notify:\n  - {webhook: {url: %q}, on: [question, danger, manual, timeout, done, failed]}\n"+
+			"rules:\n  - {name: code, match: {regex: 'Enter code (?P<code>\\d+) \\[\\d+\\]: $'}, line: \"{{ match.code }}\", limit: 1000000}\n", roundtrip, n, h.url))
+	}
 	workloads := []workload{
 		{name: "W1", what: "64 MiB coloured log, then a prompt", floor: []string{"floor-flood", flood, "64MiB"}, clai: floodPlaybook("w1", "64MiB", 0), target: 1.15},
 		{name: "W2", what: fmt.Sprintf("%d round trips through a template", rounds), floor: []string{"floor-roundtrip", roundtrip, strconv.Itoa(rounds)},
@@ -142,13 +171,25 @@ func bench(runs int, only string) error {
 		{name: "W4", what: "256 MiB coloured log, then a prompt", floor: []string{"floor-flood", flood, "256MiB"}, clai: floodPlaybook("w4", "256MiB", 0), target: 1.15},
 		{name: "W5", what: "W1 at 16 MiB matched on the screen, vs the stream", floor: []string{"floor-flood", flood, "16MiB"},
 			clai: floodMatch("w5", "16MiB", 0, "screen"), baseline: floodMatch("w5-stream", "16MiB", 0, "stream"), target: 3, maxRSS: 20},
+		// W7 compares whole runs, start and end included: the target is
+		// opened as the run starts and told of its end, and the difference
+		// of two runs, as W2 takes it, would leave that out and add their
+		// noise twice.
+		{name: "W7", what: fmt.Sprintf("W2 with a webhook notify target vs without (%d round trips, whole runs)", rounds),
+			clai: w7(rounds), baseline: w2(rounds), baseLabel: "no target", perOp: rounds, repeat: 3, target: 1.10},
 	}
+	selected := func(name string) bool { return only == "" || slices.Contains(strings.Split(only, ","), name) }
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tbaseline median\tclai median\tratio\truns' ratios\ttarget\tclai peak RSS\t")
+	headed := false
 	for _, w := range workloads {
-		if only != "" && !slices.Contains(strings.Split(only, ","), w.name) {
+		if !selected(w.name) {
 			continue
 		}
+		if !headed {
+			fmt.Fprintln(tw, "workload\tbaseline median\tclai median\tratio\truns' ratios\ttarget\tclai peak RSS\t")
+			headed = true
+		}
+		sent := told.Load()
 		// A first pair warms the caches (the file system's, the CPU's); it is
 		// not counted.
 		if _, _, _, err := pair(self, clai, w, 0); err != nil {
@@ -181,6 +222,8 @@ func bench(runs int, only string) error {
 		bm, mm, ratio := median(base), median(mine), median(ratios)
 		label := "floor"
 		switch {
+		case w.baseLabel != "":
+			label = w.baseLabel
 		case w.baseline != "" && w.floor != nil:
 			label = "stream"
 		case w.baseline != "":
@@ -210,11 +253,39 @@ func bench(runs int, only string) error {
 				median(floorRatios), slices.Min(floorRatios), slices.Max(floorRatios))
 		}
 		tw.Flush()
+		if w.name == "W7" {
+			// Each pair, the first one too, ran the target's playbook once.
+			if got, want := told.Load()-sent, int64(1+runs*w.repeat); got != want {
+				return fmt.Errorf("W7: %w: %d notifications for %d runs", errNoHook, got, want)
+			}
+		}
 	}
-	fmt.Printf("\n%d runs each (W2: %d), after one not counted. A run measures the baseline and clai back to back, in turn first;\n"+
+	if selected("W6") {
+		r := remoteRuns{clai: clai, prompter: filepath.Join(dir, "prompter"), dir: dir, n: 50, limit: 2 * time.Minute}
+		if err := benchRemote(r, runs); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\n%d runs each (W2, W7: %d), after one not counted. A run measures the baseline and clai back to back, in turn first;\n"+
 		"ratio = the median over runs of clai / baseline in the same run. W2 per round trip = (time at %d − time at %d) / %d\n"+
 		"within a run, which leaves out starting and ending the process\n", runs, 3*runs, rounds, fewRounds, rounds-fewRounds)
 	return tw.Flush()
+}
+
+// isolate points every process the bench starts at folders of its own under
+// dir: the sessions it registers, the config it reads (no notify targets of
+// the user's) and the state it writes.
+func isolate(dir string) error {
+	for _, v := range []string{"XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME"} {
+		d := filepath.Join(dir, strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(v, "XDG_"), "_DIR")))
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return err
+		}
+		if err := os.Setenv(v, d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pair measures the baseline of a workload and clai on it, one after the other,

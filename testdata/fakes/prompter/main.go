@@ -1,14 +1,15 @@
 // Command prompter asks questions in a terminal, like an installer or a
 // scaffolder, and echoes each answer as "got: ANSWER".
 //
-//	prompter -q "Project name: " -q "Continue? [y/n] " [-secret 2] [-after SEQ]
+//	prompter -q "Project name: " -q "Continue? [y/n] " [-secret 2] [-after SEQ] [-stamp FILE]
 //
 // Question N given by -secret (1-based) is read with echo off, the way a
 // password prompt does it: echo is turned off before the question is printed,
 // so an answer sent after the question is never echoed. -after writes SEQ after
 // each question in a write of its own, a moment later, as Node's readline
 // follows its prompt with an escape sequence (bracketed paste on, a cursor
-// move). It exits 0 after the last answer and 3 if input ends early.
+// move). -stamp appends to FILE, for each answer, the time its last byte was
+// read, in Unix nanoseconds, a line each. It exits 0 after the last answer and 3 if input ends early.
 package main
 
 import (
@@ -33,6 +34,7 @@ func main() {
 	flag.Var(&qs, "q", "a question to ask (repeatable, in order)")
 	secret := flag.Int("secret", 0, "ask question `N` (1-based) with echo off")
 	after := flag.String("after", "", "write `SEQ` after each question, in a write of its own")
+	stamp := flag.String("stamp", "", "append the time each answer was read to `FILE`")
 	flag.Parse()
 	if len(qs) == 0 {
 		qs = questions{"Name: "}
@@ -46,6 +48,9 @@ func main() {
 			fmt.Print(q)
 			writeAfter(*after)
 			answer, err = readLine(os.Stdin)
+		}
+		if err == nil {
+			err = writeStamp(*stamp, time.Now())
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "\nprompter: question %d: %v\n", i+1, err)
@@ -66,6 +71,22 @@ func writeAfter(seq string) {
 	}
 	time.Sleep(afterPause)
 	_, _ = os.Stdout.WriteString(seq)
+}
+
+// writeStamp appends at to the file named stamp, if any, in Unix nanoseconds.
+func writeStamp(stamp string, at time.Time) error {
+	if stamp == "" {
+		return nil
+	}
+	f, err := os.OpenFile(stamp, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(f, at.UnixNano()); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // readLine reads one line a byte at a time, so nothing is read ahead of it.
