@@ -109,7 +109,9 @@ timeouts: {prompt: 1m}
 		switch {
 		case err == nil:
 			typed++
-		case errors.As(err, &r) && (r.Code == ask.RefusedClosed || r.Code == ask.RefusedStale):
+		case errors.As(err, &r) && (r.Code == ask.RefusedClosed || r.Code == ask.RefusedStale || r.Code == ask.RefusedEnded):
+			// The loser finds the question closed, or, when the winner's
+			// answer ended the program first, the run ended: never typed.
 			refused++
 		default:
 			t.Fatalf("answer: %v", err)
