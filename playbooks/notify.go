@@ -404,7 +404,7 @@ func (d *decoder) literalToken(n ast.Node, what string, u *url.URL, place string
 	}
 }
 
-// MissingEnv lists, as warnings, each ${NAME} a notification target of pb
+// MissingEnv lists, as errors, each ${NAME} a notification target of pb
 // reads that environ does not set: clai run would refuse to start. The
 // environment is the machine's, so only lint calls it, with its own.
 func MissingEnv(pb *Playbook, environ []string) diag.List {
@@ -423,7 +423,7 @@ func missingEnv(targets []*Notify, environ []string) diag.List {
 	for i, t := range targets {
 		for _, name := range t.Env() {
 			if !set[name] {
-				out = append(out, diag.Diagnostic{Pos: t.AddressPos, Severity: diag.Warning, Rule: "missing-env",
+				out = append(out, diag.Diagnostic{Pos: t.AddressPos, Severity: diag.Error, Rule: "missing-env",
 					Message: fmt.Sprintf("notify[%d] reads ${%s}, which is not set here: clai run would refuse to start", i, name),
 					Hint:    fmt.Sprintf("set %s where clai runs, or give a default: ${%s:-…}", name, name)})
 			}

@@ -34,7 +34,7 @@ var Rules = []Rule{
 	{ID: "unbounded", Severity: Warning, Summary: "A rule has neither `cooldown` nor `limit`, so a program that repeats its prompt gets answered forever."},
 	{ID: "notify", Severity: Error, Summary: "A notification target cannot work: its URL names a service clai does not know or is not a URL, a webhook's address is not http or https, or its timeout or rate is out of range."},
 	{ID: "answerer", Severity: Error, Summary: "The answerer cannot work: its API's url is not an http or https base URL (or holds credentials, a query), or its timeout is out of range."},
-	{ID: "missing-env", Severity: Warning, Summary: "A notification target reads a `${NAME}` (a token) that is not set where clai lint runs: clai run would refuse to start there."},
+	{ID: "missing-env", Severity: Error, Summary: "A notification target reads a `${NAME}` (a token) that is not set where clai lint runs: clai run would refuse to start there."},
 	{ID: "reference", Severity: Error, Summary: "A test expects a rule, danger rule or step that the playbook does not have."},
 	{ID: "test", Severity: Error, Summary: "One of the playbook's own tests fails when its output is run through the engine."},
 	{ID: "timeouts", Severity: Error, Summary: "timeouts.idle is not longer than settings.settle: the program is declared idle before clai sees it waiting at a prompt."},
