@@ -59,6 +59,8 @@ type desk struct {
 	end      ask.Update // the run's UpdateEnd, once over
 	watchers map[chan ask.Update]struct{}
 	watching atomic.Int32
+	closing  closers // the question sources' open questions
+	dir      string  // the program's working folder
 	// sess is the session; only its loop touches it, through calls.
 	sess *session
 }
@@ -87,6 +89,7 @@ func newDesk(info ask.Session) *desk {
 		over:     make(chan struct{}),
 		info:     info,
 		watchers: map[chan ask.Update]struct{}{},
+		closing:  closers{},
 	}
 }
 
@@ -235,6 +238,7 @@ func (d *desk) observe(start time.Time, e *engine.Event) {
 		d.info.Question = e.Question
 	case ask.UpdateClosed:
 		d.info.Question = nil
+		d.closedQuestion(e.Question)
 	}
 	if d.watching.Load() > 0 {
 		d.publish(u)

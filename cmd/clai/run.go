@@ -153,6 +153,9 @@ func runCommand() *cli.Command {
 			if notifier != nil {
 				opts = append(opts, runner.WithDesk(notifier.Watch), runner.WithRemote(true))
 			}
+			if questions, ok := claudeQuestions(pb, os.Getenv, time.Now(), c.App.ErrWriter); ok {
+				opts = append(opts, questions)
+			}
 			// The run is registered and served while it lives (clai
 			// sessions, clai answer).
 			served := newSessionServer(c.App.ErrWriter)

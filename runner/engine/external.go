@@ -137,6 +137,11 @@ func (e *Engine) externalAnswer(a ask.Answer) ([]keys.Keystrokes, string, *ask.R
 // now, or once min_send_interval has passed since clai's last answer, the
 // others gap apart.
 func (e *Engine) typeStrokes(x *external, strokes []keys.Keystrokes) {
+	if e.typing != nil {
+		// An answer before it is still being typed: this one follows it.
+		e.typing.strokes = append(e.typing.strokes, strokes...)
+		return
+	}
 	x.strokes = strokes
 	x.strokeAt = e.now
 	if e.sent && e.now.Before(e.lastSend.Add(e.pb.Settings.MinSendInterval)) {
