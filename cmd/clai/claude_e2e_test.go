@@ -177,7 +177,7 @@ func installClaudeCode(t *testing.T) string {
 // an npm test script, and a folder outside it that dangerous commands aim at.
 type session struct {
 	root, home, proj, outside string
-	env                       []string // more of clai's environment
+	env                       []string    // more of clai's environment
 	outsideMode               os.FileMode // as made, for checkUntouched
 }
 
