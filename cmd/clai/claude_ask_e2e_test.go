@@ -75,7 +75,6 @@ func TestPresetAnswersClaudeCodesOwnQuestions(t *testing.T) {
 			finished := sync.OnceValue(func() ran { return <-done })
 			t.Cleanup(func() { finished() }) // the run ends by itself, at most at its deadline
 
-			var qs []json.RawMessage
 			for i, args := range c.answers {
 				var all []map[string]any
 				if err := json.Unmarshal([]byte(c.questions), &all); err != nil {
@@ -90,8 +89,6 @@ func TestPresetAnswersClaudeCodesOwnQuestions(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("clai answer %q: exit %d\n%s%s", args, code, stdout, stderr)
 				}
-				raw, _ := json.Marshal(q)
-				qs = append(qs, raw)
 			}
 			r := finished()
 			fakeLog := served()
