@@ -60,7 +60,9 @@ type desk struct {
 	watchers map[chan ask.Update]kindSet
 	// wanted is the kinds some watcher takes, so that an update nobody
 	// takes costs no lock.
-	wanted atomic.Uint32
+	wanted  atomic.Uint32
+	closing closers // the question sources' open questions
+	dir     string  // the program's working folder
 	// sess is the session; only its loop touches it, through calls.
 	sess *session
 }
@@ -89,6 +91,7 @@ func newDesk(info ask.Session) *desk {
 		over:     make(chan struct{}),
 		info:     info,
 		watchers: map[chan ask.Update]kindSet{},
+		closing:  closers{},
 	}
 }
 
@@ -293,6 +296,7 @@ func (d *desk) observe(start time.Time, e *engine.Event) {
 		d.info.Question = e.Question
 	case ask.UpdateClosed:
 		d.info.Question = nil
+		d.closedQuestion(e.Question)
 	}
 	if d.takes(u.Kind) {
 		d.publish(u)

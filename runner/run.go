@@ -74,6 +74,8 @@ type options struct {
 	// person may answer from elsewhere (see WithRemote).
 	desk   func(ask.Desk)
 	remote bool
+	// sources are the run's question sources (see WithQuestions).
+	sources []QuestionSource
 }
 
 // Option configures Run, Record and the replays.
@@ -203,10 +205,14 @@ func live(ctx context.Context, o options, pb *playbooks.Playbook, vars map[strin
 	if o.terminal != nil {
 		who = person()
 	}
-	if o.desk != nil {
+	if o.desk != nil || len(o.sources) > 0 {
 		now := o.clock.Now()
 		d = newDesk(ask.Session{ID: id, Name: pb.Name, Playbook: pb.Path, Program: spawn.Argv, PID: os.Getpid(),
 			State: string(engine.Starting), Since: now, Started: now})
+		d.dir = spawn.Dir
+		if d.dir == "" {
+			d.dir, _ = os.Getwd()
+		}
 	}
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: envMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String,
@@ -417,10 +423,11 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 	if r := s.o.record; r != nil {
 		defer flushEvery(r, recordingFlush)()
 	}
-	if s.desk != nil {
+	if s.desk != nil && s.o.desk != nil {
 		s.o.desk(s.desk)
 	}
 	s.apply(s.engine.Start(clock.Now()))
+	stopSources := s.startSources(parent)
 	wr, direct := s.drv.(driver.WaitReader)
 	_, realClock := clock.(systemClock)
 	if direct && realClock && s.o.terminal == nil {
@@ -432,6 +439,7 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 		// Said at once: ending the program may take a while yet.
 		s.desk.finish(clock.Now(), s.screenNow(), *s.result)
 	}
+	stopSources()
 	if s.kill {
 		_ = s.drv.Close()
 		if st, werr := s.drv.Wait(); werr == nil {

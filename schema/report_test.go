@@ -326,7 +326,7 @@ func TestQuestionSchema(t *testing.T) {
 	for _, r := range doc["properties"].(map[string]any)["reason"].(map[string]any)["enum"].([]any) {
 		reasons = append(reasons, r.(string))
 	}
-	want := []string{string(ask.Prompt), string(ask.Danger), string(ask.Limit), string(ask.Choose), string(ask.Interrupt), string(ask.Idle)}
+	want := []string{string(ask.Prompt), string(ask.Danger), string(ask.Limit), string(ask.Choose), string(ask.Interrupt), string(ask.Idle), string(ask.Tool)}
 	if !slices.Equal(reasons, want) {
 		t.Errorf("reasons %v, want %v", reasons, want)
 	}

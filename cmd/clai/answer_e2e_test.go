@@ -169,7 +169,7 @@ func TestAnswerFromAnotherProcess(t *testing.T) {
 	}
 
 	s = e.waitQuestion(t, "q2", exited, out)
-	if got := fmt.Sprint(s.Question.Options); got != "[{staging} {prod}]" {
+	if got := fmt.Sprint(s.Question.Options); got != "[{staging } {prod }]" {
 		t.Fatalf("q2 options = %s", got)
 	}
 	// Two people answer q2 at once: one answer is typed, the other refused.

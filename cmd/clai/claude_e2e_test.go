@@ -137,33 +137,38 @@ func TestPresetDrivesRealClaudeCode(t *testing.T) {
 // installClaudeCode installs Claude Code claudeCodeVersion from npm into a
 // temporary prefix and returns the path of its claude command. It skips the
 // test when npm is missing, the registry cannot be reached or the package
-// does not install or start.
+// does not install or start; with CI=true, where .ci/run installs npm, that
+// fails the test instead.
 func installClaudeCode(t *testing.T) string {
 	t.Helper()
+	skip := t.Skipf
+	if os.Getenv("CI") == "true" {
+		skip = t.Fatalf
+	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		t.Skip("npm is not installed: cannot install Claude Code")
+		skip("npm is not installed: cannot install Claude Code")
 	}
 	pkg := "@anthropic-ai/claude-code@" + claudeCodeVersion
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if out, err := exec.CommandContext(ctx, npm, "view", pkg, "version").Output(); err != nil ||
 		strings.TrimSpace(string(out)) != claudeCodeVersion {
-		t.Skipf("npm view %s: %q, %v (registry unreachable?)", pkg, out, err)
+		skip("npm view %s: %q, %v (registry unreachable?)", pkg, out, err)
 	}
 	prefix := t.TempDir()
 	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	install := exec.CommandContext(ctx, npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", pkg)
 	if out, err := install.CombinedOutput(); err != nil {
-		t.Skipf("npm install %s: %v\n%s", pkg, err, out)
+		skip("npm install %s: %v\n%s", pkg, err, out)
 	}
 	claude := filepath.Join(prefix, "node_modules", ".bin", "claude")
 	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, claude, "--version").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), claudeCodeVersion) {
-		t.Skipf("%s --version: %v: %s (did npm skip the package's install script?)", claude, err, out)
+		skip("%s --version: %v: %s (did npm skip the package's install script?)", claude, err, out)
 	}
 	return claude
 }
@@ -172,6 +177,7 @@ func installClaudeCode(t *testing.T) string {
 // an npm test script, and a folder outside it that dangerous commands aim at.
 type session struct {
 	root, home, proj, outside string
+	env                       []string    // more of clai's environment
 	outsideMode               os.FileMode // as made, for checkUntouched
 }
 
@@ -239,6 +245,7 @@ func (s *session) run(t *testing.T, clai, claude, api string) (*e2eReport, error
 	if tmp := os.Getenv("TMPDIR"); tmp != "" {
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
 	}
+	cmd.Env = append(cmd.Env, s.env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()

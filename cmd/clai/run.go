@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -169,6 +170,9 @@ func runCommand() *cli.Command {
 			}
 			if notifier != nil {
 				opts = append(opts, runner.WithDesk(notifier.Watch), runner.WithRemote(true))
+			}
+			if questions, ok := claudeQuestions(pb, append(slices.Clone(pb.Spawn.Command), extra...), os.Getenv, time.Now(), c.App.ErrWriter); ok {
+				opts = append(opts, questions)
 			}
 			// The run is registered and served while it lives (clai
 			// sessions, clai answer).

@@ -145,7 +145,8 @@ func answerCommand() *cli.Command {
 		Name:      "answer",
 		Usage:     "answer the open question of a running session",
 		ArgsUsage: "[SESSION] TEXT | [SESSION] --choose LABEL | [SESSION] --keys KEY…",
-		Description: "Types TEXT and Enter, picks an option by its label (--choose), or types keys\n" +
+		Description: "Types TEXT and Enter, picks an option by its label (--choose; repeated, the options\n" +
+			"of a question that takes several), or types keys\n" +
 			"(--keys, repeatable; a value may hold several, separated by spaces) as the answer to\n" +
 			"the open question of SESSION: its id, or a prefix of its name that only it has. SESSION\n" +
 			"may be left out when exactly one question is open on this machine. The answer goes\n" +
@@ -153,7 +154,7 @@ func answerCommand() *cli.Command {
 			"the screen changed meanwhile. Exit codes: 0 typed, 5 refused (the reason on stderr),\n" +
 			"1 no such session, 2 usage.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "choose", Usage: "pick the option `LABEL` (as choose: does)"},
+			&cli.StringSliceFlag{Name: "choose", Usage: "pick the option `LABEL` (as choose: does); repeated, the options of a question that takes several"},
 			&cli.StringSliceFlag{Name: "keys", Usage: "type the keys `KEY` (repeatable; names as the playbook's keys: takes them)"},
 			&cli.StringFlag{Name: "question", Usage: "answer only the question `ID` (as clai sessions shows it); refused if it is no longer open"},
 		},
@@ -197,11 +198,11 @@ func parseAnswer(c *cli.Context) (target string, a ask.Answer, err error) {
 		args = slices.Delete(args, i, i+1)
 	}
 	a = ask.Answer{Question: c.String("question"), Channel: ask.ChannelCLI, By: userName()}
-	choose, keys := c.String("choose"), splitKeys(c.StringSlice("keys"))
+	choices, keys := c.StringSlice("choose"), splitKeys(c.StringSlice("keys"))
 	switch {
 	case c.IsSet("choose") && c.IsSet("keys"):
 		return "", a, usageError("answer: give --choose or --keys, not both")
-	case c.IsSet("choose") && choose == "":
+	case c.IsSet("choose") && slices.Contains(choices, ""):
 		return "", a, usageError("answer: --choose needs the option's label")
 	case c.IsSet("keys") && len(keys) == 0:
 		return "", a, usageError("answer: --keys needs at least one key")
@@ -212,7 +213,12 @@ func parseAnswer(c *cli.Context) (target string, a ask.Answer, err error) {
 		if len(args) == 1 {
 			target = args[0]
 		}
-		a.Choose, a.Keys = choose, keys
+		a.Keys = keys
+		if len(choices) == 1 {
+			a.Choose = choices[0]
+		} else {
+			a.Choices = choices
+		}
 	default:
 		switch len(args) {
 		case 1:

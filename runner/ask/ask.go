@@ -28,6 +28,9 @@ const (
 	Interrupt Reason = "interrupt"
 	// Idle: the nudges got no output.
 	Idle Reason = "idle"
+	// Tool: the program asked through a question tool of its own, which a
+	// question source follows (Claude Code's AskUserQuestion).
+	Tool Reason = "tool"
 )
 
 // Option is a choice clai can see in the question: an entry of the menu
@@ -35,6 +38,8 @@ const (
 type Option struct {
 	// Label is the option as the program shows it ("Yes", "y").
 	Label string `json:"label"`
+	// Description says more of the option, when the program does.
+	Description string `json:"description,omitempty"`
 }
 
 // Question is what a run asks a person. Its JSON shape is
@@ -54,6 +59,12 @@ type Question struct {
 	// answerer's model (summarize: true) for notifications; "" without one.
 	Summary string   `json:"summary,omitempty"`
 	Options []Option `json:"options"`
+	// Header, MultiSelect and Other are set by a question source: a short
+	// title, whether several options may be chosen at once (Choices), and
+	// whether a text other than the options is taken (Text).
+	Header      string `json:"header,omitempty"`
+	MultiSelect bool   `json:"multi_select,omitempty"`
+	Other       bool   `json:"other,omitempty"`
 	// Screen is an excerpt of the screen (or of the output's tail), secrets
 	// masked.
 	Screen string `json:"screen"`
@@ -95,7 +106,7 @@ const (
 )
 
 // Answer is a person's (or a channel's) answer to a question: exactly one of
-// Text, Choose and Keys.
+// Text, Choose, Choices and Keys.
 type Answer struct {
 	// Question is the id of the question answered.
 	Question string `json:"question"`
@@ -106,6 +117,9 @@ type Answer struct {
 	Text *string `json:"text,omitempty"`
 	// Choose picks an option by its label, as choose does.
 	Choose string `json:"choose,omitempty"`
+	// Choices picks several options by their labels, for a question that
+	// takes several (MultiSelect).
+	Choices []string `json:"choices,omitempty"`
 	// Keys are key names (see docs/playbook.md, "keys").
 	Keys []string `json:"keys,omitempty"`
 	// By is who answered (a user name, a chat id); Channel through what.
@@ -118,7 +132,7 @@ const (
 	RefusedNoQuestion = "no-question" // no question is open
 	RefusedClosed     = "closed"      // the question was closed
 	RefusedStale      = "stale"       // the screen changed since it was asked
-	RefusedBadAnswer  = "bad-answer"  // not exactly one of text, choose, keys; an unknown key or option
+	RefusedBadAnswer  = "bad-answer"  // not exactly one of text, choose, choices, keys; an unknown key or option
 	RefusedEnded      = "ended"       // the run has ended
 )
 

@@ -155,6 +155,10 @@ type Engine struct {
 	askDetail string
 	// held is a person's answer that waits for min_send_interval.
 	held *Send
+	// ext is the source of the open question when it is an External; typing
+	// is an External's answer whose keystrokes are being typed.
+	ext    *external
+	typing *external
 
 	exitCode int
 	result   *Result

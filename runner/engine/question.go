@@ -75,6 +75,9 @@ func (e *Engine) askSettled() {
 // open opens a question for why: its text is the question line given, or,
 // for none or an option of a menu, the line above that asks.
 func (e *Engine) open(why ask.Reason, detail, line string) {
+	if e.ext != nil {
+		return // the program asks through its own channel meanwhile
+	}
 	text := e.view.text()
 	if line == "" || isOption(line) {
 		line = askedLine(text)
@@ -99,7 +102,8 @@ func (e *Engine) open(why ask.Reason, detail, line string) {
 // closeQuestion closes the open question, if any, as how says (MovedOn or
 // Ended).
 func (e *Engine) closeQuestion(how string) {
-	if e.q == nil {
+	if e.q == nil || e.ext != nil && how == ask.MovedOn {
+		// An External question moves on when its source says so.
 		return
 	}
 	q := e.closed(ask.Closed{How: how})
@@ -111,7 +115,7 @@ func (e *Engine) closed(c ask.Closed) *ask.Question {
 	q := *e.q
 	c.At = e.now
 	q.Closed = &c
-	e.q = nil
+	e.q, e.ext = nil, nil
 	return &q
 }
 
@@ -182,7 +186,16 @@ func choices(line string) []string {
 // output settles, a new question opens. At a prompt the run goes on.
 func (e *Engine) Answer(now time.Time, a ask.Answer) ([]Action, ask.Sent, error) {
 	e.begin(now)
-	send, shown, refusal := e.check(a)
+	var send Send
+	var strokes []keys.Keystrokes
+	var shown string
+	var refusal *ask.Refusal
+	x := e.ext
+	if x != nil && e.result == nil && (a.Question == "" || a.Question == e.q.ID) {
+		strokes, shown, refusal = e.externalAnswer(a)
+	} else {
+		send, shown, refusal = e.check(a)
+	}
 	if refusal != nil {
 		e.emit(Event{Name: EventRefused, Reason: refusal.Code + ": " + refusal.Reason, Channel: a.Channel, By: a.By})
 		return e.end(), ask.Sent{}, refusal
@@ -194,7 +207,9 @@ func (e *Engine) Answer(now time.Time, a ask.Answer) ([]Action, ask.Sent, error)
 	}
 	q := e.closed(ask.Closed{How: ask.Answered, By: a.By, Channel: a.Channel, Sent: shown})
 	e.emit(Event{Name: EventAnswer, Question: q, Sent: shown, Reason: decision, Channel: a.Channel, By: a.By})
-	if e.sent && now.Before(e.lastSend.Add(e.pb.Settings.MinSendInterval)) {
+	if strokes != nil {
+		e.typeStrokes(x, strokes)
+	} else if e.sent && now.Before(e.lastSend.Add(e.pb.Settings.MinSendInterval)) {
 		// Typed once min_send_interval has passed, as a rule's answer would be.
 		e.held = &send
 		e.deferUntil(e.lastSend.Add(e.pb.Settings.MinSendInterval), "", "min_send_interval")
@@ -259,13 +274,16 @@ func (e *Engine) check(a ask.Answer) (Send, string, *ask.Refusal) {
 		return refuse(ask.RefusedNoQuestion, "no question %q; the open one is %s", a.Question, e.q.ID)
 	}
 	given := 0
-	for _, set := range []bool{a.Text != nil, a.Choose != "", len(a.Keys) > 0} {
+	for _, set := range []bool{a.Text != nil, a.Choose != "", len(a.Choices) > 0, len(a.Keys) > 0} {
 		if set {
 			given++
 		}
 	}
-	if given != 1 {
+	switch {
+	case given != 1:
 		return refuse(ask.RefusedBadAnswer, "an answer is exactly one of a text, an option to choose, or keys")
+	case len(a.Choices) > 0:
+		return refuse(ask.RefusedBadAnswer, "question %s takes one option (choose), not several", e.q.ID)
 	}
 	want := a.ScreenHash
 	if want == "" {

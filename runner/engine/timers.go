@@ -53,6 +53,9 @@ func (e *Engine) eachTimer(yield func(timer) bool) {
 	if e.held != nil && !yield(due(e.lastSend.Add(e.pb.Settings.MinSendInterval), (*Engine).typeHeld)) {
 		return
 	}
+	if e.typing != nil && !yield(due(e.typing.strokeAt, (*Engine).typeStroke)) {
+		return
+	}
 	if !e.wake.IsZero() && !yield(due(e.wake, (*Engine).wakeUp)) {
 		return
 	}

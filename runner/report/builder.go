@@ -126,10 +126,10 @@ func (b *Builder) Add(e engine.Event) {
 // place, its texts masked.
 func (b *Builder) question(q *ask.Question) {
 	m := *q
-	m.Detail, m.Text, m.Screen = b.mask(m.Detail), b.mask(m.Text), b.mask(m.Screen)
+	m.Detail, m.Text, m.Screen, m.Header = b.mask(m.Detail), b.mask(m.Text), b.mask(m.Screen), b.mask(m.Header)
 	m.Options = make([]ask.Option, len(q.Options))
 	for i, o := range q.Options {
-		m.Options[i] = ask.Option{Label: b.mask(o.Label)}
+		m.Options[i] = ask.Option{Label: b.mask(o.Label), Description: b.mask(o.Description)}
 	}
 	if c := q.Closed; c != nil {
 		mc := *c

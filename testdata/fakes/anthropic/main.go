@@ -6,8 +6,10 @@
 //
 //	anthropic -bash 'ls' -bash 'rm -rf /tmp/x' -say 'All done.'
 //
-// Each -bash and -say flag is one turn of the script, in order: -bash answers
-// with a call of the Bash tool running that command, -say with plain text.
+// Each -bash, -ask and -say flag is one turn of the script, in order: -bash
+// answers with a call of the Bash tool running that command, -ask with a call
+// of the AskUserQuestion tool whose input is the flag's JSON (its
+// "questions"), -say with plain text.
 // The turn is chosen from the conversation the client sends, not from a
 // counter: it is the number of tool calls already in it, so a retried or
 // repeated request gets the same answer, and a turn after a refused tool call
@@ -20,8 +22,9 @@
 // lines for every request: "aside", "count_tokens", "unknown METHOD PATH"
 // (answered 404), or for a turn of the script first "result ID ok|error TEXT"
 // with the first line of the result of the latest tool call, if any, which
-// says whether the call ran or was rejected, then "turn N bash COMMAND" or
-// "turn N say TEXT". With -log FILE the JSON bodies of the requests are
+// says whether the call ran or was rejected (after an -ask turn, the whole
+// result, quoted as Go quotes it), then "turn N bash COMMAND", "turn N ask
+// JSON" or "turn N say TEXT". With -log FILE the JSON bodies of the requests are
 // appended to FILE as well, one a line.
 //
 // It serves POST /v1/messages (streamed as server-sent events when the
@@ -42,11 +45,16 @@ import (
 	"sync/atomic"
 )
 
-// turn is one answer of the scripted model: a Bash tool call or text.
+// turn is one answer of the scripted model: a Bash or AskUserQuestion tool
+// call, or text.
 type turn struct {
-	bash string // the command of a Bash tool call, when set
-	say  string // the text of the answer otherwise
+	bash string          // the command of a Bash tool call, when set
+	ask  json.RawMessage // the input of an AskUserQuestion call, when set
+	say  string          // the text of the answer otherwise
 }
+
+// call reports whether the turn calls a tool.
+func (t turn) call() bool { return t.bash != "" || t.ask != nil }
 
 // script is the ordered list of turns given by -bash and -say.
 type script []turn
@@ -90,6 +98,12 @@ type contentBlock struct {
 
 // text returns the first line of a tool result's content.
 func (b contentBlock) text() string {
+	line, _, _ := strings.Cut(b.whole(), "\n")
+	return line
+}
+
+// whole returns a tool result's content as text.
+func (b contentBlock) whole() string {
 	var s string
 	if json.Unmarshal(b.Content, &s) != nil {
 		var parts []struct {
@@ -100,8 +114,7 @@ func (b contentBlock) text() string {
 			s += p.Text
 		}
 	}
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+	return s
 }
 
 // toolCalls counts the tool_use blocks in the assistant messages of r.
@@ -167,6 +180,14 @@ func main() {
 	logFile := flag.String("log", "", "append the JSON body of every request to `FILE`")
 	flag.Func("bash", "a turn that runs `COMMAND` with the Bash tool (repeatable, in order)",
 		s.script.add(func(v string) turn { return turn{bash: v} }))
+	flag.Func("ask", "a turn that calls AskUserQuestion with the input `JSON` (repeatable, in order)",
+		func(v string) error {
+			if !json.Valid([]byte(v)) {
+				return fmt.Errorf("not JSON: %s", v)
+			}
+			s.script = append(s.script, turn{ask: json.RawMessage(v)})
+			return nil
+		})
 	flag.Func("say", "a turn that answers `TEXT` (repeatable, in order)",
 		s.script.add(func(v string) turn { return turn{say: v} }))
 	flag.StringVar(&s.aside, "aside", "Scripted session", "the answer to side requests (no Bash tool offered)")
@@ -223,12 +244,19 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if b.IsError {
 				status = "error"
 			}
-			s.logf("result %s %s %s", b.ToolUseID, status, b.text())
+			if n > 0 && s.turn(n-1).ask != nil {
+				s.logf("result %s %s %q", b.ToolUseID, status, b.whole())
+			} else {
+				s.logf("result %s %s %s", b.ToolUseID, status, b.text())
+			}
 		}
 		t = s.turn(n)
-		if t.bash != "" {
+		switch {
+		case t.bash != "":
 			s.logf("turn %d bash %s", n, t.bash)
-		} else {
+		case t.ask != nil:
+			s.logf("turn %d ask %s", n, t.ask)
+		default:
 			s.logf("turn %d say %s", n, t.say)
 		}
 	} else {
@@ -249,7 +277,7 @@ func (s *server) turn(n int) turn {
 		return s.script[n]
 	}
 	for i := len(s.script) - 1; i >= 0; i-- {
-		if s.script[i].bash == "" {
+		if !s.script[i].call() {
 			return s.script[i]
 		}
 	}
@@ -276,6 +304,12 @@ type block map[string]any
 
 // answer turns t into content blocks; n numbers the tool call's id.
 func answer(t turn, n int) []block {
+	if t.ask != nil {
+		return []block{
+			{"type": "text", "text": "I have a question."},
+			{"type": "tool_use", "id": toolID(n), "name": "AskUserQuestion", "input": t.ask},
+		}
+	}
 	if t.bash == "" {
 		return []block{{"type": "text", "text": t.say}}
 	}

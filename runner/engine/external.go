@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/driver/keys"
+)
+
+// A Typist turns an answer to a question a source outside the engine asked
+// into what is typed: the source knows how the program's dialog takes its
+// answers, the engine only types them.
+type Typist interface {
+	// Strokes returns the keystrokes that answer a, typed one after another,
+	// each its own write; and how the answer shows in events and reports
+	// (masked by the engine). Or it refuses a with an *ask.Refusal, and
+	// nothing is typed. It is called in the engine's call and must not block.
+	Strokes(a ask.Answer) ([]keys.Keystrokes, string, *ask.Refusal)
+}
+
+// External is a question a source outside the engine asks: the program asked
+// it through a channel of its own (a question tool), not on its screen.
+type External struct {
+	// Question is the question as the source sees it: its Reason, Detail,
+	// Text, Options, Header, MultiSelect and Other. The engine fills in the
+	// rest (its id, the session, the playbook, the screen, the time).
+	Question ask.Question
+	// Typist types its answers.
+	Typist Typist
+	// Gap is the time between two keystrokes of an answer, so that the
+	// program reads each as a key of its own.
+	Gap time.Duration
+}
+
+// external is the open question's source, when it is an External.
+type external struct {
+	typist Typist
+	gap    time.Duration
+	// strokes wait to be typed, the first at strokeAt, then gap apart.
+	strokes  []keys.Keystrokes
+	strokeAt time.Time
+}
+
+// Ask opens x as the run's question and returns its id; an open question of
+// the engine's own closes as moved on, since the program now asks something
+// else. Until x's source closes it (Withdraw), an answer is typed, or the run
+// ends, the engine opens none of its own, and output does not close it. Once
+// the run has ended nothing opens, and the id is "".
+func (e *Engine) Ask(now time.Time, x External) ([]Action, string) {
+	e.begin(now)
+	if e.result != nil || x.Typist == nil {
+		return e.end(), ""
+	}
+	if e.q != nil {
+		e.withdrawOpen(ask.MovedOn)
+	}
+	e.asking = false
+	shown, hash := e.Shown()
+	q := x.Question
+	e.qSeq++
+	q.ID = fmt.Sprintf("q%d", e.qSeq)
+	q.Session, q.Playbook = e.cfg.Session, e.pb.Name
+	q.Screen, q.ScreenHash, q.AskedAt, q.Closed = shown, hash, e.now, nil
+	q.Text, q.Header, q.Detail = e.redact(q.Text), e.redact(q.Header), e.redact(q.Detail)
+	q.Options = append([]ask.Option(nil), q.Options...)
+	for i, o := range q.Options {
+		q.Options[i] = ask.Option{Label: e.redact(o.Label), Description: e.redact(o.Description)}
+	}
+	if q.Options == nil {
+		q.Options = []ask.Option{}
+	}
+	e.q = &q
+	e.ext = &external{typist: x.Typist, gap: x.Gap}
+	e.emit(Event{Name: EventQuestion, Question: e.q, Excerpt: e.q.Text, Reason: string(q.Reason)})
+	return e.end(), q.ID
+}
+
+// Withdraw closes the question id that a source asked, as how says (MovedOn:
+// the program went on, answered some other way), if it is still open.
+func (e *Engine) Withdraw(now time.Time, id, how string) []Action {
+	e.begin(now)
+	if e.q != nil && e.ext != nil && e.q.ID == id {
+		e.withdrawOpen(how)
+	}
+	return e.end()
+}
+
+// withdrawOpen closes the open question, whoever asked it.
+func (e *Engine) withdrawOpen(how string) {
+	q := e.closed(ask.Closed{How: how})
+	e.emit(Event{Name: EventClosed, Question: q, Reason: how})
+}
+
+// externalAnswer checks an answer to the open External question and returns
+// its keystrokes, or why it is refused. The screen is not compared: the
+// source closes the question when the program has gone on.
+func (e *Engine) externalAnswer(a ask.Answer) ([]keys.Keystrokes, string, *ask.Refusal) {
+	given := 0
+	for _, set := range []bool{a.Text != nil, a.Choose != "", len(a.Choices) > 0, len(a.Keys) > 0} {
+		if set {
+			given++
+		}
+	}
+	if given != 1 {
+		return nil, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: "an answer is exactly one of a text, an option to choose, options to choose, or keys"}
+	}
+	if len(a.Keys) > 0 {
+		send, shown, refusal := e.keysAnswer(a.Keys)
+		if refusal != nil {
+			return nil, "", refusal
+		}
+		strokes := make([]keys.Keystrokes, len(send.Keys))
+		for i, k := range send.Keys {
+			strokes[i] = keys.Keystrokes{Keys: []keys.Key{k}, AppCursor: send.AppCursor}
+		}
+		return strokes, shown, nil
+	}
+	if a.Text != nil && len(*a.Text) > maxAnswerText {
+		return nil, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: fmt.Sprintf("a text answer is at most %d bytes", maxAnswerText)}
+	}
+	strokes, shown, refusal := e.ext.typist.Strokes(a)
+	if refusal != nil {
+		return nil, "", refusal
+	}
+	if len(strokes) == 0 {
+		return nil, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: "the answer types nothing"}
+	}
+	app := e.view.appCursor()
+	for i := range strokes {
+		strokes[i].AppCursor = app
+	}
+	return strokes, shown, nil
+}
+
+// typeStrokes queues an external answer's keystrokes: the first is typed
+// now, or once min_send_interval has passed since clai's last answer, the
+// others gap apart.
+func (e *Engine) typeStrokes(x *external, strokes []keys.Keystrokes) {
+	if e.typing != nil {
+		// An answer before it is still being typed: this one follows it.
+		e.typing.strokes = append(e.typing.strokes, strokes...)
+		return
+	}
+	x.strokes = strokes
+	x.strokeAt = e.now
+	if e.sent && e.now.Before(e.lastSend.Add(e.pb.Settings.MinSendInterval)) {
+		x.strokeAt = e.lastSend.Add(e.pb.Settings.MinSendInterval)
+	}
+	e.typing = x
+	if !e.now.Before(x.strokeAt) {
+		e.typeStroke()
+	}
+}
+
+// typeStroke types the next keystroke of the answer being typed.
+func (e *Engine) typeStroke() {
+	x := e.typing
+	if x == nil || len(x.strokes) == 0 {
+		e.typing = nil
+		return
+	}
+	e.typeAnswer(Send{Keystrokes: x.strokes[0]})
+	x.strokes = x.strokes[1:]
+	x.strokeAt = e.now.Add(x.gap)
+	if len(x.strokes) == 0 {
+		e.typing = nil
+	}
+}
