@@ -18,6 +18,8 @@ type Config struct {
 	Path string
 	// Notify are the notification targets every run adds to its playbook's.
 	Notify []*Notify
+	// Channels are the two-way channels every run asks its questions on.
+	Channels []*Channel
 }
 
 // ConfigPath returns where the user's config file is:
@@ -65,8 +67,8 @@ func LoadConfig(path string) (*Config, error) {
 	return cfg, nil
 }
 
-// ParseConfig decodes a user config file. Its only key today is notify:, a
-// list of targets as in a playbook; a token may be written out in it (it is
+// ParseConfig decodes a user config file: notify:, a list of targets as in
+// a playbook, and channels:, the two-way channels; a token may be written out in it (it is
 // the place for them), so the literal-secret check does not apply.
 func ParseConfig(name string, src []byte) (*Config, diag.List) {
 	if f, exceeded := checkBounds(name, src); exceeded {
@@ -75,8 +77,13 @@ func ParseConfig(name string, src []byte) (*Config, diag.List) {
 	d := &decoder{file: name, typos: map[ast.Node]map[string]bool{}}
 	cfg := &Config{Path: name}
 	if root := d.document(src, ""); root != nil {
-		d.fields(root, "the config file", []string{"notify"}, func(key string, v ast.Node) {
-			cfg.Notify = d.notifyList(v, true)
+		d.fields(root, "the config file", []string{"notify", "channels"}, func(key string, v ast.Node) {
+			switch key {
+			case "notify":
+				cfg.Notify = d.notifyList(v, true)
+			case "channels":
+				cfg.Channels = d.channelList(v)
+			}
 		})
 	}
 	d.diags.Sort()

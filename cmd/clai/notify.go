@@ -9,32 +9,68 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/channel"
 	"github.com/clai-sh/clai/runner/notify"
 )
 
 // openNotifier opens the notification targets of the user config file and
-// of pb, in that order, and starts their sender; nil when there are none. A
+// of pb, in that order, and starts their sender, and the config file's
+// two-way channels; each nil when there are none. A
 // config file that does not load, a variable a target reads that is not set
 // or a secret that cannot be read refuses the run before anything starts; a
 // config file others may read is warned of on stderr.
-func openNotifier(stderr io.Writer, pb *playbooks.Playbook, environ []string, logger *zap.Logger) (*notify.Sender, error) {
+func openNotifier(stderr io.Writer, pb *playbooks.Playbook, environ []string, logger *zap.Logger) (*notify.Sender, *channel.Set, error) {
 	specs := pb.Notify
+	var channels []*playbooks.Channel
 	if path := playbooks.ConfigPath(environ); path != "" {
 		warnIfExposed(stderr, path)
 		cfg, err := playbooks.LoadConfig(path)
 		if err != nil {
 			var list interface{ Count() (int, int) }
 			if errors.As(err, &list) {
-				return nil, usage(fmt.Errorf("%w\nthe user config file %s does not load", err, path))
+				return nil, nil, usage(fmt.Errorf("%w\nthe user config file %s does not load", err, path))
 			}
-			return nil, usage(err)
+			return nil, nil, usage(err)
 		}
 		specs = append(append([]*playbooks.Notify(nil), cfg.Notify...), specs...)
+		channels = cfg.Channels
 	}
+	env := notify.Environment{Environ: environ, ResolvePath: pb.ResolvePath}
+	set, err := openChannels(channels, env, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	sender, err := openSender(specs, env, logger)
+	return sender, set, err
+}
+
+// openChannels opens the two-way channels; nil when there are none.
+func openChannels(specs []*playbooks.Channel, env notify.Environment, logger *zap.Logger) (*channel.Set, error) {
 	if len(specs) == 0 {
 		return nil, nil
 	}
-	env := notify.Environment{Environ: environ, ResolvePath: pb.ResolvePath}
+	var chans []channel.Channel
+	var errs []error
+	for _, s := range specs {
+		c, err := channel.Open(s, env, logger)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		chans = append(chans, c)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, usage(err)
+	}
+	return channel.NewSet(chans, logger, channel.Grace), nil
+}
+
+// openSender opens the notification targets and starts their sender; nil
+// when there are none.
+func openSender(specs []*playbooks.Notify, env notify.Environment, logger *zap.Logger) (*notify.Sender, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
 	routes := make([]notify.Route, 0, len(specs))
 	var errs []error
 	for _, s := range specs {

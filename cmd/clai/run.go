@@ -17,6 +17,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
+	"github.com/clai-sh/clai/runner/channel"
 	"github.com/clai-sh/clai/runner/eventlog"
 	"github.com/clai-sh/clai/runner/notify"
 	"github.com/clai-sh/clai/runner/report"
@@ -145,13 +146,17 @@ func runCommand() *cli.Command {
 			// Notified people answer from elsewhere: a headless run waits
 			// for them at a question. A dry run tells nobody.
 			var notifier *notify.Sender
+			var channels *channel.Set
 			if !c.Bool("dry-run") {
-				if notifier, err = openNotifier(c.App.ErrWriter, pb, os.Environ(), logger); err != nil {
+				if notifier, channels, err = openNotifier(c.App.ErrWriter, pb, os.Environ(), logger); err != nil {
 					return err
 				}
 			}
 			if notifier != nil {
 				opts = append(opts, runner.WithDesk(notifier.Watch), runner.WithRemote(true))
+			}
+			if channels != nil {
+				opts = append(opts, runner.WithDesk(channels.Watch), runner.WithRemote(true))
 			}
 			// The run is registered and served while it lives (clai
 			// sessions, clai answer).
@@ -160,6 +165,9 @@ func runCommand() *cli.Command {
 			served.close(c.App.ErrWriter)
 			if notifier != nil {
 				notifier.Close() // what is not sent has notify.Grace at most
+			}
+			if channels != nil {
+				channels.Close() // saying the run ended has channel.Grace at most
 			}
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused

@@ -87,6 +87,8 @@ const (
 	ChannelTerminal  = "terminal"
 	ChannelCLI       = "cli"
 	ChannelDashboard = "dashboard"
+	ChannelTelegram  = "telegram"
+	ChannelNtfy      = "ntfy"
 )
 
 // Answer is a person's (or a channel's) answer to a question: exactly one of
