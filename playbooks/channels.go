@@ -87,8 +87,13 @@ func (d *decoder) channel(n ast.Node, index int) *Channel {
 	if !ok {
 		return nil
 	}
-	if len(present) != 1 {
-		d.errorAt(n, "schema", "write one of telegram: {…} or ntfy: {…} in each entry of the list", "%s must be exactly one of telegram, ntfy", what)
+	switch len(present) {
+	case 0:
+		d.errorAt(n, "schema", "add telegram: {token: …, chats: […]} or ntfy: {topic: …}; docs/telegram.md and docs/ntfy.md say how", "%s names no channel", what)
+		return nil
+	case 1:
+	default:
+		d.errorAt(n, "schema", "give each channel its own entry of the list", "%s must be exactly one of telegram, ntfy", what)
 		return nil
 	}
 	if c.Telegram == nil && c.Ntfy == nil {
@@ -114,7 +119,7 @@ func (d *decoder) telegram(n ast.Node, what string) *TelegramChannel {
 	if !ok || !d.require(n, present, what, "token", "chats") {
 		return nil
 	}
-	if len(t.Chats) == 0 {
+	if items, _ := d.resolve(present["chats"].value).(*ast.SequenceNode); items != nil && len(items.Values) == 0 {
 		d.errorAt(d.resolve(present["chats"].value), "schema", "list the chat ids to ask, e.g. [987654321]; docs/telegram.md says how to find yours", "%s is empty: nobody would be asked", sub(what, "chats"))
 		return nil
 	}
