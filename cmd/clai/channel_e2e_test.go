@@ -83,3 +83,23 @@ func TestTelegramAnswersARun(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelWithoutItsTokenRefusesTheRun: a channel whose token is not
+// set stops clai run before anything starts, with the place in the config
+// file.
+func TestChannelWithoutItsTokenRefusesTheRun(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	config := filepath.Join(e.dir, "config", "clai", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte("channels:\n  - telegram:\n      token: env:CLAI_TEST_UNSET\n      chats: [1]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.env = append(e.env, "XDG_CONFIG_HOME="+filepath.Join(e.dir, "config"))
+	_, stderr, code := e.clai(t, "run", "--quiet", deployPlaybook(t, e.dir))
+	if code != 2 || !strings.Contains(stderr, "config.yaml:2:5: channel: telegram token env:CLAI_TEST_UNSET: the environment variable CLAI_TEST_UNSET is not set") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+}

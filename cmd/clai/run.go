@@ -163,12 +163,7 @@ func runCommand() *cli.Command {
 			served := newSessionServer(c.App.ErrWriter)
 			report, err := runner.Run(c.Context, pb, append(opts, runner.WithDesk(served.ready))...)
 			served.close(c.App.ErrWriter)
-			if notifier != nil {
-				notifier.Close() // what is not sent has notify.Grace at most
-			}
-			if channels != nil {
-				channels.Close() // saying the run ended has channel.Grace at most
-			}
+			closeAfterRun(notifier, channels)
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused
 				// for what it was given, 1 for anything else.
@@ -182,6 +177,21 @@ func runCommand() *cli.Command {
 			return finishRun(c, report, out, paths.reports, err)
 		},
 	}
+}
+
+// closeAfterRun lets the notifications and the channels finish at once:
+// the end waits notify.Grace at most for the one and channel.Grace for the
+// other.
+func closeAfterRun(notifier *notify.Sender, channels *channel.Set) {
+	var wg sync.WaitGroup
+	if channels != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); channels.Close() }()
+	}
+	if notifier != nil {
+		notifier.Close()
+	}
+	wg.Wait()
 }
 
 // finishRun closes the run's outputs, writes its reports and turns the run's
