@@ -41,6 +41,8 @@ type NtfyConfig struct {
 	Token string
 	// Client makes the requests (nil: a client of its own).
 	Client *http.Client
+	// CallTimeout bounds a publish (0: CallTimeout).
+	CallTimeout time.Duration
 	// Log gets a line for each input ignored or refused, each answer and
 	// each failure of the service.
 	Log *zap.Logger
@@ -81,6 +83,9 @@ func NewNtfy(cfg NtfyConfig) (*Ntfy, error) {
 	}
 	if n.log == nil {
 		n.log = zap.NewNop()
+	}
+	if n.cfg.CallTimeout <= 0 {
+		n.cfg.CallTimeout = CallTimeout
 	}
 	return n, nil
 }
@@ -254,7 +259,7 @@ func (n *Ntfy) publish(ctx context.Context, msg ntfyPublish) {
 }
 
 func (n *Ntfy) post(ctx context.Context, msg ntfyPublish) error {
-	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.CallTimeout)
 	defer cancel()
 	body, err := json.Marshal(msg)
 	if err != nil {

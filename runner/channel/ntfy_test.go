@@ -18,7 +18,9 @@ const ntfyToken = "tk_ntfysecrettoken0123456789"
 
 func startNtfy(t *testing.T, fake *channeltest.Ntfy, desk *fakeDesk, log *zap.Logger, token string) (*channel.Ntfy, *channel.Set) {
 	t.Helper()
-	n, err := channel.NewNtfy(channel.NtfyConfig{Server: fake.URL(), Topic: "alice-questions", Token: token, Log: log})
+	// The calls' own timeout is out of reach: only the set's grace ends a
+	// hanging one.
+	n, err := channel.NewNtfy(channel.NtfyConfig{Server: fake.URL(), Topic: "alice-questions", Token: token, Log: log, CallTimeout: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,8 @@ type TelegramConfig struct {
 	Users []int64
 	// Client makes the requests (nil: a client of its own).
 	Client *http.Client
+	// CallTimeout bounds a call but getUpdates (0: CallTimeout).
+	CallTimeout time.Duration
 	// Log gets a line for each input ignored or refused, each answer and
 	// each failure of the service.
 	Log *zap.Logger
@@ -87,6 +89,9 @@ func NewTelegram(cfg TelegramConfig) (*Telegram, error) {
 	}
 	if t.log == nil {
 		t.log = zap.NewNop()
+	}
+	if t.cfg.CallTimeout <= 0 {
+		t.cfg.CallTimeout = CallTimeout
 	}
 	return t, nil
 }
@@ -204,7 +209,7 @@ func (t *Telegram) poll(ctx context.Context, inputs chan<- tgUpdate) {
 		var batch []tgUpdate
 		params := map[string]any{"offset": t.offset, "timeout": int(PollTimeout / time.Second), "limit": maxUpdates,
 			"allowed_updates": []string{"message", "callback_query"}}
-		if err := t.callTimeout(ctx, "getUpdates", params, &batch, PollTimeout+CallTimeout); err != nil {
+		if err := t.callTimeout(ctx, "getUpdates", params, &batch, PollTimeout+t.cfg.CallTimeout); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -359,7 +364,7 @@ func statusText(s ask.Session) string {
 // call posts params to the Bot API's method and decodes its result into
 // result (nil: none wanted).
 func (t *Telegram) call(ctx context.Context, method string, params, result any) error {
-	return t.callTimeout(ctx, method, params, result, CallTimeout)
+	return t.callTimeout(ctx, method, params, result, t.cfg.CallTimeout)
 }
 
 // callTimeout is call bounded by timeout. Its error never holds the token.
