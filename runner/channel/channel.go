@@ -243,16 +243,39 @@ func excerpt(screen string, lines, width int) string {
 	return strings.Join(rows, "\n")
 }
 
-// cut shortens s to at most n runes.
+// cut shortens s to at most n characters as Telegram counts them (UTF-16
+// code units; a rune beyond the BMP is two), ending it with "…" when cut.
 func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	units := 0
+	for i, r := range s {
+		w := 1
+		if r > 0xFFFF {
+			w = 2
+		}
+		if units+w > n-1 {
+			if units16(s[i:]) <= n-units {
+				return s
+			}
+			return s[:i] + "…"
+		}
+		units += w
 	}
-	return string(r[:n-1]) + "…"
+	return s
+}
+
+// units16 is the length of s in UTF-16 code units.
+func units16(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+	}
+	return n
 }
 
 // questionText is what a message says of q, without its buttons.

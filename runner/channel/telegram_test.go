@@ -307,3 +307,25 @@ func TestNewTelegramRefusesBadSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestTelegramViewOfAWideScreenFits: /view of a screen of characters beyond
+// the BMP (two UTF-16 units each, as Telegram counts them) and of characters
+// HTML escapes is cut to what a message may hold, and sent.
+func TestTelegramViewOfAWideScreenFits(t *testing.T) {
+	t.Parallel()
+	fake := channeltest.NewTelegram(t, token)
+	desk := newFakeDesk()
+	desk.screen = ask.Screen{Text: strings.Repeat(strings.Repeat("😀&", 100)+"\n", 80)}
+	startTelegram(t, fake, desk, zap.NewNop())
+	fake.Send(chat, alice, "/view installer")
+	fake.Send(chat, alice, "/status") // obeyed once /view's reply was sent, or refused
+	fake.Wait(t, "the reply to /status", func(f *channeltest.Telegram) bool {
+		msgs := f.Messages()
+		return len(msgs) > 0 && strings.HasPrefix(msgs[len(msgs)-1].Text, "installer (session")
+	})
+	fake.Snapshot(func(f *channeltest.Telegram) {
+		if m := f.Messages()[0]; !strings.HasPrefix(m.Text, "<pre>😀&amp;") || !strings.Contains(m.Text, "…") {
+			t.Errorf("/view: %.80q", m.Text)
+		}
+	})
+}

@@ -6,13 +6,16 @@ package channeltest
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf16"
 )
 
 // Telegram is a fake Bot API server for one bot: getUpdates (long polling
@@ -228,6 +231,10 @@ func (f *Telegram) sendMessage(w http.ResponseWriter, p map[string]json.RawMessa
 		writeJSON(w, http.StatusBadRequest, map[string]any{"ok": false, "error_code": 400, "description": "Bad Request: message text is empty"})
 		return
 	}
+	if parsedLength(m) > MaxMessage {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"ok": false, "error_code": 400, "description": "Bad Request: message is too long"})
+		return
+	}
 	f.mu.Lock()
 	f.nextMsg++
 	m.ID = f.nextMsg
@@ -235,6 +242,22 @@ func (f *Telegram) sendMessage(w http.ResponseWriter, p map[string]json.RawMessa
 	f.notify()
 	f.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": map[string]any{"message_id": m.ID, "date": 1, "chat": chatJSON(m.Chat), "text": m.Text}})
+}
+
+// MaxMessage is the most characters (UTF-16 code units, after the entities
+// are parsed) a message may have.
+const MaxMessage = 4096
+
+// tag is an HTML tag of a message with parse_mode HTML.
+var tag = regexp.MustCompile(`<[^>]*>`)
+
+// parsedLength is m's text's length as the Bot API counts it.
+func parsedLength(m Message) int {
+	text := m.Text
+	if m.ParseMode == "HTML" {
+		text = html.UnescapeString(tag.ReplaceAllString(text, ""))
+	}
+	return len(utf16.Encode([]rune(text)))
 }
 
 func decodeMessage(p map[string]json.RawMessage) Message {
