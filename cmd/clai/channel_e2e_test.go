@@ -103,3 +103,61 @@ func TestChannelWithoutItsTokenRefusesTheRun(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// TestNtfyAnswersARun: a real clai run publishes its question to a fake
+// ntfy server with an action per option; the app's press posts to the
+// run's reply topic, and the program receives exactly that option.
+func TestNtfyAnswersARun(t *testing.T) {
+	t.Parallel()
+	const token = "tk_e2esecretntfytoken"
+	ntfy := channeltest.NewNtfy(t, token)
+	e := newSessionsEnv(t)
+	config := filepath.Join(e.dir, "config", "clai", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("channels:\n  - ntfy:\n      server: %q\n      topic: alice-questions\n      token: env:CLAI_TEST_NTFY\n", ntfy.URL())
+	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.env = append(e.env, "XDG_CONFIG_HOME="+filepath.Join(e.dir, "config"), "CLAI_TEST_NTFY="+token)
+	prompter := testprog.Build(t, "prompter")
+	pb := filepath.Join(e.dir, "deploy.yaml")
+	if err := os.WriteFile(pb, []byte(fmt.Sprintf("version: 1\nname: deploy\nspawn:\n  command: [%q, \"-q\", \"Deploy where? [staging/prod] \"]\ntimeouts:\n  prompt: 120s\n  total: 300s\n", prompter)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(e.dir, "run.log")
+	_, out, exited := e.start(t, "run", "--log", log, pb)
+
+	var asked channeltest.NtfyMessage
+	ntfy.Wait(t, "the question", func(msgs []channeltest.NtfyMessage) bool {
+		for _, m := range msgs {
+			if len(m.Actions) > 0 {
+				asked = m
+				return true
+			}
+		}
+		return false
+	})
+	if asked.Topic != "alice-questions" || len(asked.Actions) != 2 || asked.Actions[1].Label != "prod" {
+		t.Fatalf("the question published: %+v", asked)
+	}
+	if status := ntfy.Press(t, asked.Actions[1]); status != 200 {
+		t.Fatalf("the press: status %d", status)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("clai run: %v\n%s", err, out)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("clai run still runs after the press:\n%s", out)
+	}
+	if got := out.String(); !strings.Contains(got, "got: prod\r\n") || strings.Contains(got, "got: staging") {
+		t.Fatalf("the program got:\n%s", got)
+	}
+	logText, _ := os.ReadFile(log)
+	if !strings.Contains(string(logText), `"channel":"ntfy"`) || strings.Contains(string(logText), token) || strings.Contains(out.String(), token) {
+		t.Errorf("the log names no ntfy answer, or holds the token:\n%s", logText)
+	}
+}
