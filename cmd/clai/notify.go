@@ -44,27 +44,6 @@ func openNotifier(stderr io.Writer, pb *playbooks.Playbook, environ []string, lo
 	return sender, set, err
 }
 
-// openChannels opens the two-way channels; nil when there are none.
-func openChannels(specs []*playbooks.Channel, env notify.Environment, logger *zap.Logger) (*channel.Set, error) {
-	if len(specs) == 0 {
-		return nil, nil
-	}
-	var chans []channel.Channel
-	var errs []error
-	for _, s := range specs {
-		c, err := channel.Open(s, env, logger)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		chans = append(chans, c)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, usage(err)
-	}
-	return channel.NewSet(chans, logger, channel.Grace), nil
-}
-
 // openSender opens the notification targets and starts their sender; nil
 // when there are none.
 func openSender(specs []*playbooks.Notify, env notify.Environment, logger *zap.Logger) (*notify.Sender, error) {
