@@ -20,6 +20,8 @@ type Config struct {
 	Notify []*Notify
 	// Answerer is the answerer of every run whose playbook has none.
 	Answerer *Answerer
+	// Channels are the two-way channels every run asks its questions on.
+	Channels []*Channel
 }
 
 // ConfigPath returns where the user's config file is:
@@ -91,7 +93,7 @@ func LintConfig(path string, environ []string) (findings diag.List, src []byte, 
 }
 
 // ParseConfig decodes a user config file: notify:, a list of targets as in a
-// playbook, and answerer:, as in a playbook; a token may be written out in it (it is
+// playbook, answerer:, as in a playbook, and channels:, the two-way channels; a token may be written out in it (it is
 // the place for them), so the literal-secret check does not apply.
 func ParseConfig(name string, src []byte) (*Config, diag.List) {
 	if f, exceeded := checkBounds(name, src); exceeded {
@@ -100,12 +102,14 @@ func ParseConfig(name string, src []byte) (*Config, diag.List) {
 	d := &decoder{file: name, typos: map[ast.Node]map[string]bool{}}
 	cfg := &Config{Path: name}
 	if root := d.document(src, ""); root != nil {
-		d.fields(root, "the config file", []string{"notify", "answerer"}, func(key string, v ast.Node) {
+		d.fields(root, "the config file", []string{"notify", "answerer", "channels"}, func(key string, v ast.Node) {
 			switch key {
 			case "notify":
 				cfg.Notify = d.notifyList(v, true)
 			case "answerer":
 				cfg.Answerer = d.answerer(v, true)
+			case "channels":
+				cfg.Channels = d.channelList(v)
 			}
 		})
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
+	"github.com/clai-sh/clai/runner/channel"
 	"github.com/clai-sh/clai/runner/eventlog"
 	"github.com/clai-sh/clai/runner/notify"
 	"github.com/clai-sh/clai/runner/report"
@@ -163,13 +164,21 @@ func runCommand() *cli.Command {
 				}
 			}
 			var notifier *notify.Sender
+			var channels *channel.Set
 			if !c.Bool("dry-run") {
 				if notifier, err = openNotifier(cfg, pb, os.Environ(), logger, ans); err != nil {
+					return err
+				}
+				env := notify.Environment{Environ: os.Environ(), ResolvePath: pb.ResolvePath}
+				if channels, err = openChannels(cfg.Channels, env, logger); err != nil {
 					return err
 				}
 			}
 			if notifier != nil {
 				opts = append(opts, runner.WithDesk(notifier.Watch), runner.WithRemote(true))
+			}
+			if channels != nil {
+				opts = append(opts, runner.WithDesk(channels.Watch), runner.WithRemote(true))
 			}
 			if questions, ok := claudeQuestions(pb, append(slices.Clone(pb.Spawn.Command), extra...), os.Getenv, time.Now(), c.App.ErrWriter); ok {
 				opts = append(opts, questions)
@@ -186,9 +195,7 @@ func runCommand() *cli.Command {
 					reportDecisions(report, ans)
 				}
 			}
-			if notifier != nil {
-				notifier.Close() // what is not sent has notify.Grace at most
-			}
+			closeAfterRun(notifier, channels)
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused
 				// for what it was given, 1 for anything else.
@@ -202,6 +209,21 @@ func runCommand() *cli.Command {
 			return finishRun(c, report, out, paths.reports, err)
 		},
 	}
+}
+
+// closeAfterRun lets the notifications and the channels finish at once:
+// the end waits notify.Grace at most for the one and channel.Grace for the
+// other.
+func closeAfterRun(notifier *notify.Sender, channels *channel.Set) {
+	var wg sync.WaitGroup
+	if channels != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); channels.Close() }()
+	}
+	if notifier != nil {
+		notifier.Close()
+	}
+	wg.Wait()
 }
 
 // finishRun closes the run's outputs, writes its reports and turns the run's

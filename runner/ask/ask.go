@@ -103,6 +103,8 @@ const (
 	ChannelDashboard = "dashboard"
 	// ChannelAnswerer is a model's answer, taken behind the answerer's gates.
 	ChannelAnswerer = "answerer"
+	ChannelTelegram = "telegram"
+	ChannelNtfy     = "ntfy"
 )
 
 // Answer is a person's (or a channel's) answer to a question: exactly one of

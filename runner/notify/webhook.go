@@ -132,3 +132,9 @@ func (t *webhookTarget) Deliver(ctx context.Context, n *Notification) error {
 	}
 	return nil
 }
+
+// ReadSecret reads an env: or file: secret as a target's is read; an empty
+// one is an error.
+func ReadSecret(ref playbooks.SecretRef, env Environment) (string, error) {
+	return readSecret(ref, env)
+}

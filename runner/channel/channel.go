@@ -1,0 +1,306 @@
+// Package channel holds the two-way channels a run asks its questions on and
+// takes their answers from: a phone, through a service that clai reaches
+// without an inbound port (see docs/telegram.md and docs/ntfy.md). Every
+// answer goes through the run's ask.Desk, which refuses a stale or closed
+// one, under the channel's own name.
+//
+// A new service implements Channel: Serve watches the desk's updates, tells
+// of each question with a button per option whose data is a Button, and
+// hands each press to Press, which answers the question it was pressed for
+// or refuses it with MovedOn.
+package channel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/clai-sh/clai/runner/ask"
+)
+
+// Channel is a two-way channel: it tells people of a run's questions and
+// answers them through the desk.
+type Channel interface {
+	// Name is the channel's name in answers, logs and reports (see the
+	// ask.Channel constants).
+	Name() string
+	// Serve tells of desk's questions and answers them until the run ends
+	// (desk.Watch closes) or ctx ends. It returns at once when ctx ends,
+	// whatever the service does.
+	Serve(ctx context.Context, desk ask.Desk) error
+}
+
+// Grace is how long the end of a run waits for its channels to say it ended;
+// then they are stopped.
+const Grace = 3 * time.Second
+
+// The event log's lines of the channels.
+const (
+	LogIgnored = "channel-ignored" // an input from someone not allow-listed, or beyond the rate
+	LogRefused = "channel-refused" // a press or answer the question refused
+	LogAnswer  = "channel-answer"  // an answer that was typed
+	LogFailed  = "channel-failed"  // the service failed; the channel tries again
+)
+
+// MovedOn is what a press for a question that closed, or whose screen
+// changed, is told; nothing is typed.
+const MovedOn = "this question has moved on"
+
+// Set runs a run's channels.
+type Set struct {
+	channels []Channel
+	log      *zap.Logger
+	grace    time.Duration
+	ctx      context.Context
+	stop     context.CancelFunc
+	wg       sync.WaitGroup
+	closed   sync.Once
+}
+
+// NewSet returns the channels, ready for Watch; grace bounds Close (0: Grace).
+func NewSet(channels []Channel, log *zap.Logger, grace time.Duration) *Set {
+	if grace <= 0 {
+		grace = Grace
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	s := &Set{channels: channels, log: log, grace: grace}
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	return s
+}
+
+// Watch starts each channel on desk; it returns at once (runner.WithDesk).
+func (s *Set) Watch(desk ask.Desk) {
+	for _, c := range s.channels {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			if err := c.Serve(s.ctx, desk); err != nil && s.ctx.Err() == nil {
+				s.log.Warn(LogFailed, zap.String("event", LogFailed), zap.String("channel", c.Name()), zap.String("error", err.Error()))
+			}
+		}()
+	}
+}
+
+// Close is called once the run ended: the channels have the grace to say
+// so, then they are stopped. It returns when every channel has returned.
+func (s *Set) Close() {
+	s.closed.Do(func() {
+		done := make(chan struct{})
+		go func() { s.wg.Wait(); close(done) }()
+		timer := time.NewTimer(s.grace)
+		defer timer.Stop()
+		select {
+		case <-done:
+		case <-timer.C:
+		}
+		s.stop()
+		<-done
+	})
+}
+
+// Button is what a button carries: the session, the question and the screen
+// it was asked on, and the option. A press is taken only while that very
+// question is open on that very screen.
+type Button struct {
+	Session    string
+	Question   string
+	ScreenHash string
+	Option     int
+}
+
+// MaxButtonData bounds a button's encoded data (Telegram's callback_data
+// holds 64 bytes).
+const MaxButtonData = 64
+
+// Encode is b as a button's data.
+func (b Button) Encode() string {
+	return strings.Join([]string{"c1", b.Session, b.Question, b.ScreenHash, strconv.Itoa(b.Option)}, "|")
+}
+
+// ParseButton reads a button's data; anything else is an error.
+func ParseButton(data string) (Button, error) {
+	if len(data) > MaxButtonData {
+		return Button{}, errors.New("the button's data is too long")
+	}
+	parts := strings.Split(data, "|")
+	if len(parts) != 5 || parts[0] != "c1" {
+		return Button{}, errors.New("the button's data is not clai's")
+	}
+	opt, err := strconv.Atoi(parts[4])
+	if err != nil || opt < 0 || opt > 99 {
+		return Button{}, errors.New("the button names no option")
+	}
+	return Button{Session: parts[1], Question: parts[2], ScreenHash: parts[3], Option: opt}, nil
+}
+
+// Buttons are the buttons of q, one per option, at most max (0: all).
+func Buttons(q *ask.Question, max int) []Button {
+	var out []Button
+	for i := range q.Options {
+		if max > 0 && i == max {
+			break
+		}
+		out = append(out, Button{Session: q.Session, Question: q.ID, ScreenHash: q.ScreenHash, Option: i})
+	}
+	return out
+}
+
+// Press answers the question b was made for with its option, as by through
+// channel. A button of another session, of a question that is no longer
+// open, or of a screen that changed is refused with MovedOn, and nothing is
+// typed; so is any answer the desk refuses.
+func Press(ctx context.Context, desk ask.Desk, b Button, by, channel string) (ask.Sent, error) {
+	s := desk.Session()
+	q := s.Question
+	if b.Session != s.ID || q == nil || q.Closed != nil || q.ID != b.Question || q.ScreenHash != b.ScreenHash || b.Option >= len(q.Options) {
+		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedClosed, Reason: MovedOn}
+	}
+	sent, err := desk.Answer(ctx, ask.Answer{Question: q.ID, ScreenHash: b.ScreenHash, Choose: q.Options[b.Option].Label, By: by, Channel: channel})
+	var r *ask.Refusal
+	if errors.As(err, &r) && (r.Code == ask.RefusedClosed || r.Code == ask.RefusedStale || r.Code == ask.RefusedNoQuestion || r.Code == ask.RefusedEnded) {
+		return ask.Sent{}, &ask.Refusal{Code: r.Code, Reason: MovedOn}
+	}
+	return sent, err
+}
+
+// limiter lets at most max inputs through in any per.
+type limiter struct {
+	max   int
+	per   time.Duration
+	now   func() time.Time
+	times []time.Time
+}
+
+func newLimiter(max int, per time.Duration) *limiter {
+	return &limiter{max: max, per: per, now: time.Now}
+}
+
+// allow says whether one more input is taken now, and counts it if so.
+func (l *limiter) allow() bool {
+	now := l.now()
+	kept := l.times[:0]
+	for _, t := range l.times {
+		if now.Sub(t) < l.per {
+			kept = append(kept, t)
+		}
+	}
+	l.times = kept
+	if len(l.times) >= l.max {
+		return false
+	}
+	l.times = append(l.times, now)
+	return true
+}
+
+// Bounds of what a channel takes from a service.
+const (
+	// MaxResponse bounds a response's body.
+	MaxResponse = 1 << 20
+	// MaxText bounds an input's text; a longer one is ignored.
+	MaxText = 4096
+	// InputRate inputs at most are taken in any InputPer; more are ignored.
+	InputRate = 20
+	InputPer  = time.Minute
+	// maxBackoff bounds the wait after a failure of the service.
+	maxBackoff = 30 * time.Second
+)
+
+// backoff is the wait after the n-th failure in a row.
+func backoff(n int) time.Duration {
+	d := time.Second << min(n-1, 5)
+	return min(d, maxBackoff)
+}
+
+// sleep waits d or until ctx ends; false when ctx ended.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// excerpt is the last lines of a screen, each cut short, for a message.
+func excerpt(screen string, lines, width int) string {
+	rows := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	if len(rows) > lines {
+		rows = rows[len(rows)-lines:]
+	}
+	for i, r := range rows {
+		rows[i] = cut(strings.TrimRight(r, " "), width)
+	}
+	return strings.Join(rows, "\n")
+}
+
+// cut shortens s to at most n characters as Telegram counts them (UTF-16
+// code units; a rune beyond the BMP is two), ending it with "…" when cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	units := 0
+	for i, r := range s {
+		w := 1
+		if r > 0xFFFF {
+			w = 2
+		}
+		if units+w > n-1 {
+			if units16(s[i:]) <= n-units {
+				return s
+			}
+			return s[:i] + "…"
+		}
+		units += w
+	}
+	return s
+}
+
+// units16 is the length of s in UTF-16 code units.
+func units16(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+	}
+	return n
+}
+
+// questionText is what a message says of q, without its buttons.
+func questionText(s ask.Session, q *ask.Question) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "clai: %s asks (session %s, %s)\n\n%s\n", s.Name, s.ID, q.Reason, cut(q.Text, 500))
+	if q.Detail != "" {
+		fmt.Fprintf(&b, "(%s)\n", cut(q.Detail, 300))
+	}
+	if q.Screen != "" {
+		fmt.Fprintf(&b, "\n--- screen ---\n%s\n", excerpt(q.Screen, 12, 200))
+	}
+	return b.String()
+}
+
+// closedText says how q closed.
+func closedText(q *ask.Question) string {
+	c := q.Closed
+	switch {
+	case c == nil:
+		return "closed"
+	case c.How == ask.Answered:
+		return fmt.Sprintf("answered by %s via %s: %s", cut(c.By, 64), c.Channel, cut(c.Sent, 200))
+	case c.How == ask.MovedOn:
+		return "moved on: the program went on by itself"
+	}
+	return "closed: the run ended"
+}

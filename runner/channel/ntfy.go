@@ -1,0 +1,335 @@
+package channel
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/clai-sh/clai/runner/ask"
+)
+
+// ntfy's bounds and the channel's.
+const (
+	// MaxNtfyActions is how many action buttons ntfy shows on a message.
+	MaxNtfyActions = 3
+	// maxLine bounds a line of the JSON stream.
+	maxLine = 64 << 10
+	// maxSeen bounds the message ids remembered against a replay.
+	maxSeen = 1024
+)
+
+// NtfyConfig is an ntfy channel's settings.
+type NtfyConfig struct {
+	// Server is the ntfy server's address (https://ntfy.sh).
+	Server string
+	// Topic is where the questions are published.
+	Topic string
+	// Token is an access token ("" for none).
+	Token string
+	// Client makes the requests (nil: a client of its own).
+	Client *http.Client
+	// CallTimeout bounds a publish (0: CallTimeout).
+	CallTimeout time.Duration
+	// Log gets a line for each input ignored or refused, each answer and
+	// each failure of the service.
+	Log *zap.Logger
+}
+
+// Ntfy publishes each question to a topic with an action button per option;
+// a press publishes the button's data to a reply topic of the run's own, with
+// a random name, that clai reads over ntfy's JSON stream.
+type Ntfy struct {
+	cfg     NtfyConfig
+	server  string
+	reply   string
+	client  *http.Client
+	log     *zap.Logger
+	limiter *limiter
+	seen    map[string]bool
+	order   []string
+}
+
+// NewNtfy returns the channel with a new reply topic; nothing is sent before
+// Serve.
+func NewNtfy(cfg NtfyConfig) (*Ntfy, error) {
+	u, err := url.Parse(cfg.Server)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("ntfy: the server is not an http or https address")
+	}
+	if cfg.Topic == "" || strings.ContainsAny(cfg.Topic, "/?#% ") {
+		return nil, errors.New("ntfy: the topic is empty or not a topic")
+	}
+	var random [16]byte
+	if _, err := rand.Read(random[:]); err != nil {
+		return nil, fmt.Errorf("ntfy: the reply topic: %w", err)
+	}
+	n := &Ntfy{cfg: cfg, server: strings.TrimRight(cfg.Server, "/"), reply: "clai-" + hex.EncodeToString(random[:]),
+		client: cfg.Client, log: cfg.Log, limiter: newLimiter(InputRate, InputPer), seen: map[string]bool{}}
+	if n.client == nil {
+		n.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	if n.log == nil {
+		n.log = zap.NewNop()
+	}
+	if n.cfg.CallTimeout <= 0 {
+		n.cfg.CallTimeout = CallTimeout
+	}
+	return n, nil
+}
+
+// Name is ask.ChannelNtfy.
+func (n *Ntfy) Name() string { return ask.ChannelNtfy }
+
+// ReplyTopic is the run's reply topic.
+func (n *Ntfy) ReplyTopic() string { return n.reply }
+
+// Serve publishes desk's questions and takes the presses until the run ends
+// or ctx ends.
+func (n *Ntfy) Serve(ctx context.Context, desk ask.Desk) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	updates := desk.Watch(ctx)
+	presses := make(chan ntfyMessage, 16)
+	go n.subscribe(ctx, presses)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case u, ok := <-updates:
+			if !ok {
+				return nil
+			}
+			n.tell(ctx, desk, u)
+			if u.Kind == ask.UpdateEnd {
+				return nil
+			}
+		case m := <-presses:
+			n.press(ctx, desk, m)
+		}
+	}
+}
+
+func (n *Ntfy) tell(ctx context.Context, desk ask.Desk, u ask.Update) {
+	s := desk.Session()
+	switch {
+	case u.Kind == ask.UpdateQuestion && u.Question != nil:
+		n.ask(ctx, s, u.Question)
+	case u.Kind == ask.UpdateEnd:
+		n.publish(ctx, ntfyPublish{Title: "clai: " + s.Name + " ended", Message: fmt.Sprintf("session %s ended: %s", s.ID, u.Outcome), Tags: []string{"checkered_flag"}})
+	}
+}
+
+// ask publishes q with an action per option, MaxNtfyActions at most; the
+// others are listed.
+func (n *Ntfy) ask(ctx context.Context, s ask.Session, q *ask.Question) {
+	msg := ntfyPublish{Title: "clai: " + s.Name + " asks", Message: questionText(s, q), Tags: []string{"question"}, Priority: 4}
+	for _, b := range Buttons(q, MaxNtfyActions) {
+		a := ntfyAction{Action: "http", Label: cut(q.Options[b.Option].Label, 40), URL: n.server + "/" + n.reply,
+			Method: http.MethodPost, Body: b.Encode(), Clear: true}
+		if n.cfg.Token != "" {
+			a.Headers = map[string]string{"Authorization": "Bearer " + n.cfg.Token}
+		}
+		msg.Actions = append(msg.Actions, a)
+	}
+	if len(q.Options) > MaxNtfyActions || len(q.Options) == 0 {
+		msg.Message += fmt.Sprintf("\nanswer: clai answer --question %s %s TEXT", q.ID, s.ID)
+	}
+	msg.Message = cut(msg.Message, maxMessage)
+	n.publish(ctx, msg)
+}
+
+// press answers the question of a pressed button; a stale or forged one is
+// told that the question has moved on.
+func (n *Ntfy) press(ctx context.Context, desk ask.Desk, m ntfyMessage) {
+	if !n.limiter.allow() {
+		n.log.Info(LogIgnored, zap.String("event", LogIgnored), zap.String("channel", n.Name()), zap.String("reason", "more inputs than the rate allows"))
+		return
+	}
+	b, err := ParseButton(strings.TrimSpace(m.Message))
+	if err != nil {
+		n.log.Info(LogIgnored, zap.String("event", LogIgnored), zap.String("channel", n.Name()), zap.String("reason", err.Error()))
+		return
+	}
+	_, err = Press(ctx, desk, b, "ntfy", n.Name())
+	if err != nil {
+		n.log.Info(LogRefused, zap.String("event", LogRefused), zap.String("channel", n.Name()), zap.String("reason", err.Error()))
+		n.publish(ctx, ntfyPublish{Title: "clai: " + desk.Session().Name, Message: MovedOn + ": nothing was typed"})
+		return
+	}
+	n.log.Info(LogAnswer, zap.String("event", LogAnswer), zap.String("channel", n.Name()), zap.String("by", "ntfy"))
+}
+
+// subscribe reads the reply topic's JSON stream and hands each new message
+// to presses until ctx ends, reconnecting after a failure from where it
+// left off.
+func (n *Ntfy) subscribe(ctx context.Context, presses chan<- ntfyMessage) {
+	since := strconv.FormatInt(time.Now().Unix(), 10)
+	failures := 0
+	for ctx.Err() == nil {
+		last, err := n.stream(ctx, since, presses)
+		if last != "" {
+			since, failures = last, 0
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		failures++
+		if err != nil {
+			n.failed("subscribe", err)
+		}
+		if !sleep(ctx, backoff(failures)) {
+			return
+		}
+	}
+}
+
+// stream reads one connection of the JSON stream; it returns the id of the
+// last message read.
+func (n *Ntfy) stream(ctx context.Context, since string, presses chan<- ntfyMessage) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.server+"/"+n.reply+"/json?since="+url.QueryEscape(since), nil)
+	if err != nil {
+		return "", errors.New("the request cannot be made")
+	}
+	n.authorize(req)
+	resp, err := n.client.Do(req)
+	if err != nil {
+		return "", n.transportError(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("status %d", resp.StatusCode)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 4096), maxLine)
+	last := ""
+	for sc.Scan() {
+		var m ntfyMessage
+		if json.Unmarshal(sc.Bytes(), &m) != nil || m.Event != "message" || m.ID == "" {
+			continue
+		}
+		last = m.ID
+		if m.Topic != n.reply || len(m.Message) > MaxText || !n.remember(m.ID) {
+			continue
+		}
+		select {
+		case presses <- m:
+		case <-ctx.Done():
+			return last, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return last, fmt.Errorf("the stream: %w", err)
+	}
+	return last, errors.New("the stream ended")
+}
+
+// remember says whether id is new, and remembers it.
+func (n *Ntfy) remember(id string) bool {
+	if n.seen[id] {
+		return false
+	}
+	if len(n.order) == maxSeen {
+		delete(n.seen, n.order[0])
+		n.order = n.order[1:]
+	}
+	n.seen[id] = true
+	n.order = append(n.order, id)
+	return true
+}
+
+// publish posts msg to the topic; a failure is logged.
+func (n *Ntfy) publish(ctx context.Context, msg ntfyPublish) {
+	msg.Topic = n.cfg.Topic
+	if err := n.post(ctx, msg); err != nil {
+		n.failed("publish", err)
+	}
+}
+
+func (n *Ntfy) post(ctx context.Context, msg ntfyPublish) error {
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.CallTimeout)
+	defer cancel()
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.server+"/", bytes.NewReader(body))
+	if err != nil {
+		return errors.New("the request cannot be made")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	n.authorize(req)
+	resp, err := n.client.Do(req)
+	if err != nil {
+		return n.transportError(err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxResponse))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return nil
+}
+
+func (n *Ntfy) authorize(req *http.Request) {
+	if n.cfg.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+n.cfg.Token)
+	}
+}
+
+// transportError is err without its URL, which names the reply topic.
+func (n *Ntfy) transportError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	msg := strings.ReplaceAll(err.Error(), n.reply, "***")
+	if n.cfg.Token != "" {
+		msg = strings.ReplaceAll(msg, n.cfg.Token, "***")
+	}
+	return errors.New(msg)
+}
+
+func (n *Ntfy) failed(what string, err error) {
+	n.log.Warn(LogFailed, zap.String("event", LogFailed), zap.String("channel", n.Name()), zap.String("method", what), zap.String("error", err.Error()))
+}
+
+// ntfy's JSON, as far as clai writes and reads it.
+type (
+	ntfyPublish struct {
+		Topic    string       `json:"topic"`
+		Title    string       `json:"title,omitempty"`
+		Message  string       `json:"message"`
+		Tags     []string     `json:"tags,omitempty"`
+		Priority int          `json:"priority,omitempty"`
+		Actions  []ntfyAction `json:"actions,omitempty"`
+	}
+	ntfyAction struct {
+		Action  string            `json:"action"`
+		Label   string            `json:"label"`
+		URL     string            `json:"url"`
+		Method  string            `json:"method,omitempty"`
+		Headers map[string]string `json:"headers,omitempty"`
+		Body    string            `json:"body,omitempty"`
+		Clear   bool              `json:"clear,omitempty"`
+	}
+	ntfyMessage struct {
+		ID      string `json:"id"`
+		Time    int64  `json:"time"`
+		Event   string `json:"event"`
+		Topic   string `json:"topic"`
+		Message string `json:"message"`
+	}
+)

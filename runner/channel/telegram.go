@@ -1,0 +1,474 @@
+package channel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/clai-sh/clai/runner/ask"
+)
+
+// Telegram's bounds and the channel's.
+const (
+	// PollTimeout is how long one getUpdates waits at the server.
+	PollTimeout = 25 * time.Second
+	// CallTimeout bounds every other call of the Bot API.
+	CallTimeout = 10 * time.Second
+	// maxMessage is what clai writes in one message, below Telegram's 4096.
+	maxMessage = 3500
+	// maxUpdates is how many updates one getUpdates returns.
+	maxUpdates = 50
+)
+
+// TelegramConfig is a Telegram channel's settings.
+type TelegramConfig struct {
+	// BaseURL is the Bot API's address (https://api.telegram.org).
+	BaseURL string
+	// Token is the bot's token.
+	Token string
+	// Chats are the chats asked and obeyed; Users, when not empty, the only
+	// users obeyed.
+	Chats []int64
+	Users []int64
+	// Client makes the requests (nil: a client of its own).
+	Client *http.Client
+	// CallTimeout bounds a call but getUpdates (0: CallTimeout).
+	CallTimeout time.Duration
+	// Log gets a line for each input ignored or refused, each answer and
+	// each failure of the service.
+	Log *zap.Logger
+}
+
+// Telegram is a bot that asks in the allowed chats, with an inline button per
+// option, and reads the presses and commands by long polling getUpdates.
+type Telegram struct {
+	cfg     TelegramConfig
+	base    string
+	client  *http.Client
+	log     *zap.Logger
+	limiter *limiter
+	// sent are the messages of each question, to edit when it closes.
+	sent map[string][]tgSent
+	// offset is the next update wanted.
+	offset int64
+}
+
+type tgSent struct {
+	chat    int64
+	message int64
+	text    string
+}
+
+// NewTelegram returns the channel; nothing is sent before Serve.
+func NewTelegram(cfg TelegramConfig) (*Telegram, error) {
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("telegram: the base URL is not an http or https address")
+	}
+	if cfg.Token == "" || strings.ContainsAny(cfg.Token, "/?#% \t\r\n") {
+		return nil, errors.New("telegram: the bot token is empty or not a token")
+	}
+	if len(cfg.Chats) == 0 {
+		return nil, errors.New("telegram: no chat is allowed")
+	}
+	t := &Telegram{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), client: cfg.Client, log: cfg.Log,
+		limiter: newLimiter(InputRate, InputPer), sent: map[string][]tgSent{}}
+	if t.client == nil {
+		t.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	if t.log == nil {
+		t.log = zap.NewNop()
+	}
+	if t.cfg.CallTimeout <= 0 {
+		t.cfg.CallTimeout = CallTimeout
+	}
+	return t, nil
+}
+
+// Name is ask.ChannelTelegram.
+func (t *Telegram) Name() string { return ask.ChannelTelegram }
+
+// Serve asks desk's questions in the allowed chats and takes their answers
+// until the run ends or ctx ends.
+func (t *Telegram) Serve(ctx context.Context, desk ask.Desk) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	updates := desk.Watch(ctx)
+	inputs := make(chan tgUpdate, maxUpdates)
+	go t.poll(ctx, inputs)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case u, ok := <-updates:
+			if !ok {
+				return nil
+			}
+			t.tell(ctx, desk, u)
+			if u.Kind == ask.UpdateEnd {
+				return nil
+			}
+		case in := <-inputs:
+			t.handle(ctx, desk, in)
+		}
+	}
+}
+
+// tell sends what the people in the chats are told of u.
+func (t *Telegram) tell(ctx context.Context, desk ask.Desk, u ask.Update) {
+	switch u.Kind {
+	case ask.UpdateQuestion:
+		if u.Question != nil {
+			t.ask(ctx, desk.Session(), u.Question)
+		}
+	case ask.UpdateClosed:
+		if u.Question != nil {
+			t.closeQuestion(ctx, u.Question)
+		}
+	case ask.UpdateEnd:
+		for id := range t.sent {
+			t.closeQuestion(ctx, &ask.Question{ID: id, Closed: &ask.Closed{How: ask.Ended}})
+		}
+		s := desk.Session()
+		code := ""
+		if u.ExitCode != nil {
+			code = fmt.Sprintf(", exit code %d", *u.ExitCode)
+		}
+		for _, chat := range t.cfg.Chats {
+			t.send(ctx, chat, fmt.Sprintf("clai: %s (session %s) ended: %s%s", s.Name, s.ID, u.Outcome, code), nil)
+		}
+	}
+}
+
+// ask sends q to each chat with a button per option.
+func (t *Telegram) ask(ctx context.Context, s ask.Session, q *ask.Question) {
+	text := questionText(s, q)
+	var keyboard [][]tgButton
+	for _, b := range Buttons(q, 0) {
+		keyboard = append(keyboard, []tgButton{{Text: cut(q.Options[b.Option].Label, 64), CallbackData: b.Encode()}})
+	}
+	if len(keyboard) == 0 {
+		text += fmt.Sprintf("\n/answer %s TEXT", s.ID)
+	}
+	text = cut(text, maxMessage)
+	for _, chat := range t.cfg.Chats {
+		if id, ok := t.send(ctx, chat, text, keyboard); ok {
+			t.sent[q.ID] = append(t.sent[q.ID], tgSent{chat: chat, message: id, text: text})
+		}
+	}
+}
+
+// closeQuestion edits q's messages to say how it closed, without buttons.
+func (t *Telegram) closeQuestion(ctx context.Context, q *ask.Question) {
+	msgs := t.sent[q.ID]
+	delete(t.sent, q.ID)
+	for _, m := range msgs {
+		params := map[string]any{"chat_id": m.chat, "message_id": m.message,
+			"text": cut(m.text+"\n— "+closedText(q), maxMessage)}
+		if err := t.call(ctx, "editMessageText", params, nil); err != nil {
+			t.failed("editMessageText", err)
+		}
+	}
+}
+
+// send sends text to chat, with keyboard when not empty; it returns the
+// message's id.
+func (t *Telegram) send(ctx context.Context, chat int64, text string, keyboard [][]tgButton) (int64, bool) {
+	params := map[string]any{"chat_id": chat, "text": text}
+	if len(keyboard) > 0 {
+		params["reply_markup"] = map[string]any{"inline_keyboard": keyboard}
+	}
+	return t.sendParams(ctx, params)
+}
+
+func (t *Telegram) sendParams(ctx context.Context, params map[string]any) (int64, bool) {
+	var msg tgMessage
+	if err := t.call(ctx, "sendMessage", params, &msg); err != nil {
+		t.failed("sendMessage", err)
+		return 0, false
+	}
+	return msg.MessageID, true
+}
+
+// poll reads the updates by long polling and hands them to inputs until ctx
+// ends; a failure is retried after a backoff.
+func (t *Telegram) poll(ctx context.Context, inputs chan<- tgUpdate) {
+	failures := 0
+	for ctx.Err() == nil {
+		var batch []tgUpdate
+		params := map[string]any{"offset": t.offset, "timeout": int(PollTimeout / time.Second), "limit": maxUpdates,
+			"allowed_updates": []string{"message", "callback_query"}}
+		if err := t.callTimeout(ctx, "getUpdates", params, &batch, PollTimeout+t.cfg.CallTimeout); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			failures++
+			t.failed("getUpdates", err)
+			if !sleep(ctx, backoff(failures)) {
+				return
+			}
+			continue
+		}
+		failures = 0
+		if len(batch) > maxUpdates {
+			batch = batch[:maxUpdates]
+		}
+		for _, u := range batch {
+			if u.UpdateID >= t.offset {
+				t.offset = u.UpdateID + 1
+			}
+			select {
+			case inputs <- u:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// handle obeys an update from an allowed chat and user; any other is
+// ignored and logged.
+func (t *Telegram) handle(ctx context.Context, desk ask.Desk, u tgUpdate) {
+	chat, user, kind := u.origin()
+	if kind == "" {
+		return
+	}
+	if !t.allowed(chat, user) {
+		t.log.Info(LogIgnored, zap.String("event", LogIgnored), zap.String("channel", t.Name()),
+			zap.Int64("chat", chat), zap.Int64("user", user), zap.String("reason", "not allow-listed"))
+		return
+	}
+	if !t.limiter.allow() {
+		t.log.Info(LogIgnored, zap.String("event", LogIgnored), zap.String("channel", t.Name()),
+			zap.Int64("chat", chat), zap.Int64("user", user), zap.String("reason", "more inputs than the rate allows"))
+		return
+	}
+	by := fmt.Sprintf("telegram:%d", user)
+	if kind == "callback" {
+		t.press(ctx, desk, u.CallbackQuery, by)
+		return
+	}
+	t.command(ctx, desk, chat, u.Message.Text, by)
+}
+
+func (t *Telegram) allowed(chat, user int64) bool {
+	if !slices.Contains(t.cfg.Chats, chat) {
+		return false
+	}
+	return len(t.cfg.Users) == 0 || slices.Contains(t.cfg.Users, user)
+}
+
+// press answers the question of a button; the person is told what was
+// typed, or that the question has moved on.
+func (t *Telegram) press(ctx context.Context, desk ask.Desk, cq *tgCallback, by string) {
+	reply := MovedOn
+	b, err := ParseButton(cq.Data)
+	if err == nil {
+		var sent ask.Sent
+		sent, err = Press(ctx, desk, b, by, t.Name())
+		if err == nil {
+			reply = "sent: " + sent.Sent
+		}
+	}
+	t.logAnswer(by, err)
+	if err := t.call(ctx, "answerCallbackQuery", map[string]any{"callback_query_id": cq.ID, "text": cut(reply, 190)}, nil); err != nil {
+		t.failed("answerCallbackQuery", err)
+	}
+}
+
+// command obeys /status, /answer SESSION TEXT and /view SESSION.
+func (t *Telegram) command(ctx context.Context, desk ask.Desk, chat int64, text, by string) {
+	s := desk.Session()
+	name, rest, _ := strings.Cut(strings.TrimSpace(text), " ")
+	name, _, _ = strings.Cut(name, "@") // /status@my_bot in a group
+	switch name {
+	case "/status":
+		t.send(ctx, chat, cut(statusText(s), maxMessage), nil)
+	case "/view":
+		if !names(s, strings.TrimSpace(rest)) {
+			t.send(ctx, chat, "no such session here: /view "+s.ID, nil)
+			return
+		}
+		screen := desk.Screen().Text
+		body := "<pre>" + html.EscapeString(cut(excerpt(screen, 60, 200), maxMessage-20)) + "</pre>"
+		t.sendParams(ctx, map[string]any{"chat_id": chat, "text": body, "parse_mode": "HTML"})
+	case "/answer":
+		session, answer, ok := strings.Cut(strings.TrimLeft(rest, " "), " ")
+		if !ok || !names(s, session) {
+			t.send(ctx, chat, "write /answer "+s.ID+" TEXT", nil)
+			return
+		}
+		reply := t.answerText(ctx, desk, s, answer, by)
+		t.send(ctx, chat, reply, nil)
+	}
+}
+
+// answerText types text as the answer to the open question.
+func (t *Telegram) answerText(ctx context.Context, desk ask.Desk, s ask.Session, text, by string) string {
+	if s.Question == nil {
+		t.logAnswer(by, &ask.Refusal{Code: ask.RefusedNoQuestion, Reason: "no question is open"})
+		return "no question is open"
+	}
+	sent, err := desk.Answer(ctx, ask.Answer{Question: s.Question.ID, Text: &text, By: by, Channel: t.Name()})
+	t.logAnswer(by, err)
+	var r *ask.Refusal
+	switch {
+	case errors.As(err, &r) && (r.Code == ask.RefusedClosed || r.Code == ask.RefusedStale || r.Code == ask.RefusedEnded):
+		return MovedOn
+	case err != nil:
+		return cut(err.Error(), 300)
+	}
+	return "sent: " + sent.Sent
+}
+
+func (t *Telegram) logAnswer(by string, err error) {
+	if err != nil {
+		t.log.Info(LogRefused, zap.String("event", LogRefused), zap.String("channel", t.Name()), zap.String("by", by), zap.String("reason", err.Error()))
+		return
+	}
+	t.log.Info(LogAnswer, zap.String("event", LogAnswer), zap.String("channel", t.Name()), zap.String("by", by))
+}
+
+func (t *Telegram) failed(method string, err error) {
+	t.log.Warn(LogFailed, zap.String("event", LogFailed), zap.String("channel", t.Name()), zap.String("method", method), zap.String("error", err.Error()))
+}
+
+// names says whether id names session s, by its id or its name.
+func names(s ask.Session, id string) bool {
+	return id != "" && (id == s.ID || id == s.Name)
+}
+
+// statusText lists the session and its open question.
+func statusText(s ask.Session) string {
+	text := fmt.Sprintf("%s (session %s): %s since %s", s.Name, s.ID, s.State, s.Since.UTC().Format(time.TimeOnly))
+	if q := s.Question; q != nil {
+		text += fmt.Sprintf("\nopen question %s: %s", q.ID, cut(q.Text, 300))
+		for _, o := range q.Options {
+			text += "\n  • " + cut(o.Label, 64)
+		}
+	}
+	return text
+}
+
+// call posts params to the Bot API's method and decodes its result into
+// result (nil: none wanted).
+func (t *Telegram) call(ctx context.Context, method string, params, result any) error {
+	return t.callTimeout(ctx, method, params, result, t.cfg.CallTimeout)
+}
+
+// callTimeout is call bounded by timeout. Its error never holds the token.
+func (t *Telegram) callTimeout(ctx context.Context, method string, params, result any, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := t.do(ctx, method, params, result)
+	if err == nil {
+		return nil
+	}
+	return errors.New(t.mask(fmt.Sprintf("telegram %s: %v", method, err)))
+}
+
+func (t *Telegram) do(ctx context.Context, method string, params, result any) error {
+	body, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.base+"/bot"+t.cfg.Token+"/"+method, bytes.NewReader(body))
+	if err != nil {
+		return errors.New("the request cannot be made")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := t.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL holds the token
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponse+1))
+	if err != nil {
+		return fmt.Errorf("reading the response: %w", err)
+	}
+	if len(data) > MaxResponse {
+		return fmt.Errorf("the response is larger than %d bytes", MaxResponse)
+	}
+	var r struct {
+		OK          bool            `json:"ok"`
+		Result      json.RawMessage `json:"result"`
+		ErrorCode   int             `json:"error_code"`
+		Description string          `json:"description"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return fmt.Errorf("status %d, the response is not the Bot API's", resp.StatusCode)
+	}
+	if !r.OK {
+		return fmt.Errorf("status %d: %d %s", resp.StatusCode, r.ErrorCode, cut(r.Description, 200))
+	}
+	if result == nil {
+		return nil
+	}
+	if err := json.Unmarshal(r.Result, result); err != nil {
+		return fmt.Errorf("the result does not decode: %w", err)
+	}
+	return nil
+}
+
+// mask hides the token in s.
+func (t *Telegram) mask(s string) string {
+	return strings.ReplaceAll(s, t.cfg.Token, "***")
+}
+
+// The Bot API's types, as far as clai reads them.
+type (
+	tgUpdate struct {
+		UpdateID      int64       `json:"update_id"`
+		Message       *tgMessage  `json:"message"`
+		CallbackQuery *tgCallback `json:"callback_query"`
+	}
+	tgMessage struct {
+		MessageID int64   `json:"message_id"`
+		From      *tgUser `json:"from"`
+		Chat      tgChat  `json:"chat"`
+		Text      string  `json:"text"`
+	}
+	tgCallback struct {
+		ID      string     `json:"id"`
+		From    tgUser     `json:"from"`
+		Message *tgMessage `json:"message"`
+		Data    string     `json:"data"`
+	}
+	tgUser struct {
+		ID int64 `json:"id"`
+	}
+	tgChat struct {
+		ID int64 `json:"id"`
+	}
+	tgButton struct {
+		Text         string `json:"text"`
+		CallbackData string `json:"callback_data"`
+	}
+)
+
+// origin is the chat and user of u and whether it is a "callback" or a
+// "command"; "" for an update clai does not read.
+func (u tgUpdate) origin() (chat, user int64, kind string) {
+	switch {
+	case u.CallbackQuery != nil && u.CallbackQuery.Message != nil && len(u.CallbackQuery.Data) <= MaxButtonData:
+		return u.CallbackQuery.Message.Chat.ID, u.CallbackQuery.From.ID, "callback"
+	case u.Message != nil && u.Message.From != nil && strings.HasPrefix(u.Message.Text, "/") && len(u.Message.Text) <= MaxText:
+		return u.Message.Chat.ID, u.Message.From.ID, "command"
+	}
+	return 0, 0, ""
+}
