@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/clai-sh/clai/internal/procgroup"
 )
 
 // maxStderr is how much of a command's stderr its error quotes.
@@ -38,7 +40,7 @@ func (c *Command) Ask(ctx context.Context, req Request) (Reply, error) {
 	stdout := &capped{max: MaxReply + 1, full: func() { cancel(errTooLong) }}
 	stderr := &capped{max: maxStderr}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	ownGroup(cmd)
+	procgroup.Own(cmd)
 	// A grandchild that keeps stdout open does not hold Wait past the kill.
 	cmd.WaitDelay = time.Second
 	err = cmd.Run()

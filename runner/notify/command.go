@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/clai-sh/clai/internal/procgroup"
 )
 
 // maxStderr is how much of a command target's stderr its error quotes.
@@ -32,7 +34,7 @@ func (t *commandTarget) Deliver(ctx context.Context, n *Notification) error {
 	cmd.Stdin = bytes.NewReader(body)
 	stderr := &capped{max: maxStderr}
 	cmd.Stderr = stderr
-	ownGroup(cmd)
+	procgroup.Own(cmd)
 	// A grandchild that keeps stderr open does not hold Wait past the kill.
 	cmd.WaitDelay = time.Second
 	err = cmd.Run()
