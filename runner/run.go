@@ -297,7 +297,7 @@ func readSecrets(pb *playbooks.Playbook, environ []string, dryRun bool) (map[pla
 			continue
 		}
 		tried[a.Secret] = true
-		v, err := secretValue(a.Secret, environ, pb.ResolvePath)
+		v, err := playbooks.ReadSecret(a.Secret, environ, pb.ResolvePath)
 		if err != nil {
 			if !dryRun {
 				errs = append(errs, err)

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/clai-sh/clai/internal/bounded"
 	"github.com/clai-sh/clai/playbooks"
 )
 
@@ -143,43 +142,4 @@ func envMap(environ []string) map[string]string {
 		}
 	}
 	return m
-}
-
-// maxSecretFileSize is the most a file: secret may hold: far more than any
-// password, token or key, and little enough that redacting it stays cheap.
-const maxSecretFileSize = 64 << 10
-
-// secretValue reads the value a secret reference names; resolve makes a
-// file: path absolute (Playbook.ResolvePath: relative to the playbook's folder).
-func secretValue(ref playbooks.SecretRef, environ []string, resolve func(string) string) (string, error) {
-	switch ref.Source {
-	case playbooks.SecretEnv:
-		v, ok := envMap(environ)[ref.Name]
-		if !ok {
-			return "", fmt.Errorf("secret env:%s: the environment variable is not set", ref.Name)
-		}
-		if v == "" {
-			return "", fmt.Errorf("secret env:%s: the environment variable is empty", ref.Name)
-		}
-		return v, nil
-	case playbooks.SecretFile:
-		path := resolve(ref.Name)
-		data, err := bounded.ReadFile(path, maxSecretFileSize)
-		if err != nil {
-			var pe *os.PathError
-			var tl *bounded.TooLargeError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			} else if errors.As(err, &tl) {
-				tl.Name = "" // the message names the file already
-			}
-			if path != ref.Name {
-				// The message names the file it tried, not only as written.
-				err = fmt.Errorf("%s: %w", path, err)
-			}
-			return "", fmt.Errorf("secret file:%s: %w", ref.Name, err)
-		}
-		return strings.TrimRight(string(data), "\r\n"), nil
-	}
-	return "", fmt.Errorf("secret %s:%s: unknown source", ref.Source, ref.Name)
 }

@@ -99,7 +99,7 @@ func TestChannelWithoutItsTokenRefusesTheRun(t *testing.T) {
 	}
 	e.env = append(e.env, "XDG_CONFIG_HOME="+filepath.Join(e.dir, "config"))
 	_, stderr, code := e.clai(t, "run", "--quiet", deployPlaybook(t, e.dir))
-	if code != 2 || !strings.Contains(stderr, "config.yaml:2:5: channel: telegram token env:CLAI_TEST_UNSET: the environment variable CLAI_TEST_UNSET is not set") {
+	if code != 2 || !strings.Contains(stderr, "config.yaml:2:5: channel: telegram token: secret env:CLAI_TEST_UNSET: the environment variable is not set") {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 }

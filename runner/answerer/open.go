@@ -1,12 +1,7 @@
 package answerer
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"strings"
 
 	"github.com/clai-sh/clai/playbooks"
 )
@@ -25,44 +20,22 @@ func Open(spec *playbooks.Answerer, environ []string, resolvePath func(string) s
 	if spec.Key != nil {
 		key, err := readKey(*spec.Key, environ, resolvePath)
 		if err != nil {
-			return nil, fmt.Errorf("%s: answerer key %s:%s: %w", spec.Pos, spec.Key.Source, spec.Key.Name, err)
+			return nil, fmt.Errorf("%s: answerer key: %w", spec.Pos, err)
 		}
 		h.Key = key
 	}
 	return h, nil
 }
 
-// readKey reads an env: or file: secret; an empty one is an error.
+// readKey reads an env: or file: secret as a playbook's are read; an empty
+// one is an error.
 func readKey(ref playbooks.SecretRef, environ []string, resolvePath func(string) string) (string, error) {
-	switch ref.Source {
-	case playbooks.SecretEnv:
-		for _, kv := range environ {
-			if k, v, ok := strings.Cut(kv, "="); ok && k == ref.Name && v != "" {
-				return v, nil
-			}
-		}
-		return "", fmt.Errorf("the environment variable %s is not set", ref.Name)
-	case playbooks.SecretFile:
-		path := ref.Name
-		if resolvePath != nil {
-			path = resolvePath(path)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return "", err
-		}
-		defer f.Close()
-		data, err := io.ReadAll(io.LimitReader(f, maxSecret+1))
-		switch {
-		case err != nil:
-			return "", err
-		case len(data) > maxSecret:
-			return "", fmt.Errorf("the file holds more than %d bytes", maxSecret)
-		}
-		if v := string(bytes.TrimSpace(data)); v != "" {
-			return v, nil
-		}
-		return "", errors.New("the file is empty")
+	if resolvePath == nil {
+		resolvePath = func(path string) string { return path }
 	}
-	return "", fmt.Errorf("unknown source %q", ref.Source)
+	v, err := playbooks.ReadSecret(ref, environ, resolvePath)
+	if err == nil && v == "" {
+		err = fmt.Errorf("secret %s:%s: it is empty", ref.Source, ref.Name)
+	}
+	return v, err
 }

@@ -31,7 +31,7 @@ func Open(spec *playbooks.Channel, env notify.Environment, log *zap.Logger) (Cha
 func openTelegram(spec *playbooks.TelegramChannel, env notify.Environment, log *zap.Logger) (Channel, error) {
 	token, err := notify.ReadSecret(spec.Token, env)
 	if err != nil {
-		return nil, fmt.Errorf("telegram token %s:%s: %w", spec.Token.Source, spec.Token.Name, err)
+		return nil, fmt.Errorf("telegram token: %w", err)
 	}
 	return NewTelegram(TelegramConfig{BaseURL: spec.BaseURL, Token: token, Chats: spec.Chats, Users: spec.Users, Log: log})
 }
@@ -41,7 +41,7 @@ func openNtfy(spec *playbooks.NtfyChannel, env notify.Environment, log *zap.Logg
 	if spec.Token != nil {
 		token, err := notify.ReadSecret(*spec.Token, env)
 		if err != nil {
-			return nil, fmt.Errorf("ntfy token %s:%s: %w", spec.Token.Source, spec.Token.Name, err)
+			return nil, fmt.Errorf("ntfy token: %w", err)
 		}
 		cfg.Token = token
 	}

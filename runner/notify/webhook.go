@@ -11,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 
 	"github.com/clai-sh/clai/playbooks"
 )
@@ -49,7 +48,7 @@ func openWebhook(w *playbooks.Webhook, env Environment) (*webhookTarget, error) 
 	if w.Secret != nil {
 		secret, err := readSecret(*w.Secret, env)
 		if err != nil {
-			return nil, fmt.Errorf("webhook secret %s:%s: %w", w.Secret.Source, w.Secret.Name, err)
+			return nil, fmt.Errorf("webhook secret: %w", err)
 		}
 		t.secret = []byte(secret)
 		values = append(values, secret)
@@ -58,41 +57,18 @@ func openWebhook(w *playbooks.Webhook, env Environment) (*webhookTarget, error) 
 	return t, nil
 }
 
-// maxSecret is the most a file: secret may hold, as for a playbook's.
-const maxSecret = 64 << 10
-
-// readSecret reads an env: or file: secret; an empty one is an error.
+// readSecret reads an env: or file: secret as a playbook's are read; an
+// empty one is an error.
 func readSecret(ref playbooks.SecretRef, env Environment) (string, error) {
-	switch ref.Source {
-	case playbooks.SecretEnv:
-		v, _, err := expand("${"+ref.Name+"}", env.Environ)
-		if err != nil {
-			return "", err
-		}
-		return v, nil
-	case playbooks.SecretFile:
-		path := ref.Name
-		if env.ResolvePath != nil {
-			path = env.ResolvePath(path)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return "", err
-		}
-		defer f.Close()
-		data, err := io.ReadAll(io.LimitReader(f, maxSecret+1))
-		switch {
-		case err != nil:
-			return "", err
-		case len(data) > maxSecret:
-			return "", fmt.Errorf("the file holds more than %d bytes", maxSecret)
-		}
-		if v := string(bytes.TrimRight(data, "\r\n")); v != "" {
-			return v, nil
-		}
-		return "", fmt.Errorf("the file is empty")
+	resolve := env.ResolvePath
+	if resolve == nil {
+		resolve = func(path string) string { return path }
 	}
-	return "", fmt.Errorf("unknown source %q", ref.Source)
+	v, err := playbooks.ReadSecret(ref, env.Environ, resolve)
+	if err == nil && v == "" {
+		err = fmt.Errorf("secret %s:%s: it is empty", ref.Source, ref.Name)
+	}
+	return v, err
 }
 
 func (t *webhookTarget) Name() string { return t.name }

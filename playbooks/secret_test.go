@@ -1,4 +1,4 @@
-package runner
+package playbooks_test
 
 import (
 	"os"
@@ -17,14 +17,14 @@ func TestSecretFileBounded(t *testing.T) {
 	dir := t.TempDir()
 	atLimit := filepath.Join(dir, "at-limit")
 	overLimit := filepath.Join(dir, "over-limit")
-	if err := os.WriteFile(atLimit, []byte(strings.Repeat("k", maxSecretFileSize-1)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(atLimit, []byte(strings.Repeat("k", playbooks.MaxSecretFile-1)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(overLimit, []byte(strings.Repeat("k", maxSecretFileSize+1)), 0o600); err != nil {
+	if err := os.WriteFile(overLimit, []byte(strings.Repeat("k", playbooks.MaxSecretFile+1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	v, err := secretValue(playbooks.SecretRef{Source: playbooks.SecretFile, Name: atLimit}, nil, filepath.Clean)
-	if err != nil || len(v) != maxSecretFileSize-1 {
+	v, err := playbooks.ReadSecret(playbooks.SecretRef{Source: playbooks.SecretFile, Name: atLimit}, nil, filepath.Clean)
+	if err != nil || len(v) != playbooks.MaxSecretFile-1 {
 		t.Fatalf("a secret at the limit: %d bytes, %v", len(v), err)
 	}
 	paths := []string{overLimit}
@@ -32,7 +32,7 @@ func TestSecretFileBounded(t *testing.T) {
 		paths = append(paths, "/dev/zero")
 	}
 	for _, p := range paths {
-		_, err := secretValue(playbooks.SecretRef{Source: playbooks.SecretFile, Name: p}, nil, filepath.Clean)
+		_, err := playbooks.ReadSecret(playbooks.SecretRef{Source: playbooks.SecretFile, Name: p}, nil, filepath.Clean)
 		if want := "secret file:" + p + ": larger than 64 KiB"; err == nil || err.Error() != want {
 			t.Errorf("got %v, want %s", err, want)
 		}
@@ -41,7 +41,7 @@ func TestSecretFileBounded(t *testing.T) {
 
 // A file: secret is read from the playbook's folder and a missing one is named
 // by the full path tried; an empty environment variable is told from an unset one.
-func TestSecretValueWhereAndWhy(t *testing.T) {
+func TestReadSecretWhereAndWhy(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "key.txt"), []byte("k3y\n"), 0o600); err != nil {
@@ -51,10 +51,10 @@ func TestSecretValueWhereAndWhy(t *testing.T) {
 	file := func(name string) playbooks.SecretRef {
 		return playbooks.SecretRef{Source: playbooks.SecretFile, Name: name}
 	}
-	if v, err := secretValue(file("key.txt"), nil, pb.ResolvePath); err != nil || v != "k3y" {
+	if v, err := playbooks.ReadSecret(file("key.txt"), nil, pb.ResolvePath); err != nil || v != "k3y" {
 		t.Errorf("file:key.txt = %q, %v", v, err)
 	}
-	_, err := secretValue(file("none.txt"), nil, pb.ResolvePath)
+	_, err := playbooks.ReadSecret(file("none.txt"), nil, pb.ResolvePath)
 	if want := "secret file:none.txt: " + filepath.Join(dir, "none.txt") + ": no such file or directory"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
@@ -63,7 +63,7 @@ func TestSecretValueWhereAndWhy(t *testing.T) {
 		"":      "secret env:PASS: the environment variable is not set",
 		"PASS=": "secret env:PASS: the environment variable is empty",
 	} {
-		if _, err := secretValue(env, []string{environ}, pb.ResolvePath); err == nil || err.Error() != want {
+		if _, err := playbooks.ReadSecret(env, []string{environ}, pb.ResolvePath); err == nil || err.Error() != want {
 			t.Errorf("environ %q: got %v, want %s", environ, err, want)
 		}
 	}
