@@ -304,3 +304,34 @@ func closedText(q *ask.Question) string {
 	}
 	return "closed: the run ended"
 }
+
+// serve is a channel's loop: it tells the service of each update of desk
+// until the run ends or ctx does, and hands what people send through the
+// service to handle. read runs on a goroutine of its own and sends into a
+// channel of buffer places; it ends with ctx.
+func serve[T any](ctx context.Context, desk ask.Desk, buffer int,
+	read func(context.Context, chan<- T),
+	tell func(context.Context, ask.Desk, ask.Update),
+	handle func(context.Context, ask.Desk, T)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	updates := desk.Watch(ctx)
+	inputs := make(chan T, buffer)
+	go read(ctx, inputs)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case u, ok := <-updates:
+			if !ok {
+				return nil
+			}
+			tell(ctx, desk, u)
+			if u.Kind == ask.UpdateEnd {
+				return nil
+			}
+		case in := <-inputs:
+			handle(ctx, desk, in)
+		}
+	}
+}

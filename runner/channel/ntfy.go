@@ -99,27 +99,7 @@ func (n *Ntfy) ReplyTopic() string { return n.reply }
 // Serve publishes desk's questions and takes the presses until the run ends
 // or ctx ends.
 func (n *Ntfy) Serve(ctx context.Context, desk ask.Desk) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	updates := desk.Watch(ctx)
-	presses := make(chan ntfyMessage, 16)
-	go n.subscribe(ctx, presses)
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case u, ok := <-updates:
-			if !ok {
-				return nil
-			}
-			n.tell(ctx, desk, u)
-			if u.Kind == ask.UpdateEnd {
-				return nil
-			}
-		case m := <-presses:
-			n.press(ctx, desk, m)
-		}
-	}
+	return serve(ctx, desk, 16, n.subscribe, n.tell, n.press)
 }
 
 func (n *Ntfy) tell(ctx context.Context, desk ask.Desk, u ask.Update) {

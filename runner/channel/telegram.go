@@ -102,27 +102,7 @@ func (t *Telegram) Name() string { return ask.ChannelTelegram }
 // Serve asks desk's questions in the allowed chats and takes their answers
 // until the run ends or ctx ends.
 func (t *Telegram) Serve(ctx context.Context, desk ask.Desk) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	updates := desk.Watch(ctx)
-	inputs := make(chan tgUpdate, maxUpdates)
-	go t.poll(ctx, inputs)
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case u, ok := <-updates:
-			if !ok {
-				return nil
-			}
-			t.tell(ctx, desk, u)
-			if u.Kind == ask.UpdateEnd {
-				return nil
-			}
-		case in := <-inputs:
-			t.handle(ctx, desk, in)
-		}
-	}
+	return serve(ctx, desk, maxUpdates, t.poll, t.tell, t.handle)
 }
 
 // tell sends what the people in the chats are told of u.
