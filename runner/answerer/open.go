@@ -6,9 +6,6 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 )
 
-// maxSecret is the most a file: key may hold, as for a playbook's secrets.
-const maxSecret = 64 << 10
-
 // Open makes the model spec describes. An API's key is read now, from
 // environ or a file (a relative path is taken by resolvePath, nil: as it
 // is); the error names the answerer by its place and never holds the key.
