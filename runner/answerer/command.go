@@ -1,14 +1,12 @@
 package answerer
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/clai-sh/clai/internal/procgroup"
 )
@@ -33,29 +31,19 @@ func (c *Command) Ask(ctx context.Context, req Request) (Reply, error) {
 		return Reply{}, fmt.Errorf("encode the request: %w", err)
 	}
 	// A program that writes more than a reply may hold is killed at once.
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
-	cmd.Stdin = bytes.NewReader(body)
-	stdout := &capped{max: MaxReply + 1, full: func() { cancel(errTooLong) }}
-	stderr := &capped{max: maxStderr}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	procgroup.Own(cmd)
-	// A grandchild that keeps stdout open does not hold Wait past the kill.
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	stdout, stderr, err := procgroup.Run(ctx, c.Argv, body, MaxReply+1, maxStderr)
 	switch {
-	case context.Cause(ctx) == errTooLong:
+	case errors.Is(err, procgroup.ErrTooLong):
 		return Reply{}, fmt.Errorf("%s: %w", c.Name(), errTooLong)
 	case ctx.Err() != nil:
 		return Reply{}, fmt.Errorf("%s: killed: %w", c.Name(), context.Cause(ctx))
 	case err != nil:
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+		if msg := strings.TrimSpace(stderr); msg != "" {
 			return Reply{}, fmt.Errorf("%s: %w: %s", c.Name(), err, oneLine(msg, maxStderr))
 		}
 		return Reply{}, fmt.Errorf("%s: %w", c.Name(), err)
 	}
-	r, err := parseReply(stdout.Bytes())
+	r, err := parseReply(stdout)
 	if err != nil {
 		return Reply{}, fmt.Errorf("%s: %w", c.Name(), err)
 	}
@@ -64,30 +52,3 @@ func (c *Command) Ask(ctx context.Context, req Request) (Reply, error) {
 
 // errTooLong is the error of a reply longer than MaxReply.
 var errTooLong = fmt.Errorf("the reply is longer than %d bytes", MaxReply)
-
-// capped keeps the first max bytes written to it, and calls full (if set)
-// once more is written.
-// The buffer is a field, not embedded: an embedded one's ReadFrom would
-// let io.Copy fill it past max.
-type capped struct {
-	buf  bytes.Buffer
-	max  int
-	full func()
-}
-
-// Bytes returns what was kept.
-func (c *capped) Bytes() []byte { return c.buf.Bytes() }
-
-// String returns what was kept, as a string.
-func (c *capped) String() string { return c.buf.String() }
-
-func (c *capped) Write(p []byte) (int, error) {
-	room := c.max - c.buf.Len()
-	if room > 0 {
-		c.buf.Write(p[:min(len(p), room)])
-	}
-	if len(p) > room && c.full != nil {
-		c.full()
-	}
-	return len(p), nil
-}

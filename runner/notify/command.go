@@ -1,14 +1,11 @@
 package notify
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/clai-sh/clai/internal/procgroup"
 )
@@ -30,19 +27,12 @@ func (t *commandTarget) Deliver(ctx context.Context, n *Notification) error {
 	if err != nil {
 		return fmt.Errorf("encode the notification: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, t.argv[0], t.argv[1:]...)
-	cmd.Stdin = bytes.NewReader(body)
-	stderr := &capped{max: maxStderr}
-	cmd.Stderr = stderr
-	procgroup.Own(cmd)
-	// A grandchild that keeps stderr open does not hold Wait past the kill.
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	_, stderr, err := procgroup.Run(ctx, t.argv, body, 0, maxStderr)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: killed: %w", t.Name(), context.Cause(ctx))
 	}
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
+		msg := strings.TrimSpace(stderr)
 		if msg != "" {
 			return fmt.Errorf("%s: %w: %s", t.Name(), err, oneLine(msg))
 		}
@@ -50,20 +40,3 @@ func (t *commandTarget) Deliver(ctx context.Context, n *Notification) error {
 	}
 	return nil
 }
-
-// capped keeps the first max bytes written to it. The buffer is a field, not
-// embedded: an embedded bytes.Buffer's ReadFrom would let io.Copy (as exec
-// copies a command's stderr) around Write and its bound.
-type capped struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (c *capped) String() string { return c.buf.String() }
