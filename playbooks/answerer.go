@@ -74,7 +74,7 @@ func (d *decoder) answerer(n ast.Node, inConfig bool) *Answerer {
 	present, ok := d.fields(n, what, answererKeys, func(key string, v ast.Node) {
 		switch key {
 		case "command":
-			a.Command = d.answererCommand(v, sub(what, key))
+			a.Command = d.command(v, sub(what, key), "[ask-model, --json]")
 		case "api":
 			a.API = AnswererAPI(d.enum(v, sub(what, key), []string{string(APIOpenAI), string(APIAnthropic)}))
 		case "url":
@@ -132,22 +132,6 @@ func (d *decoder) answererKind(n ast.Node, a *Answerer, present map[string]entry
 	case !d.mistyped(n, "command") && !d.mistyped(n, "api"):
 		d.errorAt(n, "schema", "add command: [program, args…], or api: openai (or anthropic) with model:", "answerer names no model: give command or api")
 	}
-}
-
-func (d *decoder) answererCommand(n ast.Node, what string) []string {
-	argv, ok := d.strings(n, what)
-	if !ok {
-		return nil
-	}
-	switch {
-	case len(argv) == 0:
-		d.errorAt(d.resolve(n), "schema", "write the program and its arguments, e.g. [ask-model, --json]", "%s is an empty list", what)
-	case argv[0] == "":
-		d.errorAt(d.resolve(n), "schema", "the first entry is the program to run", "%s names no program", what)
-	case len(argv) > MaxNotifyCommandItems:
-		d.errorAt(d.resolve(n), "schema", "pass fewer arguments", "%s has %d entries, at most %d are allowed", what, len(argv), MaxNotifyCommandItems)
-	}
-	return argv
 }
 
 // answererURL decodes an API's base URL: http or https, with no

@@ -176,7 +176,7 @@ func (d *decoder) notifyTarget(n ast.Node, index int, inConfig bool) *Notify {
 			t.AddressPos = d.pos(d.resolve(v))
 		case "command":
 			t.Kind = NotifyCommand
-			t.Command = d.notifyCommand(v, sub(what, "command"))
+			t.Command = d.command(v, sub(what, "command"), "[notify-me, --urgent]")
 		case "desktop":
 			t.Kind = NotifyDesktop
 			t.Desktop, _ = d.boolean(v, sub(what, "desktop"))
@@ -267,14 +267,17 @@ func (d *decoder) notifyRate(n ast.Node, what string) (int, time.Duration) {
 	return maxN, per
 }
 
-func (d *decoder) notifyCommand(n ast.Node, what string) []string {
+// command decodes the program and arguments of a notification target or a
+// model: a list that names a program, of at most MaxNotifyCommandItems
+// entries; example is the hint's.
+func (d *decoder) command(n ast.Node, what, example string) []string {
 	argv, ok := d.strings(n, what)
 	if !ok {
 		return nil
 	}
 	switch {
 	case len(argv) == 0:
-		d.errorAt(d.resolve(n), "schema", "write the program and its arguments, e.g. [notify-me, --urgent]", "%s is an empty list", what)
+		d.errorAt(d.resolve(n), "schema", "write the program and its arguments, e.g. "+example, "%s is an empty list", what)
 	case argv[0] == "":
 		d.errorAt(d.resolve(n), "schema", "the first entry is the program to run", "%s names no program", what)
 	case len(argv) > MaxNotifyCommandItems:
