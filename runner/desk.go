@@ -63,6 +63,8 @@ type desk struct {
 	wanted  atomic.Uint32
 	closing closers // the question sources' open questions
 	dir     string  // the program's working folder
+	// dirGuessed is set when no folder was given and dir is clai's own.
+	dirGuessed bool
 	// sess is the session; only its loop touches it, through calls.
 	sess *session
 }

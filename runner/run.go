@@ -212,6 +212,7 @@ func live(ctx context.Context, o options, pb *playbooks.Playbook, vars map[strin
 		d.dir = spawn.Dir
 		if d.dir == "" {
 			d.dir, _ = os.Getwd()
+			d.dirGuessed = true
 		}
 	}
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: envMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
@@ -425,6 +426,11 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 	}
 	if s.desk != nil && s.o.desk != nil {
 		s.o.desk(s.desk)
+	}
+	if f, ok := s.drv.(driver.Folder); ok && s.desk != nil && s.desk.dirGuessed && f.Dir() != "" {
+		// A pane clai attached to: its program works in the pane's folder,
+		// not clai's.
+		s.desk.dir = f.Dir()
 	}
 	s.apply(s.engine.Start(clock.Now()))
 	stopSources := s.startSources(parent)

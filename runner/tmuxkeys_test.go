@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -69,5 +70,39 @@ steps:
 	defer pane.mu.Unlock()
 	if want := []keys.Key{"down", "enter"}; !slices.Equal(pane.typed, want) {
 		t.Errorf("keys typed %q, want %q", pane.typed, want)
+	}
+}
+
+// A pane's program works in the pane's folder, which is not clai's: the
+// question sources are told the pane's folder (Claude Code's transcripts are
+// named after it).
+func TestPaneFolderIsTheProgramsFolder(t *testing.T) {
+	t.Parallel()
+	sock := testprog.TmuxServer(t)
+	folder, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb := playbook(t, `
+version: 1
+name: tmux-folder
+spawn:
+  tmux: {session: clai-folder}
+  shell: 'printf "ready\n"; read x'
+  size: {rows: 10, cols: 60}
+steps:
+  - {expect: ready, line: ok}
+  - expect: eof
+`)
+	start := func(ctx context.Context, s runner.Spawn) (driver.Driver, error) {
+		// A person's pane, opened in its own folder, as clai would attach to.
+		return tmux.Start(ctx, tmux.Options{Session: s.TmuxSession, Argv: s.Argv, Rows: int(s.Rows), Cols: int(s.Cols), Socket: sock, Dir: folder})
+	}
+	dirs := make(chan string, 1)
+	source := func(ctx context.Context, q runner.Questions) { dirs <- q.Dir() }
+	rep := run(t, pb, runner.WithStarter(start), runner.WithQuestions(source))
+	wantOutcome(t, rep, engine.Done, 0)
+	if got := <-dirs; got != folder {
+		t.Errorf("the question sources were told the folder %q, want the pane's %q", got, folder)
 	}
 }

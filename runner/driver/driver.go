@@ -65,6 +65,14 @@ type Sizer interface {
 	Size() (rows, cols uint16)
 }
 
+// Folder is a Driver that knows the working folder of a program it did not
+// start (a tmux pane clai attached to).
+type Folder interface {
+	Driver
+	// Dir returns the program's working folder, or "" when unknown.
+	Dir() string
+}
+
 // ExitStatus is how a program ended (see exitstatus.Status).
 type ExitStatus = exitstatus.Status
 

@@ -59,6 +59,8 @@ type Pane struct {
 	target  string
 	session string
 	socket  string
+	// dir is the working folder of the pane's program when clai attached.
+	dir string
 
 	// failures counts the looks at the pane that failed in a row; only Read
 	// uses it.
@@ -75,8 +77,9 @@ type Pane struct {
 }
 
 var (
-	_ driver.Sizer = (*Pane)(nil)
-	_ driver.Typer = (*Pane)(nil)
+	_ driver.Sizer  = (*Pane)(nil)
+	_ driver.Typer  = (*Pane)(nil)
+	_ driver.Folder = (*Pane)(nil)
 )
 
 // Start attaches to a pane, or starts a detached session running the command.
@@ -120,26 +123,34 @@ func Start(ctx context.Context, o Options) (*Pane, error) {
 		}
 		p.session, p.target = ids[0], ids[1]
 	}
-	id, err := p.paneID(ctx)
+	id, dir, err := p.paneID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("tmux pane %s: %w", p.target, err)
 	}
 	if id == "" {
 		return nil, fmt.Errorf("tmux pane %s: no such pane", p.target)
 	}
+	p.dir = dir
 	// From now on the pane goes by its id: should it close, a pane opened
 	// later in its place ("work:0.1" again) is not the one clai was given.
 	p.target = id
 	return p, nil
 }
 
-// paneID returns the id of the pane the target names ("%3"), or "" when there
-// is no such pane: tmux's display-message prints nothing for a target it cannot
-// find, and fails only when the server is gone.
-func (p *Pane) paneID(ctx context.Context) (string, error) {
-	out, err := p.tmux(ctx, "display-message", "-p", "-t", p.target, "#{pane_id}")
-	return strings.TrimSpace(out), err
+// paneID returns the id of the pane the target names ("%3") and the working
+// folder of its program, or "" when there is no such pane: tmux's
+// display-message prints nothing for a target it cannot find, and fails only
+// when the server is gone.
+func (p *Pane) paneID(ctx context.Context) (id, dir string, err error) {
+	out, err := p.tmux(ctx, "display-message", "-p", "-t", p.target, "#{pane_id} #{pane_current_path}")
+	line, _, _ := strings.Cut(out, "\n")
+	id, dir, _ = strings.Cut(line, " ")
+	return strings.TrimSpace(id), dir, err
 }
+
+// Dir returns the working folder of the pane's program when clai attached
+// (tmux's pane_current_path), or "" when tmux did not know it.
+func (p *Pane) Dir() string { return p.dir }
 
 // tmux runs a tmux command on the pane's server and returns its output.
 func (p *Pane) tmux(ctx context.Context, args ...string) (string, error) {
@@ -212,7 +223,7 @@ const maxFailures = 10
 // ends the program's output; or a passing failure of a pane that is still
 // there, which ends it only after maxFailures in a row.
 func (p *Pane) captureFailed() (driver.ExitStatus, bool) {
-	if id, err := p.paneID(context.Background()); err != nil || id != p.target {
+	if id, _, err := p.paneID(context.Background()); err != nil || id != p.target {
 		return driver.ExitStatus{Code: -1, PaneClosed: true}, true
 	}
 	p.failures++
