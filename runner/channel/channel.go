@@ -7,7 +7,9 @@
 // A new service implements Channel: Serve watches the desk's updates, tells
 // of each question with a button per option whose data is a Button, and
 // hands each press to Press, which answers the question it was pressed for
-// or refuses it with MovedOn.
+// or refuses it with MovedOn. With an answerer, the Set hands each channel a
+// desk whose questions come once the answerer has left them to people
+// (WithTriage), so a channel needs nothing of its own for it.
 package channel
 
 import (
