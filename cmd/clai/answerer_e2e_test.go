@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/answerer"
+	"github.com/clai-sh/clai/runner/answerer/answerertest"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -39,33 +37,28 @@ answerer:
 const alwaysYes = `{"answer": "y", "confidence": 1.0, "reason": "the user wants this done"}`
 
 // A real clai run over a fake program with a fake model that says yes to
-// everything at confidence 1: Continue? [Y/n] is answered (the option Y is
-// typed), the rm -rf prompt is not (it waits for people until
-// timeouts.prompt, exit 4), each decision is in the log with the model, its
-// confidence and its reason, the report names the model as who answered,
+// everything at confidence 1 (a command, and loopback fakes of the
+// Anthropic Messages API and an OpenAI-compatible chat-completions API):
+// Continue? [Y/n] is answered (the option Y is typed), the rm -rf prompt is
+// not (it waits for people until timeouts.prompt, exit 4), each decision is
+// in the log with the model, its confidence and its reason, the report
+// names the model as who answered and lists the decisions (its HTML too),
 // and the API's key shows nowhere.
 func TestRunAnswererTakesTheEasyOne(t *testing.T) {
 	t.Parallel()
 	bin := testprog.BuildCommand(t, "./cmd/clai")
 	prompter := testprog.Build(t, "prompter")
-	const key = "sk-ant-e2e-secret-key"
-	anthropic := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/messages" || r.Header.Get("x-api-key") != key {
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		_, _ = io.Copy(io.Discard, r.Body)
-		text, _ := json.Marshal(alwaysYes)
-		fmt.Fprintf(w, `{"type":"message","role":"assistant","content":[{"type":"text","text":%s}]}`, text)
-	}))
-	t.Cleanup(anthropic.Close)
+	const key = "sk-e2e-secret-key"
+	anthropic := answerertest.Start(t, &answerertest.API{Kind: "anthropic", Key: key, Reply: alwaysYes})
+	openai := answerertest.Start(t, &answerertest.API{Kind: "openai", Key: key, Reply: alwaysYes})
 	model := filepath.Join(t.TempDir(), "model")
 	if err := os.WriteFile(model, []byte("#!/bin/sh\ncat > /dev/null\necho '"+alwaysYes+"'\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for name, spec := range map[string]string{
 		"command":   fmt.Sprintf("  command: [%q]", model),
-		"anthropic": fmt.Sprintf("  api: anthropic\n  url: %q\n  model: small\n  key: env:E2E_MODEL_KEY", anthropic.URL),
+		"anthropic": fmt.Sprintf("  api: anthropic\n  url: %q\n  model: %s\n  key: env:E2E_MODEL_KEY", anthropic, answerertest.Model),
+		"openai":    fmt.Sprintf("  api: openai\n  url: %q\n  model: %s\n  key: env:E2E_MODEL_KEY", openai, answerertest.Model),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -74,9 +67,9 @@ func TestRunAnswererTakesTheEasyOne(t *testing.T) {
 			if err := os.WriteFile(pb, fmt.Appendf(nil, answererPlaybook, prompter, spec), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			logFile, rep := filepath.Join(dir, "run.log"), filepath.Join(dir, "run.json")
+			logFile, rep, page := filepath.Join(dir, "run.log"), filepath.Join(dir, "run.json"), filepath.Join(dir, "run.html")
 			var stdout, stderr bytes.Buffer
-			cmd := exec.Command(bin, "run", "--log", logFile, "--report", rep, pb)
+			cmd := exec.Command(bin, "run", "--log", logFile, "--report", rep, "--report", page, pb)
 			cmd.Env = append(os.Environ(), "E2E_MODEL_KEY="+key, "XDG_CONFIG_HOME="+dir)
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
@@ -102,7 +95,12 @@ func TestRunAnswererTakesTheEasyOne(t *testing.T) {
 				!strings.Contains(r.Answerer[1].Why, "hand-over (danger)") {
 				t.Errorf("the report's questions (%v):\n%s", err, data)
 			}
-			for what, text := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "the log": string(logData), "the report": string(data)} {
+			html, _ := os.ReadFile(page)
+			if !bytes.Contains(html, []byte("<h2>Answerer</h2>")) || !bytes.Contains(html, []byte("<td>the user wants this done</td>")) {
+				t.Errorf("the HTML report has no answerer's decisions:\n%s", html)
+			}
+			for what, text := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "the log": string(logData),
+				"the report": string(data), "the HTML report": string(html)} {
 				if strings.Contains(text, key) {
 					t.Errorf("%s holds the key", what)
 				}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -160,4 +162,71 @@ func TestNtfyAnswersARun(t *testing.T) {
 	if !strings.Contains(string(logText), `"channel":"ntfy"`) || strings.Contains(string(logText), token) || strings.Contains(out.String(), token) {
 		t.Errorf("the log names no ntfy answer, or holds the token:\n%s", logText)
 	}
+}
+
+// TestTelegramAsksOnlyWhatTheAnswererLeaves: a real clai run with an
+// answerer and a Telegram channel: the answerer takes Continue? [Y/n], which
+// never reaches the chat; it leaves the rm -rf hand-over to people, which
+// does, with its buttons, and a press answers it.
+func TestTelegramAsksOnlyWhatTheAnswererLeaves(t *testing.T) {
+	t.Parallel()
+	const token, chat = "123456:AAHsecret-token_value", 4242
+	tg := channeltest.NewTelegram(t, token)
+	e := newSessionsEnv(t)
+	config := filepath.Join(e.dir, "config", "clai", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("channels:\n  - telegram:\n      token: env:CLAI_TEST_TG\n      chats: [%d]\n      base_url: %q\n", chat, tg.URL())
+	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.env = append(e.env, "XDG_CONFIG_HOME="+filepath.Join(e.dir, "config"), "CLAI_TEST_TG="+token)
+	model := filepath.Join(e.dir, "model")
+	if err := os.WriteFile(model, []byte("#!/bin/sh\ncat > /dev/null\necho '"+alwaysYes+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pb := filepath.Join(e.dir, "answerer.yaml")
+	// The answerer's playbook, but people have all the time they need.
+	playbook := strings.Replace(answererPlaybook, "timeouts: {prompt: 2s}", "timeouts: {prompt: 120s, total: 300s}", 1)
+	if err := os.WriteFile(pb, fmt.Appendf(nil, playbook, testprog.Build(t, "prompter"), fmt.Sprintf("  command: [%q]", model)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, exited := e.start(t, "run", pb)
+
+	var asked channeltest.Message
+	tg.Wait(t, "a question", func(f *channeltest.Telegram) bool {
+		for _, m := range f.Messages() {
+			if len(m.Buttons) > 0 {
+				asked = m
+				return true
+			}
+		}
+		return false
+	})
+	if !strings.Contains(asked.Text, "rm -rf build") || len(asked.Buttons) != 2 || asked.Buttons[1].Text != "N" {
+		t.Fatalf("the first question sent, want the rm -rf hand-over: %+v", asked)
+	}
+	tg.Press(chat, chat, asked.ID, asked.Buttons[1].Data)
+	select {
+	case err := <-exited:
+		// A danger rule's hand-over ends the run with exit 4, whoever answered.
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 4 {
+			t.Fatalf("clai run: %v, want exit 4\n%s", err, out)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("clai run still runs after the press:\n%s", out)
+	}
+	if got := out.String(); !strings.Contains(got, "got: Y\r\n") || !strings.Contains(got, "got: N\r\n") {
+		t.Fatalf("the program got:\n%s", got)
+	}
+	tg.Snapshot(func(f *channeltest.Telegram) {
+		for _, m := range append(f.Messages(), f.Edits()...) {
+			// The prompt's question (the hand-over's screen shows it too).
+			if strings.Contains(m.Text, ", prompt)") {
+				t.Errorf("the question the answerer took reached the chat: %q", m.Text)
+			}
+		}
+	})
 }

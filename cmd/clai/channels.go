@@ -6,14 +6,16 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/answerer"
 	"github.com/clai-sh/clai/runner/channel"
 	"github.com/clai-sh/clai/runner/notify"
 )
 
 // openChannels opens the two-way channels of the user config file; nil
 // when there are none. A token that cannot be read refuses the run before
-// anything starts.
-func openChannels(specs []*playbooks.Channel, env notify.Environment, logger *zap.Logger) (*channel.Set, error) {
+// anything starts. With an answerer (nil: none), a question reaches a phone
+// once it has decided: not when it answered, and with its model's summary.
+func openChannels(specs []*playbooks.Channel, env notify.Environment, logger *zap.Logger, ans *answerer.Answerer) (*channel.Set, error) {
 	if len(specs) == 0 {
 		return nil, nil
 	}
@@ -30,5 +32,9 @@ func openChannels(specs []*playbooks.Channel, env notify.Environment, logger *za
 	if err := errors.Join(errs...); err != nil {
 		return nil, usage(err)
 	}
-	return channel.NewSet(chans, logger, channel.Grace), nil
+	var opts []channel.SetOption
+	if ans != nil {
+		opts = append(opts, channel.WithTriage(ans.Triage, triageWait(ans)))
+	}
+	return channel.NewSet(chans, logger, channel.Grace, opts...), nil
 }

@@ -63,10 +63,14 @@ func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []strin
 	}
 	opts := []notify.Option{notify.WithLogger(logger), notify.WithDashboard(runningDashboard)}
 	if ans != nil {
-		opts = append(opts, notify.WithTriage(ans.Triage, ans.Timeout()+time.Second))
+		opts = append(opts, notify.WithTriage(ans.Triage, triageWait(ans)))
 	}
 	return notify.NewSender(routes, opts...), nil
 }
+
+// triageWait is how long those who tell people of a question wait for the
+// answerer's decision on it: a call of its model, and a second.
+func triageWait(ans *answerer.Answerer) time.Duration { return ans.Timeout() + time.Second }
 
 // runningDashboard is the URL, with its token, of this user's clai
 // dashboard that runs now; "" when none does or the sessions folder cannot

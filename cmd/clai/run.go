@@ -170,7 +170,7 @@ func runCommand() *cli.Command {
 					return err
 				}
 				env := notify.Environment{Environ: os.Environ(), ResolvePath: pb.ResolvePath}
-				if channels, err = openChannels(cfg.Channels, env, logger); err != nil {
+				if channels, err = openChannels(cfg.Channels, env, logger, ans); err != nil {
 					return err
 				}
 			}

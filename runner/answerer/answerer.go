@@ -111,8 +111,8 @@ func (a *Answerer) Timeout() time.Duration { return a.spec.Timeout }
 
 // Triage waits until question q is decided, or ctx ends, and returns the
 // model's summary of it and whether it was answered (then nobody needs to
-// be told of it); notifications ask it before they tell people (see
-// notify.WithTriage).
+// be told of it); the notifications and the phone channels ask it before
+// they tell people (see triage.Desk).
 func (a *Answerer) Triage(ctx context.Context, q ask.Question) (summary string, answered bool) {
 	o := a.outcome(q.ID)
 	select {

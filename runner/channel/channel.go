@@ -7,7 +7,9 @@
 // A new service implements Channel: Serve watches the desk's updates, tells
 // of each question with a button per option whose data is a Button, and
 // hands each press to Press, which answers the question it was pressed for
-// or refuses it with MovedOn.
+// or refuses it with MovedOn. With an answerer, the Set hands each channel a
+// desk whose questions come once the answerer has left them to people
+// (WithTriage), so a channel needs nothing of its own for it.
 package channel
 
 import (
@@ -22,6 +24,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/triage"
 )
 
 // Channel is a two-way channel: it tells people of a run's questions and
@@ -61,10 +64,24 @@ type Set struct {
 	stop     context.CancelFunc
 	wg       sync.WaitGroup
 	closed   sync.Once
+	// triage, when set, is asked about each question before a phone is
+	// told of it.
+	triage     triage.Func
+	triageWait time.Duration
+}
+
+// SetOption configures a Set.
+type SetOption func(*Set)
+
+// WithTriage has the channels tell of a question only once decide has left
+// it to people, or wait has passed (see triage.Desk): a question the
+// answerer takes reaches no phone.
+func WithTriage(decide triage.Func, wait time.Duration) SetOption {
+	return func(s *Set) { s.triage, s.triageWait = decide, wait }
 }
 
 // NewSet returns the channels, ready for Watch; grace bounds Close (0: Grace).
-func NewSet(channels []Channel, log *zap.Logger, grace time.Duration) *Set {
+func NewSet(channels []Channel, log *zap.Logger, grace time.Duration, opts ...SetOption) *Set {
 	if grace <= 0 {
 		grace = Grace
 	}
@@ -72,12 +89,18 @@ func NewSet(channels []Channel, log *zap.Logger, grace time.Duration) *Set {
 		log = zap.NewNop()
 	}
 	s := &Set{channels: channels, log: log, grace: grace}
+	for _, o := range opts {
+		o(s)
+	}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	return s
 }
 
 // Watch starts each channel on desk; it returns at once (runner.WithDesk).
 func (s *Set) Watch(desk ask.Desk) {
+	if s.triage != nil {
+		desk = triage.Desk(desk, s.triage, s.triageWait)
+	}
 	for _, c := range s.channels {
 		s.wg.Add(1)
 		go func() {
@@ -281,7 +304,11 @@ func units16(s string) int {
 // questionText is what a message says of q, without its buttons.
 func questionText(s ask.Session, q *ask.Question) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "clai: %s asks (session %s, %s)\n\n%s\n", s.Name, s.ID, q.Reason, cut(q.Text, 500))
+	fmt.Fprintf(&b, "clai: %s asks (session %s, %s)\n\n", s.Name, s.ID, q.Reason)
+	if q.Summary != "" {
+		fmt.Fprintf(&b, "%s\n\n", cut(q.Summary, 300))
+	}
+	fmt.Fprintf(&b, "%s\n", cut(q.Text, 500))
 	if q.Detail != "" {
 		fmt.Fprintf(&b, "(%s)\n", cut(q.Detail, 300))
 	}

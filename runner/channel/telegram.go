@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -29,6 +30,12 @@ const (
 	maxMessage = 3500
 	// maxUpdates is how many updates one getUpdates returns.
 	maxUpdates = 50
+	// MaxRetryAfter bounds the wait the Bot API asks for when a bot makes
+	// too many requests (a 429 with parameters.retry_after).
+	MaxRetryAfter = time.Minute
+	// floodAttempts is how often a call the Bot API refuses for too many
+	// requests is made, each after the wait it asked for.
+	floodAttempts = 3
 )
 
 // TelegramConfig is a Telegram channel's settings.
@@ -48,6 +55,11 @@ type TelegramConfig struct {
 	// Log gets a line for each input ignored or refused, each answer and
 	// each failure of the service.
 	Log *zap.Logger
+	// Now and Sleep are the channel's time (nil: the wall clock's), which a
+	// test makes virtual. Sleep waits d or until ctx ends, and says whether
+	// d passed.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) bool
 }
 
 // Telegram is a bot that asks in the allowed chats, with an inline button per
@@ -62,6 +74,10 @@ type Telegram struct {
 	sent map[string][]tgSent
 	// offset is the next update wanted.
 	offset int64
+	// resumeAt is when the Bot API takes calls again, after it said there
+	// were too many.
+	mu       sync.Mutex
+	resumeAt time.Time
 }
 
 type tgSent struct {
@@ -92,6 +108,12 @@ func NewTelegram(cfg TelegramConfig) (*Telegram, error) {
 	}
 	if t.cfg.CallTimeout <= 0 {
 		t.cfg.CallTimeout = CallTimeout
+	}
+	if t.cfg.Now == nil {
+		t.cfg.Now = time.Now
+	}
+	if t.cfg.Sleep == nil {
+		t.cfg.Sleep = sleep
 	}
 	return t, nil
 }
@@ -195,7 +217,11 @@ func (t *Telegram) poll(ctx context.Context, inputs chan<- tgUpdate) {
 			}
 			failures++
 			t.failed("getUpdates", err)
-			if !sleep(ctx, backoff(failures)) {
+			var flood *floodError
+			if errors.As(err, &flood) {
+				continue // the next call waits as long as the Bot API asked
+			}
+			if !t.cfg.Sleep(ctx, backoff(failures)) {
 				return
 			}
 			continue
@@ -347,15 +373,67 @@ func (t *Telegram) call(ctx context.Context, method string, params, result any) 
 	return t.callTimeout(ctx, method, params, result, t.cfg.CallTimeout)
 }
 
-// callTimeout is call bounded by timeout. Its error never holds the token.
+// callTimeout is call bounded by timeout, after the wait the Bot API asked
+// for, if any; a call it refuses for too many requests is made again after
+// the wait it asks for, floodAttempts times at most. Its error never holds
+// the token.
 func (t *Telegram) callTimeout(ctx context.Context, method string, params, result any, timeout time.Duration) error {
+	for attempt := 1; ; attempt++ {
+		if !t.waitTurn(ctx) {
+			return fmt.Errorf("telegram %s: waiting as the Bot API asked: %w", method, ctx.Err())
+		}
+		err := t.callOnce(ctx, method, params, result, timeout)
+		var flood *floodError
+		if !errors.As(err, &flood) {
+			return err
+		}
+		t.holdOff(flood.wait)
+		if attempt == floodAttempts {
+			return err
+		}
+	}
+}
+
+// callOnce makes one call, bounded by timeout.
+func (t *Telegram) callOnce(ctx context.Context, method string, params, result any, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := t.do(ctx, method, params, result)
-	if err == nil {
+	var flood *floodError
+	switch {
+	case err == nil:
 		return nil
+	case errors.As(err, &flood):
+		return fmt.Errorf("telegram %s: %w", method, err)
 	}
 	return errors.New(t.mask(fmt.Sprintf("telegram %s: %v", method, err)))
+}
+
+// holdOff has every call wait d from now (MaxRetryAfter at most), as the
+// Bot API asked.
+func (t *Telegram) holdOff(d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if at := t.cfg.Now().Add(min(d, MaxRetryAfter)); at.After(t.resumeAt) {
+		t.resumeAt = at
+	}
+}
+
+// waitTurn waits until the Bot API takes calls again; false when ctx ended
+// first.
+func (t *Telegram) waitTurn(ctx context.Context) bool {
+	t.mu.Lock()
+	d := t.resumeAt.Sub(t.cfg.Now())
+	t.mu.Unlock()
+	return d <= 0 || t.cfg.Sleep(ctx, d)
+}
+
+// floodError is the Bot API's refusal of a call for too many requests: a
+// call may be made again after wait.
+type floodError struct{ wait time.Duration }
+
+func (e *floodError) Error() string {
+	return fmt.Sprintf("too many requests: retry after %s", e.wait)
 }
 
 func (t *Telegram) do(ctx context.Context, method string, params, result any) error {
@@ -389,9 +467,16 @@ func (t *Telegram) do(ctx context.Context, method string, params, result any) er
 		Result      json.RawMessage `json:"result"`
 		ErrorCode   int             `json:"error_code"`
 		Description string          `json:"description"`
+		Parameters  struct {
+			RetryAfter int `json:"retry_after"`
+		} `json:"parameters"`
 	}
 	if err := json.Unmarshal(data, &r); err != nil {
 		return fmt.Errorf("status %d, the response is not the Bot API's", resp.StatusCode)
+	}
+	if !r.OK && r.Parameters.RetryAfter > 0 {
+		seconds := min(r.Parameters.RetryAfter, int(MaxRetryAfter/time.Second))
+		return &floodError{wait: time.Duration(seconds) * time.Second}
 	}
 	if !r.OK {
 		return fmt.Errorf("status %d: %d %s", resp.StatusCode, r.ErrorCode, cut(r.Description, 200))

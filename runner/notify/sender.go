@@ -11,6 +11,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/triage"
 )
 
 // Bounds of delivery (docs/notifications.md).
@@ -66,7 +67,7 @@ type Sender struct {
 	// dashboard finds the running dashboard's URL ("" when none runs).
 	dashboard func() string
 	// triage, when set, is asked about each question first.
-	triage     Triage
+	triage     triage.Func
 	triageWait time.Duration
 }
 
@@ -79,15 +80,11 @@ func WithLogger(l *zap.Logger) Option { return func(s *Sender) { s.log = l } }
 // WithGrace sets how long Close waits for what is not delivered (default Grace).
 func WithGrace(d time.Duration) Option { return func(s *Sender) { s.grace = d } }
 
-// Triage is asked about a question before anyone is told of it: the
-// answerer's model may take it (answered: nobody needs telling) and may
-// summarize it in one line. It returns when it knows, or when ctx ends.
-type Triage func(ctx context.Context, q ask.Question) (summary string, answered bool)
-
-// WithTriage makes the sender wait up to wait for t before it tells of a
-// question.
-func WithTriage(t Triage, wait time.Duration) Option {
-	return func(s *Sender) { s.triage, s.triageWait = t, wait }
+// WithTriage makes the sender wait up to wait for decide before it tells
+// of a question (see triage.Desk): a question the answerer takes is told to
+// nobody, one it leaves to people is told with its model's summary.
+func WithTriage(decide triage.Func, wait time.Duration) Option {
+	return func(s *Sender) { s.triage, s.triageWait = decide, wait }
 }
 
 // WithBackoff sets the wait after the attempt-th failed attempt (default:
@@ -129,6 +126,9 @@ func defaultBackoff(attempt int) time.Duration {
 // Watch tells the routes of the updates of desk until the run ends (or
 // Close). It returns at once.
 func (s *Sender) Watch(desk ask.Desk) {
+	if s.triage != nil {
+		desk = triage.Desk(desk, s.triage, s.triageWait)
+	}
 	ctx, cancel := context.WithCancel(s.giveUp)
 	var updates <-chan ask.Update
 	if kw, ok := desk.(ask.KindWatcher); ok {
@@ -160,29 +160,11 @@ func (s *Sender) Watch(desk ask.Desk) {
 			}
 			// Most updates (the screen, clai's answers) tell nobody: the
 			// session is not asked for those.
-			if candidates(u) != nil && s.triaged(&u) {
+			if candidates(u) != nil {
 				s.Notify(u, desk.Session())
 			}
 		}
 	}()
-}
-
-// triaged asks the triage about a question update, and reports whether
-// people are still to be told of it; u's question gets the summary.
-func (s *Sender) triaged(u *ask.Update) bool {
-	if s.triage == nil || u.Kind != ask.UpdateQuestion || u.Question == nil {
-		return true
-	}
-	ctx, cancel := context.WithTimeout(s.giveUp, s.triageWait)
-	defer cancel()
-	summary, answered := s.triage(ctx, *u.Question)
-	if answered {
-		return false
-	}
-	q := *u.Question
-	q.Summary = summary
-	u.Question = &q
-	return true
 }
 
 // Notify queues update u of session for each route that is told of it.

@@ -500,3 +500,31 @@ func TestSenderWatchesOnlyWhatTells(t *testing.T) {
 		t.Fatalf("the question was not told: %v", r.header)
 	}
 }
+
+// With a triage, a question the answerer takes is told to nobody, and one
+// it leaves to people is told with its model's summary as the text.
+func TestTriageTellsOnlyWhatTheAnswererLeaves(t *testing.T) {
+	t.Parallel()
+	srv, got := fakeServer(t, ok)
+	s := spec(playbooks.NotifyWebhook)
+	s.Webhook = &playbooks.Webhook{URL: srv.URL + "/hook"}
+	decide := func(_ context.Context, q ask.Question) (string, bool) {
+		if q.ID == "q1" {
+			return "", true
+		}
+		return "the installer wants to overwrite its config", false
+	}
+	sender := notify.NewSender([]notify.Route{{Target: open(t, s), Spec: s}}, notify.WithTriage(decide, time.Hour))
+	desk := newFakeDesk()
+	sender.Watch(desk)
+	desk.publish(questionUpdate(question("q1", "Continue? [Y/n]", "Y", "n")))
+	desk.publish(ask.Update{Kind: ask.UpdateClosed, State: "running", Question: question("q1", "Continue? [Y/n]", "Y", "n")})
+	desk.publish(questionUpdate(question("q2", "Overwrite config.yaml? [y/N]", "y", "N")))
+	var n notify.Notification
+	if r := <-got; json.Unmarshal(r.body, &n) != nil || n.Question == nil || n.Question.ID != "q2" ||
+		n.Text != "the installer wants to overwrite its config" || n.Question.Summary != n.Text {
+		t.Fatalf("the first notification, want q2 with its summary: %s", r.body)
+	}
+	desk.end("done", 0)
+	sender.Close()
+}

@@ -48,6 +48,14 @@ type htmlView struct {
 	// those left out of the list.
 	Questions        []questionRow
 	QuestionsDropped int
+	// Answerer are the answerer's decisions; none without an answerer.
+	Answerer []answererRow
+}
+
+// answererRow is a row of the answerer's table: a decision, with the
+// model's reply when it gave one.
+type answererRow struct {
+	Question, Decision, Class, Model, Answer, Confidence, Reason, Why string
 }
 
 // htmlField is a line of the summary: a value, after a path shown as code.
@@ -159,8 +167,28 @@ func (rep *Report) htmlView() *htmlView {
 		v.Prompts = append(v.Prompts, rep.htmlRow(e))
 	}
 	v.Questions, v.QuestionsDropped = rep.questionRows(), rep.QuestionsDropped
+	v.Answerer = rep.answererRows()
 	v.Chart = rep.chart()
 	return v
+}
+
+// answererRows are the answerer's decisions as the page shows them: the
+// model's answer and its reason are hostile text, made visible and cut
+// short, and escaped by the template.
+func (rep *Report) answererRows() []answererRow {
+	rows := make([]answererRow, 0, len(rep.Answerer))
+	for _, d := range rep.Answerer {
+		row := answererRow{
+			Question: visible(d.Question), Decision: visible(d.Decision), Class: "dec-" + cssClass(d.Decision),
+			Model: visible(d.Model), Answer: head(visible(d.Answer), excerptCell),
+			Reason: head(visible(d.Reason), 2*excerptCell), Why: head(visible(d.Why), 2*excerptCell),
+		}
+		if d.Confidence != nil {
+			row.Confidence = strconv.FormatFloat(*d.Confidence, 'f', -1, 64)
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // writeHTML writes the report as one self-contained HTML page.

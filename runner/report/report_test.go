@@ -167,7 +167,7 @@ func normalise(s string) string {
 }
 
 func TestReportGolden(t *testing.T) {
-	for name, rep := range map[string]*report.Report{"dry-run": dryRunReport(), "live": liveReport()} {
+	for name, rep := range map[string]*report.Report{"dry-run": dryRunReport(), "live": liveReport(), "answerer": answererReport()} {
 		for _, format := range reportFormats {
 			t.Run(name+"."+format, func(t *testing.T) {
 				got := normalise(render(t, rep, format))

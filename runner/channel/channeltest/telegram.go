@@ -34,6 +34,12 @@ type Telegram struct {
 	answers  []CallbackAnswer
 	edits    []Message
 	calls    map[string]int
+	// floods are when each method flooded takes calls again; flooded counts
+	// the calls refused for it.
+	floods  map[string]time.Time
+	flooded map[string]int
+	// Now is the fake's time, for Flood (nil: the wall clock's).
+	Now func() time.Time
 	// Hook, when set, handles a method instead of the fake (a hostile or
 	// failing peer); it returns false to leave it to the fake.
 	Hook func(method string, w http.ResponseWriter, r *http.Request) bool
@@ -63,7 +69,8 @@ type CallbackAnswer struct {
 
 // NewTelegram starts the fake for the bot with token; it stops with t.
 func NewTelegram(t testing.TB, token string) *Telegram {
-	f := &Telegram{Token: token, changed: make(chan struct{}), calls: map[string]int{}, nextMsg: 100}
+	f := &Telegram{Token: token, changed: make(chan struct{}), calls: map[string]int{}, nextMsg: 100,
+		floods: map[string]time.Time{}, flooded: map[string]int{}}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Server.Close)
 	return f
@@ -104,6 +111,45 @@ func (f *Telegram) Messages() []Message       { return f.messages }
 func (f *Telegram) Edits() []Message          { return f.edits }
 func (f *Telegram) Answers() []CallbackAnswer { return f.answers }
 func (f *Telegram) Calls(method string) int   { return f.calls[method] }
+
+// Flooded is how many calls of method were refused for too many requests.
+// Call it within Wait's cond, or after.
+func (f *Telegram) Flooded(method string) int { return f.flooded[method] }
+
+// Flood has the fake refuse every call of method for the next d, as the Bot
+// API's flood control does: HTTP 429 with the seconds left to wait in
+// parameters.retry_after.
+func (f *Telegram) Flood(method string, d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.floods[method] = f.now().Add(d)
+}
+
+func (f *Telegram) now() time.Time {
+	if f.Now != nil {
+		return f.Now()
+	}
+	return time.Now()
+}
+
+// flood answers a call of method refused for flood control; false when it
+// is taken.
+func (f *Telegram) flood(method string, w http.ResponseWriter) bool {
+	f.mu.Lock()
+	left := f.floods[method].Sub(f.now())
+	if left > 0 {
+		f.flooded[method]++
+		f.notify()
+	}
+	f.mu.Unlock()
+	if left <= 0 {
+		return false
+	}
+	seconds := int((left + time.Second - 1) / time.Second)
+	writeJSON(w, http.StatusTooManyRequests, map[string]any{"ok": false, "error_code": 429,
+		"description": fmt.Sprintf("Too Many Requests: retry after %d", seconds), "parameters": map[string]any{"retry_after": seconds}})
+	return true
+}
 
 // Snapshot runs fn with the fake locked.
 func (f *Telegram) Snapshot(fn func(f *Telegram)) {
@@ -154,6 +200,9 @@ func (f *Telegram) serve(w http.ResponseWriter, r *http.Request) {
 	f.notify()
 	f.mu.Unlock()
 	if f.Hook != nil && f.Hook(rest, w, r) {
+		return
+	}
+	if f.flood(rest, w) {
 		return
 	}
 	var p map[string]json.RawMessage
