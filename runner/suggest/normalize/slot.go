@@ -51,7 +51,7 @@ func isMessage(token string) bool {
 
 // urlSchemes are the schemes a token must start with to be a URL; a word with
 // "://" elsewhere is not one.
-var urlSchemes = []string{"http://", "https://", "ssh://", "git://", "git+ssh://", "ftp://", "file://", "ws://", "wss://"}
+var urlSchemes = []string{"http://", "https://", "ssh://", "git://", "git+ssh://", "git+https://", "git+http://", "git+file://", "ftp://", "file://", "ws://", "wss://"}
 
 // isURL reports whether token is a URL with a known scheme or an scp-like git
 // address such as git@github.com:owner/repo.git.
