@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/clai-sh/clai/internal/procgroup"
 )
 
 // Context is what a folder's repository is.
@@ -271,6 +273,7 @@ func (r *Resolver) run(ctx context.Context, dir string, args ...string) (output,
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &limitedWriter{buf: &stdout, left: maxOutput}
 	cmd.Stderr = &limitedWriter{buf: &stderr, left: maxOutput}
+	procgroup.Own(cmd)
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	if ctx.Err() != nil && err != nil {
