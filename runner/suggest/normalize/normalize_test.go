@@ -98,6 +98,13 @@ func TestFill(t *testing.T) {
 	}
 }
 
+func TestSlots(t *testing.T) {
+	t.Parallel()
+	if got, want := fmt.Sprint(Slots("cp <path> <<num> x<msg>y <sha")), fmt.Sprint([]string{SlotPath, SlotNum, SlotMsg}); got != want {
+		t.Errorf("Slots = %s, want %s", got, want)
+	}
+}
+
 func TestSlotCount(t *testing.T) {
 	t.Parallel()
 	cases := map[string]int{"": 0, "make": 0, "<path>": 1, "a <num> <sha> <url> <msg> <path>": 5, "<<EOF": 0, "<pat> <path>": 1}
