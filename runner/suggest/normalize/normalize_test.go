@@ -14,7 +14,7 @@ import (
 
 // corpus reads testdata/commands.txt: a command a line, a line that starts
 // with q: Go-quoted, a line that starts with # a note.
-func corpus(t *testing.T) []string {
+func corpus(t testing.TB) []string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "commands.txt"))
 	if err != nil {
