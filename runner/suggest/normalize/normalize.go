@@ -62,14 +62,18 @@ func Fill(template string, args []string) string {
 }
 
 // SlotCount returns how many slots template holds.
-func SlotCount(template string) int {
-	n := 0
+func SlotCount(template string) int { return len(Slots(template)) }
+
+// Slots lists the slots of template in order: Slots("cp <path> <num>") is
+// [SlotPath SlotNum].
+func Slots(template string) []string {
+	var found []string
 	for {
 		at, marker := nextSlot(template)
 		if at < 0 {
-			return n
+			return found
 		}
-		n++
+		found = append(found, marker)
 		template = template[at+len(marker):]
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 // corpus reads testdata/commands.txt: a command a line, a line that starts
 // with q: Go-quoted, a line that starts with # a note.
-func corpus(t *testing.T) []string {
+func corpus(t testing.TB) []string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "commands.txt"))
 	if err != nil {
@@ -98,6 +98,13 @@ func TestFill(t *testing.T) {
 	}
 }
 
+func TestSlots(t *testing.T) {
+	t.Parallel()
+	if got, want := fmt.Sprint(Slots("cp <path> <<num> x<msg>y <sha")), fmt.Sprint([]string{SlotPath, SlotNum, SlotMsg}); got != want {
+		t.Errorf("Slots = %s, want %s", got, want)
+	}
+}
+
 func TestSlotCount(t *testing.T) {
 	t.Parallel()
 	cases := map[string]int{"": 0, "make": 0, "<path>": 1, "a <num> <sha> <url> <msg> <path>": 5, "<<EOF": 0, "<pat> <path>": 1}
@@ -109,9 +116,10 @@ func TestSlotCount(t *testing.T) {
 }
 
 // TestNormalizeLongLines normalises lines of 100 KiB, of one word, many
-// words, an open quote and nested quotes: each gives an answer, and the time
-// a line takes grows with its length, not faster (bound by a ratio against
-// a line an eighth as long: 8 when linear, 64 when quadratic).
+// words, an open quote, a pipeline and nested quotes: each gives an answer,
+// and the time a line takes grows with its length, not faster (bound by the
+// ratio against a line an eighth as long: 8 when linear, 64 when quadratic;
+// the bound, 40, leaves room for the collector's work and the caches).
 func TestNormalizeLongLines(t *testing.T) {
 	t.Parallel()
 	shapes := map[string]func(n int) string{
@@ -128,7 +136,8 @@ func TestNormalizeLongLines(t *testing.T) {
 			t.Errorf("%s: %d slots, %d args", name, SlotCount(c.Template), len(c.Args))
 		}
 		ratio := fastest(func() { Normalize(full) }) / fastest(func() { Normalize(short) })
-		if ratio > 30 {
+		t.Logf("%s: a line 8 times as long took %.1f times as long", name, ratio)
+		if ratio > 40 {
 			t.Errorf("%s: a line 8 times as long took %.0f times as long", name, ratio)
 		}
 	}

@@ -1,0 +1,248 @@
+// Package score ranks the commands a shell may run next. It is pure: the
+// caller gathers each candidate's evidence (how often it followed the
+// previous command, in this repository and anywhere; how often it runs
+// here; whether it is a project task) and score weighs it, merges the
+// candidates that share a template, fills their slots when it may, and
+// says how sure it is.
+package score
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/clai-sh/clai/runner/suggest/normalize"
+)
+
+// Weights are what each kind of evidence is worth.
+type Weights struct {
+	RepoTransition   float64 // per log(1+count) of times it followed the previous command in this repository
+	GlobalTransition float64 // per log(1+count) of times it followed the previous command anywhere
+	RepoFrequency    float64 // per log(1+score) of its decayed frequency in this repository
+	ProjectTask      float64 // once, when it is a task of the project
+	Dangerous        float64 // once, when a danger rule matches it
+}
+
+// DefaultWeights are the starting weights.
+var DefaultWeights = Weights{RepoTransition: 80, GlobalTransition: 60, RepoFrequency: 30, ProjectTask: 20, Dangerous: -50}
+
+// Candidate is a command that may come next, with its evidence. Several
+// candidates may share a template (one per query that found it): Rank
+// merges them.
+type Candidate struct {
+	// Template is the command's template (normalize.Normalize).
+	Template string
+	// RepoTransitions is how many times the template followed the previous
+	// command's template in this repository.
+	RepoTransitions int
+	// GlobalTransitions is how many times it followed it in any repository.
+	GlobalTransitions int
+	// RepoFrequency is its decayed frequency score in this repository.
+	RepoFrequency float64
+	// Task names the file that defines it as a project task ("Makefile",
+	// "package.json"), or is "".
+	Task string
+	// Args are the last args used with the template in this repository, the
+	// words for its slots in order; nil when unknown.
+	Args []string
+	// ArgsUses is how many of the template's uses in this repository had
+	// exactly Args (0 is read as 1 when Args are given).
+	ArgsUses int
+}
+
+// Suggestion is a ranked command.
+type Suggestion struct {
+	// Command is what to run: the template with the slots Rank may fill
+	// filled, the others left visible ("cp ./a <path>").
+	Command string
+	// Template is the command's template.
+	Template string
+	// Score is the weighed evidence.
+	Score float64
+	// Confidence is Score mapped into [0, 1]: Score/(Score+HalfConfidence),
+	// 0 for a score of 0 or less.
+	Confidence float64
+	// Reasons say why, the weightiest first.
+	Reasons []string
+	// Danger names the danger rule the command matches, or is "".
+	Danger string
+}
+
+// HalfConfidence is the score whose confidence is one half.
+const HalfConfidence = 100
+
+// Options tune Rank.
+type Options struct {
+	// Weights weigh the evidence; DefaultWeights when zero.
+	Weights Weights
+	// Previous is the template of the command that ran last, for the reasons.
+	Previous string
+	// Danger returns the name of the danger rule command matches, or "";
+	// nil flags nothing. PresetDanger builds one from clai's presets.
+	Danger func(command string) string
+	// MinArgsUses is how many times the last args must have been used with a
+	// template in the repository before they fill its slots; 1 when zero.
+	MinArgsUses int
+	// Limit caps the suggestions; all when 0 or less.
+	Limit int
+}
+
+// Rank merges the candidates by template, weighs them, and returns them best
+// first (ties by template), each template once. For each template:
+//
+//	score = RepoTransition·ln(1+repo transitions)
+//	      + GlobalTransition·ln(1+global transitions)
+//	      + RepoFrequency·ln(1+repo frequency)
+//	      + ProjectTask (when a task) + Dangerous (when a danger rule matches)
+//
+// where candidates sharing a template give the largest of each count, the
+// tasks' sources joined, and the args with the most uses. A candidate with
+// no template is skipped.
+func Rank(candidates []Candidate, opts Options) []Suggestion {
+	if opts.Weights == (Weights{}) {
+		opts.Weights = DefaultWeights
+	}
+	if opts.MinArgsUses <= 0 {
+		opts.MinArgsUses = 1
+	}
+	merged := merge(candidates)
+	out := make([]Suggestion, 0, len(merged))
+	for _, c := range merged {
+		out = append(out, suggest(c, opts))
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Template < out[j].Template
+	})
+	if opts.Limit > 0 && len(out) > opts.Limit {
+		out = out[:opts.Limit]
+	}
+	return out
+}
+
+// merged is the evidence of one template.
+type merged struct {
+	Candidate
+	tasks []string
+}
+
+// merge joins the candidates of each template, in the order templates first
+// appear.
+func merge(candidates []Candidate) []*merged {
+	byTemplate := map[string]*merged{}
+	var order []*merged
+	for _, c := range candidates {
+		if c.Template == "" {
+			continue
+		}
+		m, ok := byTemplate[c.Template]
+		if !ok {
+			m = &merged{Candidate: Candidate{Template: c.Template}}
+			byTemplate[c.Template] = m
+			order = append(order, m)
+		}
+		m.RepoTransitions = max(m.RepoTransitions, c.RepoTransitions)
+		m.GlobalTransitions = max(m.GlobalTransitions, c.GlobalTransitions)
+		m.RepoFrequency = math.Max(m.RepoFrequency, finite(c.RepoFrequency))
+		if c.Task != "" && !slices.Contains(m.tasks, c.Task) {
+			m.tasks = append(m.tasks, c.Task)
+		}
+		if c.Args != nil && (m.Args == nil || uses(&c) > uses(&m.Candidate)) {
+			m.Args, m.ArgsUses = c.Args, uses(&c)
+		}
+	}
+	return order
+}
+
+// uses is how many times a candidate's args were used: ArgsUses, and at
+// least 1 when there are args.
+func uses(c *Candidate) int {
+	if c.Args == nil {
+		return 0
+	}
+	return max(c.ArgsUses, 1)
+}
+
+// finite is x, or 0 when x is negative, NaN or infinite.
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		return 0
+	}
+	return x
+}
+
+// suggest weighs one template's evidence.
+func suggest(m *merged, opts Options) Suggestion {
+	w := opts.Weights
+	s := Suggestion{Template: m.Template, Command: fill(&m.Candidate, opts.MinArgsUses)}
+	after := ""
+	if opts.Previous != "" {
+		after = fmt.Sprintf(" after `%s`", opts.Previous)
+	}
+	if m.RepoTransitions > 0 {
+		s.Score += w.RepoTransition * logCount(float64(m.RepoTransitions))
+		s.Reasons = append(s.Reasons, fmt.Sprintf("repo transition%s (%d×)", after, m.RepoTransitions))
+	}
+	if m.GlobalTransitions > 0 {
+		s.Score += w.GlobalTransition * logCount(float64(m.GlobalTransitions))
+		s.Reasons = append(s.Reasons, fmt.Sprintf("global transition%s (%d×)", after, m.GlobalTransitions))
+	}
+	if m.RepoFrequency > 0 {
+		s.Score += w.RepoFrequency * logCount(m.RepoFrequency)
+		s.Reasons = append(s.Reasons, fmt.Sprintf("frequent in this repo (score %.1f)", m.RepoFrequency))
+	}
+	if len(m.tasks) > 0 {
+		s.Score += w.ProjectTask
+		s.Reasons = append(s.Reasons, fmt.Sprintf("project task (%s)", strings.Join(m.tasks, ", ")))
+	}
+	if opts.Danger != nil {
+		s.Danger = opts.Danger(s.Command)
+		if s.Danger == "" && s.Command != s.Template {
+			s.Danger = opts.Danger(s.Template)
+		}
+	}
+	if s.Danger != "" {
+		s.Score += w.Dangerous
+		s.Reasons = append(s.Reasons, fmt.Sprintf("dangerous (%s)", s.Danger))
+	}
+	s.Confidence = confidence(s.Score)
+	return s
+}
+
+// logCount is ln(1+n): the tenth use of a command adds less than the second.
+func logCount(n float64) float64 { return math.Log1p(n) }
+
+// confidence maps a score into [0, 1]: score/(score+HalfConfidence).
+func confidence(score float64) float64 {
+	if score <= 0 || math.IsNaN(score) {
+		return 0
+	}
+	return score / (score + HalfConfidence)
+}
+
+// fillable are the slots the last args may fill: a path, a number or a URL
+// tend to come back; a message or a hash is written for one use, so it
+// stays a slot to fill by hand.
+var fillable = map[string]bool{normalize.SlotPath: true, normalize.SlotNum: true, normalize.SlotURL: true}
+
+// fill returns the template with its fillable slots filled by the last
+// args, when they are known for the repository, were used at least
+// minUses times and are one per slot; else the template as it is.
+func fill(c *Candidate, minUses int) string {
+	if c.Args == nil || uses(c) < minUses || len(c.Args) != normalize.SlotCount(c.Template) {
+		return c.Template
+	}
+	args := make([]string, len(c.Args))
+	for i, kind := range normalize.Slots(c.Template) {
+		if fillable[kind] {
+			args[i] = c.Args[i]
+		} else {
+			args[i] = kind
+		}
+	}
+	return normalize.Fill(c.Template, args)
+}
