@@ -2,9 +2,8 @@ package hookproto
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -82,9 +81,7 @@ func ReadSessionFile(dir string, pid int, now time.Time) (id string, ok bool) {
 // LocalSessionID is a session id a shell makes for itself when the daemon
 // assigns none: l-PID- and 16 random hexadecimal digits.
 func LocalSessionID(pid int) string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand's Read never fails
-	return "l-" + strconv.Itoa(pid) + "-" + hex.EncodeToString(b[:])
+	return fmt.Sprintf("l-%d-%016x", pid, rand.Uint64())
 }
 
 // validSessionID reports whether id is 1 to maxSessionID bytes of letters,

@@ -1,0 +1,180 @@
+// Command clai-hook is the small client the shell hooks of `clai init` run: it
+// hands the suggestion daemon the commands a shell ran, and never makes the
+// shell wait for it. It imports only the standard library and the hook
+// protocol, so that it starts in a few milliseconds.
+//
+//	clai-hook ingest [-stdin]   a command that ended
+//	clai-hook session-start     a shell starting: prints its session id
+//	clai-hook session-end       a shell ending
+//
+// What it sends comes from the environment, never from its arguments, so that
+// no command line shows in a process list:
+//
+//	CLAI_HOOK_SHELL        bash, zsh or fish
+//	CLAI_HOOK_PID          the shell's process id
+//	CLAI_SESSION_ID        the session id session-start printed
+//	CLAI_HOOK_CMD          the command line (with -stdin: read from stdin)
+//	CLAI_HOOK_EXIT         its exit status
+//	CLAI_HOOK_DURATION_MS  how long it ran, in milliseconds (empty or -1: unknown)
+//	CLAI_HOOK_TIMEOUT_MS   the connect timeout, 10 to 20 (default 15)
+//	CLAI_DAEMON_SOCKET     the daemon's socket, when not the runtime folder's
+//
+// The working folder is clai-hook's own, which it inherits from the shell.
+// With -stdin, the command line is stdin, less one closing newline. Errors
+// go to stderr (which the hooks send to /dev/null) with exit 1; an event the
+// daemon could not take is lost.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clai-sh/clai/runner/suggest/hookproto"
+)
+
+// sessionWait is how long session-start waits for the daemon to write the
+// shell's session file, after the daemon took the session_start event.
+const sessionWait = 50 * time.Millisecond
+
+// sessionPoll is how often session-start looks for the session file.
+const sessionPoll = 2 * time.Millisecond
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it returns the exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if err := dispatch(args, os.Getenv, stdin, stdout); err != nil {
+		fmt.Fprintln(stderr, "clai-hook:", err)
+		return 1
+	}
+	return 0
+}
+
+func dispatch(args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: clai-hook ingest [-stdin] | session-start | session-end")
+	}
+	h := hook{getenv: getenv, now: time.Now, transport: hookproto.DefaultTransport, sessionWait: sessionWait}
+	switch cmd, rest := args[0], args[1:]; {
+	case cmd == "ingest" && len(rest) == 0:
+		return h.ingest(strings.NewReader(getenv("CLAI_HOOK_CMD")), false)
+	case cmd == "ingest" && len(rest) == 1 && rest[0] == "-stdin":
+		return h.ingest(stdin, true)
+	case cmd == "session-start" && len(rest) == 0:
+		return h.sessionStart(stdout)
+	case cmd == "session-end" && len(rest) == 0:
+		return h.send(h.event(hookproto.TypeSessionEnd))
+	default:
+		return fmt.Errorf("unknown command or arguments %q (see clai-hook's usage: ingest [-stdin], session-start, session-end)", strings.Join(args, " "))
+	}
+}
+
+// hook is one run of clai-hook: where it reads its environment and the time,
+// how it reaches the daemon, and how long it waits for a session file.
+type hook struct {
+	getenv      func(string) string
+	now         func() time.Time
+	transport   func() (hookproto.Transport, error)
+	sessionWait time.Duration
+}
+
+// event is an event of type typ with the shell, session, process id and
+// working folder of the environment.
+func (h hook) event(typ string) hookproto.Event {
+	pid, _ := strconv.Atoi(h.getenv("CLAI_HOOK_PID"))
+	return hookproto.Event{
+		V: hookproto.Version, Type: typ, Session: h.getenv("CLAI_SESSION_ID"), Shell: h.getenv("CLAI_HOOK_SHELL"),
+		PID: pid, TSMillis: h.now().UnixMilli(), Cwd: h.cwd(),
+	}
+}
+
+// cwd is the working folder as the shell names it ($PWD when it is the same
+// folder, which os.Getwd checks), else $PWD.
+func (h hook) cwd() string {
+	if wd, err := os.Getwd(); err == nil {
+		return wd
+	}
+	return h.getenv("PWD")
+}
+
+// ingest sends the command read from r. A command of blanks is no command; a
+// longer one than an event line holds is dropped.
+func (h hook) ingest(r io.Reader, fromStdin bool) error {
+	data, err := io.ReadAll(io.LimitReader(r, hookproto.MaxLine+1))
+	if err != nil {
+		return fmt.Errorf("read the command: %w", err)
+	}
+	if fromStdin {
+		data = bytes.TrimSuffix(data, []byte("\n"))
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	if len(data) > hookproto.MaxLine {
+		return fmt.Errorf("a command of more than %d bytes is not sent", hookproto.MaxLine)
+	}
+	e := h.event(hookproto.TypeCommand)
+	e.Cmd = string(data)
+	e.Exit, _ = strconv.Atoi(h.getenv("CLAI_HOOK_EXIT"))
+	e.DurationMS = hookproto.UnknownDuration
+	if ms, err := strconv.ParseInt(h.getenv("CLAI_HOOK_DURATION_MS"), 10, 64); err == nil && ms >= 0 {
+		e.DurationMS = ms
+	}
+	return h.send(e)
+}
+
+// sessionStart tells the daemon of the shell and prints its session id: the
+// one the daemon writes to the shell's session file, when it does so at once,
+// else one of the shell's own (see hookproto.LocalSessionID), which the daemon
+// takes as well.
+func (h hook) sessionStart(stdout io.Writer) error {
+	e := h.event(hookproto.TypeSessionStart)
+	e.Session = hookproto.LocalSessionID(e.PID)
+	id := e.Session
+	if t, err := h.transport(); err == nil {
+		if err := hookproto.Send(t, h.connectTimeout(), e); err == nil {
+			id = h.awaitSession(filepath.Dir(t.String()), e.PID, id)
+		}
+	}
+	_, err := fmt.Fprintln(stdout, id)
+	return err
+}
+
+// awaitSession waits, h.sessionWait at most, for the daemon to write the
+// session file of the shell pid in dir; it returns the id there, else
+// fallback.
+func (h hook) awaitSession(dir string, pid int, fallback string) string {
+	deadline := h.now().Add(h.sessionWait)
+	for {
+		if id, ok := hookproto.ReadSessionFile(dir, pid, h.now()); ok {
+			return id
+		}
+		if h.now().After(deadline) {
+			return fallback
+		}
+		time.Sleep(sessionPoll)
+	}
+}
+
+// send hands e to the daemon.
+func (h hook) send(e hookproto.Event) error {
+	t, err := h.transport()
+	if err != nil {
+		return err
+	}
+	return hookproto.Send(t, h.connectTimeout(), e)
+}
+
+// connectTimeout is the connect timeout CLAI_HOOK_TIMEOUT_MS sets.
+func (h hook) connectTimeout() time.Duration {
+	return hookproto.ConnectTimeout(h.getenv(hookproto.TimeoutEnv))
+}

@@ -1,0 +1,135 @@
+// Package hooktest is a stand-in for the suggestion daemon, for tests and
+// benchmarks of the shell hooks: a real HTTP server on a Unix socket that
+// collects the events posted to /ingest and, when asked, assigns session ids
+// the way the daemon does, in session files next to its socket.
+package hooktest
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+
+	"github.com/clai-sh/clai/runner/suggest/hookproto"
+)
+
+// Server collects the events posted to it.
+type Server struct {
+	// Socket is the path of its socket.
+	Socket string
+
+	srv    *http.Server
+	ln     net.Listener
+	assign func(hookproto.Event) string
+
+	mu      sync.Mutex
+	events  []hookproto.Event
+	bad     []string
+	arrived chan struct{} // closed and replaced at each event
+}
+
+// Start serves on a new Unix socket at path. With assign set, each
+// session_start event gets the session id assign returns for it, written to
+// the session file of its shell in the socket's folder before the request is
+// answered.
+func Start(path string, assign func(hookproto.Event) string) (*Server, error) {
+	ln, err := hookproto.UnixSocket{Path: path}.Listen()
+	if err != nil {
+		return nil, fmt.Errorf("hooktest: %w", err)
+	}
+	s := &Server{Socket: path, ln: ln, assign: assign, arrived: make(chan struct{})}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.ingest)}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Close stops the server.
+func (s *Server) Close() error { return s.srv.Close() }
+
+// ingest reads the lines of a POST /ingest. The body is read whole even when
+// the client is gone: the hooks close the connection once they have written.
+func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != hookproto.IngestPath {
+		s.record(hookproto.Event{}, fmt.Sprintf("request %s %s", r.Method, r.URL.Path))
+		http.NotFound(w, r)
+		return
+	}
+	sc := bufio.NewScanner(r.Body)
+	sc.Buffer(nil, hookproto.MaxLine+1)
+	for sc.Scan() {
+		e, err := hookproto.ParseLine(sc.Bytes())
+		if err != nil {
+			s.record(e, err.Error())
+			continue
+		}
+		if e.Type == hookproto.TypeSessionStart && s.assign != nil {
+			if err := hookproto.WriteSessionFile(filepath.Dir(s.Socket), e.PID, s.assign(e)); err != nil {
+				s.record(e, err.Error())
+			}
+		}
+		s.record(e, "")
+	}
+	if err := sc.Err(); err != nil {
+		s.record(hookproto.Event{}, "reading the body: "+err.Error())
+	}
+}
+
+func (s *Server) record(e hookproto.Event, bad string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if bad != "" {
+		s.bad = append(s.bad, bad)
+	} else {
+		s.events = append(s.events, e)
+	}
+	close(s.arrived)
+	s.arrived = make(chan struct{})
+}
+
+// Events returns the events received so far, in order of arrival.
+func (s *Server) Events() []hookproto.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]hookproto.Event(nil), s.events...)
+}
+
+// Bad returns what the server could not take: lines it could not parse,
+// requests to other paths.
+func (s *Server) Bad() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.bad...)
+}
+
+// WaitFor waits until ok holds of the events received, or ctx ends; it
+// returns the events either way, and ctx's error in the second case.
+func (s *Server) WaitFor(ctx context.Context, ok func([]hookproto.Event) bool) ([]hookproto.Event, error) {
+	for {
+		s.mu.Lock()
+		events, arrived := append([]hookproto.Event(nil), s.events...), s.arrived
+		s.mu.Unlock()
+		if ok(events) {
+			return events, nil
+		}
+		select {
+		case <-arrived:
+		case <-ctx.Done():
+			return events, errors.Join(errors.New("hooktest: the events awaited did not come"), ctx.Err())
+		}
+	}
+}
+
+// Commands returns the command lines of the command events among events.
+func Commands(events []hookproto.Event) []string {
+	var cmds []string
+	for _, e := range events {
+		if e.Type == hookproto.TypeCommand {
+			cmds = append(cmds, e.Cmd)
+		}
+	}
+	return cmds
+}
