@@ -149,6 +149,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			sessionsCommand(),
 			answerCommand(),
 			dashboardCommand(),
+			initCommand(),
 			versionCommand(),
 		},
 	}
