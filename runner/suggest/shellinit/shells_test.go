@@ -177,6 +177,9 @@ type shellSetup struct {
 	// the byte (clai-hook makes it U+FFFD), zsh's editor makes it '?' and
 	// fish's drops it.
 	invalid string
+	// exit7 is a command that ends with status 7: a subshell where the
+	// shell has them (zsh runs zshexit hooks as one ends).
+	exit7 string
 	// start is the shell's command line, given the test's home and its rc.
 	start func(home, rc string) ([]string, []string)
 }
@@ -185,6 +188,7 @@ var setups = map[string]shellSetup{
 	"bash": {
 		name:    "bash",
 		invalid: "echo 'a\uFFFDb'",
+		exit7:   "(exit 7)",
 		rc: func(hook string) string {
 			return "PS1='<P:$?>'\nHISTCONTROL=ignorespace\nPROMPT_COMMAND='printf \"<U:%s>\" \"$?\";'\n" +
 				"eval \"$(cat " + hook + ")\"\neval \"$(cat " + hook + ")\"\n"
@@ -196,6 +200,7 @@ var setups = map[string]shellSetup{
 	"zsh": {
 		name:    "zsh",
 		invalid: "echo 'a?b'",
+		exit7:   "(exit 7)",
 		rc: func(hook string) string {
 			return "PROMPT='<P:%?>'\nRPROMPT=\nsetopt histignorespace\nprecmd() { print -n \"<U:$?>\" }\n" +
 				"eval \"$(<" + hook + ")\"\neval \"$(<" + hook + ")\"\n"
@@ -211,6 +216,7 @@ var setups = map[string]shellSetup{
 	"fish": {
 		name:    "fish",
 		invalid: "echo 'ab'",
+		exit7:   "sh -c 'exit 7'",
 		rc: func(hook string) string {
 			return "function fish_prompt; printf '<P:%s>' $status; end\nfunction fish_right_prompt; end\nfunction fish_greeting; end\n" +
 				"function user_post --on-event fish_postexec; printf '<U:%s>' $status; end\n" +
@@ -241,6 +247,13 @@ type session struct {
 // (when set), and a daemon that assigns session ids d-PID.
 func startSession(t *testing.T, s shellSetup, edit func(script string) string) *session {
 	t.Helper()
+	return startShell(t, s, edit, true)
+}
+
+// startShell is startSession, with the daemon up or away (its socket is
+// then missing, and its Server closed).
+func startShell(t *testing.T, s shellSetup, edit func(script string) string, up bool) *session {
+	t.Helper()
 	prog := testprog.RequireProgram(t, s.name, s.name)
 	hook := testprog.BuildCommand(t, "./cmd/clai-hook")
 	home := t.TempDir()
@@ -249,6 +262,10 @@ func startSession(t *testing.T, s shellSetup, edit func(script string) string) *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = d.Close() })
+	if !up {
+		_ = d.Close()
+		_ = os.Remove(d.Socket)
+	}
 	script, err := shellinit.Script(s.name, hook)
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +356,7 @@ func hostile(t *testing.T, setup shellSetup) {
 		{cmd: "sleep 0.3", minMS: 300},
 		{cmd: "cd sub", cwd: sub},
 		{cmd: "cd ..", cwd: s.work},
-		{cmd: "sh -c 'exit 7'", exit: 7},
+		{cmd: setup.exit7, exit: 7},
 		{cmd: "echo done"},
 	}
 	s.run(quotes)
@@ -356,7 +373,7 @@ func hostile(t *testing.T, setup shellSetup) {
 	}
 	s.run("cd sub")
 	s.run("cd ..")
-	s.run("sh -c 'exit 7'")
+	s.run(setup.exit7)
 	s.waitStatus(7)
 	s.run("echo done")
 	events := s.events("echo done")

@@ -1,0 +1,177 @@
+package shellinit_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/runner/suggest/hookproto"
+	"github.com/clai-sh/clai/runner/suggest/hookproto/hooktest"
+	"github.com/clai-sh/clai/runner/suggest/shellinit"
+)
+
+// stringForm makes the bash hooks use the string form of PROMPT_COMMAND, as
+// they do in bash before 5.1.
+func stringForm(script string) string {
+	const test = "(( BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1) ))"
+	if !strings.Contains(script, test) {
+		panic("the bash hooks no longer test the version")
+	}
+	return strings.Replace(script, test, "false", 1)
+}
+
+// TestBashPromptCommand: the hooks join the user's PROMPT_COMMAND in each of
+// its forms, which still runs and sees $?, and they are installed once
+// though loaded twice.
+func TestBashPromptCommand(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, promptCommand string
+		edit                func(string) string
+		// shows is what the user's PROMPT_COMMAND prints after false.
+		shows string
+	}{
+		{name: "string with a closing semicolon", promptCommand: `PROMPT_COMMAND='printf "<U:%s>" "$?";'`, shows: "<U:1>"},
+		{name: "string without", promptCommand: `PROMPT_COMMAND='printf "<U:%s>" "$?"'`, shows: "<U:1>"},
+		{name: "array", promptCommand: `PROMPT_COMMAND=('printf "<U:%s>" "$?"' 'printf "<V:%s>" "$?"')`, shows: "<U:1><V:1>"},
+		{name: "string form, with a closing semicolon", promptCommand: `PROMPT_COMMAND='printf "<U:%s>" "$?";'`, edit: stringForm, shows: "<U:1>"},
+		{name: "string form, without", promptCommand: `PROMPT_COMMAND='printf "<U:%s>" "$?"'`, edit: stringForm, shows: "<U:1>"},
+		{name: "string form, ending with a background job", promptCommand: `PROMPT_COMMAND='printf "<U:%s>" "$?"; true &'`, edit: stringForm, shows: "<U:1>"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			setup := setups["bash"]
+			setup.rc = func(hook string) string {
+				return "PS1='<P:$?>'\n" + c.promptCommand + "\neval \"$(cat " + hook + ")\"\nsource " + hook + "\n"
+			}
+			s := startSession(t, setup, c.edit)
+			s.run("false")
+			s.waitFor(c.shows+" and <P:1>", func(out string) bool {
+				i := strings.LastIndex(out, c.shows)
+				return i >= 0 && strings.Contains(out[i:], "<P:1>")
+			})
+			s.run("echo done")
+			check(t, s, s.events("echo done"), []command{{cmd: "false", exit: 1}, {cmd: "echo done"}})
+			if out := s.output(); strings.Contains(out, "syntax error") || strings.Contains(out, "command not found") {
+				t.Errorf("the shell complained:\n%q", tailOf(out, 2000))
+			}
+		})
+	}
+}
+
+// TestDaemonAway: without a daemon the shells work as ever, and keep a
+// session id of their own.
+func TestDaemonAway(t *testing.T) {
+	t.Parallel()
+	for _, name := range shellinit.Shells {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := startSession(t, setups[name], nil)
+			if err := s.daemon.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s.run("false")
+			s.waitStatus(1)
+			s.run("echo id=$CLAI_SESSION_ID.")
+			id := regexp.MustCompile(`id=(d-[0-9]+)\.`)
+			s.waitFor("the session id", func(out string) bool { return id.MatchString(out) })
+			// A shell started while the daemon is away makes its own id.
+			away := startShell(t, setups[name], nil, false)
+			away.run("echo id=$CLAI_SESSION_ID.")
+			local := regexp.MustCompile(`id=l-[0-9]+-[0-9a-f]{16}\.`)
+			away.waitFor("a shell-local session id", func(out string) bool { return local.MatchString(out) })
+			away.run("false")
+			away.waitStatus(1)
+		})
+	}
+}
+
+// TestSessionEnd: zsh and fish tell the daemon when they end (bash leaves
+// its EXIT trap to the user).
+func TestSessionEnd(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"zsh", "fish"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := startSession(t, setups[name], nil)
+			s.run("echo bye")
+			s.events("echo bye")
+			s.type_("exit\r")
+			ctx, cancel := context.WithTimeout(t.Context(), deadline)
+			defer cancel()
+			events, err := s.daemon.WaitFor(ctx, func(es []hookproto.Event) bool {
+				return len(es) > 0 && es[len(es)-1].Type == hookproto.TypeSessionEnd
+			})
+			if err != nil {
+				t.Fatalf("%v: %+v", err, events)
+			}
+			if first, last := events[0], events[len(events)-1]; last.PID != first.PID || last.Session != "d-"+itoa(first.PID) {
+				t.Fatalf("session_end %+v for session_start %+v", last, first)
+			}
+		})
+	}
+}
+
+// TestNonInteractive: a shell that is not interactive gets no hooks and
+// starts no session, unless CLAI_HOOK_NONINTERACTIVE=1.
+func TestNonInteractive(t *testing.T) {
+	t.Parallel()
+	hook := testprog.BuildCommand(t, "./cmd/clai-hook")
+	for _, c := range []struct{ shell, check string }{
+		{"bash", `n=0; for e in "${PROMPT_COMMAND[@]}"; do [[ $e == *_clai_hook_precmd* ]] && n=$((n+1)); done
+			[[ $n == 1 && $PS0 == *_clai_hook_t0* && $PS0 != *_clai_hook_t0*_clai_hook_t0* ]] && echo installed "$CLAI_SESSION_ID"`},
+		{"zsh", `[[ "$precmd_functions" == *_clai_hook_precmd* && "$precmd_functions" != *_clai_hook_precmd*_clai_hook_precmd* && "$preexec_functions" != *_clai_hook_preexec*_clai_hook_preexec* ]] && echo installed "$CLAI_SESSION_ID"`},
+		{"fish", `functions -q _clai_hook_postexec; and echo installed "$CLAI_SESSION_ID"`},
+	} {
+		t.Run(c.shell, func(t *testing.T) {
+			t.Parallel()
+			sh := testprog.RequireProgram(t, c.shell, c.shell)
+			script, err := shellinit.Script(c.shell, hook)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			d, err := hooktest.Start(filepath.Join(dir, "d.sock"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			file := filepath.Join(dir, "hook")
+			if err := os.WriteFile(file, []byte(script), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, optIn := range []bool{false, true} {
+				// Loaded twice, the hooks are installed once.
+				cmd := exec.CommandContext(t.Context(), sh, "-c", "source "+file+"; source "+file+"; "+c.check+"; true")
+				cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "CLAI_DAEMON_SOCKET=" + d.Socket}
+				if optIn {
+					cmd.Env = append(cmd.Env, "CLAI_HOOK_NONINTERACTIVE=1")
+				}
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("%v: %s", err, out)
+				}
+				if installed := strings.HasPrefix(string(out), "installed l-"); installed != optIn || (!optIn && len(out) != 0) {
+					t.Errorf("opted in: %v; the shell printed %q", optIn, out)
+				}
+				starts := 0
+				for _, e := range d.Events() {
+					if e.Type == hookproto.TypeSessionStart {
+						starts++
+					}
+				}
+				if want := map[bool]int{false: 0, true: 1}[optIn]; starts != want {
+					t.Errorf("opted in: %v; %d sessions started, want %d", optIn, starts, want)
+				}
+			}
+		})
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
