@@ -15,6 +15,9 @@
 //	    the program reading the answer (p50, p99)
 //	W7  W2 with a webhook notify target, against W2 without, in the same run
 //	    (whole runs: the target is opened at the start and told of the end)
+//	W8  the prompt latency the shell hooks of clai init add, in bash, zsh and
+//	    fish, with the daemon down and up, against the same shell without
+//	    them (p50, p99)
 //
 // Every process it starts has its runtime, config and state folders in a
 // temporary folder, so the user's own sessions and config play no part.
@@ -258,6 +261,11 @@ func bench(runs int, only string) error {
 			if got, want := told.Load()-sent, int64(1+runs*w.repeat); got != want {
 				return fmt.Errorf("W7: %w: %d notifications for %d runs", errNoHook, got, want)
 			}
+		}
+	}
+	if selected("W8") {
+		if err := benchPrompt(dir, runs); err != nil {
+			return err
 		}
 	}
 	if selected("W6") {
