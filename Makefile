@@ -7,9 +7,10 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 all: build
 
-## build: the clai binary in bin/
+## build: clai and clai-hook (which the shell hooks of clai init run) in bin/
 build:
 	$(GO) build -o $(BIN) ./cmd/clai
+	$(GO) build -o $(dir $(BIN))clai-hook ./cmd/clai-hook
 
 ## test: every test, with the race detector (the README's test command)
 test:
@@ -47,7 +48,7 @@ update-golden:
 	  if [ -z "$$pkgs" ]; then echo "no package imports internal/golden"; exit 1; fi; \
 	  echo $(GO) test -count=1 $$pkgs -update; $(GO) test -count=1 $$pkgs -update
 
-## bench: Go benchmarks, then whole-process workloads W1–W7 against a floor
+## bench: Go benchmarks, then whole-process workloads W1–W8 against a floor
 ## measured in the same run (RUNS=N runs each, ONLY=W1,W2 to pick)
 RUNS ?= 5
 ONLY ?=
