@@ -16,6 +16,8 @@
 //	CLAI_HOOK_CMD          the command line (with -stdin: read from stdin)
 //	CLAI_HOOK_EXIT         its exit status
 //	CLAI_HOOK_DURATION_MS  how long it ran, in milliseconds (empty or -1: unknown)
+//	CLAI_HOOK_TS_MS        when it ended, in milliseconds since the Unix epoch
+//	                       (empty: when clai-hook runs)
 //	CLAI_HOOK_TIMEOUT_MS   the connect timeout, 10 to 20 (default 15)
 //	CLAI_DAEMON_SOCKET     the daemon's socket, when not the runtime folder's
 //
@@ -93,8 +95,18 @@ func (h hook) event(typ string) hookproto.Event {
 	pid, _ := strconv.Atoi(h.getenv("CLAI_HOOK_PID"))
 	return hookproto.Event{
 		V: hookproto.Version, Type: typ, Session: h.getenv("CLAI_SESSION_ID"), Shell: h.getenv("CLAI_HOOK_SHELL"),
-		PID: pid, TSMillis: h.now().UnixMilli(), Cwd: h.cwd(),
+		PID: pid, TSMillis: h.timestamp(), Cwd: h.cwd(),
 	}
+}
+
+// timestamp is when the event happened: CLAI_HOOK_TS_MS, which the shell
+// sets from its own clock where it has one, so that events sent in the
+// background keep their order; else now.
+func (h hook) timestamp() int64 {
+	if ms, err := strconv.ParseInt(h.getenv("CLAI_HOOK_TS_MS"), 10, 64); err == nil && ms > 0 {
+		return ms
+	}
+	return h.now().UnixMilli()
 }
 
 // cwd is the working folder as the shell names it ($PWD when it is the same

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -69,6 +70,7 @@ func benchPrompt(dir string, runs int) error {
 	}
 	defer daemon.Close()
 	fmt.Printf("\nW8 prompt latency: Enter on `:` to the next prompt, %d prompts a shell, %d runs; target: the hook adds ≤ %s to p99\n", promptsPerRun, runs, promptTarget)
+	heard := 0
 	for _, shell := range shellinit.Shells {
 		if _, err := exec.LookPath(shell); err != nil {
 			fmt.Printf("  %s: not installed, skipped\n", shell)
@@ -85,9 +87,10 @@ func benchPrompt(dir string, runs int) error {
 				samples[j] = append(samples[j], ds...)
 			}
 		}
-		if n := len(hooktest.Commands(daemon.Events())); n < runs*(promptsPerRun+promptsWarm) {
+		if n := len(hooktest.Commands(daemon.Events())) - heard; n != runs*(promptsPerRun+promptsWarm) {
 			return fmt.Errorf("W8 %s: the daemon heard %d commands of %d", shell, n, runs*(promptsPerRun+promptsWarm))
 		}
+		heard += runs * (promptsPerRun + promptsWarm)
 		printPrompt(shell, samples)
 	}
 	return nil
@@ -141,6 +144,7 @@ func promptRun(dir, shell, hookBin string, setup hookSetup, daemon *hooktest.Ser
 		_ = cmd.Wait()
 		_ = tty.Close()
 	}()
+	sentBefore := len(hooktest.Commands(daemon.Events()))
 	p := &promptReader{tty: tty, buf: make([]byte, 64<<10)}
 	if err := p.await(); err != nil {
 		return nil, fmt.Errorf("first prompt: %w", err)
@@ -156,6 +160,16 @@ func promptRun(dir, shell, hookBin string, setup hookSetup, daemon *hooktest.Ser
 		}
 		if i >= promptsWarm {
 			ds = append(ds, time.Since(start))
+		}
+	}
+	if setup.up {
+		// The hooks send in the background: the shell lives on until the
+		// daemon heard its last command.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		want := sentBefore + promptsWarm + promptsPerRun
+		if _, err := daemon.WaitFor(ctx, func(es []hookproto.Event) bool { return len(hooktest.Commands(es)) >= want }); err != nil {
+			return nil, err
 		}
 	}
 	return ds, nil

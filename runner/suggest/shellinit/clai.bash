@@ -5,7 +5,9 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
 
   # _clai_hook_precmd runs first at each prompt: when the history holds a new
   # command, it hands it to clai-hook with its exit status and duration. It
-  # leaves $? as it found it.
+  # leaves $? as it found it, and the prompt waits for neither the history
+  # nor clai-hook: they run in the background of a subshell, which leaves $!
+  # the user's too.
   _clai_hook_precmd() {
     local _clai_status=$? _clai_now=${EPOCHREALTIME-} _clai_t0=${_clai_hook_t0-}
     _clai_hook_t0=
@@ -17,24 +19,31 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
       return "$_clai_status"
     fi
     _clai_hook_histcmd=$HISTCMD
-    local _clai_cmd _clai_ms=-1
+    local _clai_ms=-1 _clai_ts=
+    if [[ -n $_clai_now ]]; then
+      _clai_now=${_clai_now/[.,]/}
+      _clai_ts=$(( _clai_now / 1000 ))
+      [[ -n $_clai_t0 ]] && _clai_ms=$(( (_clai_now - _clai_t0) / 1000 ))
+    fi
+    ( _clai_hook_send "$_clai_status" "$_clai_ms" "$_clai_ts" & ) >/dev/null 2>&1
+    return "$_clai_status"
+  }
+
+  # _clai_hook_send STATUS MS TS runs clai-hook with the history's last
+  # command; in the background.
+  _clai_hook_send() {
+    local _clai_cmd
     _clai_cmd=$(HISTTIMEFORMAT= builtin history 1)
     _clai_cmd=${_clai_cmd#"${_clai_cmd%%[![:space:]]*}"}
     _clai_cmd=${_clai_cmd#"${_clai_cmd%%[!0-9]*}"}
     _clai_cmd=${_clai_cmd#\*}
     _clai_cmd=${_clai_cmd#  }
-    if [[ -n $_clai_t0 && -n $_clai_now ]]; then
-      _clai_ms=$(( (${_clai_now/[.,]/} - _clai_t0) / 1000 ))
-    fi
+    export CLAI_HOOK_SHELL=bash CLAI_HOOK_PID=$$ CLAI_HOOK_EXIT=$1 CLAI_HOOK_DURATION_MS=$2 CLAI_HOOK_TS_MS=$3
     # A command of more than 8192 characters (up to 32 KiB) goes by stdin.
     if (( ${#_clai_cmd} > 8192 )); then
-      CLAI_HOOK_SHELL=bash CLAI_HOOK_PID=$$ CLAI_HOOK_EXIT=$_clai_status CLAI_HOOK_DURATION_MS=$_clai_ms \
-        "$_clai_hook_bin" ingest -stdin <<<"$_clai_cmd" >/dev/null 2>&1
-    else
-      CLAI_HOOK_SHELL=bash CLAI_HOOK_PID=$$ CLAI_HOOK_EXIT=$_clai_status CLAI_HOOK_DURATION_MS=$_clai_ms CLAI_HOOK_CMD=$_clai_cmd \
-        "$_clai_hook_bin" ingest </dev/null >/dev/null 2>&1
+      exec "$_clai_hook_bin" ingest -stdin <<<"$_clai_cmd"
     fi
-    return "$_clai_status"
+    CLAI_HOOK_CMD=$_clai_cmd exec "$_clai_hook_bin" ingest </dev/null
   }
 
   # bash 5.1 and later run each element of a PROMPT_COMMAND array (4.4 and

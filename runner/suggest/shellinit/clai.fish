@@ -12,7 +12,8 @@ if begin; status is-interactive; or test "$CLAI_HOOK_NONINTERACTIVE" = 1; end; a
   end
 
   # _clai_hook_postexec hands the command preexec kept to clai-hook, with its
-  # exit status and $CMD_DURATION; fish keeps $status for the prompt.
+  # exit status and $CMD_DURATION; fish keeps $status for the prompt. fish has
+  # no clock of its own: the event's time is clai-hook's.
   function _clai_hook_postexec --on-event fish_postexec
     set -l _clai_status $status
     set -l _clai_ms $CMD_DURATION
@@ -29,8 +30,10 @@ if begin; status is-interactive; or test "$CLAI_HOOK_NONINTERACTIVE" = 1; end; a
       if test (string length -- "$_clai_cmd") -gt 8192
         printf '%s\n' "$_clai_cmd" | $_clai_hook_bin ingest -stdin >/dev/null 2>&1
       else
+        # In the background of a sh that returns at once: the prompt does
+        # not wait for clai-hook, and $last_pid stays the user's.
         set -lx CLAI_HOOK_CMD "$_clai_cmd"
-        $_clai_hook_bin ingest </dev/null >/dev/null 2>&1
+        command sh -c '"$0" ingest </dev/null >/dev/null 2>&1 &' $_clai_hook_bin </dev/null >/dev/null 2>&1
       end
     end
     return $_clai_status

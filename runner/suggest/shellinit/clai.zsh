@@ -17,25 +17,28 @@ if [[ -o interactive || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]];
 
   # _clai_hook_precmd runs first before each prompt: it hands the command
   # preexec kept to clai-hook, with its exit status and duration, and leaves
-  # $? as it found it.
+  # $? as it found it. clai-hook runs in the background of a subshell: the
+  # prompt does not wait for it, and $! stays the user's.
   _clai_hook_precmd() {
     local _clai_status=$?
     emulate -L zsh
     [[ -n ${_clai_hook_cmd-} ]] || return $_clai_status
     local _clai_cmd=$_clai_hook_cmd
-    local -i _clai_ms=-1
+    local -i _clai_ms=-1 _clai_ts=0
     _clai_hook_cmd=
-    if [[ -n ${_clai_hook_t0-} && -n ${EPOCHREALTIME-} ]]; then
-      (( _clai_ms = (EPOCHREALTIME - _clai_hook_t0) * 1000 ))
+    if [[ -n ${EPOCHREALTIME-} ]]; then
+      (( _clai_ts = EPOCHREALTIME * 1000 ))
+      [[ -n ${_clai_hook_t0-} ]] && (( _clai_ms = (EPOCHREALTIME - _clai_hook_t0) * 1000 ))
     fi
-    # A command of more than 8192 characters (up to 32 KiB) goes by stdin.
-    if (( ${#_clai_cmd} > 8192 )); then
-      CLAI_HOOK_SHELL=zsh CLAI_HOOK_PID=$$ CLAI_HOOK_EXIT=$_clai_status CLAI_HOOK_DURATION_MS=$_clai_ms \
-        $_clai_hook_bin ingest -stdin <<<"$_clai_cmd" >/dev/null 2>&1
-    else
-      CLAI_HOOK_SHELL=zsh CLAI_HOOK_PID=$$ CLAI_HOOK_EXIT=$_clai_status CLAI_HOOK_DURATION_MS=$_clai_ms CLAI_HOOK_CMD=$_clai_cmd \
-        $_clai_hook_bin ingest </dev/null >/dev/null 2>&1
-    fi
+    (
+      export CLAI_HOOK_SHELL=zsh CLAI_HOOK_PID=$$ CLAI_HOOK_EXIT=$_clai_status CLAI_HOOK_DURATION_MS=$_clai_ms CLAI_HOOK_TS_MS=$_clai_ts
+      # A command of more than 8192 characters (up to 32 KiB) goes by stdin.
+      if (( ${#_clai_cmd} > 8192 )); then
+        $_clai_hook_bin ingest -stdin <<<"$_clai_cmd" &
+      else
+        CLAI_HOOK_CMD=$_clai_cmd $_clai_hook_bin ingest </dev/null &
+      fi
+    ) >/dev/null 2>&1
     return $_clai_status
   }
 

@@ -314,6 +314,17 @@ func (s *session) events(last string) []hookproto.Event {
 	return events
 }
 
+// sent waits for the daemon to have heard of n commands.
+func (s *session) sent(n int) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.t.Context(), deadline)
+	defer cancel()
+	events, err := s.daemon.WaitFor(ctx, func(es []hookproto.Event) bool { return len(hooktest.Commands(es)) >= n })
+	if err != nil {
+		s.t.Fatalf("%v: the daemon heard %q, want %d commands", err, hooktest.Commands(events), n)
+	}
+}
+
 // command is a command the daemon should hear of.
 type command struct {
 	cmd  string
@@ -359,22 +370,34 @@ func hostile(t *testing.T, setup shellSetup) {
 		{cmd: setup.exit7, exit: 7},
 		{cmd: "echo done"},
 	}
+	// The hooks send in the background: each command is awaited before the
+	// next is typed, so that the daemon hears them in order.
 	s.run(quotes)
+	s.sent(1)
 	s.run("false")
 	s.waitStatus(1)
+	s.sent(2)
 	s.run(strings.ReplaceAll(multi, "\n", "\r"))
+	s.sent(3)
 	s.run(unicode)
+	s.sent(4)
 	s.run("echo 'a\xffb'")
+	s.sent(5)
 	s.paste(long)
+	s.sent(6)
 	s.run("sleep 0.3")
+	s.sent(7)
 	s.run(" echo secret")
 	if setup.name != "fish" {
 		s.run("") // fish runs no hook for an empty line
 	}
 	s.run("cd sub")
+	s.sent(8)
 	s.run("cd ..")
+	s.sent(9)
 	s.run(setup.exit7)
 	s.waitStatus(7)
+	s.sent(10)
 	s.run("echo done")
 	events := s.events("echo done")
 	check(t, s, events, want)

@@ -52,6 +52,7 @@ func TestBashPromptCommand(t *testing.T) {
 			}
 			s := startSession(t, setup, c.edit)
 			s.run("false")
+			s.sent(1)
 			s.waitFor(c.shows+" and <P:1>", func(out string) bool {
 				i := strings.LastIndex(out, c.shows)
 				return i >= 0 && strings.Contains(out[i:], "<P:1>")
