@@ -176,3 +176,24 @@ func TestNonInteractive(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestLastBackgroundPID: the hooks run clai-hook in the background, yet
+// leave the user's last background process id ($!, $last_pid) as it was.
+func TestLastBackgroundPID(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ shell, start, check string }{
+		{"bash", `sleep 5 & p=$!`, `[ "$p" = "$!" ] && echo "same""-pid"`},
+		{"zsh", `sleep 5 & p=$!`, `[ "$p" = $! ] && echo "same""-pid"`},
+		{"fish", `sleep 5 &; set p $last_pid`, `test "$p" = "$last_pid"; and echo "same""-pid"`},
+	} {
+		t.Run(c.shell, func(t *testing.T) {
+			t.Parallel()
+			s := startSession(t, setups[c.shell], nil)
+			s.run(c.start)
+			s.sent(1)
+			s.run(c.check)
+			s.sent(2)
+			s.waitFor("the same process id", func(out string) bool { return strings.Contains(out, "same-pid") })
+		})
+	}
+}
