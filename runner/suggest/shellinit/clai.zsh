@@ -48,11 +48,17 @@ if [[ -o interactive || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]];
     CLAI_HOOK_SHELL=zsh CLAI_HOOK_PID=$$ $_clai_hook_bin session-end </dev/null >/dev/null 2>&1
   }
 
-  (( ${precmd_functions[(Ie)_clai_hook_precmd]} )) || precmd_functions=(_clai_hook_precmd $precmd_functions)
-  (( ${preexec_functions[(Ie)_clai_hook_preexec]} )) || preexec_functions+=(_clai_hook_preexec)
-  (( ${zshexit_functions[(Ie)_clai_hook_exit]} )) || zshexit_functions+=(_clai_hook_exit)
-  if [[ -z ${_clai_hook_session-} ]]; then
-    typeset -g _clai_hook_session=1
-    export CLAI_SESSION_ID="$(CLAI_HOOK_SHELL=zsh CLAI_HOOK_PID=$$ $_clai_hook_bin session-start </dev/null 2>/dev/null)"
-  fi
+  # _clai_hook_install adds the hooks once, whatever the user's options.
+  _clai_hook_install() {
+    emulate -L zsh
+    (( ${precmd_functions[(Ie)_clai_hook_precmd]} )) || precmd_functions=(_clai_hook_precmd $precmd_functions)
+    (( ${preexec_functions[(Ie)_clai_hook_preexec]} )) || preexec_functions+=(_clai_hook_preexec)
+    (( ${zshexit_functions[(Ie)_clai_hook_exit]} )) || zshexit_functions+=(_clai_hook_exit)
+    if [[ -z ${_clai_hook_session-} ]]; then
+      typeset -g _clai_hook_session=1
+      typeset -gx CLAI_SESSION_ID="$(CLAI_HOOK_SHELL=zsh CLAI_HOOK_PID=$$ $_clai_hook_bin session-start </dev/null 2>/dev/null)"
+    fi
+  }
+  _clai_hook_install
+  unfunction _clai_hook_install
 fi

@@ -170,8 +170,9 @@ func (tm *term) waitStatus(status int) {
 // shellSetup is how to start a shell with an rc file of the test's own.
 type shellSetup struct {
 	name string
-	// rc is the user's rc: their prompt (which shows $? as <P:N>) and prompt
-	// hook (<U:N>), then the hooks (at hookFile) loaded twice.
+	// rc is the user's rc: options that trip careless scripts (set -u), their
+	// prompt (which shows $? as <P:N>) and prompt hook (<U:N>), then the hooks
+	// (at hookFile) loaded twice.
 	rc func(hookFile string) string
 	// invalid is what the shell makes of "echo 'a\xffb'" typed: bash keeps
 	// the byte (clai-hook makes it U+FFFD), zsh's editor makes it '?' and
@@ -190,7 +191,7 @@ var setups = map[string]shellSetup{
 		invalid: "echo 'a\uFFFDb'",
 		exit7:   "(exit 7)",
 		rc: func(hook string) string {
-			return "PS1='<P:$?>'\nHISTCONTROL=ignorespace\nPROMPT_COMMAND='printf \"<U:%s>\" \"$?\";'\n" +
+			return "set -u\nPS1='<P:$?>'\nHISTCONTROL=ignorespace\nPROMPT_COMMAND='printf \"<U:%s>\" \"$?\";'\n" +
 				"eval \"$(cat " + hook + ")\"\neval \"$(cat " + hook + ")\"\n"
 		},
 		start: func(home, rc string) ([]string, []string) {
@@ -202,7 +203,7 @@ var setups = map[string]shellSetup{
 		invalid: "echo 'a?b'",
 		exit7:   "(exit 7)",
 		rc: func(hook string) string {
-			return "PROMPT='<P:%?>'\nRPROMPT=\nsetopt histignorespace\nprecmd() { print -n \"<U:$?>\" }\n" +
+			return "setopt nounset ksharrays\nPROMPT='<P:%?>'\nRPROMPT=\nsetopt histignorespace\nprecmd() { print -n \"<U:$?>\" }\n" +
 				"eval \"$(<" + hook + ")\"\neval \"$(<" + hook + ")\"\n"
 		},
 		start: func(home, rc string) ([]string, []string) {
