@@ -156,3 +156,65 @@ func TestPageAnswersSeveralOptions(t *testing.T) {
 		t.Fatalf("the model's text was put in the page as HTML: %v, %v", injected, err)
 	}
 }
+
+// twoSessions is a Source of two sessions, each a fakeSource, whose open
+// questions have the same id, as the questions of two runs may.
+type twoSessions struct{ a, b *fakeSource }
+
+func newTwoSessions() twoSessions {
+	b := newFakeSource()
+	b.session.ID, b.session.Name = "s2", "build"
+	return twoSessions{newFakeSource(), b}
+}
+
+func (s twoSessions) of(id string) *fakeSource {
+	if id == s.b.session.ID {
+		return s.b
+	}
+	return s.a
+}
+
+func (s twoSessions) List(ctx context.Context) ([]ask.Session, error) {
+	a, _ := s.a.List(ctx)
+	b, _ := s.b.List(ctx)
+	return append(a, b...), nil
+}
+
+func (s twoSessions) Screen(ctx context.Context, id string) (ask.Screen, error) {
+	return s.of(id).Screen(ctx, id)
+}
+
+func (s twoSessions) Events(ctx context.Context, id string, fn func(ask.Update) bool) error {
+	return s.of(id).Events(ctx, id, fn)
+}
+
+func (s twoSessions) Answer(ctx context.Context, id string, a ask.Answer) (ask.Sent, error) {
+	return s.of(id).Answer(ctx, id, a)
+}
+
+// TestAResultShowsUnderItsOwnSession: what an answer from the page got is
+// shown under its session's question only, not under another session's
+// question of the same id.
+func TestAResultShowsUnderItsOwnSession(t *testing.T) {
+	t.Parallel()
+	src := newTwoSessions()
+	ctx := page(t, src)
+	const first, second = `article.card[data-session="s1"]`, `article.card[data-session="s2"]`
+	err := chromedp.Do(ctx,
+		chromedp.WaitVisible(second+` .question.open button.option[data-label="N"]:not([disabled])`),
+		chromedp.Click(first+` .question.open button.option[data-label="y"]:not([disabled])`),
+		chromedp.WaitVisible(first+` .result.ok`),
+	)
+	if err != nil {
+		t.Fatalf("the first session's answer: %v", err)
+	}
+	// The second session's card is drawn again, its question still open.
+	src.b.updates <- ask.Update{Kind: ask.UpdateState, State: "manual", At: time.Now()}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(second+` .badge.s-manual`)); err != nil {
+		t.Fatalf("the second session's card is not redrawn: %v", err)
+	}
+	results, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('article.card[data-session="s2"] .result').length`))
+	if err != nil || results != 0 {
+		t.Fatalf("the second session's question shows %d results of answers (%v), want none", results, err)
+	}
+}

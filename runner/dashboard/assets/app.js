@@ -6,7 +6,12 @@
 
 const views = new Map(); // session id → the latest view
 const cards = new Map(); // session id → its card's elements
-const results = new Map(); // question id → what the last answer from here got
+const results = new Map(); // session and question id → what the last answer from here got
+
+// resultOf is what the last answer from here to a session's question got;
+// question ids are a session's own (q1, q2…), so both name it.
+const resultKey = (sessionID, questionID) => sessionID + "\n" + questionID;
+const resultOf = (sessionID, q) => (q ? results.get(resultKey(sessionID, q.id)) : undefined);
 
 const $ = (tag, cls, text) => {
   const el = document.createElement(tag);
@@ -114,7 +119,8 @@ function render(v) {
 function renderQuestion(c, v) {
   const q = v.ended ? null : v.session.question;
   const last = v.last_closed;
-  const key = JSON.stringify([q, last, v.ended, q ? results.get(q.id) : null, last ? results.get(last.id) : null, !!(v.screen && v.screen.hash)]);
+  const id = v.session.id;
+  const key = JSON.stringify([q, last, v.ended, resultOf(id, q), resultOf(id, last), !!(v.screen && v.screen.hash)]);
   if (key === c.questionKey) return;
   // A question being answered is not redrawn under the person's hands: what
   // was typed and ticked stays.
@@ -132,7 +138,7 @@ function renderQuestion(c, v) {
   if (!q) {
     box.append($("div", "quiet", v.ended ? "The run has ended." : "No open question: the run goes on by itself."));
     if (last) box.append(closedLine(last));
-    if (last && results.has(last.id)) box.append(resultLine(results.get(last.id)));
+    if (resultOf(id, last)) box.append(resultLine(resultOf(id, last)));
     return;
   }
   box.dataset.question = q.id;
@@ -150,7 +156,7 @@ function renderQuestion(c, v) {
   const free = freeForm(q, ready, typed, send);
   box.append(free);
   box.append(keyButtons(ready, send));
-  if (results.has(q.id)) box.append(resultLine(results.get(q.id)));
+  if (resultOf(id, q)) box.append(resultLine(resultOf(id, q)));
   if (focused) free.querySelector("input").focus();
 }
 
@@ -296,7 +302,7 @@ async function answer(sessionID, questionID, what, box) {
   } catch (e) {
     r = { ok: false, message: "Not sent: the dashboard cannot be reached (" + e.message + ")" };
   }
-  results.set(questionID, r);
+  results.set(resultKey(sessionID, questionID), r);
   const latest = views.get(sessionID);
   if (latest) {
     const c = cards.get(sessionID);
