@@ -105,15 +105,6 @@ func TestDashboardAnswersClaudeCodesOwnQuestions(t *testing.T) {
 					t.Fatalf("answer %d on the page: %v; the run: %+v", i+1, err, finished())
 				}
 			}
-			if err := chromedp.Do(ctx, chromedp.WaitVisible(card+` .closed-line[data-how="answered"]`)); err != nil {
-				t.Fatalf("the page does not show the question answered: %v", err)
-			}
-			closed := read(t, ctx, chromedp.Text(card+` .closed-line`))
-			if !strings.Contains(closed, "through dashboard") {
-				t.Errorf("the closed question on the page: %q", closed)
-			}
-			screenshot(t, ctx, name+"-answered")
-
 			r := finished()
 			fakeLog := served()
 			if r.err != nil {
@@ -122,6 +113,21 @@ func TestDashboardAnswersClaudeCodesOwnQuestions(t *testing.T) {
 			if r.rep.Outcome != "done" || r.rep.ExitCode != 0 {
 				t.Errorf("outcome %q, exit %d (%s), want done, 0", r.rep.Outcome, r.rep.ExitCode, r.rep.Reason)
 			}
+			// The page keeps the ended run, with the answers among its
+			// decisions: each question, who answered it and through what.
+			if err := chromedp.Do(ctx, chromedp.WaitVisible(`article.card.ended table.decisions tr.answer`)); err != nil {
+				t.Fatalf("the page does not show the run ended with its answers: %v", err)
+			}
+			answers := read(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.decisions tr.answer")].map(e => e.textContent)`))
+			if len(answers) != len(c.answers) {
+				t.Errorf("the page shows the answers %q, want %d", answers, len(c.answers))
+			}
+			for _, a := range answers {
+				if !strings.Contains(a, "· dashboard") || !strings.Contains(a, "Which ") {
+					t.Errorf("the page shows the answer %q, want its question, through dashboard", a)
+				}
+			}
+			screenshot(t, ctx, name+"-answered")
 			want := resultStart + c.want + "."
 			if !strings.Contains(fakeLog, "result toolu_fake01 ok "+strconvQuote(want+" You can now continue with these answers in mind.")) {
 				t.Errorf("the model was not told %s:\n%s", want, fakeLog)
