@@ -168,6 +168,8 @@ func TestExternalQuestionIsNotNudged(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.wantSent("2")
-	s.advance(1500 * time.Millisecond)
+	s.advance(900 * time.Millisecond)
+	s.wantSent("2")
+	s.advance(200 * time.Millisecond)
 	s.wantSent("2", "continue\r")
 }
