@@ -1,7 +1,7 @@
 // Package dashboard serves one web page for every session of this user on
 // this machine: each with its state, its live screen in colour, its open
-// question with a button per option and a field for text, and its recent
-// decisions; a question is answered from the page through the session's own
+// question with a button per option (a check box each, where several may be
+// chosen) and a field for text, and its recent decisions; a question is answered from the page through the session's own
 // answer path (see docs/questions.md, "The dashboard"). The page, its script
 // and its style are embedded; every request must carry the dashboard's
 // token, and come for the address it listens on from a page of its own.

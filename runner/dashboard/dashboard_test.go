@@ -79,7 +79,19 @@ func (f *fakeSource) Answer(_ context.Context, id string, a ask.Answer) (ask.Sen
 		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedStale, Reason: "the screen changed since the answer was given"}
 	}
 	f.session.Question = nil
-	return ask.Sent{Question: a.Question, Sent: "choose " + strconv.Quote(a.Choose)}, nil
+	return ask.Sent{Question: a.Question, Sent: "choose " + quoted(append([]string{a.Choose}, a.Choices...))}, nil
+}
+
+// quoted quotes each of the non-empty labels, comma-separated, as a typist
+// shows what it chose.
+func quoted(labels []string) string {
+	var q []string
+	for _, l := range labels {
+		if l != "" {
+			q = append(q, strconv.Quote(l))
+		}
+	}
+	return strings.Join(q, ", ")
 }
 
 const testToken = "tok-0123456789"
@@ -220,16 +232,18 @@ func TestAnswerIsBounded(t *testing.T) {
 	long := strings.Repeat("x", maxTextLen+1)
 	keys := `"` + strings.Repeat(`enter","`, maxKeys) + `enter"`
 	for name, body := range map[string]string{
-		"not JSON":        `choose=y`,
-		"two values":      `{"session":"s1","question":"q1","choose":"y"}{}`,
-		"unknown field":   `{"session":"s1","question":"q1","choose":"y","by":"mallory"}`,
-		"no session":      `{"question":"q1","choose":"y"}`,
-		"no question":     `{"session":"s1","choose":"y"}`,
-		"long text":       `{"session":"s1","question":"q1","text":"` + long + `"}`,
-		"too many keys":   `{"session":"s1","question":"q1","keys":[` + keys + `]}`,
-		"long key":        `{"session":"s1","question":"q1","keys":["` + strings.Repeat("k", maxKeyLen+1) + `"]}`,
-		"too large":       `{"session":"s1","question":"q1","text":"` + strings.Repeat("x", maxAnswerBody) + `"}`,
-		"long session id": `{"session":"` + strings.Repeat("s", maxIDLen+1) + `","question":"q1","choose":"y"}`,
+		"not JSON":         `choose=y`,
+		"two values":       `{"session":"s1","question":"q1","choose":"y"}{}`,
+		"unknown field":    `{"session":"s1","question":"q1","choose":"y","by":"mallory"}`,
+		"no session":       `{"question":"q1","choose":"y"}`,
+		"no question":      `{"session":"s1","choose":"y"}`,
+		"long text":        `{"session":"s1","question":"q1","text":"` + long + `"}`,
+		"too many keys":    `{"session":"s1","question":"q1","keys":[` + keys + `]}`,
+		"long key":         `{"session":"s1","question":"q1","keys":["` + strings.Repeat("k", maxKeyLen+1) + `"]}`,
+		"too many choices": `{"session":"s1","question":"q1","choices":[` + strings.Repeat(`"y",`, maxChoices) + `"y"]}`,
+		"long choice":      `{"session":"s1","question":"q1","choices":["y","` + strings.Repeat("c", maxChooseLen+1) + `"]}`,
+		"too large":        `{"session":"s1","question":"q1","text":"` + strings.Repeat("x", maxAnswerBody) + `"}`,
+		"long session id":  `{"session":"` + strings.Repeat("s", maxIDLen+1) + `","question":"q1","choose":"y"}`,
 	} {
 		w := request(h, http.MethodPost, "/api/answer", body, nil)
 		var e struct{ Error string }
@@ -262,6 +276,23 @@ func TestAnswerGoesToTheSessionAndRefusalsComeBack(t *testing.T) {
 	}
 	a := src.answers[1]
 	if a.By != "alice" || a.Channel != ask.ChannelDashboard || a.Question != "q1" || a.ScreenHash != "h1" || a.Choose != "y" {
+		t.Fatalf("the session got %+v", a)
+	}
+}
+
+// TestAnswerOfSeveralOptionsGoesToTheSession: a multi-select question is
+// answered with the labels of the options ticked, as Choices.
+func TestAnswerOfSeveralOptionsGoesToTheSession(t *testing.T) {
+	t.Parallel()
+	src := newFakeSource()
+	src.session.Question.MultiSelect = true
+	h := newTestServer(src).Handler()
+	w := request(h, http.MethodPost, "/api/answer", `{"session":"s1","question":"q1","screen_hash":"h1","choices":["y","N"]}`, nil)
+	var sent ask.Sent
+	if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &sent) != nil || sent.Sent != `choose "y", "N"` {
+		t.Fatalf("answer: %d %s", w.Code, w.Body)
+	}
+	if a := src.answers[0]; !slices.Equal(a.Choices, []string{"y", "N"}) || a.Choose != "" || a.Channel != ask.ChannelDashboard || a.By != "alice" {
 		t.Fatalf("the session got %+v", a)
 	}
 }

@@ -27,6 +27,7 @@ const (
 	maxIDLen      = 128
 	maxTextLen    = 4 << 10
 	maxChooseLen  = 512
+	maxChoices    = 32
 	maxKeys       = 32
 	maxKeyLen     = 32
 	// writeTimeout bounds each write to a page: one that stops reading
@@ -53,7 +54,7 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 //	GET  /api/events  Server-Sent Events: "session" (a session's view),
 //	                  "gone" ({"id"}: a session no longer shown)
 //	POST /api/answer  {"session", "question", "screen_hash", and one of
-//	                  "text", "choose", "keys"}: 200 ask.Sent, 409
+//	                  "text", "choose", "choices", "keys"}: 200 ask.Sent, 409
 //	                  ask.Refusal, 400 a bad request, 502 a session that
 //	                  cannot be reached
 //
@@ -228,6 +229,7 @@ type answerRequest struct {
 	ScreenHash string   `json:"screen_hash"`
 	Text       *string  `json:"text,omitempty"`
 	Choose     string   `json:"choose,omitempty"`
+	Choices    []string `json:"choices,omitempty"`
 	Keys       []string `json:"keys,omitempty"`
 }
 
@@ -246,6 +248,7 @@ func (s *Server) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		ScreenHash: req.ScreenHash,
 		Text:       req.Text,
 		Choose:     req.Choose,
+		Choices:    req.Choices,
 		Keys:       req.Keys,
 		By:         s.cfg.User,
 		Channel:    ask.ChannelDashboard,
@@ -291,8 +294,15 @@ func (a answerRequest) check() error {
 		return fmt.Errorf("the text is longer than %d bytes", maxTextLen)
 	case len(a.Choose) > maxChooseLen:
 		return fmt.Errorf("the option is longer than %d bytes", maxChooseLen)
+	case len(a.Choices) > maxChoices:
+		return fmt.Errorf("more than %d options chosen", maxChoices)
 	case len(a.Keys) > maxKeys:
 		return fmt.Errorf("more than %d keys", maxKeys)
+	}
+	for _, c := range a.Choices {
+		if len(c) > maxChooseLen {
+			return fmt.Errorf("an option is longer than %d bytes", maxChooseLen)
+		}
 	}
 	for _, k := range a.Keys {
 		if len(k) > maxKeyLen {

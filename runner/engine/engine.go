@@ -102,7 +102,10 @@ type Engine struct {
 	lastSend   time.Time
 	// busySeen is when the idle timer last found the program saying it is busy.
 	busySeen time.Time
-	sent     bool
+	// extClosed is when a source's question last closed: until then the
+	// program waited for a person, not idle.
+	extClosed time.Time
+	sent      bool
 	// wake is when a deferred answer may be sent.
 	wake time.Time
 

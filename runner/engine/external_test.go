@@ -149,3 +149,27 @@ func TestExternalKeysAndChoices(t *testing.T) {
 	_, err := s.answer(ask.Answer{Question: q.ID, Choices: []string{"y", "N"}})
 	wantRefused(t, err, ask.RefusedBadAnswer)
 }
+
+// A source's open question waits for a person however long it takes: the
+// silent program is not nudged (the nudge would be typed into its dialog) nor
+// handed over; once the question is answered, silence counts again.
+func TestExternalQuestionIsNotNudged(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"settings: {settle: 100ms}\ntimeouts: {idle: 1s, prompt: 2h}\nnudge: {sequence: [\"continue\\r\"], gap: 1s, max: 1}\n", engine.Config{})
+	s.out(time.Millisecond, "thinking\r\n")
+	id := s.ask(colourQuestion())
+	s.out(time.Millisecond, "Which colour?\r\n 1. Red\r\n 2. Blue\r\n")
+	s.advance(time.Hour)
+	s.wantSent()
+	if q := s.e.Question(); q == nil || q.ID != id || len(s.questions(engine.EventQuestion)) != 1 {
+		t.Fatalf("the source's question did not stay the only one: %+v\n%s", q, s.timeline())
+	}
+	if _, err := s.answer(ask.Answer{Question: id, Choose: "Blue", By: "bob", Channel: ask.ChannelDashboard}); err != nil {
+		t.Fatal(err)
+	}
+	s.wantSent("2")
+	s.advance(900 * time.Millisecond)
+	s.wantSent("2")
+	s.advance(200 * time.Millisecond)
+	s.wantSent("2", "continue\r")
+}

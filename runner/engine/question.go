@@ -115,6 +115,9 @@ func (e *Engine) closed(c ask.Closed) *ask.Question {
 	q := *e.q
 	c.At = e.now
 	q.Closed = &c
+	if e.ext != nil {
+		e.extClosed = e.now
+	}
 	e.q, e.ext = nil, nil
 	return &q
 }

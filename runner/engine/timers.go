@@ -80,14 +80,14 @@ func (e *Engine) stateTimers(yield func(timer) bool, settle time.Time) {
 		if !e.promptChecked && !yield(due(settle, (*Engine).checkPrompt)) {
 			return
 		}
-		if t.Idle > 0 {
+		if t.Idle > 0 && e.ext == nil {
 			yield(due(e.idleFrom().Add(t.Idle), (*Engine).checkIdle))
 		}
 	case Prompting:
 		if t.Prompt > 0 && !e.cfg.Interactive && !yield(due(e.promptSince.Add(t.Prompt), (*Engine).promptTimeout)) {
 			return
 		}
-		if t.Idle > 0 {
+		if t.Idle > 0 && e.ext == nil {
 			yield(due(e.idleFrom().Add(t.Idle), (*Engine).checkIdle))
 		}
 	case Nudging:
@@ -228,13 +228,17 @@ func (e *Engine) checkIdle() {
 	e.nudge()
 }
 
-// idleFrom is when the program was last seen doing something: its last output, or
-// the last time its screen said it was busy.
+// idleFrom is when the program was last seen doing something: its last output,
+// the last time its screen said it was busy, or the close of a source's question
+// it waited at (no nudge is due while one is open).
 func (e *Engine) idleFrom() time.Time {
-	if e.busySeen.After(e.lastOutput) {
-		return e.busySeen
+	from := e.lastOutput
+	for _, t := range []time.Time{e.busySeen, e.extClosed} {
+		if t.After(from) {
+			from = t
+		}
 	}
-	return e.lastOutput
+	return from
 }
 
 // nudge sends the next entry of the nudge sequence; the last entry repeats.

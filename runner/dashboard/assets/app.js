@@ -6,7 +6,12 @@
 
 const views = new Map(); // session id → the latest view
 const cards = new Map(); // session id → its card's elements
-const results = new Map(); // question id → what the last answer from here got
+const results = new Map(); // session and question id → what the last answer from here got
+
+// resultOf is what the last answer from here to a session's question got;
+// question ids are a session's own (q1, q2…), so both name it.
+const resultKey = (sessionID, questionID) => sessionID + "\n" + questionID;
+const resultOf = (sessionID, q) => (q ? results.get(resultKey(sessionID, q.id)) : undefined);
 
 const $ = (tag, cls, text) => {
   const el = document.createElement(tag);
@@ -114,12 +119,18 @@ function render(v) {
 function renderQuestion(c, v) {
   const q = v.ended ? null : v.session.question;
   const last = v.last_closed;
-  const key = JSON.stringify([q, last, v.ended, q ? results.get(q.id) : null, last ? results.get(last.id) : null, !!(v.screen && v.screen.hash)]);
+  const id = v.session.id;
+  const key = JSON.stringify([q, last, v.ended, resultOf(id, q), resultOf(id, last), !!(v.screen && v.screen.hash)]);
   if (key === c.questionKey) return;
-  // A question being typed into is not redrawn under the person's hands.
-  const typing = c.question.querySelector("input");
+  // A question being answered is not redrawn under the person's hands: what
+  // was typed and ticked stays.
+  const typing = c.question.querySelector("form.free input");
   const typed = typing && q && typing.dataset.question === q.id ? typing.value : "";
   const focused = typing && document.activeElement === typing;
+  const ticked = new Set();
+  for (const tick of c.question.querySelectorAll("form.multi input[type=checkbox]:checked")) {
+    if (q && tick.dataset.question === q.id) ticked.add(tick.value);
+  }
   c.questionKey = key;
   const box = c.question;
   box.replaceChildren();
@@ -127,55 +138,121 @@ function renderQuestion(c, v) {
   if (!q) {
     box.append($("div", "quiet", v.ended ? "The run has ended." : "No open question: the run goes on by itself."));
     if (last) box.append(closedLine(last));
-    if (last && results.has(last.id)) box.append(resultLine(results.get(last.id)));
+    if (resultOf(id, last)) box.append(resultLine(resultOf(id, last)));
     return;
   }
   box.dataset.question = q.id;
-  box.append($("div", "reason", q.reason));
+  const head = $("div", "qhead");
+  head.append($("span", "reason", q.reason));
+  if (q.header) head.append($("span", "qheader", q.header));
+  box.append(head);
   box.append($("div", "qtext", q.text || "(no text)"));
   if (q.detail) box.append($("div", "qdetail", q.detail));
   const ready = !!(v.screen && v.screen.hash);
+  const send = (what) => answer(v.session.id, q.id, what, box);
   if (q.options && q.options.length) {
-    const opts = $("div", "options");
-    for (const o of q.options) {
-      const b = $("button", "option", o.label);
-      b.type = "button";
-      b.disabled = !ready;
-      b.dataset.label = o.label;
-      b.addEventListener("click", () => answer(v.session.id, q.id, { choose: o.label }, box));
-      opts.append(b);
-    }
-    box.append(opts);
+    box.append(q.multi_select ? choicesForm(q, ready, ticked, send) : optionButtons(q, ready, send));
   }
+  const free = freeForm(q, ready, typed, send);
+  box.append(free);
+  box.append(keyButtons(ready, send));
+  if (resultOf(id, q)) box.append(resultLine(resultOf(id, q)));
+  if (focused) free.querySelector("input").focus();
+}
+
+// optionLabel is an option's label and, when it has one, its description.
+function optionLabel(o) {
+  const parts = [$("span", "olabel", o.label)];
+  if (o.description) parts.push($("span", "odesc", o.description));
+  return parts;
+}
+
+// optionButtons is a button per option: a click chooses it.
+function optionButtons(q, ready, send) {
+  const opts = $("div", "options");
+  for (const o of q.options) {
+    const b = $("button", "option" + (o.description ? " described" : ""));
+    b.append(...optionLabel(o));
+    b.type = "button";
+    b.disabled = !ready;
+    b.dataset.label = o.label;
+    b.addEventListener("click", () => send({ choose: o.label }));
+    opts.append(b);
+  }
+  return opts;
+}
+
+// choicesForm is a check box per option of a question that takes several,
+// and a button that answers with those ticked, in the options' order.
+function choicesForm(q, ready, ticked, send) {
+  const form = $("form", "multi");
+  const boxes = [];
+  const submit = $("button", "submit-choices", "Submit");
+  const update = () => { submit.disabled = !ready || !boxes.some((b) => b.checked); };
+  for (const o of q.options) {
+    const row = $("label", "choice");
+    const box = $("input");
+    box.type = "checkbox";
+    box.value = o.label;
+    box.checked = ticked.has(o.label);
+    box.disabled = !ready;
+    box.dataset.question = q.id;
+    box.dataset.label = o.label;
+    box.addEventListener("change", update);
+    boxes.push(box);
+    const text = $("span", "choice-text");
+    text.append(...optionLabel(o));
+    row.append(box, text);
+    form.append(row);
+  }
+  submit.type = "submit";
+  const bar = $("div", "choices-bar");
+  bar.append(submit, $("span", "quiet", "Tick one or more, then Submit."));
+  form.append(bar);
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const choices = boxes.filter((b) => b.checked).map((b) => b.value);
+    if (choices.length) send({ choices });
+  });
+  update();
+  return form;
+}
+
+// freeForm is the field for a line of text: for a question that takes a text
+// other than its options ("Other"), it says so.
+function freeForm(q, ready, typed, send) {
   const form = $("form", "free");
+  if (q.other) form.append($("span", "other-label", "Other:"));
   const input = $("input");
   input.type = "text";
   input.maxLength = 4096;
-  input.placeholder = "Type an answer, then Enter";
+  input.placeholder = q.other ? "An answer of your own, then Enter" : "Type an answer, then Enter";
   input.autocomplete = "off";
   input.dataset.question = q.id;
   input.value = typed;
-  const send = $("button", "", "Send");
-  send.type = "submit";
-  send.disabled = !ready;
-  form.append(input, send);
+  const button = $("button", "", "Send");
+  button.type = "submit";
+  button.disabled = !ready;
+  form.append(input, button);
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    answer(v.session.id, q.id, { text: input.value }, box);
+    send({ text: input.value });
   });
-  box.append(form);
+  return form;
+}
+
+// keyButtons are buttons for a few keys.
+function keyButtons(ready, send) {
   const keys = $("div", "keys");
   keys.append($("span", "", "Keys:"));
   for (const [label, name] of [["Enter", "enter"], ["Esc", "esc"], ["↑", "up"], ["↓", "down"], ["Ctrl-C", "ctrl-c"]]) {
     const b = $("button", "key", label);
     b.type = "button";
     b.disabled = !ready;
-    b.addEventListener("click", () => answer(v.session.id, q.id, { keys: [name] }, box));
+    b.addEventListener("click", () => send({ keys: [name] }));
     keys.append(b);
   }
-  box.append(keys);
-  if (results.has(q.id)) box.append(resultLine(results.get(q.id)));
-  if (focused) input.focus();
+  return keys;
 }
 
 function closedLine(q) {
@@ -205,7 +282,7 @@ function resultLine(r) {
 async function answer(sessionID, questionID, what, box) {
   const v = views.get(sessionID);
   const body = Object.assign({ session: sessionID, question: questionID, screen_hash: v && v.screen ? v.screen.hash : "" }, what);
-  for (const b of box.querySelectorAll("button")) b.disabled = true;
+  for (const b of box.querySelectorAll("button, input[type=checkbox]")) b.disabled = true;
   let r;
   try {
     const resp = await fetch("/api/answer", {
@@ -225,7 +302,7 @@ async function answer(sessionID, questionID, what, box) {
   } catch (e) {
     r = { ok: false, message: "Not sent: the dashboard cannot be reached (" + e.message + ")" };
   }
-  results.set(questionID, r);
+  results.set(resultKey(sessionID, questionID), r);
   const latest = views.get(sessionID);
   if (latest) {
     const c = cards.get(sessionID);
