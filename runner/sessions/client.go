@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/clai-sh/clai/internal/peer"
 	"github.com/clai-sh/clai/runner/ask"
 )
 
@@ -39,7 +40,7 @@ func NewClient(path string) *Client {
 		if err != nil {
 			return nil, err
 		}
-		if err := checkPeer(c, os.Getuid()); err != nil {
+		if err := peer.Check(c, os.Getuid()); err != nil {
 			_ = c.Close()
 			return nil, fmt.Errorf("session socket %s: %w", path, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clai-sh/clai/internal/peer"
 	"github.com/clai-sh/clai/runner/ask"
 )
 
@@ -348,8 +349,7 @@ func Serve(ln net.Listener, desk ask.Desk, refused func(error)) *Server {
 
 // serveAs serves desk to the processes of uid within lim.
 func serveAs(ln net.Listener, desk ask.Desk, refused func(error), uid int, lim limits) *Server {
-	pl := newPeerListener(ln, uid, lim.conns)
-	pl.refused = refused
+	pl := peer.Listen(ln, uid, lim.conns, refused)
 	s := &Server{
 		api:  newAPI(desk, lim),
 		ln:   pl,

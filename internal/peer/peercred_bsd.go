@@ -1,6 +1,6 @@
 //go:build darwin || freebsd
 
-package sessions
+package peer
 
 import "golang.org/x/sys/unix"
 

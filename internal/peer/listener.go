@@ -1,4 +1,7 @@
-package sessions
+// Package peer serves a Unix socket to the processes of one user only: the
+// kernel tells the uid of the process at the other end of each connection,
+// and a connection from anyone else is closed before a byte of it is read.
+package peer
 
 import (
 	"fmt"
@@ -6,10 +9,9 @@ import (
 	"sync"
 )
 
-// peerListener accepts only connections from processes of uid, and at most
-// cap(slots) at once. A connection from anyone else is closed at once, before
-// a byte of it is read.
-type peerListener struct {
+// Listener accepts only connections from processes of one uid, and at most
+// a fixed number at once.
+type Listener struct {
 	net.Listener
 	uid   int
 	slots chan struct{}
@@ -20,12 +22,14 @@ type peerListener struct {
 	closed    chan struct{}
 }
 
-func newPeerListener(ln net.Listener, uid, conns int) *peerListener {
-	return &peerListener{Listener: ln, uid: uid, slots: make(chan struct{}, conns), closed: make(chan struct{})}
+// Listen wraps ln so that it accepts connections of uid only, at most conns
+// at once. refused, if not nil, is told of each connection refused.
+func Listen(ln net.Listener, uid, conns int, refused func(error)) *Listener {
+	return &Listener{Listener: ln, uid: uid, slots: make(chan struct{}, conns), refused: refused, closed: make(chan struct{})}
 }
 
 // Accept waits for a free slot, then for a connection of the listener's uid.
-func (l *peerListener) Accept() (net.Conn, error) {
+func (l *Listener) Accept() (net.Conn, error) {
 	for {
 		select {
 		case l.slots <- struct{}{}:
@@ -37,7 +41,7 @@ func (l *peerListener) Accept() (net.Conn, error) {
 			<-l.slots
 			return nil, err
 		}
-		if err := checkPeer(c, l.uid); err != nil {
+		if err := Check(c, l.uid); err != nil {
 			_ = c.Close()
 			<-l.slots
 			if l.refused != nil {
@@ -50,7 +54,7 @@ func (l *peerListener) Accept() (net.Conn, error) {
 }
 
 // Close stops the listener; an Accept waiting for a slot returns.
-func (l *peerListener) Close() error {
+func (l *Listener) Close() error {
 	l.closeOnce.Do(func() { close(l.closed) })
 	return l.Listener.Close()
 }
@@ -68,8 +72,8 @@ func (c *slotConn) Close() error {
 	return err
 }
 
-// checkPeer checks that the process at the other end of c runs as uid.
-func checkPeer(c net.Conn, uid int) error {
+// Check checks that the process at the other end of c runs as uid.
+func Check(c net.Conn, uid int) error {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
 		return fmt.Errorf("a %T is no Unix socket connection", c)

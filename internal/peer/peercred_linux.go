@@ -1,4 +1,4 @@
-package sessions
+package peer
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin && !freebsd
 
-package sessions
+package peer
 
 import (
 	"fmt"
