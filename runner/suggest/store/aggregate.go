@@ -1,0 +1,170 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Import adds command events as they are, without learning from them: a bulk
+// load, after which RebuildAggregates learns from all of them at once.
+func (s *Store) Import(ctx context.Context, events []Event) error {
+	return s.write(ctx, func(a *applyTx) error {
+		for i := range events {
+			e := &events[i]
+			if e.Kind != Command {
+				continue
+			}
+			if err := a.exec(ctx, `INSERT INTO command_events(session_id, ts_ms, cwd, repo_key, cmd, template, exit_code, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				e.Session, e.At.UnixMilli(), e.Cwd, e.RepoKey, e.Cmd, e.Template, e.Exit, durationMS(e.Duration)); err != nil {
+				return fmt.Errorf("command event: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// transitionKey names a transition in a scope.
+type transitionKey struct{ scope, prev, next string }
+
+// scoreKey names a template in a scope.
+type scoreKey struct{ scope, template string }
+
+// aggregate is a command's score as a rebuild computes it.
+type aggregate struct {
+	rank    float64
+	count   int64
+	last    int64
+	lastCmd string
+}
+
+// tally is what a rebuild learns from the events, in memory.
+type tally struct {
+	transitions map[transitionKey]*aggregate
+	scores      map[scoreKey]*aggregate
+	bySession   map[string]last
+	byRepo      map[string]last
+}
+
+// RebuildAggregates recomputes the transitions and the scores from the
+// command events alone, as if each had been learnt from as it came, in the
+// order of their times.
+func (s *Store) RebuildAggregates(ctx context.Context) error {
+	t, err := s.tally(ctx)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(a *applyTx) error {
+		for _, q := range []string{`DELETE FROM transitions`, `DELETE FROM command_scores`} {
+			if err := a.exec(ctx, q); err != nil {
+				return fmt.Errorf("rebuild: %w", err)
+			}
+		}
+		for k, v := range t.transitions {
+			if err := a.exec(ctx, upsertTransition, k.scope, k.prev, k.next, v.count, v.last); err != nil {
+				return fmt.Errorf("rebuild: transition: %w", err)
+			}
+		}
+		for k, v := range t.scores {
+			if err := a.exec(ctx, upsertScore, k.scope, k.template, v.rank, v.count, v.last, v.lastCmd); err != nil {
+				return fmt.Errorf("rebuild: score: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// tally reads every command event in order and learns from it in memory.
+func (s *Store) tally(ctx context.Context) (*tally, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT session_id, ts_ms, repo_key, cmd, template FROM command_events ORDER BY ts_ms, id`)
+	if err != nil {
+		return nil, fmt.Errorf("database %s: rebuild: %w", s.path, err)
+	}
+	defer rows.Close()
+	t := &tally{
+		transitions: map[transitionKey]*aggregate{},
+		scores:      map[scoreKey]*aggregate{},
+		bySession:   map[string]last{},
+		byRepo:      map[string]last{},
+	}
+	for rows.Next() {
+		var session, repo, cmd, template string
+		var at int64
+		if err := rows.Scan(&session, &at, &repo, &cmd, &template); err != nil {
+			return nil, fmt.Errorf("database %s: rebuild: %w", s.path, err)
+		}
+		s.learn(t, session, repo, cmd, template, at)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("database %s: rebuild: %w", s.path, err)
+	}
+	return t, nil
+}
+
+// learn is what Apply learns from one command, in memory: the same previous
+// command, transitions and scores.
+func (s *Store) learn(t *tally, session, repo, cmd, template string, at int64) {
+	prev, ok := t.bySession[session]
+	if !ok && repo != "" {
+		prev, ok = t.byRepo[repo]
+		ok = ok && at-prev.at <= s.opt.RepoWindow.Milliseconds()
+	}
+	for _, scope := range scopes(repo) {
+		if ok {
+			k := transitionKey{scope, prev.template, template}
+			tr := t.transitions[k]
+			if tr == nil {
+				tr = &aggregate{}
+				t.transitions[k] = tr
+			}
+			tr.count++
+			tr.last = max(tr.last, at)
+		}
+		k := scoreKey{scope, template}
+		sc := t.scores[k]
+		if sc == nil {
+			t.scores[k] = &aggregate{rank: s.rankAt(at), count: 1, last: at, lastCmd: cmd}
+			continue
+		}
+		sc.rank, sc.count, sc.last, sc.lastCmd = s.bump(sc.rank, at), sc.count+1, at, cmd
+	}
+	l := last{template: template, at: at}
+	t.bySession[session] = l
+	if repo != "" {
+		t.byRepo[repo] = l
+	}
+}
+
+// Purged counts the rows a purge removed.
+type Purged struct {
+	Events, Sessions, Transitions, Scores, Tasks int64
+}
+
+// Purge removes what is older than before: command events, sessions last
+// heard of, and the transitions, scores and tasks last seen before it.
+func (s *Store) Purge(ctx context.Context, before time.Time) (Purged, error) {
+	var p Purged
+	cut := before.UnixMilli()
+	err := s.write(ctx, func(a *applyTx) error {
+		for _, d := range []struct {
+			q string
+			n *int64
+		}{
+			{`DELETE FROM command_events WHERE ts_ms < ?`, &p.Events},
+			{`DELETE FROM sessions WHERE last_ms < ?`, &p.Sessions},
+			{`DELETE FROM transitions WHERE last_ms < ?`, &p.Transitions},
+			{`DELETE FROM command_scores WHERE last_ms < ?`, &p.Scores},
+			{`DELETE FROM project_tasks WHERE updated_ms < ?`, &p.Tasks},
+		} {
+			res, err := a.tx.ExecContext(ctx, d.q, cut)
+			if err != nil {
+				return fmt.Errorf("purge: %w", err)
+			}
+			if *d.n, err = res.RowsAffected(); err != nil {
+				return fmt.Errorf("purge: %w", err)
+			}
+		}
+		return nil
+	})
+	return p, err
+}

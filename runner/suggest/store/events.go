@@ -1,0 +1,226 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Kind tells what an event is.
+type Kind int
+
+// The kinds of events.
+const (
+	// Command is a command a shell ran.
+	Command Kind = iota
+	// SessionStart is a shell that started.
+	SessionStart
+	// SessionEnd is a shell that ended.
+	SessionEnd
+)
+
+// Event is what a shell told of, understood: for a command, its template and
+// the repository it ran in.
+type Event struct {
+	Kind    Kind
+	Session string
+	Shell   string
+	PID     int
+	At      time.Time
+	Cwd     string
+	// RepoKey names the repository the command ran in, "" outside one.
+	RepoKey string
+	Cmd     string
+	// Template is the command with its variable parts made slots.
+	Template string
+	Exit     int
+	// Duration is how long the command ran, negative when unknown.
+	Duration time.Duration
+}
+
+// globalScope is the scope of what is learnt across all repositories.
+const globalScope = ""
+
+// last is a command as the one before the next: its template and time.
+type last struct {
+	template string
+	at       int64
+}
+
+// applyTx is a write transaction with the statements events need.
+type applyTx struct {
+	s  *Store
+	tx *sql.Tx
+	st map[string]*sql.Stmt
+}
+
+// stmt prepares q once in the transaction.
+func (a *applyTx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st, ok := a.st[q]; ok {
+		return st, nil
+	}
+	st, err := a.tx.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	a.st[q] = st
+	return st, nil
+}
+
+// exec runs q with args.
+func (a *applyTx) exec(ctx context.Context, q string, args ...any) error {
+	st, err := a.stmt(ctx, q)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(ctx, args...)
+	return err
+}
+
+// Apply records events in one transaction: the sessions, the commands, and
+// what they teach (transitions and scores). Events are taken in order.
+func (s *Store) Apply(ctx context.Context, events []Event) error {
+	return s.write(ctx, func(a *applyTx) error {
+		for i := range events {
+			if err := a.apply(ctx, &events[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// write runs f in a write transaction.
+func (s *Store) write(ctx context.Context, f func(*applyTx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("database %s: %w", s.path, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	a := &applyTx{s: s, tx: tx, st: map[string]*sql.Stmt{}}
+	if err := f(a); err != nil {
+		return fmt.Errorf("database %s: %w", s.path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("database %s: commit: %w", s.path, err)
+	}
+	return nil
+}
+
+func (a *applyTx) apply(ctx context.Context, e *Event) error {
+	at := e.At.UnixMilli()
+	if err := a.exec(ctx, `INSERT INTO sessions(id, shell, pid, started_ms, last_ms) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET
+			shell = CASE excluded.shell WHEN '' THEN shell ELSE excluded.shell END,
+			pid = CASE excluded.pid WHEN 0 THEN pid ELSE excluded.pid END,
+			started_ms = min(started_ms, excluded.started_ms),
+			last_ms = max(last_ms, excluded.last_ms)`,
+		e.Session, e.Shell, e.PID, at, at); err != nil {
+		return fmt.Errorf("session %q: %w", e.Session, err)
+	}
+	switch e.Kind {
+	case SessionEnd:
+		if err := a.exec(ctx, `UPDATE sessions SET ended_ms = ? WHERE id = ?`, at, e.Session); err != nil {
+			return fmt.Errorf("session %q: %w", e.Session, err)
+		}
+	case Command:
+		return a.command(ctx, e, at)
+	}
+	return nil
+}
+
+// command records a command and learns from it.
+func (a *applyTx) command(ctx context.Context, e *Event, at int64) error {
+	prev, ok, err := a.previous(ctx, e, at)
+	if err != nil {
+		return err
+	}
+	if err := a.exec(ctx, `INSERT INTO command_events(session_id, ts_ms, cwd, repo_key, cmd, template, exit_code, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Session, at, e.Cwd, e.RepoKey, e.Cmd, e.Template, e.Exit, durationMS(e.Duration)); err != nil {
+		return fmt.Errorf("command event: %w", err)
+	}
+	for _, scope := range scopes(e.RepoKey) {
+		if ok {
+			if err := a.exec(ctx, upsertTransition, scope, prev.template, e.Template, 1, at); err != nil {
+				return fmt.Errorf("transition: %w", err)
+			}
+		}
+		if err := a.score(ctx, scope, e, at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const upsertTransition = `INSERT INTO transitions(scope, prev_template, next_template, count, last_ms) VALUES (?, ?, ?, ?, ?)
+	ON CONFLICT(scope, prev_template, next_template) DO UPDATE SET count = count + excluded.count, last_ms = max(last_ms, excluded.last_ms)`
+
+// score bumps the decayed score of e's template in scope.
+func (a *applyTx) score(ctx context.Context, scope string, e *Event, at int64) error {
+	st, err := a.stmt(ctx, `SELECT rank FROM command_scores WHERE scope = ? AND template = ?`)
+	if err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	rank := a.s.rankAt(at)
+	var r float64
+	switch err := st.QueryRowContext(ctx, scope, e.Template).Scan(&r); err {
+	case nil:
+		rank = a.s.bump(r, at)
+	case sql.ErrNoRows:
+	default:
+		return fmt.Errorf("score: %w", err)
+	}
+	if err := a.exec(ctx, upsertScore, scope, e.Template, rank, 1, at, e.Cmd); err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	return nil
+}
+
+const upsertScore = `INSERT INTO command_scores(scope, template, rank, count, last_ms, last_cmd) VALUES (?, ?, ?, ?, ?, ?)
+	ON CONFLICT(scope, template) DO UPDATE SET rank = excluded.rank, count = count + excluded.count,
+		last_cmd = CASE WHEN excluded.last_ms >= last_ms THEN excluded.last_cmd ELSE last_cmd END,
+		last_ms = max(last_ms, excluded.last_ms)`
+
+// previous is the command before e: the last one of its session, else the
+// last one in its repository within the repository window.
+func (a *applyTx) previous(ctx context.Context, e *Event, at int64) (last, bool, error) {
+	p, ok, err := a.lastWhere(ctx, `SELECT template, ts_ms FROM command_events WHERE session_id = ? AND ts_ms <= ? ORDER BY ts_ms DESC, id DESC LIMIT 1`, e.Session, at)
+	if err != nil || ok || e.RepoKey == "" {
+		return p, ok, err
+	}
+	return a.lastWhere(ctx, `SELECT template, ts_ms FROM command_events WHERE repo_key = ? AND ts_ms <= ? AND ts_ms >= ? ORDER BY ts_ms DESC, id DESC LIMIT 1`,
+		e.RepoKey, at, at-a.s.opt.RepoWindow.Milliseconds())
+}
+
+func (a *applyTx) lastWhere(ctx context.Context, q string, args ...any) (last, bool, error) {
+	st, err := a.stmt(ctx, q)
+	if err != nil {
+		return last{}, false, fmt.Errorf("previous command: %w", err)
+	}
+	var l last
+	switch err := st.QueryRowContext(ctx, args...).Scan(&l.template, &l.at); err {
+	case nil:
+		return l, true, nil
+	case sql.ErrNoRows:
+		return last{}, false, nil
+	default:
+		return last{}, false, fmt.Errorf("previous command: %w", err)
+	}
+}
+
+// scopes are the scopes a command in repoKey teaches: the global one, and its
+// repository's.
+func scopes(repoKey string) []string {
+	if repoKey == "" {
+		return []string{globalScope}
+	}
+	return []string{globalScope, repoKey}
+}
+
+func durationMS(d time.Duration) int64 {
+	if d < 0 {
+		return -1
+	}
+	return d.Milliseconds()
+}

@@ -1,0 +1,204 @@
+// Package store keeps the suggestion engine's memory in SQLite: the shell
+// sessions, every command run in them, and what is learnt from those
+// commands (transitions from one command to the next, decayed frequencies,
+// the projects' tasks). The database is in WAL mode, so that the daemon's
+// queries read while its one writer writes.
+//
+// Open migrates the schema forward; the caller holds the daemon's lock while
+// it does, so that two processes never migrate at once.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver
+)
+
+// Defaults of Options.
+const (
+	DefaultHalfLife   = 14 * 24 * time.Hour
+	DefaultRepoWindow = 5 * time.Minute
+	DefaultRetention  = 90 * 24 * time.Hour
+)
+
+// busyTimeout is how long a statement waits for a lock another connection
+// holds before it fails.
+const busyTimeout = 5 * time.Second
+
+// Options tune what the store learns.
+type Options struct {
+	// HalfLife is the time in which a command's score halves; zero is
+	// DefaultHalfLife.
+	HalfLife time.Duration
+	// RepoWindow is how recent the last command in the same repository must
+	// be to count as the previous one of a command that has none in its own
+	// session; zero is DefaultRepoWindow.
+	RepoWindow time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.HalfLife <= 0 {
+		o.HalfLife = DefaultHalfLife
+	}
+	if o.RepoWindow <= 0 {
+		o.RepoWindow = DefaultRepoWindow
+	}
+	return o
+}
+
+// Store is the database of the suggestion engine. Its methods are safe for
+// concurrent use; the writes come from one goroutine, a Writer's.
+type Store struct {
+	db   *sql.DB
+	path string
+	opt  Options
+}
+
+// ErrNewerSchema is the error of a database written by a newer clai.
+var ErrNewerSchema = errors.New("database schema is newer than this clai")
+
+// Open opens the database at path, making it and its folder (0700) if
+// missing, and migrates its schema forward. A database of a newer schema than
+// this build knows is refused with ErrNewerSchema.
+func Open(ctx context.Context, path string, opt Options) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("database folder: %w", err)
+	}
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, opt: opt.withDefaults()}
+	if err := s.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("database %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// dsn is the driver's name of the database at path: WAL mode, a busy
+// timeout, transactions that take the write lock as they begin (so that two
+// writers never deadlock upgrading a read lock), and synchronous=NORMAL, which
+// WAL keeps consistent through a crash.
+func dsn(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the database's file.
+func (s *Store) Path() string { return s.path }
+
+// migrate brings the schema to this build's version, one step a transaction.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("database %s: %w", s.path, err)
+	}
+	have, err := s.version(ctx)
+	if err != nil {
+		return err
+	}
+	if have > len(migrations) {
+		return fmt.Errorf("database %s has schema version %d and this clai knows up to %d: %w; run a newer clai, or move the database away to start afresh", s.path, have, len(migrations), ErrNewerSchema)
+	}
+	for v := have + 1; v <= len(migrations); v++ {
+		if err := s.step(ctx, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// version is the schema version the database has, 0 when new.
+func (s *Store) version(ctx context.Context) (int, error) {
+	var v sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("database %s: schema version: %w", s.path, err)
+	}
+	return int(v.Int64), nil
+}
+
+// step applies migration v and records it, in one transaction.
+func (s *Store) step(ctx context.Context, v int) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("database %s: migration %d: %w", s.path, v, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, migrations[v-1]); err != nil {
+		return fmt.Errorf("database %s: migration %d: %w", s.path, v, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, applied_ms) VALUES (?, ?)`, v, time.Now().UnixMilli()); err != nil {
+		return fmt.Errorf("database %s: migration %d: %w", s.path, v, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("database %s: migration %d: %w", s.path, v, err)
+	}
+	return nil
+}
+
+// Migrations lists the schema versions the database went through, oldest
+// first, with the time each was applied.
+func (s *Store) Migrations(ctx context.Context) ([]Migration, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT version, applied_ms FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		return nil, fmt.Errorf("schema migrations: %w", err)
+	}
+	defer rows.Close()
+	var ms []Migration
+	for rows.Next() {
+		var m Migration
+		var at int64
+		if err := rows.Scan(&m.Version, &at); err != nil {
+			return nil, fmt.Errorf("schema migrations: %w", err)
+		}
+		m.Applied = time.UnixMilli(at)
+		ms = append(ms, m)
+	}
+	return ms, rows.Err()
+}
+
+// Migration is one schema step applied to the database.
+type Migration struct {
+	Version int
+	Applied time.Time
+}
+
+// rankAt is the rank of a score of 1 at t: a command's rank is
+// log2(score) + t/HalfLife, a number that does not change as time passes, so
+// that the index on it orders commands by their decayed score at any time.
+func (s *Store) rankAt(t int64) float64 {
+	return float64(t) / float64(s.opt.HalfLife.Milliseconds())
+}
+
+// bump is the rank of a command of rank r run once more at t.
+func (s *Store) bump(r float64, t int64) float64 {
+	now := s.rankAt(t)
+	return now + math.Log2(math.Exp2(r-now)+1)
+}
+
+// decayed is the score at t of a command of rank r.
+func (s *Store) decayed(r float64, t int64) float64 {
+	return math.Exp2(r - s.rankAt(t))
+}
+
+// errWriterClosed is the error of a write asked of a closed writer.
+var errWriterClosed = errors.New("the store's writer is closed")

@@ -1,0 +1,166 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clai-sh/clai/runner/suggest/store"
+)
+
+// fakeClock is a clock that moves only when told; each After it is asked
+// for is reported on waits.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []fakeTimer
+	waits  chan time.Duration
+}
+
+type fakeTimer struct {
+	at time.Time
+	c  chan time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: t0, waits: make(chan time.Duration, 16)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	ch := make(chan time.Time, 1)
+	c.timers = append(c.timers, fakeTimer{at: c.now.Add(d), c: ch})
+	c.mu.Unlock()
+	c.waits <- d
+	return ch
+}
+
+// Advance moves the clock on by d and fires the timers due.
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	kept := c.timers[:0]
+	for _, t := range c.timers {
+		if t.at.After(c.now) {
+			kept = append(kept, t)
+			continue
+		}
+		t.c <- c.now
+	}
+	c.timers = kept
+}
+
+// batches is what a writer committed, batch by batch.
+type batches chan int
+
+func (b batches) committed(t *testing.T) func(int, error) {
+	return func(n int, err error) {
+		if err != nil {
+			t.Errorf("commit of %d events: %v", n, err)
+		}
+		b <- n
+	}
+}
+
+func (b batches) next(t *testing.T) int {
+	t.Helper()
+	select {
+	case n := <-b:
+		return n
+	case <-t.Context().Done():
+		t.Fatal("no batch committed")
+		return 0
+	}
+}
+
+func TestWriterCommitsAFullBatchAtOnce(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	clock, got := newFakeClock(), make(batches, 16)
+	w := store.NewWriter(s, store.WriterOptions{Clock: clock, Committed: got.committed(t)})
+	defer w.Close()
+	for i := range 250 {
+		if !w.Add(cmd("a", "r", "make test", time.Duration(i)*time.Millisecond)) {
+			t.Fatal("an event was dropped")
+		}
+	}
+	// The clock never moves: only the batch size commits.
+	for range 2 {
+		if n := got.next(t); n != store.DefaultBatchSize {
+			t.Fatalf("a batch of %d events, want %d", n, store.DefaultBatchSize)
+		}
+	}
+	c, err := s.Count(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Events < 2*store.DefaultBatchSize {
+		t.Fatalf("%d events stored after two batches", c.Events)
+	}
+	w.Close()
+	if n := got.next(t); n != 50 {
+		t.Fatalf("Close committed %d events, want the 50 left", n)
+	}
+}
+
+func TestWriterCommitsAfterTheBatchDelay(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	clock, got := newFakeClock(), make(batches, 16)
+	w := store.NewWriter(s, store.WriterOptions{Clock: clock, Committed: got.committed(t)})
+	defer w.Close()
+	w.Add(cmd("a", "r", "git pull", 0))
+	d := <-clock.waits
+	if d < 25*time.Millisecond || d > 50*time.Millisecond {
+		t.Fatalf("batch delay %v, want 25–50ms", d)
+	}
+	clock.Advance(d - time.Millisecond)
+	w.Add(cmd("a", "r", "make test", time.Second))
+	// The second event joins the first one's batch, which is due at d.
+	if err := w.Do(t.Context(), func(context.Context) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n := got.next(t); n != 2 {
+		t.Fatalf("the batch before a job held %d events, want 2", n)
+	}
+	w.Add(cmd("a", "r", "make lint", 2*time.Second))
+	d = <-clock.waits
+	clock.Advance(d)
+	if n := got.next(t); n != 1 {
+		t.Fatalf("the batch after the delay held %d events, want 1", n)
+	}
+	ts, err := s.Transitions(t.Context(), "r", "make test", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 1 || ts[0].Next != "make lint" {
+		t.Fatalf("transitions from make test %+v, want make lint", ts)
+	}
+}
+
+func TestWriterDropsWhenItsQueueIsFull(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	w := store.NewWriter(s, store.WriterOptions{Queue: 1, Clock: newFakeClock(), BatchSize: 1000})
+	block := make(chan struct{})
+	started := make(chan struct{})
+	go func() {
+		_ = w.Do(context.Background(), func(context.Context) error { close(started); <-block; return nil })
+	}()
+	<-started
+	// The writer is busy: one event waits, the rest are dropped.
+	for i := range 10 {
+		w.Add(cmd("a", "r", "ls", time.Duration(i)))
+	}
+	if got := w.Dropped(); got != 9 {
+		t.Fatalf("dropped %d events, want 9", got)
+	}
+	close(block)
+	w.Close()
+}
