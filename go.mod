@@ -11,6 +11,7 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/expr-lang/expr v1.17.8
 	github.com/goccy/go-yaml v1.19.2
+	github.com/gofrs/flock v0.13.2
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
 	github.com/nicholas-fedor/shoutrrr v0.13.2
 	github.com/rogpeppe/go-internal v1.16.0

@@ -1,0 +1,114 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/clai-sh/clai/internal/peer"
+)
+
+// ErrNotRunning is the error of a client whose daemon does not answer: no
+// socket, or nobody serving it.
+var ErrNotRunning = errors.New("the suggestion daemon is not running")
+
+// Client talks to the daemon on its socket.
+type Client struct {
+	socket string
+	http   *http.Client
+}
+
+// clientTimeout bounds a whole request of a client.
+const clientTimeout = 10 * time.Second
+
+// NewClient returns a client of the daemon whose socket is at socket. It
+// talks only to a daemon of this user.
+func NewClient(socket string) *Client {
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "unix", socket)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
+				return nil, ErrNotRunning
+			}
+			return nil, err
+		}
+		if err := peer.Check(c, os.Getuid()); err != nil {
+			_ = c.Close()
+			return nil, fmt.Errorf("daemon socket %s: %w", socket, err)
+		}
+		return c, nil
+	}
+	return &Client{socket: socket, http: &http.Client{
+		Timeout:   clientTimeout,
+		Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true},
+	}}
+}
+
+// Suggest asks the daemon for the next commands of a shell.
+func (c *Client) Suggest(ctx context.Context, req SuggestRequest) (SuggestReply, error) {
+	var reply SuggestReply
+	body, err := json.Marshal(req)
+	if err != nil {
+		return reply, err
+	}
+	err = c.do(ctx, http.MethodPost, "/suggest", "application/json", bytes.NewReader(body), &reply)
+	return reply, err
+}
+
+// Health asks the daemon how it is.
+func (c *Client) Health(ctx context.Context) (Health, error) {
+	var h Health
+	err := c.do(ctx, http.MethodGet, "/healthz", "", nil, &h)
+	return h, err
+}
+
+// Ingest sends events as NDJSON lines and returns what the daemon took.
+func (c *Client) Ingest(ctx context.Context, ndjson []byte) (accepted, skipped int, err error) {
+	var r ingestReply
+	err = c.do(ctx, http.MethodPost, "/ingest", "application/x-ndjson", bytes.NewReader(ndjson), &r)
+	return r.Accepted, r.Skipped, err
+}
+
+// Get reads a GET path of the daemon's (a /debug/ one) into v.
+func (c *Client) Get(ctx context.Context, path string, v any) error {
+	return c.do(ctx, http.MethodGet, path, "", nil, v)
+}
+
+func (c *Client) do(ctx context.Context, method, path, ctype string, body io.Reader, v any) error {
+	req, err := http.NewRequestWithContext(ctx, method, "http://clai-daemon"+path, body)
+	if err != nil {
+		return err
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if errors.Is(err, ErrNotRunning) {
+			return fmt.Errorf("%w (no one serves %s)", ErrNotRunning, c.socket)
+		}
+		return fmt.Errorf("daemon %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return fmt.Errorf("daemon %s %s: %w", method, path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("daemon %s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(data))
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("daemon %s %s: %w", method, path, err)
+	}
+	return nil
+}

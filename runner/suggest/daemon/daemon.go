@@ -1,0 +1,310 @@
+// Package daemon is the suggestion engine's server, one per user: it takes
+// the shell hooks' events over a Unix socket, learns from them in the store,
+// and answers what to run next.
+//
+// A file lock beside the socket makes it the only daemon of that socket and
+// the only process that migrates the database; the socket serves HTTP to the
+// processes of its user only:
+//
+//	GET  /healthz            the daemon's state
+//	POST /ingest             events, one JSON object a line
+//	POST /suggest            the next commands for a shell
+//	GET  /debug/scores       what is learnt, as JSON: decayed frequencies,
+//	GET  /debug/transitions  transitions,
+//	GET  /debug/tasks        and the project tasks
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/clai-sh/clai/internal/peer"
+	"github.com/clai-sh/clai/runner/suggest/store"
+)
+
+// Defaults of Config.
+const (
+	DefaultRetention  = store.DefaultRetention
+	DefaultPurgeEvery = time.Hour
+)
+
+// maxConns is how many connections the daemon serves at once; more wait.
+const maxConns = 64
+
+// Understander tells what the daemon needs to know of a command and of the
+// folder it ran in.
+type Understander interface {
+	// Template is cmd normalised: its variable parts made slots.
+	Template(cmd string) string
+	// Repo is the repository cwd is in: its key and its root folder, both ""
+	// outside one.
+	Repo(cwd string) (key, root string)
+	// Tasks are the project tasks defined in the folder root.
+	Tasks(root string) ([]store.Task, error)
+}
+
+// Ranker ranks what the store knows into suggestions, the best first, at
+// most limit of them.
+type Ranker interface {
+	Rank(ev Evidence, limit int) []Suggestion
+}
+
+// Config is how a daemon runs.
+type Config struct {
+	// Socket is the path of the daemon's Unix socket. Its lock file is
+	// beside it, and the session files in its folder.
+	Socket string
+	// Database is the path of the SQLite database.
+	Database string
+	// Retention is how long command events are kept (DefaultRetention when
+	// zero); PurgeEvery how often the older ones are purged
+	// (DefaultPurgeEvery when zero).
+	Retention, PurgeEvery time.Duration
+	// RebuildAggregates recomputes what is learnt from the events kept,
+	// before serving.
+	RebuildAggregates bool
+	// Store tunes the learning.
+	Store store.Options
+	// Understander and Ranker are required.
+	Understander Understander
+	Ranker       Ranker
+	// Clock is the daemon's time; nil is the wall clock.
+	Clock store.Clock
+	// Log receives the daemon's messages, one a line; nil discards them.
+	Log io.Writer
+}
+
+// ErrAlreadyRunning is the error of a daemon started while another one holds
+// the lock.
+var ErrAlreadyRunning = errors.New("daemon already running")
+
+// LockPath is the path of the lock file of the daemon of socket: the
+// socket's path with the extension .lock.
+func LockPath(socket string) string {
+	return strings.TrimSuffix(socket, filepath.Ext(socket)) + ".lock"
+}
+
+// Run runs the daemon until ctx ends. It takes the lock (a daemon already
+// running is ErrAlreadyRunning), migrates the database, removes a stale
+// socket, then serves.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Understander == nil || cfg.Ranker == nil {
+		return errors.New("daemon: an Understander and a Ranker are required")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = store.SystemClock{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	cfg.Log = &syncWriter{w: cfg.Log}
+	if cfg.Retention <= 0 {
+		cfg.Retention = DefaultRetention
+	}
+	if cfg.PurgeEvery <= 0 {
+		cfg.PurgeEvery = DefaultPurgeEvery
+	}
+	if err := os.MkdirAll(filepath.Dir(cfg.Socket), 0o700); err != nil {
+		return fmt.Errorf("daemon socket folder: %w", err)
+	}
+	lock, err := takeLock(cfg.Socket)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = lock.Unlock() }()
+	st, err := store.Open(ctx, cfg.Database, cfg.Store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if cfg.RebuildAggregates {
+		if err := st.RebuildAggregates(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintf(cfg.Log, "clai daemon: rebuilt the transitions and scores from the events of %s\n", cfg.Database)
+	}
+	ln, err := listen(cfg.Socket)
+	if err != nil {
+		return err
+	}
+	d := newServer(cfg, st)
+	defer d.close()
+	return d.serve(ctx, ln)
+}
+
+// takeLock takes the daemon's lock beside socket, and writes this process's
+// id in it for the message of a second daemon.
+func takeLock(socket string) (*flock.Flock, error) {
+	path := LockPath(socket)
+	lock := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	ok, err := lock.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("daemon lock %s: %w", path, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w%s (its lock is %s); it serves %s", ErrAlreadyRunning, holder(path), path, socket)
+	}
+	_ = os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	return lock, nil
+}
+
+// holder names the process that holds the lock at path, as it wrote itself
+// there, or "".
+func holder(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) > 32 {
+		return ""
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" as process %d", pid)
+}
+
+// listen binds the socket, removing a stale one first: the lock is held, so
+// no other daemon serves it.
+func listen(socket string) (net.Listener, error) {
+	if err := os.Remove(socket); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("stale daemon socket: %w", err)
+	}
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		return nil, fmt.Errorf("daemon socket: %w", err)
+	}
+	if err := os.Chmod(socket, 0o600); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("daemon socket: %w", err)
+	}
+	return ln, nil
+}
+
+// server is a running daemon.
+type server struct {
+	cfg    Config
+	store  *store.Store
+	writer *store.Writer
+	tasks  *taskCache
+	start  time.Time
+
+	// What ingest skipped: lines too long, lines it could not read, lines of
+	// a newer version; and the events it took.
+	tooLong, bad, newer, accepted atomic.Int64
+}
+
+func newServer(cfg Config, st *store.Store) *server {
+	d := &server{cfg: cfg, store: st, start: cfg.Clock.Now()}
+	d.writer = store.NewWriter(st, store.WriterOptions{Clock: cfg.Clock, Committed: d.committed})
+	d.tasks = newTaskCache(cfg.Clock)
+	return d
+}
+
+// committed logs a batch that failed.
+func (d *server) committed(n int, err error) {
+	if err != nil {
+		d.logf("%d events lost: %v", n, err)
+	}
+}
+
+// logf writes one message of the daemon.
+func (d *server) logf(format string, args ...any) {
+	fmt.Fprintf(d.cfg.Log, "clai daemon: "+format+"\n", args...)
+}
+
+// syncWriter serialises the writes of the daemon's goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// close commits what is queued.
+func (d *server) close() { d.writer.Close() }
+
+// HTTP bounds: a slow client is cut off, a body is bounded.
+const (
+	readHeaderTimeout = 2 * time.Second
+	readTimeout       = 10 * time.Second
+	writeTimeout      = 10 * time.Second
+	idleTimeout       = 30 * time.Second
+	maxHeaderBytes    = 16 << 10
+)
+
+// serve serves ln until ctx ends, purging on the side.
+func (d *server) serve(ctx context.Context, ln net.Listener) error {
+	pl := peer.Listen(ln, os.Getuid(), maxConns, func(err error) {
+		d.logf("connection refused: %v", err)
+	})
+	srv := &http.Server{
+		Handler:           d.routes(),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(pl) }()
+	purged := make(chan struct{})
+	go func() { defer close(purged); d.purgeLoop(ctx) }()
+	d.logf("serving on %s (database %s)", d.cfg.Socket, d.cfg.Database)
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+		err = fmt.Errorf("daemon socket: %w", err)
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shut)
+	<-purged
+	_ = os.Remove(d.cfg.Socket)
+	return err
+}
+
+// purgeLoop purges what is older than the retention now, then every
+// PurgeEvery, until ctx ends.
+func (d *server) purgeLoop(ctx context.Context) {
+	for {
+		if err := d.purge(ctx); err != nil && ctx.Err() == nil {
+			d.logf("purge: %v", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.cfg.Clock.After(d.cfg.PurgeEvery):
+		}
+	}
+}
+
+// purge removes what is older than the retention, through the writer.
+func (d *server) purge(ctx context.Context) error {
+	before := d.cfg.Clock.Now().Add(-d.cfg.Retention)
+	return d.writer.Do(ctx, func(ctx context.Context) error {
+		p, err := d.store.Purge(ctx, before)
+		if err == nil && p != (store.Purged{}) {
+			d.logf("purged %d events, %d sessions, %d transitions, %d scores and %d tasks older than %s",
+				p.Events, p.Sessions, p.Transitions, p.Scores, p.Tasks, before.Format(time.DateOnly))
+		}
+		return err
+	})
+}

@@ -1,0 +1,461 @@
+package daemon_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clai-sh/clai/runner/suggest/daemon"
+	"github.com/clai-sh/clai/runner/suggest/store"
+)
+
+// understander is the tests' Understander: a command is its own template
+// but for a trailing message, folders under /repo/NAME are repository NAME,
+// and each repository has the tasks of tasks.
+type understander struct {
+	mu    sync.Mutex
+	tasks map[string][]store.Task
+	reads int
+}
+
+func (u *understander) Template(cmd string) string {
+	if i := strings.Index(cmd, " -m "); i >= 0 {
+		return cmd[:i] + " -m <msg>"
+	}
+	return cmd
+}
+
+func (u *understander) Repo(cwd string) (string, string) {
+	rest, ok := strings.CutPrefix(cwd, "/repo/")
+	if !ok {
+		return "", ""
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	return "key-" + name, "/repo/" + name
+}
+
+func (u *understander) Tasks(root string) ([]store.Task, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.reads++
+	return u.tasks[root], nil
+}
+
+// recorder is the tests' Ranker: it keeps the evidence it was given and
+// suggests the repository's transitions, then the global ones.
+type recorder struct {
+	mu   sync.Mutex
+	last daemon.Evidence
+}
+
+func (r *recorder) Rank(ev daemon.Evidence, limit int) []daemon.Suggestion {
+	r.mu.Lock()
+	r.last = ev
+	r.mu.Unlock()
+	var out []daemon.Suggestion
+	for _, t := range append(slices.Clone(ev.RepoTransitions), ev.GlobalTransitions...) {
+		out = append(out, daemon.Suggestion{Command: t.LastCmd, Template: t.Next, Score: float64(t.Count), Reasons: []string{fmt.Sprintf("after %s (%d×)", ev.Prev, t.Count)}})
+	}
+	return out[:min(limit, len(out))]
+}
+
+func (r *recorder) evidence() daemon.Evidence {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
+}
+
+// logLines is a daemon's log as a channel of lines.
+type logLines chan string
+
+func (l logLines) Write(p []byte) (int, error) {
+	for line := range strings.SplitSeq(strings.TrimSuffix(string(p), "\n"), "\n") {
+		l <- line
+	}
+	return len(p), nil
+}
+
+// waitFor returns the first line of the log that contains s.
+func (l logLines) waitFor(t *testing.T, s string) string {
+	t.Helper()
+	for {
+		select {
+		case line := <-l:
+			if strings.Contains(line, s) {
+				return line
+			}
+		case <-t.Context().Done():
+			t.Fatalf("the daemon never logged %q", s)
+		}
+	}
+}
+
+// running is a daemon run by a test.
+type running struct {
+	cfg    daemon.Config
+	log    logLines
+	client *daemon.Client
+	u      *understander
+	r      *recorder
+	done   chan error
+	cancel context.CancelFunc
+}
+
+// config is a daemon's config in a folder of the test's own.
+func config(t *testing.T) daemon.Config {
+	dir := t.TempDir()
+	return daemon.Config{
+		Socket:       filepath.Join(dir, "rt", "daemon.sock"),
+		Database:     filepath.Join(dir, "state", "suggest.db"),
+		Understander: &understander{tasks: map[string][]store.Task{}},
+		Ranker:       &recorder{},
+	}
+}
+
+// start runs a daemon of cfg until the test ends, once it serves.
+func start(t *testing.T, cfg daemon.Config) *running {
+	t.Helper()
+	log := make(logLines, 1000)
+	cfg.Log = log
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{cfg: cfg, log: log, client: daemon.NewClient(cfg.Socket), done: make(chan error, 1), cancel: cancel}
+	r.u, _ = cfg.Understander.(*understander)
+	r.r, _ = cfg.Ranker.(*recorder)
+	go func() { r.done <- daemon.Run(ctx, cfg) }()
+	t.Cleanup(func() {
+		if err := r.stop(); err != nil {
+			t.Errorf("daemon: %v", err)
+		}
+	})
+	select {
+	case <-waitLine(log, "serving on"):
+	case err := <-r.done:
+		t.Fatalf("the daemon ended before it served: %v", err)
+	}
+	return r
+}
+
+func waitLine(l logLines, s string) <-chan struct{} {
+	c := make(chan struct{})
+	go func() {
+		for line := range l {
+			if strings.Contains(line, s) {
+				close(c)
+				return
+			}
+		}
+	}()
+	return c
+}
+
+func (r *running) stop() error {
+	r.cancel()
+	err, ok := <-r.done
+	if !ok {
+		return nil
+	}
+	close(r.done)
+	return err
+}
+
+// event is one NDJSON line of a command.
+func event(session, cwd, cmd string, at time.Time) string {
+	return fmt.Sprintf(`{"v":1,"type":"command","session":%q,"shell":"bash","pid":1,"ts_ms":%d,"cwd":%q,"cmd":%q,"exit":0,"duration_ms":3}`+"\n",
+		session, at.UnixMilli(), cwd, cmd)
+}
+
+func (r *running) ingest(t *testing.T, lines ...string) (int, int) {
+	t.Helper()
+	a, s, err := r.client.Ingest(t.Context(), []byte(strings.Join(lines, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, s
+}
+
+func TestIngestThenSuggestFromWhatWasLearnt(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	cfg.Understander = &understander{tasks: map[string][]store.Task{"/repo/app": {{Source: "Makefile", Name: "test", Command: "make test"}}}}
+	d := start(t, cfg)
+	now := time.Now()
+	at := func(s int) time.Time { return now.Add(time.Duration(s) * time.Second) }
+	accepted, skipped := d.ingest(t,
+		event("a", "/repo/app", "git pull", at(0)),
+		event("a", "/repo/app", "make test", at(1)),
+		event("a", "/repo/app", "git commit -m 'one'", at(2)),
+		event("a", "/repo/app", "git pull", at(3)),
+		event("a", "/repo/app", "make test", at(4)),
+		event("b", "/elsewhere", "git pull", at(5)),
+		event("b", "/elsewhere", "ls", at(6)),
+	)
+	if accepted != 7 || skipped != 0 {
+		t.Fatalf("ingest took %d, skipped %d; want 7, 0", accepted, skipped)
+	}
+	reply, err := d.client.Suggest(t.Context(), daemon.SuggestRequest{Session: "c", Cwd: "/repo/app/src", LastCmd: "git pull", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := d.r.evidence()
+	if ev.Prev != "git pull" || ev.RepoKey != "key-app" {
+		t.Fatalf("evidence for %q in %q", ev.Prev, ev.RepoKey)
+	}
+	if len(ev.RepoTransitions) != 1 || ev.RepoTransitions[0].Next != "make test" || ev.RepoTransitions[0].Count != 2 {
+		t.Fatalf("repo transitions %+v, want make test twice", ev.RepoTransitions)
+	}
+	if len(ev.GlobalTransitions) != 2 {
+		t.Fatalf("global transitions %+v, want make test and ls", ev.GlobalTransitions)
+	}
+	if len(ev.Tasks) != 1 || ev.Tasks[0].Command != "make test" {
+		t.Fatalf("tasks %+v", ev.Tasks)
+	}
+	if len(ev.RepoCommands) != 3 || ev.RepoCommands[0].Count != 2 {
+		t.Fatalf("repo commands %+v", ev.RepoCommands)
+	}
+	if len(reply.Suggestions) != 3 || reply.Suggestions[0].Command != "make test" {
+		t.Fatalf("suggestions %+v", reply.Suggestions)
+	}
+	// Without the last command, the session's own is taken.
+	if _, err := d.client.Suggest(t.Context(), daemon.SuggestRequest{Session: "a", Cwd: "/repo/app"}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := d.r.evidence(); ev.Prev != "make test" || ev.PrevCmd != "" {
+		t.Fatalf("the last command of session a: %q", ev.Prev)
+	}
+	var tasks struct{ Tasks []store.Task }
+	if err := d.client.Get(t.Context(), "/debug/tasks?cwd=/repo/app", &tasks); err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks.Tasks) != 1 || tasks.Tasks[0].Name != "test" {
+		t.Fatalf("/debug/tasks %+v", tasks)
+	}
+	var trans struct {
+		Scope       string
+		Transitions []struct {
+			Prev, Next string
+			Count      int
+		}
+	}
+	if err := d.client.Get(t.Context(), "/debug/transitions?repo=key-app", &trans); err != nil {
+		t.Fatal(err)
+	}
+	if trans.Scope != "key-app" || len(trans.Transitions) != 3 || trans.Transitions[0].Count != 2 {
+		t.Fatalf("/debug/transitions %+v", trans)
+	}
+	var scores struct {
+		Scores []struct {
+			Template string
+			LastCmd  string `json:"last_cmd"`
+		}
+	}
+	if err := d.client.Get(t.Context(), "/debug/scores?cwd=/repo/app", &scores); err != nil {
+		t.Fatal(err)
+	}
+	if len(scores.Scores) != 3 {
+		t.Fatalf("/debug/scores %+v", scores)
+	}
+}
+
+func TestIngestSkipsAndCountsWhatItCannotTake(t *testing.T) {
+	t.Parallel()
+	d := start(t, config(t))
+	now := time.Now()
+	long := event("a", "/repo/x", "echo "+strings.Repeat("x", 256<<10), now)
+	accepted, skipped := d.ingest(t,
+		event("a", "/repo/x", "make", now),
+		long,
+		"not json\n",
+		`{"v":2,"type":"command","session":"a","cmd":"from the future"}`+"\n",
+		`{"v":1,"type":"command","session":"a","cmd":"make lint","future_field":[1,2]}`+"\r\n",
+		"\n",
+		event("a", "/repo/x", "make test", now.Add(time.Second)),
+	)
+	if accepted != 3 || skipped != 3 {
+		t.Fatalf("ingest took %d, skipped %d; want 3, 3", accepted, skipped)
+	}
+	h, err := d.client.Health(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.OK || h.LinesTooLong != 1 || h.LinesBad != 1 || h.LinesNewer != 1 || h.Accepted != 3 || h.Schema != store.SchemaVersion() {
+		t.Fatalf("health %+v", h)
+	}
+	// A line just within the bound is taken.
+	line := event("a", "/repo/x", "echo ", now)
+	fits := event("a", "/repo/x", "echo "+strings.Repeat("y", 256<<10-len(line)+1), now)
+	if len(fits) != 256<<10+1 {
+		t.Fatalf("line of %d bytes", len(fits))
+	}
+	if accepted, _ := d.ingest(t, fits); accepted != 1 {
+		t.Fatal("a line of 256 KiB was not taken")
+	}
+}
+
+func TestSessionStartGetsAnIDInItsSessionFile(t *testing.T) {
+	t.Parallel()
+	d := start(t, config(t))
+	accepted, _ := d.ingest(t, `{"v":1,"type":"session_start","session":"l-4242-00ff","shell":"zsh","pid":4242,"ts_ms":1,"cwd":"/"}`+"\n")
+	if accepted != 1 {
+		t.Fatal("session_start not taken")
+	}
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(d.cfg.Socket), "shell-sessions", "4242"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSpace(string(data))
+	if !strings.HasPrefix(id, "d-") || len(id) != 18 {
+		t.Fatalf("session file holds %q, want d- and 16 hex digits", id)
+	}
+}
+
+func TestASecondDaemonSaysOneIsAlreadyRunning(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	first := start(t, cfg)
+	second := cfg
+	second.Log = io.Discard
+	err := daemon.Run(t.Context(), second)
+	if !errors.Is(err, daemon.ErrAlreadyRunning) {
+		t.Fatalf("a second daemon: %v, want ErrAlreadyRunning", err)
+	}
+	if want := fmt.Sprintf("daemon already running as process %d", os.Getpid()); !strings.Contains(err.Error(), want) {
+		t.Fatalf("%q does not say %q", err, want)
+	}
+	// The first one still serves.
+	if _, err := first.client.Health(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAStaleSocketIsReplaced(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	if err := os.MkdirAll(filepath.Dir(cfg.Socket), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", cfg.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	_ = ln.Close()
+	if _, err := daemon.NewClient(cfg.Socket).Health(t.Context()); !errors.Is(err, daemon.ErrNotRunning) {
+		t.Fatalf("health of a stale socket: %v, want ErrNotRunning", err)
+	}
+	d := start(t, cfg)
+	if _, err := d.client.Health(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(cfg.Socket); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the socket is left after the daemon ended: %v", err)
+	}
+}
+
+func TestADatabaseOfANewerSchemaIsRefused(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	s, err := store.Open(t.Context(), cfg.Database, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	markNewer(t, cfg.Database)
+	err = daemon.Run(t.Context(), cfg)
+	if !errors.Is(err, store.ErrNewerSchema) {
+		t.Fatalf("daemon on a newer database: %v", err)
+	}
+}
+
+// fakeClock moves only when told.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []fakeTimer
+}
+
+type fakeTimer struct {
+	at time.Time
+	c  chan time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	c.timers = append(c.timers, fakeTimer{at: c.now.Add(d), c: ch})
+	return ch
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	kept := c.timers[:0]
+	for _, t := range c.timers {
+		if t.at.After(c.now) {
+			kept = append(kept, t)
+			continue
+		}
+		t.c <- c.now
+	}
+	c.timers = kept
+}
+
+func TestEventsOlderThanTheRetentionArePurged(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	day := 24 * time.Hour
+	clock := &fakeClock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
+	cfg.Clock, cfg.Retention, cfg.PurgeEvery = clock, 30*day, time.Hour
+	d := start(t, cfg)
+	now := clock.Now()
+	d.ingest(t,
+		event("a", "/repo/app", "make old", now.Add(-20*day)),
+		event("b", "/repo/app", "make new", now.Add(-5*day)),
+	)
+	// Ten days on, the first command is thirty days old: the next hourly
+	// purge removes it.
+	clock.Advance(10*day + time.Minute)
+	if line := d.log.waitFor(t, "purged"); !strings.Contains(line, "purged 1 events, 1 sessions") {
+		t.Fatalf("purge: %q", line)
+	}
+	var scores struct{ Scores []struct{ Template string } }
+	if err := d.client.Get(t.Context(), "/debug/scores?repo=key-app", &scores); err != nil {
+		t.Fatal(err)
+	}
+	if len(scores.Scores) != 1 || scores.Scores[0].Template != "make new" {
+		t.Fatalf("scores after the purge %+v, want make new alone", scores.Scores)
+	}
+}
+
+// markNewer makes the database at path one of a newer schema.
+func markNewer(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	db := openRaw(t, path)
+	if _, err := db.Exec(`INSERT INTO schema_migrations(version, applied_ms) VALUES (?, 0)`, store.SchemaVersion()+1); err != nil {
+		t.Fatal(err)
+	}
+}

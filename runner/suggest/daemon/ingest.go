@@ -1,0 +1,160 @@
+package daemon
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/clai-sh/clai/runner/suggest/store"
+)
+
+// maxIngestBody bounds the body of one POST /ingest.
+const maxIngestBody = 16 << 20
+
+// ingestReply is what POST /ingest answers: the hooks never read it, tests
+// and people do.
+type ingestReply struct {
+	Accepted int `json:"accepted"`
+	// Skipped counts the lines not taken: too long, unreadable, of a newer
+	// version, or dropped because the writer was full.
+	Skipped int `json:"skipped"`
+}
+
+// ingest takes NDJSON events. A line longer than maxLine is skipped and
+// counted, as is one that is no event; the body is bounded.
+func (d *server) ingest(w http.ResponseWriter, r *http.Request) {
+	body := http.MaxBytesReader(w, r.Body, maxIngestBody)
+	br := bufio.NewReaderSize(body, 64<<10)
+	var reply ingestReply
+	for {
+		line, tooLong, err := readLine(br)
+		switch {
+		case tooLong:
+			d.tooLong.Add(1)
+			reply.Skipped++
+		case len(line) > 0:
+			if d.take(line) {
+				reply.Accepted++
+			} else {
+				reply.Skipped++
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				http.Error(w, fmt.Sprintf("body longer than %d bytes", maxIngestBody), http.StatusRequestEntityTooLarge)
+				return
+			}
+			http.Error(w, "reading the body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+	}
+	writeJSON(w, reply)
+}
+
+// readLine reads one line of br, without its end. A line longer than
+// maxLine is read to its end and dropped: tooLong is then true.
+func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > maxLine+2 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			return nil, true, err
+		}
+		line = trimEOL(line)
+		if len(line) > maxLine {
+			return nil, true, err
+		}
+		return line, false, err
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+// take understands one event line and queues it for the writer. A
+// session_start is assigned a session id, which the shell finds in its
+// session file.
+func (d *server) take(line []byte) bool {
+	w, err := parseLine(line)
+	if err != nil {
+		if errors.Is(err, errNewer) {
+			d.newer.Add(1)
+		} else {
+			d.bad.Add(1)
+		}
+		return false
+	}
+	e := store.Event{Session: w.Session, Shell: w.Shell, PID: w.PID, At: d.eventTime(w.TSMillis), Cwd: w.Cwd, Duration: -1}
+	switch w.Type {
+	case typeSessionStart:
+		e.Kind = store.SessionStart
+		if w.PID > 0 {
+			id := newSessionID()
+			if err := writeSessionFile(filepath.Dir(d.cfg.Socket), w.PID, id); err != nil {
+				d.logf("%v", err)
+			} else {
+				e.Session = id
+			}
+		}
+	case typeSessionEnd:
+		e.Kind = store.SessionEnd
+	case typeCommand:
+		e.Kind, e.Cmd, e.Exit = store.Command, w.Cmd, w.Exit
+		if w.DurationMS != nil && *w.DurationMS >= 0 {
+			e.Duration = time.Duration(*w.DurationMS) * time.Millisecond
+		}
+		e.Template = d.cfg.Understander.Template(w.Cmd)
+		var root string
+		e.RepoKey, root = d.cfg.Understander.Repo(w.Cwd)
+		if e.RepoKey != "" {
+			d.refreshTasks(e.RepoKey, root)
+		}
+	}
+	if !d.writer.Add(e) {
+		return false
+	}
+	d.accepted.Add(1)
+	return true
+}
+
+// eventTime is the time of an event: the one its shell gave, else now.
+func (d *server) eventTime(ms int64) time.Time {
+	if ms <= 0 {
+		return d.cfg.Clock.Now()
+	}
+	return time.UnixMilli(ms)
+}
+
+// newSessionID is a session id the daemon assigns: d- and 16 random
+// hexadecimal digits.
+func newSessionID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "d-" + hex.EncodeToString(b[:])
+}

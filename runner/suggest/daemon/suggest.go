@@ -1,0 +1,283 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/clai-sh/clai/runner/suggest/store"
+)
+
+// Evidence is what the store knows that bears on a shell's next command.
+type Evidence struct {
+	// Prev is the template of the shell's last command, "" when unknown;
+	// PrevCmd the command itself, when the shell gave it.
+	Prev, PrevCmd string
+	// RepoKey is the repository the shell is in, "" outside one.
+	RepoKey string
+	// RepoTransitions and GlobalTransitions followed Prev, in the
+	// repository and anywhere.
+	RepoTransitions, GlobalTransitions []store.Transition
+	// RepoCommands are the repository's most frequent commands, decayed;
+	// GlobalCommands the same across all repositories.
+	RepoCommands, GlobalCommands []store.CommandScore
+	// Tasks are the repository's project tasks.
+	Tasks []store.Task
+}
+
+// Suggestion is a command to run next, with why.
+type Suggestion struct {
+	Command    string   `json:"command"`
+	Template   string   `json:"template"`
+	Confidence float64  `json:"confidence"`
+	Score      float64  `json:"score"`
+	Reasons    []string `json:"reasons"`
+}
+
+// SuggestRequest is the body of POST /suggest.
+type SuggestRequest struct {
+	Session string `json:"session"`
+	Cwd     string `json:"cwd"`
+	LastCmd string `json:"last_cmd"`
+	Limit   int    `json:"limit"`
+}
+
+// SuggestReply is the answer of POST /suggest.
+type SuggestReply struct {
+	Suggestions []Suggestion `json:"suggestions"`
+}
+
+// Limits of a suggestion request.
+const (
+	DefaultLimit = 5
+	MaxLimit     = 50
+	// maxRequest bounds the body of a request other than ingest.
+	maxRequest = 64 << 10
+	// evidenceRows is how many rows of each kind the ranker is given.
+	evidenceRows = 30
+)
+
+// routes is the daemon's HTTP API.
+func (d *server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", d.healthz)
+	mux.HandleFunc("POST /ingest", d.ingest)
+	mux.HandleFunc("POST /suggest", d.suggest)
+	mux.HandleFunc("GET /debug/scores", d.debugScores)
+	mux.HandleFunc("GET /debug/transitions", d.debugTransitions)
+	mux.HandleFunc("GET /debug/tasks", d.debugTasks)
+	return mux
+}
+
+// Health is the answer of GET /healthz.
+type Health struct {
+	OK       bool   `json:"ok"`
+	PID      int    `json:"pid"`
+	Socket   string `json:"socket"`
+	Database string `json:"database"`
+	Schema   int    `json:"schema"`
+	// Uptime is in seconds.
+	Uptime float64 `json:"uptime_s"`
+	// What ingest took and skipped since the daemon started.
+	Accepted     int64 `json:"events_accepted"`
+	LinesTooLong int64 `json:"lines_too_long"`
+	LinesBad     int64 `json:"lines_bad"`
+	LinesNewer   int64 `json:"lines_newer"`
+	Dropped      int64 `json:"events_dropped"`
+	Failed       int64 `json:"events_failed"`
+}
+
+func (d *server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, Health{
+		OK: true, PID: os.Getpid(), Socket: d.cfg.Socket, Database: d.cfg.Database, Schema: store.SchemaVersion(),
+		Uptime:   d.cfg.Clock.Now().Sub(d.start).Seconds(),
+		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(),
+		Dropped: d.writer.Dropped(), Failed: d.writer.Failed(),
+	})
+}
+
+func (d *server) suggest(w http.ResponseWriter, r *http.Request) {
+	var req SuggestRequest
+	if err := json.NewDecoder(io.LimitReader(r.Body, maxRequest)).Decode(&req); err != nil {
+		http.Error(w, "suggest request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if req.Limit <= 0 {
+		req.Limit = DefaultLimit
+	}
+	req.Limit = min(req.Limit, MaxLimit)
+	if !d.settle(w, r) {
+		return
+	}
+	ev, err := d.evidence(r, req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	s := d.cfg.Ranker.Rank(ev, req.Limit)
+	if s == nil {
+		s = []Suggestion{}
+	}
+	writeJSON(w, SuggestReply{Suggestions: s})
+}
+
+// evidence gathers what the store knows for req.
+func (d *server) evidence(r *http.Request, req SuggestRequest) (Evidence, error) {
+	ctx := r.Context()
+	var ev Evidence
+	var root string
+	ev.RepoKey, root = d.cfg.Understander.Repo(req.Cwd)
+	ev.PrevCmd = req.LastCmd
+	if req.LastCmd != "" {
+		ev.Prev = d.cfg.Understander.Template(req.LastCmd)
+	} else if req.Session != "" {
+		prev, err := d.store.LastCommand(ctx, req.Session)
+		if err != nil {
+			return ev, err
+		}
+		ev.Prev = prev
+	}
+	now := d.cfg.Clock.Now()
+	var err error
+	if ev.Prev != "" {
+		if ev.GlobalTransitions, err = d.store.Transitions(ctx, "", ev.Prev, evidenceRows); err != nil {
+			return ev, err
+		}
+	}
+	if ev.GlobalCommands, err = d.store.TopCommands(ctx, "", now, evidenceRows); err != nil {
+		return ev, err
+	}
+	if ev.RepoKey == "" {
+		return ev, nil
+	}
+	if ev.Prev != "" {
+		if ev.RepoTransitions, err = d.store.Transitions(ctx, ev.RepoKey, ev.Prev, evidenceRows); err != nil {
+			return ev, err
+		}
+	}
+	if ev.RepoCommands, err = d.store.TopCommands(ctx, ev.RepoKey, now, evidenceRows); err != nil {
+		return ev, err
+	}
+	ev.Tasks = d.tasksOf(ev.RepoKey, root)
+	return ev, nil
+}
+
+// scope is the scope a debug request names: ?repo=KEY, else the repository
+// of ?cwd=FOLDER, else the global one.
+func (d *server) scope(r *http.Request) string {
+	if k := r.URL.Query().Get("repo"); k != "" {
+		return k
+	}
+	if cwd := r.URL.Query().Get("cwd"); cwd != "" {
+		k, _ := d.cfg.Understander.Repo(cwd)
+		return k
+	}
+	return ""
+}
+
+// limit is the ?limit= of a debug request, 100 by default.
+func limit(r *http.Request) int {
+	n, err := strconv.Atoi(r.URL.Query().Get("limit"))
+	if err != nil || n <= 0 {
+		return 100
+	}
+	return min(n, 10000)
+}
+
+// debugScore is a command score as /debug/scores shows it.
+type debugScore struct {
+	Template string    `json:"template"`
+	Score    float64   `json:"score"`
+	Count    int64     `json:"count"`
+	Last     time.Time `json:"last"`
+	LastCmd  string    `json:"last_cmd"`
+}
+
+// settle commits the events queued before the request, so that its answer
+// knows of them; false when it failed, which it then answered.
+func (d *server) settle(w http.ResponseWriter, r *http.Request) bool {
+	if err := d.writer.Do(r.Context(), func(context.Context) error { return nil }); err != nil {
+		http.Error(w, "commit the events queued: "+err.Error(), http.StatusServiceUnavailable)
+		return false
+	}
+	return true
+}
+
+func (d *server) debugScores(w http.ResponseWriter, r *http.Request) {
+	if !d.settle(w, r) {
+		return
+	}
+	scope := d.scope(r)
+	cs, err := d.store.TopCommands(r.Context(), scope, d.cfg.Clock.Now(), limit(r))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	out := make([]debugScore, len(cs))
+	for i, c := range cs {
+		out[i] = debugScore{Template: c.Template, Score: c.Score, Count: c.Count, Last: c.Last, LastCmd: c.LastCmd}
+	}
+	writeJSON(w, map[string]any{"scope": scope, "scores": out})
+}
+
+// debugTransition is a transition as /debug/transitions shows it.
+type debugTransition struct {
+	Prev  string    `json:"prev"`
+	Next  string    `json:"next"`
+	Count int64     `json:"count"`
+	Last  time.Time `json:"last"`
+}
+
+func (d *server) debugTransitions(w http.ResponseWriter, r *http.Request) {
+	if !d.settle(w, r) {
+		return
+	}
+	scope := d.scope(r)
+	var ts []store.Transition
+	var err error
+	if prev := r.URL.Query().Get("prev"); prev != "" {
+		ts, err = d.store.Transitions(r.Context(), scope, d.cfg.Understander.Template(prev), limit(r))
+	} else {
+		ts, err = d.store.AllTransitions(r.Context(), scope, limit(r))
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	out := make([]debugTransition, len(ts))
+	for i, t := range ts {
+		out[i] = debugTransition{Prev: t.Prev, Next: t.Next, Count: t.Count, Last: t.Last}
+	}
+	writeJSON(w, map[string]any{"scope": scope, "transitions": out})
+}
+
+func (d *server) debugTasks(w http.ResponseWriter, r *http.Request) {
+	if !d.settle(w, r) {
+		return
+	}
+	scope := d.scope(r)
+	ts, err := d.store.Tasks(r.Context(), scope)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if ts == nil {
+		ts = []store.Task{}
+	}
+	writeJSON(w, map[string]any{"repo": scope, "tasks": ts})
+}
+
+// writeJSON answers v as JSON.
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		http.Error(w, fmt.Sprintf("encode the answer: %v", err), http.StatusInternalServerError)
+	}
+}
