@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/clai-sh/clai/runner/suggest/daemon"
+	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
 
@@ -16,10 +17,10 @@ import (
 // only needs to serve.
 type plain struct{}
 
-func (plain) Template(cmd string) string                    { return cmd }
-func (plain) Repo(string) (string, string)                  { return "", "" }
-func (plain) Tasks(string) ([]store.Task, error)            { return nil, nil }
-func (plain) Rank(daemon.Evidence, int) []daemon.Suggestion { return nil }
+func (plain) Command(line string) normalize.Command               { return normalize.Command{Template: line} }
+func (plain) Repo(context.Context, string, bool) (string, string) { return "", "" }
+func (plain) Tasks(context.Context, string) ([]store.Task, error) { return nil, nil }
+func (plain) Rank(daemon.Evidence, int) []daemon.Suggestion       { return nil }
 
 // logged tells when a line containing a word is written.
 type logged struct {

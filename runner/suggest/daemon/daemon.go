@@ -33,7 +33,9 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/clai-sh/clai/internal/peer"
+	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/store"
+	"github.com/clai-sh/clai/runner/suggest/tasks"
 )
 
 // Defaults of Config.
@@ -48,13 +50,13 @@ const maxConns = 64
 // Understander tells what the daemon needs to know of a command and of the
 // folder it ran in.
 type Understander interface {
-	// Template is cmd normalised: its variable parts made slots.
-	Template(cmd string) string
+	// Command is the command line understood: its template, args, tool.
+	Command(line string) normalize.Command
 	// Repo is the repository cwd is in: its key and its root folder, both ""
-	// outside one.
-	Repo(cwd string) (key, root string)
+	// outside one. gitRan tells that a git command just ran there.
+	Repo(ctx context.Context, cwd string, gitRan bool) (key, root string)
 	// Tasks are the project tasks defined in the folder root.
-	Tasks(root string) ([]store.Task, error)
+	Tasks(ctx context.Context, root string) ([]store.Task, error)
 }
 
 // Ranker ranks what the store knows into suggestions, the best first, at
@@ -79,7 +81,8 @@ type Config struct {
 	RebuildAggregates bool
 	// Store tunes the learning.
 	Store store.Options
-	// Understander and Ranker are required.
+	// Understander and Ranker, when nil, are NewUnderstander's and
+	// NewRanker's.
 	Understander Understander
 	Ranker       Ranker
 	// Clock is the daemon's time; nil is the wall clock.
@@ -102,8 +105,15 @@ func LockPath(socket string) string {
 // running is ErrAlreadyRunning), migrates the database, removes a stale
 // socket, then serves.
 func Run(ctx context.Context, cfg Config) error {
-	if cfg.Understander == nil || cfg.Ranker == nil {
-		return errors.New("daemon: an Understander and a Ranker are required")
+	if cfg.Understander == nil {
+		cfg.Understander = NewUnderstander(tasks.Options{})
+	}
+	if cfg.Ranker == nil {
+		r, err := NewRanker()
+		if err != nil {
+			return err
+		}
+		cfg.Ranker = r
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = store.SystemClock{}

@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner/suggest/daemon"
+	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
 
 // understander is the tests' Understander: a command is its own template
-// but for a trailing message, folders under /repo/NAME are repository NAME,
+// but for a message after -m and a last word with a slash, a path; folders under /repo/NAME are repository NAME,
 // and each repository has the tasks of tasks.
 type understander struct {
 	mu    sync.Mutex
@@ -27,14 +28,17 @@ type understander struct {
 	reads int
 }
 
-func (u *understander) Template(cmd string) string {
-	if i := strings.Index(cmd, " -m "); i >= 0 {
-		return cmd[:i] + " -m <msg>"
+func (u *understander) Command(line string) normalize.Command {
+	if i := strings.Index(line, " -m "); i >= 0 {
+		return normalize.Command{Template: line[:i] + " -m <msg>", Args: []string{line[i+4:]}}
 	}
-	return cmd
+	if i := strings.LastIndexByte(line, ' '); i >= 0 && strings.Contains(line[i:], "/") {
+		return normalize.Command{Template: line[:i] + " <path>", Args: []string{line[i+1:]}}
+	}
+	return normalize.Command{Template: line}
 }
 
-func (u *understander) Repo(cwd string) (string, string) {
+func (u *understander) Repo(_ context.Context, cwd string, _ bool) (string, string) {
 	rest, ok := strings.CutPrefix(cwd, "/repo/")
 	if !ok {
 		return "", ""
@@ -43,7 +47,7 @@ func (u *understander) Repo(cwd string) (string, string) {
 	return "key-" + name, "/repo/" + name
 }
 
-func (u *understander) Tasks(root string) ([]store.Task, error) {
+func (u *understander) Tasks(_ context.Context, root string) ([]store.Task, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.reads++
@@ -457,5 +461,50 @@ func markNewer(t *testing.T, path string) {
 	db := openRaw(t, path)
 	if _, err := db.Exec(`INSERT INTO schema_migrations(version, applied_ms) VALUES (?, 0)`, store.SchemaVersion()+1); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestTheScoreRankerSuggestsWithReasonsAndFillsTheLastArgs(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	cfg.Understander = &understander{tasks: map[string][]store.Task{"/repo/app": {{Source: "Makefile", Name: "lint", Command: "make lint"}}}}
+	ranker, err := daemon.NewRanker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Ranker = ranker
+	d := start(t, cfg)
+	now := time.Now()
+	var lines []string
+	for i := range 3 {
+		at := now.Add(time.Duration(i) * time.Minute)
+		lines = append(lines,
+			event("a", "/repo/app", "make test", at),
+			event("a", "/repo/app", "go test ./pkg/x", at.Add(time.Second)),
+		)
+	}
+	d.ingest(t, lines...)
+	reply, err := d.client.Suggest(t.Context(), daemon.SuggestRequest{Session: "a", Cwd: "/repo/app", LastCmd: "make test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reply.Suggestions) < 3 {
+		t.Fatalf("suggestions %+v", reply.Suggestions)
+	}
+	top := reply.Suggestions[0]
+	if top.Command != "go test ./pkg/x" || top.Template != "go test <path>" || top.Confidence <= 0 || top.Confidence >= 1 {
+		t.Fatalf("top suggestion %+v, want go test with its last path", top)
+	}
+	if !strings.Contains(strings.Join(top.Reasons, "; "), "repo transition after `make test` (3×)") {
+		t.Fatalf("reasons %q", top.Reasons)
+	}
+	var task *daemon.Suggestion
+	for i := range reply.Suggestions {
+		if reply.Suggestions[i].Command == "make lint" {
+			task = &reply.Suggestions[i]
+		}
+	}
+	if task == nil || !slices.Contains(task.Reasons, "project task (Makefile)") {
+		t.Fatalf("no project task among %+v", reply.Suggestions)
 	}
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -39,7 +40,7 @@ func (d *server) ingest(w http.ResponseWriter, r *http.Request) {
 			d.tooLong.Add(1)
 			reply.Skipped++
 		case len(line) > 0:
-			if d.take(line) {
+			if d.take(r.Context(), line) {
 				reply.Accepted++
 			} else {
 				reply.Skipped++
@@ -100,7 +101,7 @@ func trimEOL(b []byte) []byte {
 // take understands one event line and queues it for the writer. A
 // session_start is assigned a session id, which the shell finds in its
 // session file.
-func (d *server) take(line []byte) bool {
+func (d *server) take(ctx context.Context, line []byte) bool {
 	w, err := parseLine(line)
 	if err != nil {
 		if errors.Is(err, errNewer) {
@@ -129,11 +130,12 @@ func (d *server) take(line []byte) bool {
 		if w.DurationMS != nil && *w.DurationMS >= 0 {
 			e.Duration = time.Duration(*w.DurationMS) * time.Millisecond
 		}
-		e.Template = d.cfg.Understander.Template(w.Cmd)
+		c := d.cfg.Understander.Command(w.Cmd)
+		e.Template, e.Args, e.Tool = c.Template, c.Args, c.Tool
 		var root string
-		e.RepoKey, root = d.cfg.Understander.Repo(w.Cwd)
+		e.RepoKey, root = d.cfg.Understander.Repo(ctx, w.Cwd, c.Git)
 		if e.RepoKey != "" {
-			d.refreshTasks(e.RepoKey, root)
+			d.tasksOf(ctx, e.RepoKey, root)
 		}
 	}
 	if !d.writer.Add(e) {

@@ -131,10 +131,10 @@ func (d *server) evidence(r *http.Request, req SuggestRequest) (Evidence, error)
 	ctx := r.Context()
 	var ev Evidence
 	var root string
-	ev.RepoKey, root = d.cfg.Understander.Repo(req.Cwd)
+	ev.RepoKey, root = d.cfg.Understander.Repo(ctx, req.Cwd, false)
 	ev.PrevCmd = req.LastCmd
 	if req.LastCmd != "" {
-		ev.Prev = d.cfg.Understander.Template(req.LastCmd)
+		ev.Prev = d.cfg.Understander.Command(req.LastCmd).Template
 	} else if req.Session != "" {
 		prev, err := d.store.LastCommand(ctx, req.Session)
 		if err != nil {
@@ -163,7 +163,7 @@ func (d *server) evidence(r *http.Request, req SuggestRequest) (Evidence, error)
 	if ev.RepoCommands, err = d.store.TopCommands(ctx, ev.RepoKey, now, evidenceRows); err != nil {
 		return ev, err
 	}
-	ev.Tasks = d.tasksOf(ev.RepoKey, root)
+	ev.Tasks = d.tasksOf(ctx, ev.RepoKey, root)
 	return ev, nil
 }
 
@@ -174,7 +174,7 @@ func (d *server) scope(r *http.Request) string {
 		return k
 	}
 	if cwd := r.URL.Query().Get("cwd"); cwd != "" {
-		k, _ := d.cfg.Understander.Repo(cwd)
+		k, _ := d.cfg.Understander.Repo(r.Context(), cwd, false)
 		return k
 	}
 	return ""
@@ -241,7 +241,7 @@ func (d *server) debugTransitions(w http.ResponseWriter, r *http.Request) {
 	var ts []store.Transition
 	var err error
 	if prev := r.URL.Query().Get("prev"); prev != "" {
-		ts, err = d.store.Transitions(r.Context(), scope, d.cfg.Understander.Template(prev), limit(r))
+		ts, err = d.store.Transitions(r.Context(), scope, d.cfg.Understander.Command(prev).Template, limit(r))
 	} else {
 		ts, err = d.store.AllTransitions(r.Context(), scope, limit(r))
 	}

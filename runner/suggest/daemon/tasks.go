@@ -54,14 +54,14 @@ func (c *taskCache) put(repo string, tasks []store.Task) {
 
 // tasksOf returns the tasks of the repository repo at root: the ones found
 // lately, else those read now from its files, which the store then records.
-func (d *server) tasksOf(repo, root string) []store.Task {
+func (d *server) tasksOf(ctx context.Context, repo, root string) []store.Task {
 	if repo == "" || root == "" {
 		return nil
 	}
 	if tasks, ok := d.tasks.fresh(repo); ok {
 		return tasks
 	}
-	tasks, err := d.cfg.Understander.Tasks(root)
+	tasks, err := d.cfg.Understander.Tasks(ctx, root)
 	if err != nil {
 		d.logf("project tasks of %s: %v", root, err)
 	}
@@ -74,7 +74,3 @@ func (d *server) tasksOf(repo, root string) []store.Task {
 	}
 	return tasks
 }
-
-// refreshTasks reads the tasks of a repository a command ran in, unless
-// they were read lately.
-func (d *server) refreshTasks(repo, root string) { d.tasksOf(repo, root) }

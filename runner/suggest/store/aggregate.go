@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -15,9 +16,8 @@ func (s *Store) Import(ctx context.Context, events []Event) error {
 			if e.Kind != Command {
 				continue
 			}
-			if err := a.exec(ctx, `INSERT INTO command_events(session_id, ts_ms, cwd, repo_key, cmd, template, exit_code, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				e.Session, e.At.UnixMilli(), e.Cwd, e.RepoKey, e.Cmd, e.Template, e.Exit, durationMS(e.Duration)); err != nil {
-				return fmt.Errorf("command event: %w", err)
+			if err := a.insertEvent(ctx, e, e.At.UnixMilli()); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -30,12 +30,30 @@ type transitionKey struct{ scope, prev, next string }
 // scoreKey names a template in a scope.
 type scoreKey struct{ scope, template string }
 
-// aggregate is a command's score as a rebuild computes it.
+// aggregate is a transition's count, or a command's score with its last
+// args and how many times in a row they were used.
 type aggregate struct {
-	rank    float64
-	count   int64
-	last    int64
-	lastCmd string
+	rank     float64
+	count    int64
+	last     int64
+	lastCmd  string
+	lastArgs []string
+	argsUses int64
+}
+
+// first is the score of a command run once, at t.
+func (s *Store) first(cmd string, args []string, t int64) aggregate {
+	return aggregate{rank: s.rankAt(t), count: 1, last: t, lastCmd: cmd, lastArgs: args, argsUses: 1}
+}
+
+// count counts a run of the command at t, with args.
+func (s *Store) count(a *aggregate, cmd string, args []string, t int64) {
+	if slices.Equal(a.lastArgs, args) {
+		a.argsUses++
+	} else {
+		a.argsUses = 1
+	}
+	a.rank, a.count, a.last, a.lastCmd, a.lastArgs = s.bump(a.rank, t), a.count+1, max(a.last, t), cmd, args
 }
 
 // tally is what a rebuild learns from the events, in memory.
@@ -66,7 +84,7 @@ func (s *Store) RebuildAggregates(ctx context.Context) error {
 			}
 		}
 		for k, v := range t.scores {
-			if err := a.exec(ctx, upsertScore, k.scope, k.template, v.rank, v.count, v.last, v.lastCmd); err != nil {
+			if err := a.exec(ctx, upsertScore, k.scope, k.template, v.rank, v.count, v.last, v.lastCmd, encodeArgs(v.lastArgs), v.argsUses); err != nil {
 				return fmt.Errorf("rebuild: score: %w", err)
 			}
 		}
@@ -76,7 +94,7 @@ func (s *Store) RebuildAggregates(ctx context.Context) error {
 
 // tally reads every command event in order and learns from it in memory.
 func (s *Store) tally(ctx context.Context) (*tally, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT session_id, ts_ms, repo_key, cmd, template FROM command_events ORDER BY ts_ms, id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT session_id, ts_ms, repo_key, cmd, template, args FROM command_events ORDER BY ts_ms, id`)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: rebuild: %w", s.path, err)
 	}
@@ -88,12 +106,12 @@ func (s *Store) tally(ctx context.Context) (*tally, error) {
 		byRepo:      map[string]last{},
 	}
 	for rows.Next() {
-		var session, repo, cmd, template string
+		var session, repo, cmd, template, args string
 		var at int64
-		if err := rows.Scan(&session, &at, &repo, &cmd, &template); err != nil {
+		if err := rows.Scan(&session, &at, &repo, &cmd, &template, &args); err != nil {
 			return nil, fmt.Errorf("database %s: rebuild: %w", s.path, err)
 		}
-		s.learn(t, session, repo, cmd, template, at)
+		s.learn(t, session, repo, cmd, template, decodeArgs(args), at)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("database %s: rebuild: %w", s.path, err)
@@ -103,7 +121,7 @@ func (s *Store) tally(ctx context.Context) (*tally, error) {
 
 // learn is what Apply learns from one command, in memory: the same previous
 // command, transitions and scores.
-func (s *Store) learn(t *tally, session, repo, cmd, template string, at int64) {
+func (s *Store) learn(t *tally, session, repo, cmd, template string, args []string, at int64) {
 	prev, ok := t.bySession[session]
 	if !ok && repo != "" {
 		prev, ok = t.byRepo[repo]
@@ -123,10 +141,11 @@ func (s *Store) learn(t *tally, session, repo, cmd, template string, at int64) {
 		k := scoreKey{scope, template}
 		sc := t.scores[k]
 		if sc == nil {
-			t.scores[k] = &aggregate{rank: s.rankAt(at), count: 1, last: at, lastCmd: cmd}
+			first := s.first(cmd, args, at)
+			t.scores[k] = &first
 			continue
 		}
-		sc.rank, sc.count, sc.last, sc.lastCmd = s.bump(sc.rank, at), sc.count+1, at, cmd
+		s.count(sc, cmd, args, at)
 	}
 	l := last{template: template, at: at}
 	t.bySession[session] = l

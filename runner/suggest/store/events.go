@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -32,8 +33,11 @@ type Event struct {
 	// RepoKey names the repository the command ran in, "" outside one.
 	RepoKey string
 	Cmd     string
-	// Template is the command with its variable parts made slots.
+	// Template is the command with its variable parts made slots, Args the
+	// words the slots stand for, and Tool the program it runs.
 	Template string
+	Args     []string
+	Tool     string
 	Exit     int
 	// Duration is how long the command ran, negative when unknown.
 	Duration time.Duration
@@ -136,9 +140,8 @@ func (a *applyTx) command(ctx context.Context, e *Event, at int64) error {
 	if err != nil {
 		return err
 	}
-	if err := a.exec(ctx, `INSERT INTO command_events(session_id, ts_ms, cwd, repo_key, cmd, template, exit_code, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Session, at, e.Cwd, e.RepoKey, e.Cmd, e.Template, e.Exit, durationMS(e.Duration)); err != nil {
-		return fmt.Errorf("command event: %w", err)
+	if err := a.insertEvent(ctx, e, at); err != nil {
+		return err
 	}
 	for _, scope := range scopes(e.RepoKey) {
 		if ok {
@@ -153,34 +156,63 @@ func (a *applyTx) command(ctx context.Context, e *Event, at int64) error {
 	return nil
 }
 
+// insertEvent adds e to the command events.
+func (a *applyTx) insertEvent(ctx context.Context, e *Event, at int64) error {
+	if err := a.exec(ctx, `INSERT INTO command_events(session_id, ts_ms, cwd, repo_key, cmd, template, args, tool, exit_code, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Session, at, e.Cwd, e.RepoKey, e.Cmd, e.Template, encodeArgs(e.Args), e.Tool, e.Exit, durationMS(e.Duration)); err != nil {
+		return fmt.Errorf("command event: %w", err)
+	}
+	return nil
+}
+
+// encodeArgs is args as the database keeps them: a JSON array.
+func encodeArgs(args []string) string {
+	if len(args) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(args)
+	return string(b)
+}
+
+// decodeArgs reads args the database kept; nil when there are none.
+func decodeArgs(s string) []string {
+	var args []string
+	if json.Unmarshal([]byte(s), &args) != nil || len(args) == 0 {
+		return nil
+	}
+	return args
+}
+
 const upsertTransition = `INSERT INTO transitions(scope, prev_template, next_template, count, last_ms) VALUES (?, ?, ?, ?, ?)
 	ON CONFLICT(scope, prev_template, next_template) DO UPDATE SET count = count + excluded.count, last_ms = max(last_ms, excluded.last_ms)`
 
-// score bumps the decayed score of e's template in scope.
+// score bumps the decayed score of e's template in scope, and keeps its
+// args as the last ones used with it.
 func (a *applyTx) score(ctx context.Context, scope string, e *Event, at int64) error {
-	st, err := a.stmt(ctx, `SELECT rank FROM command_scores WHERE scope = ? AND template = ?`)
+	st, err := a.stmt(ctx, `SELECT rank, count, last_ms, last_cmd, last_args, args_uses FROM command_scores WHERE scope = ? AND template = ?`)
 	if err != nil {
 		return fmt.Errorf("score: %w", err)
 	}
-	rank := a.s.rankAt(at)
-	var r float64
-	switch err := st.QueryRowContext(ctx, scope, e.Template).Scan(&r); err {
+	var agg aggregate
+	var lastArgs string
+	switch err := st.QueryRowContext(ctx, scope, e.Template).Scan(&agg.rank, &agg.count, &agg.last, &agg.lastCmd, &lastArgs, &agg.argsUses); err {
 	case nil:
-		rank = a.s.bump(r, at)
+		agg.lastArgs = decodeArgs(lastArgs)
+		a.s.count(&agg, e.Cmd, e.Args, at)
 	case sql.ErrNoRows:
+		agg = a.s.first(e.Cmd, e.Args, at)
 	default:
 		return fmt.Errorf("score: %w", err)
 	}
-	if err := a.exec(ctx, upsertScore, scope, e.Template, rank, 1, at, e.Cmd); err != nil {
+	if err := a.exec(ctx, upsertScore, scope, e.Template, agg.rank, agg.count, agg.last, agg.lastCmd, encodeArgs(agg.lastArgs), agg.argsUses); err != nil {
 		return fmt.Errorf("score: %w", err)
 	}
 	return nil
 }
 
-const upsertScore = `INSERT INTO command_scores(scope, template, rank, count, last_ms, last_cmd) VALUES (?, ?, ?, ?, ?, ?)
-	ON CONFLICT(scope, template) DO UPDATE SET rank = excluded.rank, count = count + excluded.count,
-		last_cmd = CASE WHEN excluded.last_ms >= last_ms THEN excluded.last_cmd ELSE last_cmd END,
-		last_ms = max(last_ms, excluded.last_ms)`
+const upsertScore = `INSERT INTO command_scores(scope, template, rank, count, last_ms, last_cmd, last_args, args_uses) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT(scope, template) DO UPDATE SET rank = excluded.rank, count = excluded.count, last_ms = excluded.last_ms,
+		last_cmd = excluded.last_cmd, last_args = excluded.last_args, args_uses = excluded.args_uses`
 
 // previous is the command before e: the last one of its session, else the
 // last one in its repository within the repository window.

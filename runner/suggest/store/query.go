@@ -13,8 +13,11 @@ type Transition struct {
 	Count      int64
 	Last       time.Time
 	// LastCmd is the last command of template Next in the scope, "" when
-	// none is known.
-	LastCmd string
+	// none is known; LastArgs the words of its slots, and ArgsUses how many
+	// times in a row they were used.
+	LastCmd  string
+	LastArgs []string
+	ArgsUses int64
 }
 
 // CommandScore is a command template's decayed frequency in a scope.
@@ -22,10 +25,14 @@ type CommandScore struct {
 	Template string
 	// Score is the decayed count at the time asked: each run counts 1,
 	// halving every half-life since.
-	Score   float64
-	Count   int64
-	Last    time.Time
-	LastCmd string
+	Score float64
+	Count int64
+	Last  time.Time
+	// LastCmd is the last command of the template, LastArgs the words of
+	// its slots, ArgsUses how many times in a row they were used.
+	LastCmd  string
+	LastArgs []string
+	ArgsUses int64
 }
 
 // Task is a project's task, such as a Makefile target or a package.json
@@ -42,7 +49,7 @@ type Task struct {
 // Transitions are the templates that followed prev in scope ("" is the
 // global scope, else a repository's key), the most frequent first.
 func (s *Store) Transitions(ctx context.Context, scope, prev string, limit int) ([]Transition, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT t.next_template, t.count, t.last_ms, coalesce(c.last_cmd, '')
+	rows, err := s.db.QueryContext(ctx, `SELECT t.next_template, t.count, t.last_ms, coalesce(c.last_cmd, ''), coalesce(c.last_args, '[]'), coalesce(c.args_uses, 0)
 		FROM transitions t LEFT JOIN command_scores c ON c.scope = t.scope AND c.template = t.next_template
 		WHERE t.scope = ? AND t.prev_template = ? ORDER BY t.count DESC, t.last_ms DESC LIMIT ?`, scope, prev, limit)
 	if err != nil {
@@ -53,10 +60,11 @@ func (s *Store) Transitions(ctx context.Context, scope, prev string, limit int) 
 	for rows.Next() {
 		t := Transition{Prev: prev}
 		var at int64
-		if err := rows.Scan(&t.Next, &t.Count, &at, &t.LastCmd); err != nil {
+		var args string
+		if err := rows.Scan(&t.Next, &t.Count, &at, &t.LastCmd, &args, &t.ArgsUses); err != nil {
 			return nil, fmt.Errorf("transitions: %w", err)
 		}
-		t.Last = time.UnixMilli(at)
+		t.Last, t.LastArgs = time.UnixMilli(at), decodeArgs(args)
 		ts = append(ts, t)
 	}
 	return ts, rows.Err()
@@ -86,7 +94,7 @@ func (s *Store) AllTransitions(ctx context.Context, scope string, limit int) ([]
 // TopCommands are the templates of scope with the highest decayed scores at
 // now, the highest first.
 func (s *Store) TopCommands(ctx context.Context, scope string, now time.Time, limit int) ([]CommandScore, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT template, rank, count, last_ms, last_cmd FROM command_scores
+	rows, err := s.db.QueryContext(ctx, `SELECT template, rank, count, last_ms, last_cmd, last_args, args_uses FROM command_scores
 		WHERE scope = ? ORDER BY rank DESC LIMIT ?`, scope, limit)
 	if err != nil {
 		return nil, fmt.Errorf("command scores: %w", err)
@@ -98,10 +106,11 @@ func (s *Store) TopCommands(ctx context.Context, scope string, now time.Time, li
 		var c CommandScore
 		var rank float64
 		var last int64
-		if err := rows.Scan(&c.Template, &rank, &c.Count, &last, &c.LastCmd); err != nil {
+		var args string
+		if err := rows.Scan(&c.Template, &rank, &c.Count, &last, &c.LastCmd, &args, &c.ArgsUses); err != nil {
 			return nil, fmt.Errorf("command scores: %w", err)
 		}
-		c.Score, c.Last = s.decayed(rank, at), time.UnixMilli(last)
+		c.Score, c.Last, c.LastArgs = s.decayed(rank, at), time.UnixMilli(last), decodeArgs(args)
 		cs = append(cs, c)
 	}
 	return cs, rows.Err()

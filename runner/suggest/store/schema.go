@@ -23,6 +23,8 @@ var migrations = []string{
 		repo_key    TEXT NOT NULL,
 		cmd         TEXT NOT NULL,
 		template    TEXT NOT NULL,
+		args        TEXT NOT NULL,
+		tool        TEXT NOT NULL,
 		exit_code   INTEGER NOT NULL,
 		duration_ms INTEGER NOT NULL
 	);
@@ -46,7 +48,9 @@ var migrations = []string{
 		rank     REAL NOT NULL,
 		count    INTEGER NOT NULL,
 		last_ms  INTEGER NOT NULL,
-		last_cmd TEXT NOT NULL,
+		last_cmd  TEXT NOT NULL,
+		last_args TEXT NOT NULL,
+		args_uses INTEGER NOT NULL,
 		PRIMARY KEY (scope, template)
 	) WITHOUT ROWID;
 	CREATE INDEX command_scores_rank ON command_scores(scope, rank DESC);

@@ -195,7 +195,12 @@ func TestRebuildAggregatesLearnsWhatApplyLearnt(t *testing.T) {
 	for i := range 200 {
 		session := fmt.Sprintf("s%d", i/17)
 		repo := []string{"r1", "r2", ""}[i%3]
-		events = append(events, cmd(session, repo, templates[(i*7)%len(templates)], time.Duration(i)*37*time.Second))
+		e := cmd(session, repo, templates[(i*7)%len(templates)], time.Duration(i)*37*time.Second)
+		if e.Template == "git commit -m <msg>" {
+			e.Args = []string{fmt.Sprintf("'message %d'", i%2)}
+			e.Cmd = "git commit -m " + e.Args[0]
+		}
+		events = append(events, e)
 	}
 	applied := newStore(t)
 	if err := applied.Apply(ctx, events); err != nil {
@@ -240,7 +245,7 @@ func snapshot(t *testing.T, s *store.Store, scope string, now time.Time) string 
 		t.Fatal(err)
 	}
 	for _, c := range cs {
-		fmt.Fprintf(&b, "%s %.9f ×%d %q\n", c.Template, c.Score, c.Count, c.LastCmd)
+		fmt.Fprintf(&b, "%s %.9f ×%d %q %q ×%d\n", c.Template, c.Score, c.Count, c.LastCmd, c.LastArgs, c.ArgsUses)
 	}
 	if b.Len() == 0 {
 		t.Fatalf("scope %q learnt nothing", scope)
@@ -313,5 +318,36 @@ func TestTasksAreReplacedByRepository(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("tasks of %s: %+v, want %+v", repo, got, want)
 		}
+	}
+}
+
+func TestTheLastArgsOfATemplateAreKeptWithTheirUsesInARow(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := t.Context()
+	push := func(remote string, at time.Duration) store.Event {
+		e := cmd("a", "r", "git push <url> main", at)
+		e.Args, e.Cmd = []string{remote}, "git push "+remote+" main"
+		return e
+	}
+	if err := s.Apply(ctx, []store.Event{push("git@a:x.git", 0), push("git@b:y.git", time.Second), push("git@b:y.git", 2*time.Second), cmd("a", "r", "make", 3*time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	top, err := s.TopCommands(ctx, "r", t0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top[0].Template != "git push <url> main" || !reflect.DeepEqual(top[0].LastArgs, []string{"git@b:y.git"}) || top[0].ArgsUses != 2 || top[0].Count != 3 {
+		t.Fatalf("top %+v, want git push with git@b:y.git used twice in a row", top[0])
+	}
+	if top[1].LastArgs != nil {
+		t.Fatalf("make has args %q", top[1].LastArgs)
+	}
+	ts, err := s.Transitions(ctx, "r", "git push <url> main", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 2 || ts[0].Next != "git push <url> main" || ts[0].ArgsUses != 2 || ts[0].LastArgs[0] != "git@b:y.git" {
+		t.Fatalf("transitions %+v", ts)
 	}
 }
