@@ -150,6 +150,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			answerCommand(),
 			dashboardCommand(),
 			initCommand(),
+			daemonCommand(),
+			suggestCommand(),
 			versionCommand(),
 		},
 	}

@@ -136,13 +136,22 @@ func (s *Store) version(ctx context.Context) (int, error) {
 	return int(v.Int64), nil
 }
 
-// step applies migration v and records it, in one transaction.
+// step applies migration v and records it, in one transaction, unless the
+// database has it already (the lock keeps a second process from migrating;
+// this keeps one that did not take it from applying a step twice).
 func (s *Store) step(ctx context.Context, v int) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("database %s: migration %d: %w", s.path, v, err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	var have sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&have); err != nil {
+		return fmt.Errorf("database %s: migration %d: %w", s.path, v, err)
+	}
+	if int(have.Int64) >= v {
+		return nil
+	}
 	if _, err := tx.ExecContext(ctx, migrations[v-1]); err != nil {
 		return fmt.Errorf("database %s: migration %d: %w", s.path, v, err)
 	}

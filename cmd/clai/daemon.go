@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clai-sh/clai/runner/sessions"
+	"github.com/clai-sh/clai/runner/suggest/daemon"
+	"github.com/clai-sh/clai/runner/suggest/tasks"
+)
+
+// daemonSocketEnv names the variable that sets the daemon's socket.
+const daemonSocketEnv = "CLAI_DAEMON_SOCKET"
+
+func daemonCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "daemon",
+		Usage: "serve the shell-history suggestions: learn from the shell hooks' commands, answer clai suggest",
+		Description: "One daemon a user: it listens on $XDG_RUNTIME_DIR/clai/daemon.sock (else clai-UID in the temp folder,\n" +
+			"or $" + daemonSocketEnv + ") and keeps what it learns in $XDG_STATE_HOME/clai/suggest.db\n" +
+			"(else ~/.local/state/clai/suggest.db). It runs until stopped (Ctrl-C, SIGTERM). Start it with\n" +
+			"`clai daemon &`, from a login script or a systemd user unit (see docs/suggest.md).",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "rebuild-aggregates", Usage: "recompute the transitions and scores from the command events kept, then serve"},
+			&cli.StringFlag{Name: "retention", Value: "90d", Usage: "keep command events this long: days (90d) or a Go duration (720h)"},
+			&cli.BoolFlag{Name: "make-database", Usage: "find a Makefile's targets with make -qp (runs the Makefile's $(shell …)) instead of reading the file"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageError("daemon: takes no arguments (see clai daemon --help)")
+			}
+			retention, err := parseRetention(c.String("retention"))
+			if err != nil {
+				return usage(err)
+			}
+			db, err := suggestDatabase()
+			if err != nil {
+				return failure(err)
+			}
+			err = daemon.Run(c.Context, daemon.Config{
+				Socket:            daemonSocket(),
+				Database:          db,
+				Retention:         retention,
+				RebuildAggregates: c.Bool("rebuild-aggregates"),
+				Understander:      daemon.NewUnderstander(tasks.Options{MakeDatabase: c.Bool("make-database")}),
+				Log:               c.App.ErrWriter,
+			})
+			if err != nil {
+				return failure(err)
+			}
+			return nil
+		},
+	}
+}
+
+// daemonSocket is the path of the daemon's socket: $CLAI_DAEMON_SOCKET, else
+// daemon.sock in the runtime folder.
+func daemonSocket() string {
+	if p := os.Getenv(daemonSocketEnv); p != "" {
+		return p
+	}
+	return filepath.Join(sessions.DefaultDir(), "daemon.sock")
+}
+
+// suggestDatabase is the path of the daemon's database:
+// $XDG_STATE_HOME/clai/suggest.db, else ~/.local/state/clai/suggest.db.
+func suggestDatabase() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "clai", "suggest.db"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("daemon: no home folder for the database; set XDG_STATE_HOME: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "clai", "suggest.db"), nil
+}
+
+// parseRetention reads --retention: a number of days ("90d") or a Go
+// duration ("720h"), at least an hour.
+func parseRetention(s string) (time.Duration, error) {
+	var d time.Duration
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil {
+			return 0, fmt.Errorf("--retention %q: want days such as 90d, or a duration such as 720h", s)
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, fmt.Errorf("--retention %q: want days such as 90d, or a duration such as 720h", s)
+		}
+	}
+	if d < time.Hour {
+		return 0, errors.New("--retention: keep events an hour at least")
+	}
+	return d, nil
+}

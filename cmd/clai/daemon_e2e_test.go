@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bufio"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/clai-sh/clai/runner/suggest/daemon"
+	"github.com/clai-sh/clai/runner/suggest/store"
+)
+
+// runningDaemon is a clai daemon process of a test.
+type runningDaemon struct {
+	cmd      *exec.Cmd
+	stderr   *lockedBuffer
+	exited   chan error
+	servingC chan struct{}
+}
+
+// lockedBuffer is a process's output, read while it is written.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startDaemon starts clai daemon with args and returns it once it says it
+// serves; it is stopped when the test ends.
+func (e *sessionsEnv) startDaemon(t *testing.T, args ...string) *runningDaemon {
+	t.Helper()
+	d := e.spawnDaemon(t, args...)
+	select {
+	case <-d.serving():
+	case err := <-d.exited:
+		t.Fatalf("clai daemon ended (%v) before it served:\n%s", err, d.stderr)
+	}
+	return d
+}
+
+// spawnDaemon starts clai daemon with args; its stderr is kept and told
+// line by line.
+func (e *sessionsEnv) spawnDaemon(t *testing.T, args ...string) *runningDaemon {
+	t.Helper()
+	d := &runningDaemon{cmd: exec.Command(e.bin, append([]string{"daemon"}, args...)...), stderr: &lockedBuffer{}, exited: make(chan error, 1)}
+	d.cmd.Env = e.env
+	pipe, err := d.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 100)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			fmt.Fprintln(d.stderr, sc.Text())
+			select {
+			case lines <- sc.Text():
+			default:
+			}
+		}
+	}()
+	serving := make(chan struct{})
+	go func() {
+		for line := range lines {
+			if strings.Contains(line, "serving on") {
+				close(serving)
+				for range lines {
+				}
+				return
+			}
+		}
+	}()
+	d.servingC = serving
+	go func() { d.exited <- d.cmd.Wait() }()
+	t.Cleanup(func() { d.stop(t) })
+	return d
+}
+
+func (d *runningDaemon) serving() <-chan struct{} { return d.servingC }
+
+// stop ends the daemon with SIGTERM and waits for it.
+func (d *runningDaemon) stop(t *testing.T) error {
+	if d.cmd.ProcessState != nil {
+		return nil
+	}
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-d.exited:
+		d.exited <- err
+		return err
+	case <-time.After(60 * time.Second):
+		_ = d.cmd.Process.Kill()
+		t.Errorf("clai daemon did not end on SIGTERM:\n%s", d.stderr)
+		return nil
+	}
+}
+
+// gitRepo makes a git repository with a remote and a Makefile of targets.
+func gitRepo(t *testing.T, dir string, targets ...string) string {
+	t.Helper()
+	repo := filepath.Join(dir, "app")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"remote", "add", "origin", "https://example.com/team/app.git"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	var mk strings.Builder
+	for _, target := range targets {
+		fmt.Fprintf(&mk, "%s:\n\t@echo %s\n", target, target)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "Makefile"), []byte(mk.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// commandLine is one NDJSON event of a command.
+func commandLine(session, cwd, cmd string, at time.Time) string {
+	b, _ := json.Marshal(map[string]any{"v": 1, "type": "command", "session": session, "shell": "bash", "pid": 99,
+		"ts_ms": at.UnixMilli(), "cwd": cwd, "cmd": cmd, "exit": 0, "duration_ms": 5})
+	return string(b) + "\n"
+}
+
+func (e *sessionsEnv) socket() string { return filepath.Join(e.runtime, "clai", "daemon.sock") }
+
+func TestSuggestOffersTheNextCommandWithItsReasons(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	repo := gitRepo(t, e.dir, "test", "lint")
+	// With no daemon, clai suggest says how to start one.
+	_, stderr, code := e.clai(t, "suggest")
+	if code != 1 || !strings.Contains(stderr, "the suggestion daemon is not running") || !strings.Contains(stderr, "clai daemon &") {
+		t.Fatalf("clai suggest with no daemon: exit %d\n%s", code, stderr)
+	}
+	e.startDaemon(t)
+	var lines strings.Builder
+	now := time.Now()
+	for i := range 4 {
+		at := now.Add(time.Duration(i) * time.Minute)
+		lines.WriteString(commandLine("s1", repo, "git pull", at))
+		lines.WriteString(commandLine("s1", repo, "make test", at.Add(time.Second)))
+		lines.WriteString(commandLine("s1", repo, "git commit -am 'round "+fmt.Sprint(i)+"'", at.Add(2*time.Second)))
+	}
+	lines.WriteString(commandLine("s1", repo, "git pull", now.Add(10*time.Minute)))
+	accepted, skipped, err := daemon.NewClient(e.socket()).Ingest(t.Context(), []byte(lines.String()))
+	if err != nil || accepted != 13 || skipped != 0 {
+		t.Fatalf("ingest: %d taken, %d skipped, %v", accepted, skipped, err)
+	}
+	suggest := exec.CommandContext(t.Context(), e.bin, "suggest", "--json", "--limit", "3")
+	suggest.Dir, suggest.Env = repo, append(e.env, "CLAI_SESSION_ID=s1")
+	out, err := suggest.Output()
+	if err != nil {
+		t.Fatalf("clai suggest --json: %v\n%s", err, out)
+	}
+	var reply daemon.SuggestReply
+	if err := json.Unmarshal(out, &reply); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(reply.Suggestions) != 3 {
+		t.Fatalf("suggestions %s, want 3", out)
+	}
+	top := reply.Suggestions[0]
+	if top.Command != "make test" || top.Confidence <= 0.5 || !strings.Contains(strings.Join(top.Reasons, "; "), "repo transition after `git pull` (4×)") ||
+		!strings.Contains(strings.Join(top.Reasons, "; "), "project task (Makefile)") {
+		t.Fatalf("top suggestion %+v", top)
+	}
+	text := exec.CommandContext(t.Context(), e.bin, "suggest")
+	text.Dir, text.Env = repo, append(e.env, "CLAI_SESSION_ID=s1")
+	out, err = text.Output()
+	if err != nil {
+		t.Fatalf("clai suggest: %v\n%s", err, out)
+	}
+	first := strings.Split(string(out), "\n")[1]
+	if !strings.HasPrefix(first, "make test ") || !strings.Contains(first, "%") || !strings.Contains(first, "repo transition after `git pull` (4×)") {
+		t.Fatalf("clai suggest printed:\n%s", out)
+	}
+}
+
+func TestASecondDaemonExitsSayingOneIsRunning(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	first := e.startDaemon(t)
+	_, stderr, code := e.clai(t, "daemon")
+	if code != 1 || !strings.Contains(stderr, fmt.Sprintf("daemon already running as process %d", first.cmd.Process.Pid)) {
+		t.Fatalf("a second clai daemon: exit %d\n%s", code, stderr)
+	}
+	if _, err := daemon.NewClient(e.socket()).Health(t.Context()); err != nil {
+		t.Fatalf("the first daemon after the second one: %v", err)
+	}
+}
+
+// Ten daemons started at once: one takes the lock, migrates and serves; the
+// nine others exit saying one runs, and the database was migrated once.
+func TestTenDaemonsAtOnceOneMigratesAndServes(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	const n = 10
+	ds := make([]*runningDaemon, n)
+	for i := range ds {
+		ds[i] = e.spawnDaemon(t)
+	}
+	var served, refused int
+	for _, d := range ds {
+		select {
+		case <-d.serving():
+			served++
+		case err := <-d.exited:
+			d.exited <- err
+			if !strings.Contains(d.stderr.String(), "daemon already running") || d.cmd.ProcessState.ExitCode() != 1 {
+				t.Fatalf("a daemon ended (%v):\n%s", err, d.stderr)
+			}
+			refused++
+		}
+	}
+	if served != 1 || refused != n-1 {
+		t.Fatalf("%d daemons served, %d were refused; want 1 and %d", served, refused, n-1)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(e.dir, "clai", "suggest.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var rows, top int
+	if err := db.QueryRow(`SELECT count(*), max(version) FROM schema_migrations`).Scan(&rows, &top); err != nil {
+		t.Fatal(err)
+	}
+	if rows != store.SchemaVersion() || top != store.SchemaVersion() {
+		t.Fatalf("schema_migrations holds %d rows up to version %d, want each of the %d versions once", rows, top, store.SchemaVersion())
+	}
+	if _, err := daemon.NewClient(e.socket()).Health(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRebuildAggregatesRestoresWhatWasLearnt(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	d := e.startDaemon(t)
+	now := time.Now()
+	var lines strings.Builder
+	for i, cmd := range []string{"ls", "make", "ls", "make", "git status"} {
+		lines.WriteString(commandLine("s", e.dir, cmd, now.Add(time.Duration(i)*time.Second)))
+	}
+	c := daemon.NewClient(e.socket())
+	if _, _, err := c.Ingest(t.Context(), []byte(lines.String())); err != nil {
+		t.Fatal(err)
+	}
+	transitions := func() string {
+		var got struct {
+			Transitions []struct{ Prev, Next string }
+		}
+		if err := c.Get(t.Context(), "/debug/transitions", &got); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, tr := range got.Transitions {
+			fmt.Fprintf(&b, "%s>%s ", tr.Prev, tr.Next)
+		}
+		return b.String()
+	}
+	want := transitions()
+	if want != "ls>make make>git status make>ls " {
+		t.Fatalf("transitions %q", want)
+	}
+	if err := d.stop(t); err != nil {
+		t.Fatalf("clai daemon on SIGTERM: %v\n%s", err, d.stderr)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(e.dir, "clai", "suggest.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DELETE FROM transitions; DELETE FROM command_scores`); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt := e.startDaemon(t, "--rebuild-aggregates")
+	if got := transitions(); got != want {
+		t.Fatalf("after --rebuild-aggregates: %q, want %q\n%s", got, want, rebuilt.stderr)
+	}
+	if !strings.Contains(rebuilt.stderr.String(), "rebuilt the transitions and scores") {
+		t.Fatalf("the daemon did not say it rebuilt:\n%s", rebuilt.stderr)
+	}
+}
+
+func TestADaemonRefusesANewerDatabase(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	path := filepath.Join(e.dir, "clai", "suggest.db")
+	s, err := store.Open(t.Context(), path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`INSERT INTO schema_migrations(version, applied_ms) VALUES (?, 0)`, store.SchemaVersion()+1); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := e.clai(t, "daemon")
+	if code != 1 || !strings.Contains(stderr, "newer than this clai") || !strings.Contains(stderr, "run a newer clai") {
+		t.Fatalf("clai daemon on a newer database: exit %d\n%s", code, stderr)
+	}
+}
