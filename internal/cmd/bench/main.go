@@ -18,6 +18,13 @@
 //	W8  the prompt latency the shell hooks of clai init add, in bash, zsh and
 //	    fish, with the daemon down and up, against the same shell without
 //	    them (p50, p99)
+//	W9  a burst of 10,000 command events into clai daemon, one connection an
+//	    event as the hooks send them: events/s and the transactions they took
+//	W10 clai suggest p50/p99 against a daemon with 100,000 and 1,000,000
+//	    events in its database (built in bulk by the bench), against clai
+//	    version, the same process doing nothing
+//	W11 ten clai daemons started at once on a new database: exactly one
+//	    migrates and serves
 //
 // Every process it starts has its runtime, config and state folders in a
 // temporary folder, so the user's own sessions and config play no part.
@@ -265,6 +272,22 @@ func bench(runs int, only string) error {
 	}
 	if selected("W8") {
 		if err := benchPrompt(dir, runs); err != nil {
+			return err
+		}
+	}
+	sb := suggestBench{clai: clai, dir: dir}
+	if selected("W9") {
+		if err := sb.benchIngest(runs, 10_000); err != nil {
+			return err
+		}
+	}
+	if selected("W10") {
+		if err := sb.benchSuggestLatency(runs, []int{100_000, 1_000_000}); err != nil {
+			return err
+		}
+	}
+	if selected("W11") {
+		if err := sb.benchMigrationRace(runs); err != nil {
 			return err
 		}
 	}

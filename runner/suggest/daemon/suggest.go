@@ -90,6 +90,8 @@ type Health struct {
 	LinesNewer   int64 `json:"lines_newer"`
 	Dropped      int64 `json:"events_dropped"`
 	Failed       int64 `json:"events_failed"`
+	// Batches counts the transactions that committed events.
+	Batches int64 `json:"batches"`
 }
 
 func (d *server) healthz(w http.ResponseWriter, _ *http.Request) {
@@ -97,7 +99,7 @@ func (d *server) healthz(w http.ResponseWriter, _ *http.Request) {
 		OK: true, PID: os.Getpid(), Socket: d.cfg.Socket, Database: d.cfg.Database, Schema: store.SchemaVersion(),
 		Uptime:   d.cfg.Clock.Now().Sub(d.start).Seconds(),
 		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(),
-		Dropped: d.writer.Dropped(), Failed: d.writer.Failed(),
+		Dropped: d.writer.Dropped(), Failed: d.writer.Failed(), Batches: d.writer.Batches(),
 	})
 }
 

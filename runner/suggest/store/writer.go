@@ -58,7 +58,7 @@ type Writer struct {
 	closeOnce sync.Once
 	stop      chan struct{}
 
-	dropped, failed atomic.Int64
+	dropped, failed, batches atomic.Int64
 }
 
 // job is a write other than events, run by the writer's goroutine.
@@ -129,6 +129,9 @@ func (w *Writer) Dropped() int64 { return w.dropped.Load() }
 // Failed counts the events of batches that failed to commit.
 func (w *Writer) Failed() int64 { return w.failed.Load() }
 
+// Batches counts the transactions of events committed.
+func (w *Writer) Batches() int64 { return w.batches.Load() }
+
 // Close commits what is queued and stops the writer.
 func (w *Writer) Close() {
 	w.closeOnce.Do(func() { close(w.stop) })
@@ -190,6 +193,8 @@ func (w *Writer) commit(batch []Event) {
 	err := w.s.Apply(context.Background(), batch)
 	if err != nil {
 		w.failed.Add(int64(len(batch)))
+	} else {
+		w.batches.Add(1)
 	}
 	if w.opt.Committed != nil {
 		w.opt.Committed(len(batch), err)

@@ -107,6 +107,9 @@ func TestWriterCommitsAFullBatchAtOnce(t *testing.T) {
 	if n := got.next(t); n != 50 {
 		t.Fatalf("Close committed %d events, want the 50 left", n)
 	}
+	if b := w.Batches(); b != 3 {
+		t.Fatalf("%d batches, want 3", b)
+	}
 }
 
 func TestWriterCommitsAfterTheBatchDelay(t *testing.T) {
