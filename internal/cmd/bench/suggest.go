@@ -20,6 +20,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/clai-sh/clai/runner/suggest/daemon"
+	"github.com/clai-sh/clai/runner/suggest/gitctx"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
@@ -315,8 +316,9 @@ func gitInit(dir string) error {
 }
 
 // benchSuggestLatency is W10: clai suggest, a whole process as a user runs
-// it, against a daemon whose database holds n events (built here in bulk),
-// for each n; the baseline is clai version, the same process doing nothing.
+// it in a repository with a Makefile, against a daemon whose database holds
+// n events (built here in bulk), for each n; the baseline is clai version,
+// the same process doing nothing.
 func (b suggestBench) benchSuggestLatency(runs int, sizes []int) error {
 	fmt.Printf("\nW10 clai suggest (a whole process) against a daemon with N events in its database, %d calls each after 5 not counted:\n", 20*runs)
 	for _, n := range sizes {
@@ -324,7 +326,11 @@ func (b suggestBench) benchSuggestLatency(runs int, sizes []int) error {
 		if err != nil {
 			return err
 		}
-		built, err := buildDatabase(filepath.Join(dir, "state", "clai", "suggest.db"), n)
+		repo := filepath.Join(dir, "repo")
+		if err := gitInit(repo); err != nil {
+			return err
+		}
+		built, err := buildDatabase(filepath.Join(dir, "state", "clai", "suggest.db"), n, repo)
 		if err != nil {
 			return err
 		}
@@ -332,15 +338,15 @@ func (b suggestBench) benchSuggestLatency(runs int, sizes []int) error {
 		if err != nil {
 			return err
 		}
-		res, err := b.suggestCalls(dir, 20*runs)
+		res, err := b.suggestCalls(dir, repo, 20*runs)
 		d.stop()
 		_ = os.RemoveAll(dir)
 		if err != nil {
 			return fmt.Errorf("W10 at %d events: %w", n, err)
 		}
 		ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1e3) }
-		fmt.Printf("  %9d events (built in %s)  clai suggest p50 %s  p99 %s   clai version p50 %s  p99 %s   ratio of p50s %.2f×   %d suggestions\n",
-			n, built.Round(100*time.Millisecond), ms(percentile(res.suggest, 0.5)), ms(percentile(res.suggest, 0.99)),
+		fmt.Printf("  %9d events (built in %5s)  clai suggest p50 %s  p99 %s   clai version p50 %s  p99 %s   ratio of p50s %.2f×   %d suggestions\n",
+			n, built.Round(time.Second), ms(percentile(res.suggest, 0.5)), ms(percentile(res.suggest, 0.99)),
 			ms(percentile(res.version, 0.5)), ms(percentile(res.version, 0.99)),
 			float64(percentile(res.suggest, 0.5))/float64(percentile(res.version, 0.5)), res.count)
 	}
@@ -349,8 +355,9 @@ func (b suggestBench) benchSuggestLatency(runs int, sizes []int) error {
 
 // buildDatabase makes the database at path with n events of a user's
 // history, in bulk: the events in large transactions, then what is learnt
-// from them in one rebuild.
-func buildDatabase(path string, n int) (time.Duration, error) {
+// from them in one rebuild. One of the forty repositories of the history is
+// the real one at repo, filed under the key the daemon finds for it.
+func buildDatabase(path string, n int, repo string) (time.Duration, error) {
 	start := time.Now()
 	ctx := context.Background()
 	s, err := store.Open(ctx, path, store.Options{})
@@ -359,10 +366,17 @@ func buildDatabase(path string, n int) (time.Duration, error) {
 	}
 	defer s.Close()
 	h := newHistory(42, 40, n)
-	// The daemon's clai suggest runs in a folder of no repository: the
-	// events are filed under keys of their own, and the bench asks in the
-	// global scope, which holds every event.
-	key := func(cwd string) string { return "bench|" + cwd }
+	h.repos[0] = repo
+	real, err := gitctx.NewResolver().Lookup(ctx, repo, false)
+	if err != nil || real.RepoKey == "" {
+		return 0, fmt.Errorf("the key of %s: %v", repo, err)
+	}
+	key := func(cwd string) string {
+		if cwd == repo {
+			return real.RepoKey
+		}
+		return "bench|" + cwd
+	}
 	for made := 0; made < n; made += 50_000 {
 		if err := s.Import(ctx, h.events(min(50_000, n-made), key)); err != nil {
 			return 0, err
@@ -382,12 +396,12 @@ type suggestResult struct {
 
 // suggestCalls runs clai suggest and clai version calls times each, in turn,
 // after five of each not counted.
-func (b suggestBench) suggestCalls(dir string, calls int) (suggestResult, error) {
+func (b suggestBench) suggestCalls(dir, repo string, calls int) (suggestResult, error) {
 	var res suggestResult
 	env := append(daemonEnv(dir), "CLAI_SESSION_ID=bench")
 	run := func(args ...string) (time.Duration, []byte, error) {
 		cmd := exec.Command(b.clai, args...)
-		cmd.Env, cmd.Dir = env, dir
+		cmd.Env, cmd.Dir = env, repo
 		start := time.Now()
 		out, err := cmd.Output()
 		if err != nil {

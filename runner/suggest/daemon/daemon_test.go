@@ -508,3 +508,35 @@ func TestTheScoreRankerSuggestsWithReasonsAndFillsTheLastArgs(t *testing.T) {
 		t.Fatalf("no project task among %+v", reply.Suggestions)
 	}
 }
+
+func TestASlowClientIsCutOffAndABodyIsBounded(t *testing.T) {
+	t.Parallel()
+	d := start(t, config(t))
+	// A client that connects and says nothing is closed once the header
+	// timeout passes; the deadline here only catches a daemon that waits
+	// for ever.
+	c, err := net.Dial("unix", d.cfg.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.SetReadDeadline(time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Fatalf("a silent client read %d bytes, %v; want the daemon to close it", n, err)
+	}
+	// A body over 16 MiB is refused.
+	line := strings.Repeat("x", 300<<10) + "\n"
+	_, _, err = d.client.Ingest(t.Context(), []byte(strings.Repeat(line, 60)))
+	if err == nil || !strings.Contains(err.Error(), "413") {
+		t.Fatalf("an ingest of 18 MiB: %v, want 413", err)
+	}
+	h, err := d.client.Health(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.LinesTooLong == 0 || h.Accepted != 0 {
+		t.Fatalf("health after the long body %+v", h)
+	}
+}
