@@ -282,15 +282,17 @@ func TestIngestSkipsAndCountsWhatItCannotTake(t *testing.T) {
 		`{"v":1,"type":"command","session":"a","cmd":"make lint","future_field":[1,2]}`+"\r\n",
 		"\n",
 		event("a", "/repo/x", "make test", now.Add(time.Second)),
+		// A shell with no session id is taken under its process id.
+		`{"v":1,"type":"command","pid":77,"cmd":"make docs"}`+"\n",
 	)
-	if accepted != 3 || skipped != 3 {
-		t.Fatalf("ingest took %d, skipped %d; want 3, 3", accepted, skipped)
+	if accepted != 4 || skipped != 3 {
+		t.Fatalf("ingest took %d, skipped %d; want 4, 3", accepted, skipped)
 	}
 	h, err := d.client.Health(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !h.OK || h.LinesTooLong != 1 || h.LinesBad != 1 || h.LinesNewer != 1 || h.Accepted != 3 || h.Schema != store.SchemaVersion() {
+	if !h.OK || h.LinesTooLong != 1 || h.LinesBad != 1 || h.LinesNewer != 1 || h.Accepted != 4 || h.Schema != store.SchemaVersion() {
 		t.Fatalf("health %+v", h)
 	}
 	// A line just within the bound is taken.

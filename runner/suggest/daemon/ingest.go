@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/clai-sh/clai/runner/suggest/store"
@@ -110,6 +111,11 @@ func (d *server) take(ctx context.Context, line []byte) bool {
 			d.bad.Add(1)
 		}
 		return false
+	}
+	if w.Session == "" {
+		// A shell whose hooks found no session id: its process stands for
+		// it.
+		w.Session = "pid-" + strconv.Itoa(w.PID)
 	}
 	e := store.Event{Session: w.Session, Shell: w.Shell, PID: w.PID, At: d.eventTime(w.TSMillis), Cwd: w.Cwd, Duration: -1}
 	switch w.Type {

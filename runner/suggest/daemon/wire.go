@@ -17,8 +17,6 @@ const (
 	// sessionsFolder holds, in the socket's folder, one file a shell named
 	// after its process id, with the session id the daemon assigned it.
 	sessionsFolder = "shell-sessions"
-	// socketEnv names the variable that sets the socket's path.
-	socketEnv = "CLAI_DAEMON_SOCKET"
 )
 
 // The types of events.
@@ -61,9 +59,6 @@ func parseLine(line []byte) (wireEvent, error) {
 	case typeCommand, typeSessionStart, typeSessionEnd:
 	default:
 		return w, fmt.Errorf("event line: unknown type %q", w.Type)
-	}
-	if w.Session == "" {
-		return w, errors.New("event line: no session")
 	}
 	return w, nil
 }
