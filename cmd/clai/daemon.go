@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -25,7 +28,7 @@ func daemonCommand() *cli.Command {
 		Usage: "serve the shell-history suggestions: learn from the shell hooks' commands, answer clai suggest",
 		Description: "One daemon a user: it listens on $XDG_RUNTIME_DIR/clai/daemon.sock (else clai-UID in the temp folder,\n" +
 			"or $" + daemonSocketEnv + ") and keeps what it learns in $XDG_STATE_HOME/clai/suggest.db\n" +
-			"(else ~/.local/state/clai/suggest.db). It runs until stopped (Ctrl-C, SIGTERM). Start it with\n" +
+			"(else ~/.local/state/clai/suggest.db). It runs until stopped (Ctrl-C, SIGTERM; a hangup does not stop it). Start it with\n" +
 			"`clai daemon &`, from a login script or a systemd user unit (see docs/suggest.md).",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "rebuild-aggregates", Usage: "recompute the transitions and scores from the command events kept, then serve"},
@@ -44,7 +47,11 @@ func daemonCommand() *cli.Command {
 			if err != nil {
 				return failure(err)
 			}
-			err = daemon.Run(c.Context, daemon.Config{
+			// The daemon outlives the terminal it was started from: a
+			// hangup does not stop it, Ctrl-C and SIGTERM do.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			err = daemon.Run(ctx, daemon.Config{
 				Socket:            daemonSocket(),
 				Database:          db,
 				Retention:         retention,

@@ -73,7 +73,9 @@ func (e *sessionsEnv) spawnDaemon(t *testing.T, args ...string) *runningDaemon {
 		t.Fatal(err)
 	}
 	lines := make(chan string, 100)
+	read := make(chan struct{})
 	go func() {
+		defer close(read)
 		defer close(lines)
 		sc := bufio.NewScanner(pipe)
 		for sc.Scan() {
@@ -96,7 +98,11 @@ func (e *sessionsEnv) spawnDaemon(t *testing.T, args ...string) *runningDaemon {
 		}
 	}()
 	d.servingC = serving
-	go func() { d.exited <- d.cmd.Wait() }()
+	// Wait closes the pipe: it waits until the output is read whole.
+	go func() {
+		<-read
+		d.exited <- d.cmd.Wait()
+	}()
 	t.Cleanup(func() { d.stop(t) })
 	return d
 }
@@ -155,6 +161,9 @@ func TestSuggestOffersTheNextCommandWithItsReasons(t *testing.T) {
 	t.Parallel()
 	e := newSessionsEnv(t)
 	repo := gitRepo(t, e.dir, "test", "lint")
+	if _, stderr, code := e.clai(t, "suggest", "--limit", "0"); code != 2 || !strings.Contains(stderr, "--limit 0: want 1 to 50") {
+		t.Fatalf("clai suggest --limit 0: exit %d\n%s", code, stderr)
+	}
 	// With no daemon, clai suggest says how to start one.
 	_, stderr, code := e.clai(t, "suggest")
 	if code != 1 || !strings.Contains(stderr, "the suggestion daemon is not running") || !strings.Contains(stderr, "clai daemon &") {
@@ -214,6 +223,19 @@ func TestASecondDaemonExitsSayingOneIsRunning(t *testing.T) {
 	}
 	if _, err := daemon.NewClient(e.socket()).Health(t.Context()); err != nil {
 		t.Fatalf("the first daemon after the second one: %v", err)
+	}
+	// The terminal it was started from closes: it serves on.
+	if err := first.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := daemon.NewClient(e.socket()).Health(t.Context()); err != nil {
+		t.Fatalf("the daemon after a hangup: %v\n%s", err, first.stderr)
+	}
+	if err := first.stop(t); err != nil {
+		t.Fatalf("clai daemon on SIGTERM: %v\n%s", err, first.stderr)
+	}
+	if _, err := os.Lstat(e.socket()); !os.IsNotExist(err) {
+		t.Fatalf("the socket after the daemon ended: %v", err)
 	}
 }
 

@@ -62,7 +62,9 @@ func (b suggestBench) spawnDaemon(dir string) (*daemonProc, <-chan struct{}, err
 		return nil, nil, err
 	}
 	serving := make(chan struct{})
+	read := make(chan struct{})
 	go func() {
+		defer close(read)
 		sc := bufio.NewScanner(pipe)
 		said := false
 		for sc.Scan() {
@@ -75,7 +77,11 @@ func (b suggestBench) spawnDaemon(dir string) (*daemonProc, <-chan struct{}, err
 			}
 		}
 	}()
-	go func() { d.exited <- d.cmd.Wait() }()
+	// Wait closes the pipe: it waits until the output is read whole.
+	go func() {
+		<-read
+		d.exited <- d.cmd.Wait()
+	}()
 	return d, serving, nil
 }
 
