@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -188,8 +189,11 @@ func (w *Writer) drain(batch *[]Event) {
 	}
 }
 
-// commit writes one batch in one transaction.
+// commit writes one batch in one transaction, its events in the order of
+// their times: the hooks send in the background, and a command's event may
+// overtake the one before it.
 func (w *Writer) commit(batch []Event) {
+	slices.SortStableFunc(batch, func(a, b Event) int { return a.At.Compare(b.At) })
 	err := w.s.Apply(context.Background(), batch)
 	if err != nil {
 		w.failed.Add(int64(len(batch)))

@@ -167,3 +167,24 @@ func TestWriterDropsWhenItsQueueIsFull(t *testing.T) {
 	close(block)
 	w.Close()
 }
+
+func TestWriterLearnsABatchInTheOrderOfItsEventsTimes(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	got := make(batches, 4)
+	w := store.NewWriter(s, store.WriterOptions{Clock: newFakeClock(), Committed: got.committed(t)})
+	// make test ran after git pull, but its event came first.
+	w.Add(cmd("a", "r", "make test", 2*time.Second))
+	w.Add(cmd("a", "r", "git pull", time.Second))
+	w.Close()
+	if n := got.next(t); n != 2 {
+		t.Fatalf("a batch of %d", n)
+	}
+	ts, err := s.Transitions(t.Context(), "r", "git pull", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 1 || ts[0].Next != "make test" {
+		t.Fatalf("transitions from git pull %+v, want make test", ts)
+	}
+}
