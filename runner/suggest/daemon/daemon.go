@@ -105,28 +105,9 @@ func LockPath(socket string) string {
 // running is ErrAlreadyRunning), migrates the database, removes a stale
 // socket, then serves.
 func Run(ctx context.Context, cfg Config) error {
-	if cfg.Understander == nil {
-		cfg.Understander = NewUnderstander(tasks.Options{})
-	}
-	if cfg.Ranker == nil {
-		r, err := NewRanker()
-		if err != nil {
-			return err
-		}
-		cfg.Ranker = r
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = store.SystemClock{}
-	}
-	if cfg.Log == nil {
-		cfg.Log = io.Discard
-	}
-	cfg.Log = &syncWriter{w: cfg.Log}
-	if cfg.Retention <= 0 {
-		cfg.Retention = DefaultRetention
-	}
-	if cfg.PurgeEvery <= 0 {
-		cfg.PurgeEvery = DefaultPurgeEvery
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(cfg.Socket), 0o700); err != nil {
 		return fmt.Errorf("daemon socket folder: %w", err)
@@ -154,6 +135,34 @@ func Run(ctx context.Context, cfg Config) error {
 	d := newServer(cfg, st)
 	defer d.close()
 	return d.serve(ctx, ln)
+}
+
+// withDefaults fills in what cfg leaves out.
+func (cfg Config) withDefaults() (Config, error) {
+	if cfg.Understander == nil {
+		cfg.Understander = NewUnderstander(tasks.Options{})
+	}
+	if cfg.Ranker == nil {
+		r, err := NewRanker()
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Ranker = r
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = store.SystemClock{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	cfg.Log = &syncWriter{w: cfg.Log}
+	if cfg.Retention <= 0 {
+		cfg.Retention = DefaultRetention
+	}
+	if cfg.PurgeEvery <= 0 {
+		cfg.PurgeEvery = DefaultPurgeEvery
+	}
+	return cfg, nil
 }
 
 // takeLock takes the daemon's lock beside socket, and writes this process's
