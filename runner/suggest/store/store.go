@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"net/url"
 	"os"
@@ -67,10 +68,14 @@ var ErrNewerSchema = errors.New("database schema is newer than this clai")
 
 // Open opens the database at path, making it and its folder (0700) if
 // missing, and migrates its schema forward. A database of a newer schema than
-// this build knows is refused with ErrNewerSchema.
+// this build knows is refused with ErrNewerSchema. The database and its WAL
+// files are readable by their owner only.
 func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("database folder: %w", err)
+	}
+	if err := ownerOnly(path); err != nil {
+		return nil, err
 	}
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
@@ -81,11 +86,26 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("database %s: %w", path, err)
-	}
 	return s, nil
+}
+
+// ownerOnly makes the database file at path, if missing, and gives it and
+// the WAL files beside it mode 0600: SQLite makes those with the mode of the
+// database.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("database %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("database %s: %w", path, err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("database %s: %w", path, err)
+		}
+	}
+	return nil
 }
 
 // dsn is the driver's name of the database at path: WAL mode, a busy

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -349,5 +350,28 @@ func TestTheLastArgsOfATemplateAreKeptWithTheirUsesInARow(t *testing.T) {
 	}
 	if len(ts) != 2 || ts[0].Next != "git push <url> main" || ts[0].ArgsUses != 2 || ts[0].LastArgs[0] != "git@b:y.git" {
 		t.Fatalf("transitions %+v", ts)
+	}
+}
+
+func TestTheDatabaseIsItsOwnersOnly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "suggest.db")
+	// A database left readable by others is closed to them.
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, path, store.Options{})
+	if err := s.Apply(t.Context(), []store.Event{cmd("a", "r", "ls", 0)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %v, want 0600", filepath.Base(p), fi.Mode().Perm())
+		}
 	}
 }
