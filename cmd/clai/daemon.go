@@ -14,20 +14,18 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/clai-sh/clai/runner/sessions"
+	"github.com/clai-sh/clai/internal/rundir"
 	"github.com/clai-sh/clai/runner/suggest/daemon"
+	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/tasks"
 )
-
-// daemonSocketEnv names the variable that sets the daemon's socket.
-const daemonSocketEnv = "CLAI_DAEMON_SOCKET"
 
 func daemonCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "daemon",
 		Usage: "serve the shell-history suggestions: learn from the shell hooks' commands, answer clai suggest",
 		Description: "One daemon a user: it listens on $XDG_RUNTIME_DIR/clai/daemon.sock (else clai-UID in the temp folder,\n" +
-			"or $" + daemonSocketEnv + ") and keeps what it learns in $XDG_STATE_HOME/clai/suggest.db\n" +
+			"or $" + hookproto.SocketEnv + ") and keeps what it learns in $XDG_STATE_HOME/clai/suggest.db\n" +
 			"(else ~/.local/state/clai/suggest.db). It runs until stopped (Ctrl-C, SIGTERM; a hangup does not stop it). Start it with\n" +
 			"`clai daemon &`, from a login script or a systemd user unit (see docs/suggest.md).",
 		Flags: []cli.Flag{
@@ -47,12 +45,16 @@ func daemonCommand() *cli.Command {
 			if err != nil {
 				return failure(err)
 			}
+			socket, err := daemonSocket()
+			if err != nil {
+				return failure(err)
+			}
 			// The daemon outlives the terminal it was started from: a
 			// hangup does not stop it, Ctrl-C and SIGTERM do.
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			err = daemon.Run(ctx, daemon.Config{
-				Socket:            daemonSocket(),
+				Socket:            socket,
 				Database:          db,
 				Retention:         retention,
 				RebuildAggregates: c.Bool("rebuild-aggregates"),
@@ -67,13 +69,16 @@ func daemonCommand() *cli.Command {
 	}
 }
 
-// daemonSocket is the path of the daemon's socket: $CLAI_DAEMON_SOCKET, else
-// daemon.sock in the runtime folder.
-func daemonSocket() string {
-	if p := os.Getenv(daemonSocketEnv); p != "" {
-		return p
+// daemonSocket is the path the daemon listens on: $CLAI_DAEMON_SOCKET, else
+// daemon.sock in the runtime folder, which is made if missing and must be
+// this user's alone.
+func daemonSocket() (string, error) {
+	if os.Getenv(hookproto.SocketEnv) == "" {
+		if err := rundir.Prepare(rundir.Dir()); err != nil {
+			return "", fmt.Errorf("daemon: %w", err)
+		}
 	}
-	return filepath.Join(sessions.DefaultDir(), "daemon.sock")
+	return hookproto.SocketPath(), nil
 }
 
 // suggestDatabase is the path of the daemon's database:

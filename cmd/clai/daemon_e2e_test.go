@@ -354,3 +354,18 @@ func TestADaemonRefusesANewerDatabase(t *testing.T) {
 		t.Fatalf("clai daemon on a newer database: exit %d\n%s", code, stderr)
 	}
 }
+
+func TestADaemonRefusesARuntimeFolderOthersMayEnter(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	if err := os.Mkdir(filepath.Join(e.runtime, "clai"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(e.runtime, "clai"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := e.clai(t, "daemon")
+	if code != 1 || !strings.Contains(stderr, "want 0700") {
+		t.Fatalf("clai daemon in a 0755 runtime folder: exit %d\n%s", code, stderr)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clai-sh/clai/runner/suggest/daemon"
+	"github.com/clai-sh/clai/runner/suggest/hookproto"
 )
 
 func suggestCommand() *cli.Command {
@@ -38,7 +39,7 @@ func suggestCommand() *cli.Command {
 			if err != nil {
 				return failure(fmt.Errorf("suggest: the current folder: %w", err))
 			}
-			socket := daemonSocket()
+			socket := hookproto.SocketPath()
 			reply, err := daemon.NewClient(socket).Suggest(c.Context, daemon.SuggestRequest{
 				Session: os.Getenv("CLAI_SESSION_ID"), Cwd: cwd, LastCmd: c.String("last"), Limit: limit,
 			})

@@ -21,6 +21,7 @@ import (
 
 	"github.com/clai-sh/clai/runner/suggest/daemon"
 	"github.com/clai-sh/clai/runner/suggest/gitctx"
+	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
@@ -43,11 +44,8 @@ type daemonProc struct {
 // daemonEnv is the environment of a daemon, and of the clai suggest that asks
 // it, whose socket and database are in dir.
 func daemonEnv(dir string) []string {
-	return append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"), daemonSocketEnv+"="+filepath.Join(dir, "daemon.sock"))
+	return append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"), hookproto.SocketEnv+"="+filepath.Join(dir, "daemon.sock"))
 }
-
-// daemonSocketEnv names the variable that sets the daemon's socket.
-const daemonSocketEnv = "CLAI_DAEMON_SOCKET"
 
 // spawnDaemon starts clai daemon with its files in dir; serving receives
 // once it says it serves.

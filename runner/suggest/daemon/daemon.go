@@ -33,6 +33,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/clai-sh/clai/internal/peer"
+	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/store"
 	"github.com/clai-sh/clai/runner/suggest/tasks"
@@ -201,7 +202,7 @@ func listen(socket string) (net.Listener, error) {
 	if err := os.Remove(socket); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("stale daemon socket: %w", err)
 	}
-	ln, err := net.Listen("unix", socket)
+	ln, err := hookproto.UnixSocket{Path: socket}.Listen()
 	if err != nil {
 		return nil, fmt.Errorf("daemon socket: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner/suggest/daemon"
+	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
@@ -320,6 +321,10 @@ func TestSessionStartGetsAnIDInItsSessionFile(t *testing.T) {
 	id := strings.TrimSpace(string(data))
 	if !strings.HasPrefix(id, "d-") || len(id) != 18 {
 		t.Fatalf("session file holds %q, want d- and 16 hex digits", id)
+	}
+	// The hook's client reads it as the shell's session id.
+	if got, ok := hookproto.ReadSessionFile(filepath.Dir(d.cfg.Socket), 4242, time.Now()); !ok || got != id {
+		t.Fatalf("the hook reads %q, %v; want %q", got, ok, id)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
 
@@ -64,12 +65,12 @@ func (d *server) ingest(w http.ResponseWriter, r *http.Request) {
 }
 
 // readLine reads one line of br, without its end. A line longer than
-// maxLine is read to its end and dropped: tooLong is then true.
+// hookproto.MaxLine is read to its end and dropped: tooLong is then true.
 func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(chunk) > maxLine+2 {
+			if len(line)+len(chunk) > hookproto.MaxLine+2 {
 				tooLong, line = true, nil
 			} else {
 				line = append(line, chunk...)
@@ -82,7 +83,7 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 			return nil, true, err
 		}
 		line = trimEOL(line)
-		if len(line) > maxLine {
+		if len(line) > hookproto.MaxLine {
 			return nil, true, err
 		}
 		return line, false, err
@@ -103,9 +104,9 @@ func trimEOL(b []byte) []byte {
 // session_start is assigned a session id, which the shell finds in its
 // session file.
 func (d *server) take(ctx context.Context, line []byte) bool {
-	w, err := parseLine(line)
+	w, err := hookproto.ParseLine(line)
 	if err != nil {
-		if errors.Is(err, errNewer) {
+		if errors.Is(err, hookproto.ErrNewer) {
 			d.newer.Add(1)
 		} else {
 			d.bad.Add(1)
@@ -119,22 +120,22 @@ func (d *server) take(ctx context.Context, line []byte) bool {
 	}
 	e := store.Event{Session: w.Session, Shell: w.Shell, PID: w.PID, At: d.eventTime(w.TSMillis), Cwd: w.Cwd, Duration: -1}
 	switch w.Type {
-	case typeSessionStart:
+	case hookproto.TypeSessionStart:
 		e.Kind = store.SessionStart
 		if w.PID > 0 {
 			id := newSessionID()
-			if err := writeSessionFile(filepath.Dir(d.cfg.Socket), w.PID, id); err != nil {
+			if err := hookproto.WriteSessionFile(filepath.Dir(d.cfg.Socket), w.PID, id); err != nil {
 				d.logf("%v", err)
 			} else {
 				e.Session = id
 			}
 		}
-	case typeSessionEnd:
+	case hookproto.TypeSessionEnd:
 		e.Kind = store.SessionEnd
-	case typeCommand:
+	case hookproto.TypeCommand:
 		e.Kind, e.Cmd, e.Exit = store.Command, w.Cmd, w.Exit
-		if w.DurationMS != nil && *w.DurationMS >= 0 {
-			e.Duration = time.Duration(*w.DurationMS) * time.Millisecond
+		if w.DurationMS != hookproto.UnknownDuration {
+			e.Duration = time.Duration(w.DurationMS) * time.Millisecond
 		}
 		c := d.cfg.Understander.Command(w.Cmd)
 		e.Template, e.Args, e.Tool = c.Template, c.Args, c.Tool
