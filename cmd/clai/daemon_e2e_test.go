@@ -16,6 +16,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/suggest/daemon"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
@@ -369,3 +370,79 @@ func TestADaemonRefusesARuntimeFolderOthersMayEnter(t *testing.T) {
 		t.Fatalf("clai daemon in a 0755 runtime folder: exit %d\n%s", code, stderr)
 	}
 }
+
+// As a new user would: a fresh bash with the hooks of clai init works a
+// while in a git repository with a Makefile, and clai suggest offers the
+// next command with its reasons.
+func TestBashHooksTeachTheDaemonAndSuggestTheNextCommand(t *testing.T) {
+	t.Parallel()
+	bash := testprog.RequireProgram(t, "bash", "bash")
+	testprog.RequireProgram(t, "make", "make")
+	e := newSessionsEnv(t)
+	home := t.TempDir()
+	// clai init finds clai-hook on PATH, as an install of both puts it.
+	bin := filepath.Join(home, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(testprog.BuildCommand(t, "./cmd/clai-hook"), filepath.Join(bin, "clai-hook")); err != nil {
+		t.Fatal(err)
+	}
+	repo := gitRepo(t, e.dir, "test", "lint")
+	e.startDaemon(t)
+	rc := filepath.Join(home, "rc")
+	if err := os.WriteFile(rc, []byte(fmt.Sprintf("eval \"$(%q init bash)\"\n", e.bin)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := "cd " + shellQuote(repo) + "\n" + `echo "SESSION=$CLAI_SESSION_ID"` + "\n" +
+		strings.Repeat("git status --short\nmake test\n", 3) + "git status --short\nexit\n"
+	sh := exec.CommandContext(t.Context(), bash, "--noprofile", "--rcfile", rc, "-i")
+	sh.Env = append(e.env, "HOME="+home, "HISTFILE="+filepath.Join(home, "history"), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	sh.Stdin = strings.NewReader(script)
+	var stderr lockedBuffer
+	sh.Stderr = &stderr
+	out, err := sh.Output()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s\n%s", err, out, stderr.String())
+	}
+	_, after, ok := strings.Cut(string(out), "SESSION=")
+	session, _, _ := strings.Cut(after, "\n")
+	if !ok || session == "" {
+		t.Fatalf("the shell has no session id:\n%s\n%s", out, stderr.String())
+	}
+	// The hooks send in the background: wait until the daemon has taken the
+	// eight commands (the echo and seven more); the deadline only catches a
+	// hook that never sent.
+	c := daemon.NewClient(e.socket())
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		h, err := c.Health(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Accepted >= 9 { // the session's start and its eight commands
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the daemon took %d events of the shell's 9:\n%s", h.Accepted, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	suggest := exec.CommandContext(t.Context(), e.bin, "suggest")
+	suggest.Dir, suggest.Env = repo, append(e.env, "CLAI_SESSION_ID="+session)
+	printed, err := suggest.Output()
+	if err != nil {
+		t.Fatalf("clai suggest: %v\n%s", err, printed)
+	}
+	lines := strings.Split(string(printed), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[1], "make test ") ||
+		!strings.Contains(lines[1], "repo transition after `git status --short` (3×)") || !strings.Contains(lines[1], "project task (Makefile)") {
+		t.Fatalf("clai suggest in session %s printed:\n%s", session, printed)
+	}
+	if !strings.Contains(string(printed), "make lint") {
+		t.Fatalf("the other task is not suggested:\n%s", printed)
+	}
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

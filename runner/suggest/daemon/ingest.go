@@ -42,7 +42,10 @@ func (d *server) ingest(w http.ResponseWriter, r *http.Request) {
 			d.tooLong.Add(1)
 			reply.Skipped++
 		case len(line) > 0:
-			if d.take(r.Context(), line) {
+			// The hooks close the connection once they have written,
+			// without waiting for the reply: what ingest asks git must not
+			// end with the request.
+			if d.take(context.WithoutCancel(r.Context()), line) {
 				reply.Accepted++
 			} else {
 				reply.Skipped++
