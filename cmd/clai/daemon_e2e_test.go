@@ -2,18 +2,23 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	_ "modernc.org/sqlite"
 
 	"github.com/clai-sh/clai/internal/testprog"
@@ -371,12 +376,23 @@ func TestADaemonRefusesARuntimeFolderOthersMayEnter(t *testing.T) {
 	}
 }
 
-// As a new user would: a fresh bash with the hooks of clai init works a
-// while in a git repository with a Makefile, and clai suggest offers the
-// next command with its reasons.
-func TestBashHooksTeachTheDaemonAndSuggestTheNextCommand(t *testing.T) {
+// As a new user would: a fresh bash, zsh or fish with the hooks of clai
+// init works a while in a git repository with a Makefile, and clai suggest
+// offers the next command with its reasons.
+func TestShellHooksTeachTheDaemonAndSuggestTheNextCommand(t *testing.T) {
 	t.Parallel()
-	bash := testprog.RequireProgram(t, "bash", "bash")
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		t.Run(shell, func(t *testing.T) {
+			t.Parallel()
+			learnFromShell(t, shell)
+		})
+	}
+}
+
+// learnFromShell runs shell with the hooks of clai init, reading its
+// commands from a pipe, and checks what clai suggest then offers.
+func learnFromShell(t *testing.T, shell string) {
+	prog := testprog.RequireProgram(t, shell, shell)
 	testprog.RequireProgram(t, "make", "make")
 	e := newSessionsEnv(t)
 	home := t.TempDir()
@@ -390,45 +406,37 @@ func TestBashHooksTeachTheDaemonAndSuggestTheNextCommand(t *testing.T) {
 	}
 	repo := gitRepo(t, e.dir, "test", "lint")
 	e.startDaemon(t)
-	rc := filepath.Join(home, "rc")
-	if err := os.WriteFile(rc, []byte(fmt.Sprintf("eval \"$(%q init bash)\"\n", e.bin)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	argv, env := shellWithHooks(t, shell, home, e.bin)
 	script := "cd " + shellQuote(repo) + "\n" + `echo "SESSION=$CLAI_SESSION_ID"` + "\n" +
 		strings.Repeat("git status --short\nmake test\n", 3) + "git status --short\nexit\n"
-	sh := exec.CommandContext(t.Context(), bash, "--noprofile", "--rcfile", rc, "-i")
-	sh.Env = append(e.env, "HOME="+home, "HISTFILE="+filepath.Join(home, "history"), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	sh.Stdin = strings.NewReader(script)
-	var stderr lockedBuffer
-	sh.Stderr = &stderr
-	out, err := sh.Output()
-	if err != nil {
-		t.Fatalf("bash: %v\n%s\n%s", err, out, stderr.String())
+	// The deadline only catches a shell that never ends.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	sh := exec.CommandContext(ctx, prog, argv...)
+	sh.Env = append(append(e.env, "HOME="+home, "TERM=dumb", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH")), env...)
+	out := typeInTerminal(t, sh, script)
+	m := regexp.MustCompile(`SESSION=(d-[0-9a-f]{16})\r?\n`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the shell has no session id of the daemon's:\n%q", out)
 	}
-	_, after, ok := strings.Cut(string(out), "SESSION=")
-	session, _, _ := strings.Cut(after, "\n")
-	if !ok || session == "" {
-		t.Fatalf("the shell has no session id:\n%s\n%s", out, stderr.String())
-	}
-	// The hooks send in the background: wait until the daemon has taken the
-	// eight commands (the echo and seven more); the deadline only catches a
-	// hook that never sent.
+	session := m[1]
+	// The hooks send in the background: wait until the daemon has learnt
+	// the four git status and the three make test; the deadline only
+	// catches a hook that never sent.
 	c := daemon.NewClient(e.socket())
 	deadline := time.Now().Add(60 * time.Second)
-	for {
-		h, err := c.Health(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Accepted >= 9 { // the session's start and its eight commands
-			break
-		}
+	for !learnt(t, c, repo, map[string]int{"git status --short": 4, "make test": 3}) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the daemon took %d events of the shell's 9:\n%s", h.Accepted, out)
+			t.Fatalf("the daemon did not learn the shell's commands:\n%s\n%q", dumpEvents(t, e), out)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	suggest := exec.CommandContext(t.Context(), e.bin, "suggest")
+	args := []string{"suggest", "--limit", "10"}
+	if shell == "fish" {
+		// fish tells of exit too, which is then the session's last command.
+		args = append(args, "--last", "git status --short")
+	}
+	suggest := exec.CommandContext(t.Context(), e.bin, args...)
 	suggest.Dir, suggest.Env = repo, append(e.env, "CLAI_SESSION_ID="+session)
 	printed, err := suggest.Output()
 	if err != nil {
@@ -437,10 +445,111 @@ func TestBashHooksTeachTheDaemonAndSuggestTheNextCommand(t *testing.T) {
 	lines := strings.Split(string(printed), "\n")
 	if len(lines) < 3 || !strings.HasPrefix(lines[1], "make test ") ||
 		!strings.Contains(lines[1], "repo transition after `git status --short` (3×)") || !strings.Contains(lines[1], "project task (Makefile)") {
-		t.Fatalf("clai suggest in session %s printed:\n%s", session, printed)
+		t.Fatalf("clai suggest in session %s printed:\n%s\n%s", session, printed, dumpEvents(t, e))
 	}
 	if !strings.Contains(string(printed), "make lint") {
 		t.Fatalf("the other task is not suggested:\n%s", printed)
+	}
+}
+
+// learnt reports whether the daemon counts each template of want in the
+// repository of cwd as often as want says.
+func learnt(t *testing.T, c *daemon.Client, cwd string, want map[string]int) bool {
+	t.Helper()
+	var got struct {
+		Scores []struct {
+			Template string
+			Count    int
+		}
+	}
+	if err := c.Get(t.Context(), "/debug/scores?cwd="+url.QueryEscape(cwd), &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range got.Scores {
+		if n, ok := want[s.Template]; ok && s.Count >= n {
+			delete(want, s.Template)
+		}
+	}
+	return len(want) == 0
+}
+
+// dumpEvents lists the command events of the database, for a failure's
+// message.
+func dumpEvents(t *testing.T, e *sessionsEnv) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(e.dir, "clai", "suggest.db"))
+	if err != nil {
+		return err.Error()
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT session_id, ts_ms, repo_key != '', cmd FROM command_events ORDER BY id`)
+	if err != nil {
+		return err.Error()
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var session, cmd string
+		var at int64
+		var inRepo bool
+		if err := rows.Scan(&session, &at, &inRepo, &cmd); err != nil {
+			return err.Error()
+		}
+		fmt.Fprintf(&b, "%s %d repo=%v %q\n", session, at, inRepo, cmd)
+	}
+	return b.String()
+}
+
+// typeInTerminal runs cmd in a terminal of its own, types script into it,
+// and returns what it printed until it ended.
+func typeInTerminal(t *testing.T, cmd *exec.Cmd, script string) string {
+	t.Helper()
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	var out lockedBuffer
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		_, _ = io.Copy(&out, tty)
+	}()
+	if _, err := tty.WriteString(script); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%s: %v\n%q", cmd.Path, err, out.String())
+	}
+	_ = tty.Close()
+	<-read
+	return out.String()
+}
+
+// shellWithHooks writes the rc file of shell in home, which loads the hooks
+// of clai init, and returns the shell's arguments and environment to start
+// it interactive with that rc file.
+func shellWithHooks(t *testing.T, shell, home, clai string) (argv, env []string) {
+	t.Helper()
+	write := func(path, text string) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	switch shell {
+	case "bash":
+		rc := filepath.Join(home, "bashrc")
+		write(rc, fmt.Sprintf("eval \"$(%s init bash)\"\n", shellQuote(clai)))
+		return []string{"--noprofile", "--rcfile", rc, "-i"}, []string{"HISTFILE=" + filepath.Join(home, "history")}
+	case "zsh":
+		write(filepath.Join(home, "zdot", ".zshrc"), fmt.Sprintf("eval \"$(%s init zsh)\"\n", shellQuote(clai)))
+		return []string{"-i"}, []string{"ZDOTDIR=" + filepath.Join(home, "zdot")}
+	default:
+		write(filepath.Join(home, "config", "fish", "config.fish"), fmt.Sprintf("%s init fish | source\n", shellQuote(clai)))
+		return []string{"-i"}, []string{"XDG_CONFIG_HOME=" + filepath.Join(home, "config")}
 	}
 }
 

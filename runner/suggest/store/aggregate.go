@@ -53,7 +53,10 @@ func (s *Store) count(a *aggregate, cmd string, args []string, t int64) {
 	} else {
 		a.argsUses = 1
 	}
-	a.rank, a.count, a.last, a.lastCmd, a.lastArgs = s.bump(a.rank, t), a.count+1, max(a.last, t), cmd, args
+	a.rank, a.count = s.bump(a.rank, t), a.count+1
+	if t >= a.last {
+		a.last, a.lastCmd, a.lastArgs = t, cmd, args
+	}
 }
 
 // tally is what a rebuild learns from the events, in memory.

@@ -46,10 +46,12 @@ type Event struct {
 // globalScope is the scope of what is learnt across all repositories.
 const globalScope = ""
 
-// last is a command as the one before the next: its template and time.
+// last is a command as the one before or after another: its template, its
+// time and, when known, its repository.
 type last struct {
 	template string
 	at       int64
+	repo     string
 }
 
 // applyTx is a write transaction with the statements events need.
@@ -134,9 +136,16 @@ func (a *applyTx) apply(ctx context.Context, e *Event) error {
 	return nil
 }
 
-// command records a command and learns from it.
+// command records a command and learns from it. A command whose event comes
+// late, after the next command of its session was learnt from, is put back
+// in its place: the transition that next command took from the one before
+// now comes from this one.
 func (a *applyTx) command(ctx context.Context, e *Event, at int64) error {
 	prev, ok, err := a.previous(ctx, e, at)
+	if err != nil {
+		return err
+	}
+	next, late, err := a.following(ctx, e, at)
 	if err != nil {
 		return err
 	}
@@ -151,6 +160,45 @@ func (a *applyTx) command(ctx context.Context, e *Event, at int64) error {
 		}
 		if err := a.score(ctx, scope, e, at); err != nil {
 			return err
+		}
+	}
+	if late {
+		return a.splice(ctx, prev, ok, e.Template, next)
+	}
+	return nil
+}
+
+// following is the first command of e's session after at, when e came late.
+func (a *applyTx) following(ctx context.Context, e *Event, at int64) (last, bool, error) {
+	st, err := a.stmt(ctx, `SELECT template, ts_ms, repo_key FROM command_events WHERE session_id = ? AND ts_ms > ? ORDER BY ts_ms, id LIMIT 1`)
+	if err != nil {
+		return last{}, false, fmt.Errorf("next command: %w", err)
+	}
+	var l last
+	switch err := st.QueryRowContext(ctx, e.Session, at).Scan(&l.template, &l.at, &l.repo); err {
+	case nil:
+		return l, true, nil
+	case sql.ErrNoRows:
+		return last{}, false, nil
+	default:
+		return last{}, false, fmt.Errorf("next command: %w", err)
+	}
+}
+
+// splice moves the transition of next: from prev (when there was one) to
+// template, the command that came late between them.
+func (a *applyTx) splice(ctx context.Context, prev last, hadPrev bool, template string, next last) error {
+	for _, scope := range scopes(next.repo) {
+		if hadPrev {
+			if err := a.exec(ctx, `UPDATE transitions SET count = count - 1 WHERE scope = ? AND prev_template = ? AND next_template = ?`, scope, prev.template, next.template); err != nil {
+				return fmt.Errorf("transition: %w", err)
+			}
+			if err := a.exec(ctx, `DELETE FROM transitions WHERE scope = ? AND prev_template = ? AND next_template = ? AND count <= 0`, scope, prev.template, next.template); err != nil {
+				return fmt.Errorf("transition: %w", err)
+			}
+		}
+		if err := a.exec(ctx, upsertTransition, scope, template, next.template, 1, next.at); err != nil {
+			return fmt.Errorf("transition: %w", err)
 		}
 	}
 	return nil

@@ -375,3 +375,36 @@ func TestTheDatabaseIsItsOwnersOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestACommandThatComesLateIsPutBackInItsPlace(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	events := []store.Event{
+		cmd("a", "r", "git pull", 0),
+		cmd("a", "r", "make test", 2*time.Second),
+		cmd("a", "r", "make lint", 4*time.Second),
+		cmd("a", "r", "git push", 6*time.Second),
+	}
+	late := newStore(t)
+	// git status ran between git pull and make test, and make lint between
+	// make test and git push, but their events came last, one by one.
+	status := cmd("a", "r", "git status", time.Second)
+	if err := late.Apply(ctx, []store.Event{events[0], events[1], events[3]}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []store.Event{status, events[2]} {
+		if err := late.Apply(ctx, []store.Event{e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inOrder := newStore(t)
+	if err := inOrder.Apply(ctx, []store.Event{events[0], status, events[1], events[2], events[3]}); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(time.Minute)
+	for _, scope := range []string{"", "r"} {
+		if got, want := snapshot(t, late, scope, now), snapshot(t, inOrder, scope, now); got != want {
+			t.Errorf("scope %q: learnt late\n%v\nwant\n%v", scope, got, want)
+		}
+	}
+}
