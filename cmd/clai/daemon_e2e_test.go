@@ -408,35 +408,36 @@ func learnFromShell(t *testing.T, shell string) {
 	e.startDaemon(t)
 	argv, env := shellWithHooks(t, shell, home, e.bin)
 	script := "cd " + shellQuote(repo) + "\n" + `echo "SESSION=$CLAI_SESSION_ID"` + "\n" +
-		strings.Repeat("git status --short\nmake test\n", 3) + "git status --short\nexit\n"
+		strings.Repeat("git status --short\nmake test\n", 4) + "exit\n"
 	// The deadline only catches a shell that never ends.
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	sh := exec.CommandContext(ctx, prog, argv...)
-	sh.Env = append(append(e.env, "HOME="+home, "TERM=dumb", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH")), env...)
+	// The hooks drop an event when the daemon does not take it within
+	// their connect timeout, which a loaded machine may pass: the longest
+	// is asked for, and the test asks for two of the four rounds only.
+	sh.Env = append(append(e.env, "HOME="+home, "TERM=dumb", "CLAI_HOOK_TIMEOUT_MS=20", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH")), env...)
 	out := typeInTerminal(t, sh, script)
-	m := regexp.MustCompile(`SESSION=(d-[0-9a-f]{16})\r?\n`).FindStringSubmatch(out)
+	// The daemon's id, or the shell's own when the daemon's came too late
+	// for clai-hook session-start on a loaded machine.
+	m := regexp.MustCompile(`SESSION=((?:d|l-[0-9]+)-[0-9a-f]{16})\r?\n`).FindStringSubmatch(out)
 	if m == nil {
-		t.Fatalf("the shell has no session id of the daemon's:\n%q", out)
+		t.Fatalf("the shell has no session id:\n%q", out)
 	}
 	session := m[1]
 	// The hooks send in the background: wait until the daemon has learnt
-	// the four git status and the three make test; the deadline only
-	// catches a hook that never sent.
+	// that make test followed git status twice in the repository; the
+	// deadline only catches hooks that never sent.
 	c := daemon.NewClient(e.socket())
 	deadline := time.Now().Add(60 * time.Second)
-	for !learnt(t, c, repo, map[string]int{"git status --short": 4, "make test": 3}) {
+	for learnt(t, c, repo, "git status --short", "make test") < 2 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the daemon did not learn the shell's commands:\n%s\n%q", dumpEvents(t, e), out)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	args := []string{"suggest", "--limit", "10"}
-	if shell == "fish" {
-		// fish tells of exit too, which is then the session's last command.
-		args = append(args, "--last", "git status --short")
-	}
-	suggest := exec.CommandContext(t.Context(), e.bin, args...)
+	// In the live shell, git status ran last.
+	suggest := exec.CommandContext(t.Context(), e.bin, "suggest", "--limit", "10", "--last", "git status --short")
 	suggest.Dir, suggest.Env = repo, append(e.env, "CLAI_SESSION_ID="+session)
 	printed, err := suggest.Output()
 	if err != nil {
@@ -444,7 +445,7 @@ func learnFromShell(t *testing.T, shell string) {
 	}
 	lines := strings.Split(string(printed), "\n")
 	if len(lines) < 3 || !strings.HasPrefix(lines[1], "make test ") ||
-		!strings.Contains(lines[1], "repo transition after `git status --short` (3×)") || !strings.Contains(lines[1], "project task (Makefile)") {
+		!regexp.MustCompile("repo transition after `git status --short` \\([234]×\\)").MatchString(lines[1]) || !strings.Contains(lines[1], "project task (Makefile)") {
 		t.Fatalf("clai suggest in session %s printed:\n%s\n%s", session, printed, dumpEvents(t, e))
 	}
 	if !strings.Contains(string(printed), "make lint") {
@@ -452,25 +453,25 @@ func learnFromShell(t *testing.T, shell string) {
 	}
 }
 
-// learnt reports whether the daemon counts each template of want in the
-// repository of cwd as often as want says.
-func learnt(t *testing.T, c *daemon.Client, cwd string, want map[string]int) bool {
+// learnt is how many times the daemon saw next follow prev in the
+// repository of cwd.
+func learnt(t *testing.T, c *daemon.Client, cwd, prev, next string) int {
 	t.Helper()
 	var got struct {
-		Scores []struct {
-			Template string
-			Count    int
+		Transitions []struct {
+			Next  string
+			Count int
 		}
 	}
-	if err := c.Get(t.Context(), "/debug/scores?cwd="+url.QueryEscape(cwd), &got); err != nil {
+	if err := c.Get(t.Context(), "/debug/transitions?cwd="+url.QueryEscape(cwd)+"&prev="+url.QueryEscape(prev), &got); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range got.Scores {
-		if n, ok := want[s.Template]; ok && s.Count >= n {
-			delete(want, s.Template)
+	for _, tr := range got.Transitions {
+		if tr.Next == next {
+			return tr.Count
 		}
 	}
-	return len(want) == 0
+	return 0
 }
 
 // dumpEvents lists the command events of the database, for a failure's
