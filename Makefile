@@ -48,7 +48,7 @@ update-golden:
 	  if [ -z "$$pkgs" ]; then echo "no package imports internal/golden"; exit 1; fi; \
 	  echo $(GO) test -count=1 $$pkgs -update; $(GO) test -count=1 $$pkgs -update
 
-## bench: Go benchmarks, then whole-process workloads W1–W8 against a floor
+## bench: Go benchmarks, then whole-process workloads W1–W11 against a floor
 ## measured in the same run (RUNS=N runs each, ONLY=W1,W2 to pick)
 RUNS ?= 5
 ONLY ?=

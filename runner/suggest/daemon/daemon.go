@@ -222,8 +222,9 @@ type server struct {
 	start  time.Time
 
 	// What ingest skipped: lines too long, lines it could not read, lines of
-	// a newer version; and the events it took.
-	tooLong, bad, newer, accepted atomic.Int64
+	// a newer version, commands that ask clai for suggestions; and the
+	// events it took.
+	tooLong, bad, newer, own, accepted atomic.Int64
 }
 
 func newServer(cfg Config, st *store.Store) *server {

@@ -567,3 +567,44 @@ func TestASlowClientIsCutOffAndABodyIsBounded(t *testing.T) {
 		t.Fatalf("health after the long body %+v", h)
 	}
 }
+
+// Asking clai for the next command is not a step of the work: it is not
+// learnt, so it is never suggested, and what comes after it follows what
+// came before it.
+func TestCommandsAskingClaiAreNotLearnt(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	cfg.Understander = &understander{}
+	d := start(t, cfg)
+	now := time.Now()
+	at := func(s int) time.Time { return now.Add(time.Duration(s) * time.Second) }
+	accepted, skipped := d.ingest(t,
+		event("a", "/repo/app", "git pull", at(0)),
+		event("a", "/repo/app", "clai suggest --limit 3", at(1)),
+		event("a", "/repo/app", "make test", at(2)),
+		event("a", "/repo/app", "/usr/local/bin/clai init bash", at(3)),
+		event("a", "/repo/app", "clai run deploy.yaml", at(4)),
+	)
+	if accepted != 3 || skipped != 2 {
+		t.Fatalf("ingest took %d, skipped %d; want 3, 2", accepted, skipped)
+	}
+	if _, err := d.client.Suggest(t.Context(), daemon.SuggestRequest{Session: "c", Cwd: "/repo/app", LastCmd: "git pull", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	ev := d.r.evidence()
+	if len(ev.RepoTransitions) != 1 || ev.RepoTransitions[0].Next != "make test" {
+		t.Fatalf("repo transitions after git pull %+v, want make test only", ev.RepoTransitions)
+	}
+	for _, c := range ev.RepoCommands {
+		if strings.Contains(c.Template, "suggest") || strings.Contains(c.Template, "init") {
+			t.Errorf("learnt %q", c.Template)
+		}
+	}
+	var h daemon.Health
+	if err := d.client.Get(t.Context(), "/healthz", &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.AskedClai != 2 {
+		t.Errorf("healthz counts %d commands asking clai, want 2", h.AskedClai)
+	}
+}

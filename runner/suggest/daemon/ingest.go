@@ -11,9 +11,11 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
+	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
 
@@ -141,6 +143,12 @@ func (d *server) take(ctx context.Context, line []byte) bool {
 			e.Duration = time.Duration(w.DurationMS) * time.Millisecond
 		}
 		c := d.cfg.Understander.Command(w.Cmd)
+		if asksClai(c) {
+			// Asking for the next command is not a step of the work: it
+			// would come back as a suggestion of its own.
+			d.own.Add(1)
+			return false
+		}
 		e.Template, e.Args, e.Tool = c.Template, c.Args, c.Tool
 		var root string
 		e.RepoKey, root = d.cfg.Understander.Repo(ctx, w.Cwd, c.Git)
@@ -169,4 +177,23 @@ func newSessionID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return "d-" + hex.EncodeToString(b[:])
+}
+
+// asksClai tells whether a command asks clai for suggestions or hooks
+// (clai suggest, clai init), which the engine does not learn from.
+func asksClai(c normalize.Command) bool {
+	words := strings.Fields(c.Template)
+	tool := c.Tool
+	if tool == "" && len(words) > 0 {
+		tool = filepath.Base(words[0])
+	}
+	if tool != "clai" {
+		return false
+	}
+	for i, w := range words[:max(len(words)-1, 0)] {
+		if w == "clai" || strings.HasSuffix(w, "/clai") || w == normalize.SlotPath {
+			return words[i+1] == "suggest" || words[i+1] == "init"
+		}
+	}
+	return false
 }

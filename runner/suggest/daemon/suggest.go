@@ -88,8 +88,11 @@ type Health struct {
 	LinesTooLong int64 `json:"lines_too_long"`
 	LinesBad     int64 `json:"lines_bad"`
 	LinesNewer   int64 `json:"lines_newer"`
-	Dropped      int64 `json:"events_dropped"`
-	Failed       int64 `json:"events_failed"`
+	// AskedClai counts the commands not learnt from because they ask
+	// clai itself for suggestions or hooks (clai suggest, clai init).
+	AskedClai int64 `json:"commands_asking_clai"`
+	Dropped   int64 `json:"events_dropped"`
+	Failed    int64 `json:"events_failed"`
 	// Batches counts the transactions that committed events.
 	Batches int64 `json:"batches"`
 }
@@ -98,7 +101,7 @@ func (d *server) healthz(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, Health{
 		OK: true, PID: os.Getpid(), Socket: d.cfg.Socket, Database: d.cfg.Database, Schema: store.SchemaVersion(),
 		Uptime:   d.cfg.Clock.Now().Sub(d.start).Seconds(),
-		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(),
+		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(), AskedClai: d.own.Load(),
 		Dropped: d.writer.Dropped(), Failed: d.writer.Failed(), Batches: d.writer.Batches(),
 	})
 }
