@@ -162,6 +162,8 @@ type Engine struct {
 	// is an External's answer whose keystrokes are being typed.
 	ext    *external
 	typing *external
+	// dialogs are the program's dialogs that sources claimed.
+	dialogs []dialog
 
 	exitCode int
 	result   *Result

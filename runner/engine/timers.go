@@ -203,6 +203,11 @@ func (e *Engine) enterPrompting(reason, question string) {
 	e.promptSince = e.now
 	e.emit(Event{Name: EventPrompt, Excerpt: question, Reason: reason})
 	e.setState(Prompting, reason)
+	if e.dialogShown() {
+		// A source asks the dialog's questions: a question of the
+		// engine's would ask them a second time.
+		return
+	}
 	e.open(ask.Prompt, reason, question)
 }
 
