@@ -137,9 +137,14 @@ func (s *source) take(ctx context.Context, e Entry) {
 			continue
 		}
 		if len(s.pending) == maxPending {
+			s.q.ReleaseDialog(ctx, s.pending[0].ID)
 			s.pending = s.pending[1:]
 		}
 		s.pending = append(s.pending, c)
+		// Claude Code's dialog is the source's from now on, also before
+		// its question opens and after it is answered: the run's prompt
+		// detector asks nothing of it.
+		s.q.ClaimDialog(ctx, c.ID, c.marks())
 	}
 	for _, id := range e.Results {
 		if len(s.done) < 4*maxPending {
@@ -164,6 +169,7 @@ func (s *source) resolved(ctx context.Context, id string) {
 	for i, c := range s.pending {
 		if c.ID == id {
 			s.pending = append(s.pending[:i], s.pending[i+1:]...)
+			s.q.ReleaseDialog(ctx, id)
 			break
 		}
 	}
@@ -224,10 +230,7 @@ func (s *source) open(ctx context.Context) {
 // waitShown waits until the screen shows the question's text (its first
 // line, as far as a narrow screen keeps it), at most cfg.Shown.
 func (s *source) waitShown(ctx context.Context, q Question) {
-	want, _, _ := strings.Cut(strings.TrimSpace(q.Question), "\n")
-	if r := []rune(want); len(r) > 24 {
-		want = string(r[:24])
-	}
+	want := q.mark()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Shown)
 	defer cancel()
 	updates := s.q.Watch(ctx)
@@ -244,4 +247,24 @@ func (s *source) waitShown(ctx context.Context, q Question) {
 			}
 		}
 	}
+}
+
+// mark is the start of the question as Claude Code's dialog shows it: its
+// first line, as far as a narrow screen keeps it.
+func (q Question) mark() string {
+	first, _, _ := strings.Cut(strings.TrimSpace(q.Question), "\n")
+	if r := []rune(first); len(r) > 24 {
+		first = string(r[:24])
+	}
+	return first
+}
+
+// marks are the starts of the call's questions, which its dialog shows at
+// the start of a line, one question at a time.
+func (c Call) marks() []string {
+	marks := make([]string, len(c.Questions))
+	for i, q := range c.Questions {
+		marks[i] = q.mark()
+	}
+	return marks
 }
