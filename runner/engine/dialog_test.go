@@ -144,3 +144,47 @@ func TestClaimedDialogCoversOnlyItsScreen(t *testing.T) {
 	s.advance(time.Second)
 	s.wantQuestions(ask.Prompt, ask.Prompt, ask.Prompt)
 }
+
+// expectFooter is the line a source expects its program's dialogs to show.
+const expectFooter = "Enter to select · ↑/↓ to navigate"
+
+// The screen settles on the dialog before the source has read the call that
+// it shows: the prompt question waits for the source, which claims the
+// dialog and asks its own, and never opens; where no source claims it in
+// time, it opens once the wait is over, and a screen that is not such a
+// dialog is asked about at once.
+func TestExpectedDialogWaitsForItsSource(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, dialogPlaybook, engine.Config{})
+	s.apply(s.e.ExpectDialogs(s.now, []string{expectFooter, ""}, 3*time.Second))
+	s.out(time.Millisecond, colourDialog)
+	s.advance(time.Second)
+	s.wantState(engine.Prompting)
+	s.wantQuestions()
+	s.claim("toolu_1", "Which colour?")
+	s.advance(time.Second)
+	id := s.ask(colourQuestion())
+	s.advance(5 * time.Second)
+	s.wantQuestions(ask.Tool)
+	if _, err := s.answer(ask.Answer{Question: id, Choose: "Blue"}); err != nil {
+		t.Fatal(err)
+	}
+	s.out(50*time.Millisecond, colourPicked)
+	s.advance(5 * time.Second)
+	s.wantQuestions(ask.Tool)
+	s.apply(s.e.ReleaseDialog(s.now, "toolu_1"))
+
+	s.out(time.Millisecond, afterDialog)
+	s.advance(time.Second)
+	s.wantQuestions(ask.Tool, ask.Prompt)
+
+	// A dialog no source claims: its prompt question opens after the wait.
+	s.out(time.Millisecond, strings.ReplaceAll(colourDialog, "Which colour?", "Which size?"))
+	s.advance(3 * time.Second)
+	s.wantQuestions(ask.Tool, ask.Prompt)
+	s.advance(400 * time.Millisecond)
+	s.wantQuestions(ask.Tool, ask.Prompt, ask.Prompt)
+	if q := s.e.Question(); q == nil || !strings.Contains(q.Screen, "Which size?") {
+		t.Fatalf("the late question: %+v\n%s", q, s.timeline())
+	}
+}

@@ -215,6 +215,46 @@ func (e *Engine) ClaimDialog(now time.Time, id string, marks []string) []Action 
 	return e.end()
 }
 
+// ExpectDialogs tells the engine what the program's dialogs that a source
+// asks about show on screen before the source knows of them (a line that
+// begins with one of marks): a prompt question for a screen that shows one
+// waits up to wait for the source to claim the dialog (ClaimDialog) or ask
+// its question, and opens as any other once wait has passed without.
+func (e *Engine) ExpectDialogs(now time.Time, marks []string, wait time.Duration) []Action {
+	e.begin(now)
+	for _, m := range marks {
+		if m = strings.TrimSpace(m); m != "" && len(e.expected.marks) < maxDialogs {
+			e.expected.marks = append(e.expected.marks, m)
+		}
+	}
+	e.expectWait = max(e.expectWait, wait)
+	return e.end()
+}
+
+// holdPrompt reports whether the prompt question for the screen is held
+// back: for good while a source's claimed dialog is shown, for a while when
+// the screen shows a dialog a source expects (see askHeld).
+func (e *Engine) holdPrompt(detail string) bool {
+	e.heldUntil = time.Time{}
+	switch {
+	case e.dialogShown():
+		return true
+	case e.expectWait > 0 && e.expected.onScreen(strings.Split(string(e.view.text()), "\n")):
+		e.heldUntil, e.heldDetail = e.now.Add(e.expectWait), detail
+		return true
+	}
+	return false
+}
+
+// askHeld opens the prompt question held back for a dialog a source expects,
+// unless a source asked or claimed it meanwhile.
+func (e *Engine) askHeld() {
+	e.heldUntil = time.Time{}
+	if e.q == nil && !e.dialogShown() {
+		e.open(ask.Prompt, e.heldDetail, e.question)
+	}
+}
+
 // ReleaseDialog ends the claim of the dialog id: the program is done with
 // it. Its dialog is still not asked about while the screen shows it.
 func (e *Engine) ReleaseDialog(now time.Time, id string) []Action {
