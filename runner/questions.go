@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
@@ -34,6 +35,11 @@ type Questions interface {
 	// ReleaseDialog ends the claim of the dialog id: the program is done
 	// with it.
 	ReleaseDialog(ctx context.Context, id string)
+	// ExpectDialogs tells the run what the program's dialogs that the source
+	// asks about show before the source knows of them (a line that begins
+	// with one of marks): a prompt question for such a screen waits up to
+	// wait for the source's claim, then opens as any other.
+	ExpectDialogs(ctx context.Context, marks []string, wait time.Duration)
 	// Dir is the program's working folder.
 	Dir() string
 }
@@ -92,6 +98,13 @@ func (d *desk) ClaimDialog(ctx context.Context, id string, marks []string) {
 func (d *desk) ReleaseDialog(ctx context.Context, id string) {
 	d.do(ctx, func() {
 		d.sess.apply(d.sess.engine.ReleaseDialog(d.sess.o.clock.Now(), id))
+	})
+}
+
+// ExpectDialogs sets what the source's dialogs show, in the session's loop.
+func (d *desk) ExpectDialogs(ctx context.Context, marks []string, wait time.Duration) {
+	d.do(ctx, func() {
+		d.sess.apply(d.sess.engine.ExpectDialogs(d.sess.o.clock.Now(), marks, wait))
 	})
 }
 

@@ -37,6 +37,15 @@ type Config struct {
 	Warn func(error)
 }
 
+// dialogFooter is the line below the options of Claude Code's question
+// dialog, at the start of a line.
+const dialogFooter = "Enter to select · ↑/↓ to navigate"
+
+// callLag is how long the dialog Claude Code shows may wait for its call in
+// the transcript, which is written after it is drawn at times, before the
+// run asks about the dialog on its own.
+const callLag = 3 * time.Second
+
 // maxPending bounds the calls waiting for their result that a source keeps:
 // past it, the oldest is forgotten.
 const maxPending = 64
@@ -63,6 +72,7 @@ func Source(cfg Config) runner.QuestionSource {
 		if dir, err := filepath.EvalSymlinks(cfg.Dir); err == nil {
 			cfg.Dir = dir // Claude Code names the folder as its getcwd does
 		}
+		q.ExpectDialogs(ctx, []string{dialogFooter}, callLag)
 		s := &source{cfg: cfg, q: q, done: map[string]bool{}}
 		s.run(ctx)
 	}
