@@ -37,9 +37,14 @@ type Config struct {
 	Warn func(error)
 }
 
-// dialogFooter is the line below the options of Claude Code's question
-// dialog, at the start of a line.
-const dialogFooter = "Enter to select · ↑/↓ to navigate"
+// Lines of Claude Code's question dialog whatever it asks, each at the start
+// of a line: the start of the footer below its options (which goes on
+// "↑/↓ to navigate" for one question, "Tab/Arrow keys to navigate" for
+// several), and the heading of its review of several answers.
+const (
+	dialogFooter = "Enter to select ·"
+	dialogReview = "Review your answers"
+)
 
 // callLag is how long the dialog Claude Code shows may wait for its call in
 // the transcript, which is written after it is drawn at times, before the
@@ -269,12 +274,12 @@ func (q Question) mark() string {
 	return first
 }
 
-// marks are the starts of the call's questions, which its dialog shows at
-// the start of a line, one question at a time.
+// marks are what the call's dialog shows at the start of a line: the start
+// of each of its questions, one at a time, its footer and its review.
 func (c Call) marks() []string {
-	marks := make([]string, len(c.Questions))
-	for i, q := range c.Questions {
-		marks[i] = q.mark()
+	marks := []string{dialogFooter, dialogReview}
+	for _, q := range c.Questions {
+		marks = append(marks, q.mark())
 	}
 	return marks
 }
