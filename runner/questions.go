@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
@@ -25,6 +26,20 @@ type Questions interface {
 	// Withdraw closes the question id as how says (ask.MovedOn: the program
 	// went on), if it is still open.
 	Withdraw(ctx context.Context, id, how string)
+	// ClaimDialog tells the run that the source asks the questions of the
+	// program's dialog id, which shows marks on its screen (the start of
+	// each question, at the start of a line): the run opens no prompt
+	// question of its own for a screen that shows it (one open closes as
+	// moved on), until ReleaseDialog(id) and the screen no longer shows it.
+	ClaimDialog(ctx context.Context, id string, marks []string)
+	// ReleaseDialog ends the claim of the dialog id: the program is done
+	// with it.
+	ReleaseDialog(ctx context.Context, id string)
+	// ExpectDialogs tells the run what the program's dialogs that the source
+	// asks about show before the source knows of them (a line that begins
+	// with one of marks): a prompt question for such a screen waits up to
+	// wait for the source's claim, then opens as any other.
+	ExpectDialogs(ctx context.Context, marks []string, wait time.Duration)
 	// Dir is the program's working folder.
 	Dir() string
 }
@@ -69,6 +84,27 @@ func (d *desk) Ask(ctx context.Context, x engine.External) (string, <-chan ask.Q
 func (d *desk) Withdraw(ctx context.Context, id, how string) {
 	d.do(ctx, func() {
 		d.sess.apply(d.sess.engine.Withdraw(d.sess.o.clock.Now(), id, how))
+	})
+}
+
+// ClaimDialog claims the program's dialog id in the session's loop.
+func (d *desk) ClaimDialog(ctx context.Context, id string, marks []string) {
+	d.do(ctx, func() {
+		d.sess.apply(d.sess.engine.ClaimDialog(d.sess.o.clock.Now(), id, marks))
+	})
+}
+
+// ReleaseDialog releases the program's dialog id in the session's loop.
+func (d *desk) ReleaseDialog(ctx context.Context, id string) {
+	d.do(ctx, func() {
+		d.sess.apply(d.sess.engine.ReleaseDialog(d.sess.o.clock.Now(), id))
+	})
+}
+
+// ExpectDialogs sets what the source's dialogs show, in the session's loop.
+func (d *desk) ExpectDialogs(ctx context.Context, marks []string, wait time.Duration) {
+	d.do(ctx, func() {
+		d.sess.apply(d.sess.engine.ExpectDialogs(d.sess.o.clock.Now(), marks, wait))
 	})
 }
 

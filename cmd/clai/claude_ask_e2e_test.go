@@ -98,6 +98,7 @@ func TestPresetAnswersClaudeCodesOwnQuestions(t *testing.T) {
 			if r.rep.Outcome != "done" || r.rep.ExitCode != 0 {
 				t.Errorf("outcome %q, exit %d (%s), want done, 0", r.rep.Outcome, r.rep.ExitCode, r.rep.Reason)
 			}
+			r.rep.checkToolDialogAskedOnce(t)
 			want := resultStart + c.want + "."
 			if !strings.Contains(fakeLog, "result toolu_fake01 ok "+strconvQuote(want+" You can now continue with these answers in mind.")) {
 				t.Errorf("the model was not told %s:\n%s", want, fakeLog)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/runner/ask"
 )
 
 // claudeCodeVersion is the release of Claude Code the claude-code preset is
@@ -327,6 +328,49 @@ type e2eReport struct {
 		Sent    string `json:"sent"`
 		Excerpt string `json:"excerpt"`
 	} `json:"timeline"`
+	Questions []ask.Question `json:"questions"`
+}
+
+// checkToolDialogAskedOnce fails t if the run opened a question of its own
+// (a prompt) for Claude Code's question dialog, whose questions the question
+// source asks: it would reach every channel a second time, and an answer to
+// it would be typed into the dialog. The dialog is a screen that shows its
+// footer, its review of several answers, or a question of the tool, at the
+// start of a line. Other prompt questions are logged.
+func (r *e2eReport) checkToolDialogAskedOnce(t *testing.T) {
+	t.Helper()
+	marks := []string{"Enter to select ·", "Review your answers"}
+	for _, q := range r.Questions {
+		if q.Reason == ask.Tool {
+			marks = append(marks, q.Text)
+		}
+	}
+	for _, q := range r.Questions {
+		if q.Reason == ask.Tool {
+			continue
+		}
+		how := "open"
+		if q.Closed != nil {
+			how = q.Closed.How
+		}
+		report := t.Logf
+		if showsLineStart(q.Screen, marks) {
+			report = t.Errorf
+		}
+		report("the run opened question %s why %q (%s) for the screen:\n%s", q.ID, q.Reason, how, q.Screen)
+	}
+}
+
+// showsLineStart reports whether a line of screen begins with one of marks.
+func showsLineStart(screen string, marks []string) bool {
+	for _, l := range strings.Split(screen, "\n") {
+		for _, m := range marks {
+			if strings.HasPrefix(strings.TrimSpace(l), m) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sent reports whether rule sent exactly what.

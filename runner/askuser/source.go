@@ -37,6 +37,20 @@ type Config struct {
 	Warn func(error)
 }
 
+// Lines of Claude Code's question dialog whatever it asks, each at the start
+// of a line: the start of the footer below its options (which goes on
+// "↑/↓ to navigate" for one question, "Tab/Arrow keys to navigate" for
+// several), and the heading of its review of several answers.
+const (
+	dialogFooter = "Enter to select ·"
+	dialogReview = "Review your answers"
+)
+
+// callLag is how long the dialog Claude Code shows may wait for its call in
+// the transcript, which is written after it is drawn at times, before the
+// run asks about the dialog on its own.
+const callLag = 3 * time.Second
+
 // maxPending bounds the calls waiting for their result that a source keeps:
 // past it, the oldest is forgotten.
 const maxPending = 64
@@ -63,6 +77,7 @@ func Source(cfg Config) runner.QuestionSource {
 		if dir, err := filepath.EvalSymlinks(cfg.Dir); err == nil {
 			cfg.Dir = dir // Claude Code names the folder as its getcwd does
 		}
+		q.ExpectDialogs(ctx, []string{dialogFooter}, callLag)
 		s := &source{cfg: cfg, q: q, done: map[string]bool{}}
 		s.run(ctx)
 	}
@@ -137,9 +152,14 @@ func (s *source) take(ctx context.Context, e Entry) {
 			continue
 		}
 		if len(s.pending) == maxPending {
+			s.q.ReleaseDialog(ctx, s.pending[0].ID)
 			s.pending = s.pending[1:]
 		}
 		s.pending = append(s.pending, c)
+		// Claude Code's dialog is the source's from now on, also before
+		// its question opens and after it is answered: the run's prompt
+		// detector asks nothing of it.
+		s.q.ClaimDialog(ctx, c.ID, c.marks())
 	}
 	for _, id := range e.Results {
 		if len(s.done) < 4*maxPending {
@@ -164,6 +184,7 @@ func (s *source) resolved(ctx context.Context, id string) {
 	for i, c := range s.pending {
 		if c.ID == id {
 			s.pending = append(s.pending[:i], s.pending[i+1:]...)
+			s.q.ReleaseDialog(ctx, id)
 			break
 		}
 	}
@@ -224,10 +245,7 @@ func (s *source) open(ctx context.Context) {
 // waitShown waits until the screen shows the question's text (its first
 // line, as far as a narrow screen keeps it), at most cfg.Shown.
 func (s *source) waitShown(ctx context.Context, q Question) {
-	want, _, _ := strings.Cut(strings.TrimSpace(q.Question), "\n")
-	if r := []rune(want); len(r) > 24 {
-		want = string(r[:24])
-	}
+	want := q.mark()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Shown)
 	defer cancel()
 	updates := s.q.Watch(ctx)
@@ -244,4 +262,24 @@ func (s *source) waitShown(ctx context.Context, q Question) {
 			}
 		}
 	}
+}
+
+// mark is the start of the question as Claude Code's dialog shows it: its
+// first line, as far as a narrow screen keeps it.
+func (q Question) mark() string {
+	first, _, _ := strings.Cut(strings.TrimSpace(q.Question), "\n")
+	if r := []rune(first); len(r) > 24 {
+		first = string(r[:24])
+	}
+	return first
+}
+
+// marks are what the call's dialog shows at the start of a line: the start
+// of each of its questions, one at a time, its footer and its review.
+func (c Call) marks() []string {
+	marks := []string{dialogFooter, dialogReview}
+	for _, q := range c.Questions {
+		marks = append(marks, q.mark())
+	}
+	return marks
 }

@@ -198,3 +198,82 @@ func TestSourceAsksAndWithdrawsARealRunsQuestions(t *testing.T) {
 	cancel()
 	<-ended
 }
+
+// Claude Code's dialog is the source's while its call waits for a result:
+// redrawn after the source's question was answered, as the program goes on
+// with it, it opens no prompt question of the run's own, which would reach
+// every channel a second time and could type into the dialog.
+func TestSourceClaimsTheDialogOfItsCall(t *testing.T) {
+	t.Parallel()
+	tui := testprog.Build(t, "tui")
+	work, config := t.TempDir(), t.TempDir()
+	project := askuser.ProjectDir(config, work)
+	if err := os.MkdirAll(project, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tr := transcript{t: t, path: filepath.Join(project, "5f0c2a4e-1b7d-4c3e-9a8f-0d1e2f3a4b5c.jsonl")}
+	tr.write(callLine("toolu_1", "["+colour+"]"))
+	src := fmt.Sprintf("version: 1\nname: cc\nspawn: {command: [%q, -question, Which colour?, -options, Red|Blue, -ask, \"2\"], dir: %q}\n"+
+		"settings: {match: screen, settle: 300ms}\ntimeouts: {idle: 0s}\n", tui, work)
+	pb, findings := playbooks.Parse(filepath.Join(t.TempDir(), "pb.yaml"), []byte(src))
+	if pb == nil {
+		t.Fatal(findings)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	desks := make(chan ask.Desk, 1)
+	var updates <-chan ask.Update
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		runner.Run(ctx, pb,
+			runner.WithStarter(func(ctx context.Context, s runner.Spawn) (driver.Driver, error) {
+				return pty.Start(ctx, pty.Options{Argv: s.Argv, Env: s.Env, Dir: s.Dir, Rows: s.Rows, Cols: s.Cols, Grace: 200 * time.Millisecond})
+			}),
+			runner.WithDesk(func(d ask.Desk) { updates = d.Watch(ctx); desks <- d }),
+			runner.WithQuestions(askuser.Source(askuser.Config{ConfigDir: config, Since: time.Now().Add(-time.Hour),
+				Poll: 5 * time.Millisecond, Gap: 5 * time.Millisecond})))
+	}()
+	d := <-desks
+	var seen []ask.Update
+	next := func(kind string, ok func(ask.Update) bool) {
+		t.Helper()
+		deadline := time.After(30 * time.Second)
+		for {
+			select {
+			case u, open := <-updates:
+				if !open {
+					t.Fatalf("the run ended before a %s update: %+v", kind, seen)
+				}
+				seen = append(seen, u)
+				if u.Kind == kind && ok(u) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no %s update: %+v", kind, seen)
+			}
+		}
+	}
+	var tool *ask.Question
+	next(ask.UpdateQuestion, func(u ask.Update) bool { tool = u.Question; return u.Question.Reason == ask.Tool })
+	if _, err := d.Answer(ctx, ask.Answer{Question: tool.ID, Keys: []string{"enter"}, By: "bob", Channel: ask.ChannelCLI}); err != nil {
+		t.Fatal(err)
+	}
+	next(ask.UpdateClosed, func(u ask.Update) bool { return u.Question.ID == tool.ID })
+	// The program draws its dialog again, and the run finds it waits there.
+	next(ask.UpdateState, func(u ask.Update) bool { return u.State == "prompting" })
+	cancel()
+	<-ended
+	for u := range updates {
+		seen = append(seen, u)
+	}
+	asked := false
+	for _, u := range seen {
+		switch {
+		case u.Kind == ask.UpdateQuestion && u.Question.Reason == ask.Tool:
+			asked = true
+		case u.Kind == ask.UpdateQuestion && asked:
+			t.Errorf("after the source's question, the run opened %+v", u.Question)
+		}
+	}
+}

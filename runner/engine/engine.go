@@ -162,6 +162,14 @@ type Engine struct {
 	// is an External's answer whose keystrokes are being typed.
 	ext    *external
 	typing *external
+	// dialogs are the program's dialogs that sources claimed; expected
+	// shows those they will, and a prompt question for one waits
+	// expectWait for their claim, until heldUntil, with heldDetail.
+	dialogs    []dialog
+	expected   dialog
+	expectWait time.Duration
+	heldUntil  time.Time
+	heldDetail string
 
 	exitCode int
 	result   *Result

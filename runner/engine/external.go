@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/clai-sh/clai/runner/ask"
@@ -166,4 +168,131 @@ func (e *Engine) typeStroke() {
 	if len(x.strokes) == 0 {
 		e.typing = nil
 	}
+}
+
+// A dialog is a dialog of the program's whose questions a source asks (see
+// ClaimDialog): it is on screen while a line of the screen begins with one of
+// its marks.
+type dialog struct {
+	id    string
+	marks []string
+	// released is set once the source is done with it: it is forgotten as
+	// soon as the screen no longer shows it.
+	released bool
+}
+
+// maxDialogs bounds the dialogs claimed at once: past it, the oldest claim is
+// forgotten.
+const maxDialogs = 64
+
+// ClaimDialog tells the engine that a source asks the questions of the
+// program's dialog id, which shows marks on screen (the start of each of its
+// questions, at the start of a line). While the screen shows it, the prompt
+// detector opens no question of the engine's for the screen, also between
+// the source's questions and after the last is answered; a question the
+// detector already opened for it closes as moved on, and nothing is typed.
+// The claim lasts until ReleaseDialog, and then until the screen no longer
+// shows the dialog.
+func (e *Engine) ClaimDialog(now time.Time, id string, marks []string) []Action {
+	e.begin(now)
+	d := dialog{id: id}
+	for _, m := range marks {
+		if m = strings.TrimSpace(m); m != "" {
+			d.marks = append(d.marks, m)
+		}
+	}
+	if e.result != nil || len(d.marks) == 0 {
+		return e.end()
+	}
+	e.dialogs = slices.DeleteFunc(e.dialogs, func(o dialog) bool { return o.id == id })
+	if len(e.dialogs) == maxDialogs {
+		e.dialogs = e.dialogs[1:]
+	}
+	e.dialogs = append(e.dialogs, d)
+	if e.q != nil && e.ext == nil && e.q.Reason == ask.Prompt && e.dialogShown() {
+		e.withdrawOpen(ask.MovedOn)
+	}
+	return e.end()
+}
+
+// ExpectDialogs tells the engine what the program's dialogs that a source
+// asks about show on screen before the source knows of them (a line that
+// begins with one of marks): a prompt question for a screen that shows one
+// waits up to wait for the source to claim the dialog (ClaimDialog) or ask
+// its question, and opens as any other once wait has passed without.
+func (e *Engine) ExpectDialogs(now time.Time, marks []string, wait time.Duration) []Action {
+	e.begin(now)
+	for _, m := range marks {
+		if m = strings.TrimSpace(m); m != "" && len(e.expected.marks) < maxDialogs {
+			e.expected.marks = append(e.expected.marks, m)
+		}
+	}
+	e.expectWait = max(e.expectWait, wait)
+	return e.end()
+}
+
+// holdPrompt reports whether the prompt question for the screen is held
+// back: for good while a source's claimed dialog is shown, for a while when
+// the screen shows a dialog a source expects (see askHeld).
+func (e *Engine) holdPrompt(detail string) bool {
+	e.heldUntil = time.Time{}
+	switch {
+	case e.dialogShown():
+		return true
+	case e.expectWait > 0 && e.expected.onScreen(strings.Split(string(e.view.text()), "\n")):
+		e.heldUntil, e.heldDetail = e.now.Add(e.expectWait), detail
+		return true
+	}
+	return false
+}
+
+// askHeld opens the prompt question held back for a dialog a source expects,
+// unless a source asked or claimed it meanwhile.
+func (e *Engine) askHeld() {
+	e.heldUntil = time.Time{}
+	if e.q == nil && !e.dialogShown() {
+		e.open(ask.Prompt, e.heldDetail, e.question)
+	}
+}
+
+// ReleaseDialog ends the claim of the dialog id: the program is done with
+// it. Its dialog is still not asked about while the screen shows it.
+func (e *Engine) ReleaseDialog(now time.Time, id string) []Action {
+	e.begin(now)
+	for i := range e.dialogs {
+		if e.dialogs[i].id == id {
+			e.dialogs[i].released = true
+		}
+	}
+	e.dialogShown()
+	return e.end()
+}
+
+// dialogShown reports whether the screen shows a dialog a source claimed. A
+// released claim whose dialog is no longer shown is forgotten.
+func (e *Engine) dialogShown() bool {
+	if len(e.dialogs) == 0 {
+		return false
+	}
+	lines := strings.Split(string(e.view.text()), "\n")
+	shown := false
+	e.dialogs = slices.DeleteFunc(e.dialogs, func(d dialog) bool {
+		on := d.onScreen(lines)
+		shown = shown || on
+		return d.released && !on
+	})
+	return shown
+}
+
+// onScreen reports whether a line begins with one of the dialog's marks.
+func (d dialog) onScreen(lines []string) bool {
+	for _, l := range lines {
+		l = strings.TrimSpace(unframe(l))
+		for _, m := range d.marks {
+			if strings.HasPrefix(l, m) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -84,6 +84,9 @@ func (e *Engine) stateTimers(yield func(timer) bool, settle time.Time) {
 			yield(due(e.idleFrom().Add(t.Idle), (*Engine).checkIdle))
 		}
 	case Prompting:
+		if !e.heldUntil.IsZero() && !yield(due(e.heldUntil, (*Engine).askHeld)) {
+			return
+		}
 		if t.Prompt > 0 && !e.cfg.Interactive && !yield(due(e.promptSince.Add(t.Prompt), (*Engine).promptTimeout)) {
 			return
 		}
@@ -203,6 +206,11 @@ func (e *Engine) enterPrompting(reason, question string) {
 	e.promptSince = e.now
 	e.emit(Event{Name: EventPrompt, Excerpt: question, Reason: reason})
 	e.setState(Prompting, reason)
+	if e.holdPrompt(reason) {
+		// A source asks the dialog's questions: a question of the
+		// engine's would ask them a second time.
+		return
+	}
 	e.open(ask.Prompt, reason, question)
 }
 
