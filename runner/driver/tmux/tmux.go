@@ -142,14 +142,15 @@ func Start(ctx context.Context, o Options) (*Pane, error) {
 // display-message prints nothing for a target it cannot find, and fails only
 // when the server is gone.
 func (p *Pane) paneID(ctx context.Context) (id, dir string, err error) {
-	out, err := p.tmux(ctx, "display-message", "-p", "-t", p.target, "#{pane_id} #{pane_current_path}")
+	out, err := p.tmux(ctx, "display-message", "-p", "-t", p.target, "#{pane_id} #{?pane_current_path,#{pane_current_path},#{pane_start_path}}")
 	line, _, _ := strings.Cut(out, "\n")
 	id, dir, _ = strings.Cut(line, " ")
 	return strings.TrimSpace(id), dir, err
 }
 
-// Dir returns the working folder of the pane's program when clai attached
-// (tmux's pane_current_path), or "" when tmux did not know it.
+// Dir returns the working folder of the pane's program when clai attached:
+// tmux's pane_current_path, else, when the program has not yet taken the
+// terminal, the folder the pane was started in; "" when tmux knew neither.
 func (p *Pane) Dir() string { return p.dir }
 
 // tmux runs a tmux command on the pane's server and returns its output.
