@@ -1,11 +1,14 @@
-// Package peer serves a Unix socket to the processes of one user only: the
-// kernel tells the uid of the process at the other end of each connection,
-// and a connection from anyone else is closed before a byte of it is read.
+// Package peer serves a Unix socket to the processes of one user only, and
+// talks to one only when this user serves it: the kernel tells the uid of the
+// process at the other end of each connection, and a connection from anyone
+// else is closed before a byte of it is read.
 package peer
 
 import (
+	"context"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 )
 
@@ -93,4 +96,21 @@ func Check(c net.Conn, uid int) error {
 		return fmt.Errorf("a process of uid %d is refused: only uid %d may connect", peer, uid)
 	}
 	return nil
+}
+
+// Dial connects to the Unix socket at path and checks that the process
+// serving it runs as this user, so that nothing is told to a socket another
+// user put in its place. An error of the connection itself is returned as
+// it is; one of the check names the socket.
+func Dial(ctx context.Context, path string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, err
+	}
+	if err := Check(c, os.Getuid()); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("socket %s: %w", path, err)
+	}
+	return c, nil
 }

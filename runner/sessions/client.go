@@ -35,16 +35,7 @@ type Client struct {
 // NewClient returns a client of the session whose socket is at path.
 func NewClient(path string) *Client {
 	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, "unix", path)
-		if err != nil {
-			return nil, err
-		}
-		if err := peer.Check(c, os.Getuid()); err != nil {
-			_ = c.Close()
-			return nil, fmt.Errorf("session socket %s: %w", path, err)
-		}
-		return c, nil
+		return peer.Dial(ctx, path)
 	}
 	return &Client{
 		socket: path,

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
-	"os"
 	"syscall"
 	"time"
 
@@ -34,17 +33,12 @@ const clientTimeout = 10 * time.Second
 // talks only to a daemon of this user.
 func NewClient(socket string) *Client {
 	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, "unix", socket)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
-				return nil, ErrNotRunning
-			}
-			return nil, err
+		c, err := peer.Dial(ctx, socket)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, ErrNotRunning
 		}
-		if err := peer.Check(c, os.Getuid()); err != nil {
-			_ = c.Close()
-			return nil, fmt.Errorf("daemon socket %s: %w", socket, err)
+		if err != nil {
+			return nil, fmt.Errorf("daemon: %w", err)
 		}
 		return c, nil
 	}
