@@ -24,6 +24,7 @@ func (d *decoder) check(pb *Playbook) {
 	d.checkTimeouts(pb)
 	d.checkTestRefs(pb)
 	d.checkRunnable(pb)
+	d.checkSuggest(pb)
 }
 
 // checkRunnable reports what clai run would refuse to start (Refusals), unless
@@ -198,6 +199,16 @@ func (d *decoder) checkDanger(pb *Playbook) {
 		for _, ex := range dr.Examples {
 			if _, ok := matchValues(dr.Match, ex.Text); !ok {
 				d.report(ex.Pos, diag.Error, "danger-example", "widen the pattern, or fix the example to be a text the program really prints", "danger rule %q does not match its own example %q", dr.Name, excerpt(ex.Text))
+			}
+		}
+	}
+	for _, r := range pb.Rules {
+		if r.Match == nil {
+			continue
+		}
+		for _, ex := range r.Examples {
+			if _, ok := matchValues(r.Match, ex.Text); !ok {
+				d.report(ex.Pos, diag.Error, "rule-example", "widen the pattern, or fix the example to be a text the program really prints", "rule %q does not match its own example %q", r.Name, excerpt(ex.Text))
 			}
 		}
 	}

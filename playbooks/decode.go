@@ -416,11 +416,6 @@ func (d *decoder) fields(n ast.Node, what string, known []string, handle func(ke
 	return present, true
 }
 
-// reserved are keys of later versions of the format: rejected, with a word on why.
-var reserved = map[string]string{
-	"suggest": "answer suggestions are not part of playbook version 1 yet; remove the suggest section",
-}
-
 func (d *decoder) noteTypo(n ast.Node, key string) {
 	n = d.resolve(n)
 	if d.typos[n] == nil {
@@ -435,10 +430,6 @@ func (d *decoder) mistyped(n ast.Node, key string) bool {
 }
 
 func (d *decoder) unknownKey(n ast.Node, e entry, what string, known []string) {
-	if hint, ok := reserved[e.key]; ok && what == "the playbook" {
-		d.errorAt(e.keyN, "schema", hint, "unknown key %q in %s", e.key, what)
-		return
-	}
 	if s := closest(e.key, known); s != "" {
 		d.noteTypo(n, s)
 		d.errorAt(e.keyN, "schema", fmt.Sprintf("rename it to %q", s), "unknown key %q in %s, did you mean %q?", e.key, what, s)

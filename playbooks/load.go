@@ -118,7 +118,7 @@ func (d *decoder) playbook(src []byte) *Playbook {
 		return nil
 	}
 	pb := &Playbook{Pos: d.pos(root), Path: d.file, Source: src}
-	top := []string{"version", "name", "description", "extends", "spawn", "vars", "settings", "timeouts", "steps", "rules", "danger", "nudge", "notify", "answerer", "tests"}
+	top := []string{"version", "name", "description", "extends", "spawn", "vars", "settings", "timeouts", "steps", "rules", "danger", "nudge", "notify", "answerer", "suggest", "tests"}
 	present, ok := d.fields(root, "the playbook", top, func(string, ast.Node) {})
 	if !ok {
 		return nil
@@ -203,6 +203,9 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	}
 	if e, ok := present["answerer"]; ok {
 		pb.Answerer = d.answerer(e.value, false)
+	}
+	if e, ok := present["suggest"]; ok {
+		pb.Suggest = d.suggest(e.value)
 	}
 	if e, ok := present["tests"]; ok {
 		items, _ := d.seq(e.value, "tests")

@@ -42,7 +42,10 @@ type Playbook struct {
 	// Answerer is the model that answers the easy questions, nil for none
 	// (the user config's is used when the run starts).
 	Answerer *Answerer
-	Tests    []*Test
+	// Suggest says where the questions' suggestions come from; nil for
+	// none.
+	Suggest *Suggest
+	Tests   []*Test
 
 	// keys are the top-level keys the file gives, so extends knows what the
 	// playbook sets itself.
@@ -227,7 +230,9 @@ type Rule struct {
 	Cooldown time.Duration
 	// Limit is how often the rule may fire; 0 means no limit.
 	Limit int
-	Env   *Env
+	// Examples are texts the rule must match (lint proves it).
+	Examples []Example
+	Env      *Env
 }
 
 // DangerAction is what a danger rule does when it matches.

@@ -249,7 +249,7 @@ func (d *decoder) cases(n ast.Node, what string, vars []string) []*Case {
 func (d *decoder) rule(n ast.Node, index int, vars []string) *Rule {
 	what := fmt.Sprintf("rules[%d]", index)
 	r := &Rule{Pos: d.pos(d.resolve(n))}
-	present, ok := d.fields(n, what, withActions("name", "match", "when", "cooldown", "limit"), func(string, ast.Node) {})
+	present, ok := d.fields(n, what, withActions("name", "match", "when", "cooldown", "limit", "examples"), func(string, ast.Node) {})
 	if !ok {
 		return nil
 	}
@@ -272,6 +272,9 @@ func (d *decoder) rule(n ast.Node, index int, vars []string) *Rule {
 	}
 	if e, ok := present["limit"]; ok {
 		r.Limit, _ = d.integer(e.value, sub(what, "limit"), 1, 1_000_000)
+	}
+	if e, ok := present["examples"]; ok {
+		r.Examples = d.examples(e.value, what)
 	}
 	r.Action = d.action(n, present, what, r.Env, nil)
 	if r.Action == nil && !hasAnyAction(present) && !d.mistypedAction(n) {
@@ -324,14 +327,21 @@ func (d *decoder) danger(n ast.Node, index int, vars []string) *Danger {
 		d.errorAt(n, "schema", "set action: deny to answer with a refusal, or remove the send/line/keys", "%s with action %s sends nothing, so it takes no send/line/keys", what, r.Action)
 	}
 	if e, ok := present["examples"]; ok {
-		items, _ := d.seq(e.value, sub(what, "examples"))
-		for i, item := range items {
-			if text, ok := d.str(item, fmt.Sprintf("%s.examples[%d]", what, i)); ok {
-				r.Examples = append(r.Examples, Example{Pos: d.pos(d.resolve(item)), Text: text})
-			}
-		}
+		r.Examples = d.examples(e.value, what)
 	}
 	return r
+}
+
+// examples decodes the examples: of a rule or danger rule what.
+func (d *decoder) examples(n ast.Node, what string) []Example {
+	var out []Example
+	items, _ := d.seq(n, sub(what, "examples"))
+	for i, item := range items {
+		if text, ok := d.str(item, fmt.Sprintf("%s.examples[%d]", what, i)); ok {
+			out = append(out, Example{Pos: d.pos(d.resolve(item)), Text: text})
+		}
+	}
+	return out
 }
 
 // TestStates are the final states a playbook test may expect.
