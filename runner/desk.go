@@ -34,6 +34,14 @@ func WithDesk(ready func(ask.Desk)) Option {
 	}
 }
 
+// WithSuggestions gives each question the run opens the suggestions suggest
+// returns for it, before the question is published, logged or reported.
+// suggest is called on the run's goroutine, as the question opens: it must
+// be quick and bound its own time.
+func WithSuggestions(suggest func(ask.Question) []ask.Suggestion) Option {
+	return func(o *options) { o.suggest = suggest }
+}
+
 // WithRemote says that a person may answer from elsewhere (a Desk's Answer):
 // a headless run handed over to a person then waits timeouts.prompt for an
 // answer instead of ending at once.

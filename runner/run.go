@@ -76,6 +76,9 @@ type options struct {
 	remote bool
 	// sources are the run's question sources (see WithQuestions).
 	sources []QuestionSource
+	// suggest gives an opening question its suggestions (see
+	// WithSuggestions).
+	suggest func(ask.Question) []ask.Suggestion
 }
 
 // Option configures Run, Record and the replays.
@@ -566,6 +569,11 @@ func (s *session) apply(actions []engine.Action) {
 	for _, a := range actions {
 		switch a := a.(type) {
 		case *engine.Event:
+			if a.Name == engine.EventQuestion && a.Question != nil && s.o.suggest != nil {
+				// Before anyone hears of the question: its suggestions
+				// are part of it.
+				a.Question.Suggestions = s.o.suggest(*a.Question)
+			}
 			s.pending = append(s.pending, *a)
 			if s.desk != nil {
 				s.desk.observe(s.rec.Start(), a)

@@ -42,6 +42,21 @@ type Option struct {
 	Description string `json:"description,omitempty"`
 }
 
+// Suggestion is an answer offered for a question: what people answered to
+// the same question before.
+type Suggestion struct {
+	// Text is the answer: an option's label when Option is set (it is
+	// chosen), else a line to type.
+	Text   string `json:"text"`
+	Option bool   `json:"option,omitempty"`
+	// Confidence is its share of the answers given, from 0 to 1; Count how
+	// often it was given.
+	Confidence float64 `json:"confidence"`
+	Count      int     `json:"count"`
+	// Source is where it comes from: "answers" (people's earlier answers).
+	Source string `json:"source"`
+}
+
 // Question is what a run asks a person. Its JSON shape is
 // schema/question.schema.json.
 type Question struct {
@@ -65,6 +80,9 @@ type Question struct {
 	Header      string `json:"header,omitempty"`
 	MultiSelect bool   `json:"multi_select,omitempty"`
 	Other       bool   `json:"other,omitempty"`
+	// Suggestions are the answers offered first, the likeliest first (see
+	// docs/learned-answers.md); none when the playbook asks for none.
+	Suggestions []Suggestion `json:"suggestions,omitempty"`
 	// Screen is an excerpt of the screen (or of the output's tail), secrets
 	// masked.
 	Screen string `json:"screen"`
@@ -105,7 +123,13 @@ const (
 	ChannelAnswerer = "answerer"
 	ChannelTelegram = "telegram"
 	ChannelNtfy     = "ntfy"
+	// ChannelLearned is an answer people gave before, typed behind the
+	// gates of suggest.auto_answer.
+	ChannelLearned = "learned"
 )
+
+// PersonChannels are the channels through which a person answers, not clai.
+var PersonChannels = []string{ChannelTerminal, ChannelCLI, ChannelDashboard, ChannelTelegram, ChannelNtfy}
 
 // Answer is a person's (or a channel's) answer to a question: exactly one of
 // Text, Choose, Choices and Keys.
