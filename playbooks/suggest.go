@@ -51,6 +51,14 @@ type Suggest struct {
 // Has reports whether src is one of the sources.
 func (s *Suggest) Has(src SuggestSource) bool { return s != nil && slices.Contains(s.Sources, src) }
 
+// Auto returns the auto_answer of s; nil for none, or when s is nil.
+func (s *Suggest) Auto() *AutoAnswer {
+	if s == nil {
+		return nil
+	}
+	return s.AutoAnswer
+}
+
 // AutoAnswer says when clai types a learned answer itself.
 type AutoAnswer struct {
 	Pos

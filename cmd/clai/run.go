@@ -163,6 +163,9 @@ func runCommand() *cli.Command {
 					opts = append(opts, runner.WithRemote(true))
 				}
 			}
+			// People's answers are learned; the playbook's suggest: offers
+			// them again.
+			learner := openLearner(pb, logger, c.Bool("dry-run"), c.App.ErrWriter, &opts)
 			var notifier *notify.Sender
 			var channels *channel.Set
 			if !c.Bool("dry-run") {
@@ -196,6 +199,9 @@ func runCommand() *cli.Command {
 				}
 			}
 			closeAfterRun(notifier, channels)
+			if learner != nil {
+				learner.Close()
+			}
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused
 				// for what it was given, 1 for anything else.

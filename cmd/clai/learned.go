@@ -1,0 +1,35 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"go.uber.org/zap"
+
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/suggest/learned"
+)
+
+// openLearner returns the learner of a run of pb, which stores people's
+// answers in the user's state folder and, as the playbook's suggest: says,
+// gives questions their suggestions and answers from them; nil (and a line
+// in the log) when there is no state folder. The options to run with it
+// are added to opts.
+func openLearner(pb *playbooks.Playbook, logger *zap.Logger, dryRun bool, notices io.Writer, opts *[]runner.Option) *learned.Learner {
+	path, err := learned.DefaultPath(os.Getenv)
+	if err != nil {
+		logger.Warn(learned.LogEvent, zap.String("event", learned.LogEvent), zap.String("decision", learned.Failed), zap.Error(err))
+		return nil
+	}
+	l := learned.New(path, pb, learned.WithLogger(logger), learned.WithDryRun(dryRun, notices))
+	*opts = append(*opts, runner.WithDesk(l.Watch))
+	if l.Suggesting() {
+		*opts = append(*opts, runner.WithSuggestions(l.Suggest))
+	}
+	if pb.Suggest.Auto() != nil && !dryRun {
+		// A headless run waits at a question for it.
+		*opts = append(*opts, runner.WithRemote(true))
+	}
+	return l
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/runner/ask"
+)
+
+// learnsPlaybook writes the playbook "learns" whose program asks where to
+// deploy a build (its id and path differ from run to run), a password, and a
+// release name; extra is added to it.
+func learnsPlaybook(t *testing.T, dir string, run int, extra string) string {
+	t.Helper()
+	prompter := testprog.Build(t, "prompter")
+	pb := fmt.Sprintf(`version: 1
+name: learns
+spawn:
+  command: [%q, "-q", "Deploy build %x to /srv/app%d? [yes/no] ", "-q", "Password: ", "-secret", "2", "-q", "Release name: "]
+timeouts:
+  prompt: 120s
+  total: 300s
+%s`, prompter, 0xa1b2c3d0+run, run, extra)
+	path := filepath.Join(dir, fmt.Sprintf("learns-%d.yaml", run))
+	if err := os.WriteFile(path, []byte(pb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// answerRun runs the playbook at path headless and answers its three
+// questions as a person would through clai answer; it returns the first
+// question as the session API showed it, and the run's output.
+func (e *sessionsEnv) answerRun(t *testing.T, path string) (ask.Question, string) {
+	t.Helper()
+	_, out, exited := e.start(t, "run", "--remote", path)
+	s := e.waitQuestion(t, "q1", exited, out)
+	first := *s.Question
+	e.mustAnswer(t, "--choose", "yes")
+	e.waitQuestion(t, "q2", exited, out)
+	e.mustAnswer(t, "--", "hunter2-secret")
+	e.waitQuestion(t, "q3", exited, out)
+	e.mustAnswer(t, "--", "spring")
+	waitRunEnd(t, exited, out)
+	return first, out.String()
+}
+
+func (e *sessionsEnv) mustAnswer(t *testing.T, args ...string) {
+	t.Helper()
+	if stdout, stderr, code := e.clai(t, append([]string{"answer"}, args...)...); code != 0 {
+		t.Fatalf("clai answer %v: exit %d\n%s%s", args, code, stdout, stderr)
+	}
+}
+
+func waitRunEnd(t *testing.T, exited <-chan error, out *bytes.Buffer) {
+	t.Helper()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("clai run: %v\n%s", err, out)
+		}
+	case <-time.After(120 * time.Second):
+		t.Fatalf("clai run still runs after its last answer:\n%s", out)
+	}
+}
+
+// TestLearnedAnswerIsSuggested: a person answers the same questions in two
+// runs through clai answer; in the third, the question (with another build
+// id and path) carries their answer as its first suggestion, in the session
+// API; the password typed is nowhere in the database.
+func TestLearnedAnswerIsSuggested(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	suggest := "suggest: {sources: [answers]}\n"
+	for run := 1; run <= 2; run++ {
+		q, _ := e.answerRun(t, learnsPlaybook(t, e.dir, run, suggest))
+		if want := run - 1; len(q.Suggestions) != min(want, 1) || want == 1 && q.Suggestions[0].Count != 1 {
+			t.Fatalf("run %d: q1's suggestions = %+v, want %d answer(s) learned", run, q.Suggestions, want)
+		}
+	}
+	q, _ := e.answerRun(t, learnsPlaybook(t, e.dir, 3, suggest))
+	want := []ask.Suggestion{{Text: "yes", Option: true, Confidence: 1, Count: 2, Source: "answers"}}
+	if got, _ := json.Marshal(q.Suggestions); string(got) != string(must(json.Marshal(want))) {
+		t.Fatalf("the third run's question %q carries %s, want %s", q.Text, got, must(json.Marshal(want)))
+	}
+	for _, name := range []string{"learned.db", "learned.db-wal"} {
+		data, err := os.ReadFile(filepath.Join(e.dir, "clai", name))
+		if err != nil && name == "learned.db" {
+			t.Fatal(err)
+		}
+		if bytes.Contains(data, []byte("hunter2-secret")) {
+			t.Fatalf("%s holds the password typed", name)
+		}
+		if name == "learned.db" && !bytes.Contains(data, []byte("spring")) && !bytes.Contains(must(os.ReadFile(filepath.Join(e.dir, "clai", "learned.db-wal"))), []byte("spring")) {
+			t.Fatalf("the database holds no answer at all")
+		}
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestLearnedAutoAnswer: after two runs a person answered, auto_answer with
+// min_count 2 answers the third run's question itself, logged and in the
+// report with the channel learned; with a danger rule on that question it
+// does not, and a person answers.
+func TestLearnedAutoAnswer(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	for run := 1; run <= 2; run++ {
+		e.answerRun(t, learnsPlaybook(t, e.dir, run, ""))
+	}
+	auto := "suggest:\n  auto_answer: {min_count: 2, min_confidence: 0.9}\n"
+
+	report, log := filepath.Join(e.dir, "auto.json"), filepath.Join(e.dir, "auto.log")
+	_, out, exited := e.start(t, "run", "--remote", "--report", report, "--log", log, learnsPlaybook(t, e.dir, 3, auto))
+	// The password is a person's to give; the release name people gave
+	// twice is learned too.
+	e.waitQuestion(t, "q2", exited, out)
+	e.mustAnswer(t, "--", "pw")
+	waitRunEnd(t, exited, out)
+	if got := out.String(); !strings.Contains(got, "got: yes") || !strings.Contains(got, "got: spring") {
+		t.Fatalf("the program did not get the learned answers:\n%s", got)
+	}
+	var rep struct {
+		Questions []ask.Question `json:"questions"`
+	}
+	if err := json.Unmarshal(must(os.ReadFile(report)), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var channels []string
+	for _, q := range rep.Questions {
+		if q.Closed != nil {
+			channels = append(channels, q.Closed.Channel)
+		}
+	}
+	if got := strings.Join(channels, " "); got != "learned cli learned" {
+		t.Fatalf("the report's questions were answered through %q, want learned cli learned", got)
+	}
+	if l := string(must(os.ReadFile(log))); !strings.Contains(l, `"event":"learned","decision":"answered","question":"q1"`) {
+		t.Fatalf("the log says nothing of the learned answer:\n%s", l)
+	}
+
+	danger := auto + "danger:\n  - name: no-prod-deploys\n    match: {regex: 'Deploy build \\S+ to /srv/app4\\?'}\n"
+	log = filepath.Join(e.dir, "danger.log")
+	_, out, exited = e.start(t, "run", "--remote", "--log", log, learnsPlaybook(t, e.dir, 4, danger))
+	s := e.waitQuestion(t, "q1", exited, out)
+	if s.Question.Reason != ask.Danger || len(s.Question.Suggestions) != 0 {
+		t.Fatalf("the question a danger rule handed over: %+v", s.Question)
+	}
+	e.mustAnswer(t, "--choose", "no")
+	// The run stays with people after a hand-over: nothing is answered
+	// automatically again.
+	e.waitQuestion(t, "q2", exited, out)
+	e.mustAnswer(t, "--", "pw")
+	e.waitQuestion(t, "q3", exited, out)
+	e.mustAnswer(t, "--", "winter")
+	<-exited
+	if got := out.String(); !strings.Contains(got, "got: no") || strings.Contains(got, "got: yes") {
+		t.Fatalf("past a danger rule, the program got:\n%s", got)
+	}
+	if l := string(must(os.ReadFile(log))); !strings.Contains(l, `"decision":"declined","question":"q1"`) {
+		t.Fatalf("the log says nothing of the declined answer:\n%s", l)
+	}
+}

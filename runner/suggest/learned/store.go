@@ -1,0 +1,272 @@
+// Package learned keeps the answers people gave to the questions of runs, in
+// a SQLite file of its own in the user's state folder, so that a run needs no
+// daemon for it. A question is stored by its template (its text with numbers,
+// paths, hashes and URLs as slots), with the playbook, the program and the
+// repository it was asked in; no answer to a password-like question, nor one
+// that shows masked, is ever stored. From them it suggests the answers people
+// gave most to the same question, with their share as the confidence, answers
+// a question itself where the playbook allows it, and proposes rules (see
+// docs/learned-answers.md).
+package learned
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
+)
+
+// schemaVersion is the version of the database's tables this code writes.
+const schemaVersion = 1
+
+// busyTimeout is how long a statement waits for another run's write.
+const busyTimeout = 5 * time.Second
+
+// FileName is the database's name in the state folder.
+const FileName = "learned.db"
+
+// DefaultPath returns where the learned answers are kept:
+// $XDG_STATE_HOME/clai/learned.db, else ~/.local/state/clai/learned.db.
+func DefaultPath(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "clai", FileName), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", fmt.Errorf("learned answers: no home folder: %w", err)
+		}
+	}
+	return filepath.Join(home, ".local", "state", "clai", FileName), nil
+}
+
+// Store is the database of learned answers. Several runs may use one at
+// once: it is in WAL mode, and a writer waits for another's write.
+type Store struct {
+	db *sql.DB
+}
+
+// Open opens the database at path, making it and its folder (0700) when
+// missing, and brings its tables to this version. A database written by a
+// newer clai is refused.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("learned answers: %w", err)
+	}
+	dsn := (&url.URL{Scheme: "file", Path: path, RawQuery: url.Values{"_pragma": {
+		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
+		"journal_mode(WAL)",
+		"synchronous(NORMAL)",
+	}}.Encode()}).String()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("learned answers: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("learned answers: %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("learned answers: %w", err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// migrations bring the tables from the version of their index to the next.
+var migrations = []string{
+	`CREATE TABLE answers (
+		id INTEGER PRIMARY KEY,
+		at_ms INTEGER NOT NULL,
+		playbook TEXT NOT NULL,
+		program TEXT NOT NULL,
+		repo TEXT NOT NULL,
+		template TEXT NOT NULL,
+		question TEXT NOT NULL,
+		kind TEXT NOT NULL,
+		answer TEXT NOT NULL,
+		channel TEXT NOT NULL
+	);
+	CREATE INDEX answers_by_question ON answers (playbook, program, template);`,
+}
+
+// ErrNewer is the error of a database a newer clai wrote.
+var ErrNewer = errors.New("the database was written by a newer clai")
+
+// migrate brings the tables to schemaVersion in one transaction that holds
+// the write lock from its start, so that runs opening a new database at once
+// make its tables once.
+func (s *Store) migrate(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	var version int
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if version > schemaVersion {
+		return fmt.Errorf("%w (version %d, this clai reads %d)", ErrNewer, version, schemaVersion)
+	}
+	for v := version; v < schemaVersion; v++ {
+		if _, err := conn.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migration %d: %w", v+1, err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return err
+	}
+	done = true
+	return nil
+}
+
+// The kinds of an answer.
+const (
+	// KindText is a line typed.
+	KindText = "text"
+	// KindChoice is one of a [y/N]-style question's choices, typed as a line.
+	KindChoice = "choice"
+	// KindOption is an entry of a menu, chosen by its label.
+	KindOption = "option"
+)
+
+// Answer is a person's answer to a question, as it is stored.
+type Answer struct {
+	// Question is the question's text as it was asked (secrets masked);
+	// Template the same with slots.
+	Question, Template string
+	// Kind is KindText, KindChoice or KindOption; Text the line or the
+	// label.
+	Kind, Text string
+	// Playbook, Program and Repo say where it was asked; Channel how it was
+	// answered.
+	Playbook, Program, Repo, Channel string
+	At                               time.Time
+}
+
+// Record stores a.
+func (s *Store) Record(ctx context.Context, a Answer) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO answers (at_ms, playbook, program, repo, template, question, kind, answer, channel)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.At.UnixMilli(), a.Playbook, a.Program, a.Repo, a.Template, a.Question, a.Kind, a.Text, a.Channel)
+	if err != nil {
+		return fmt.Errorf("learned answers: record: %w", err)
+	}
+	return nil
+}
+
+// Key names a question: its template, asked by a playbook's program.
+type Key struct {
+	Playbook, Program, Template string
+}
+
+// Given is an answer people gave to a question, how often, and its share of
+// all the answers to it.
+type Given struct {
+	Kind, Text string
+	Count      int
+	Share      float64
+}
+
+// Answers returns the answers given to the question k, the most given first
+// (the latest first among equals), at most limit.
+func (s *Store) Answers(ctx context.Context, k Key, limit int) ([]Given, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT kind, answer, COUNT(*) AS n, SUM(COUNT(*)) OVER () AS total
+		FROM answers WHERE playbook = ? AND program = ? AND template = ?
+		GROUP BY kind, answer ORDER BY n DESC, MAX(at_ms) DESC, answer LIMIT ?`,
+		k.Playbook, k.Program, k.Template, limit)
+	if err != nil {
+		return nil, fmt.Errorf("learned answers: %w", err)
+	}
+	defer rows.Close()
+	var out []Given
+	for rows.Next() {
+		var g Given
+		var total int
+		if err := rows.Scan(&g.Kind, &g.Text, &g.Count, &total); err != nil {
+			return nil, fmt.Errorf("learned answers: %w", err)
+		}
+		g.Share = float64(g.Count) / float64(total)
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("learned answers: %w", err)
+	}
+	return out, nil
+}
+
+// Repeated is a question of a playbook and the answer people gave most to
+// it.
+type Repeated struct {
+	// Template is the question with slots; Example the latest text it was
+	// asked with.
+	Template, Example string
+	Given
+}
+
+// Repeated returns, for each question of playbook, the answer people gave
+// most to it (the latest first among equals), when they gave it at least
+// minCount times; ordered by template.
+func (s *Store) Repeated(ctx context.Context, playbook string, minCount int) ([]Repeated, error) {
+	rows, err := s.db.QueryContext(ctx, `WITH counted AS (
+			SELECT template, kind, answer, COUNT(*) AS n, MAX(id) AS latest,
+				SUM(COUNT(*)) OVER (PARTITION BY template) AS total,
+				ROW_NUMBER() OVER (PARTITION BY template ORDER BY COUNT(*) DESC, MAX(id) DESC) AS rank
+			FROM answers WHERE playbook = ? GROUP BY template, kind, answer)
+		SELECT c.template, a.question, c.kind, c.answer, c.n, c.total
+		FROM counted c JOIN answers a ON a.id = c.latest
+		WHERE c.rank = 1 AND c.n >= ? ORDER BY c.template`, playbook, minCount)
+	if err != nil {
+		return nil, fmt.Errorf("learned answers: %w", err)
+	}
+	defer rows.Close()
+	var out []Repeated
+	for rows.Next() {
+		var r Repeated
+		var total int
+		if err := rows.Scan(&r.Template, &r.Example, &r.Kind, &r.Text, &r.Count, &total); err != nil {
+			return nil, fmt.Errorf("learned answers: %w", err)
+		}
+		r.Share = float64(r.Count) / float64(total)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("learned answers: %w", err)
+	}
+	return out, nil
+}
+
+// Forget deletes what was learned from the answers to playbook ("": every
+// playbook's), and returns how many answers it deleted.
+func (s *Store) Forget(ctx context.Context, playbook string) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM answers WHERE ? = '' OR playbook = ?`, playbook, playbook)
+	if err != nil {
+		return 0, fmt.Errorf("learned answers: forget: %w", err)
+	}
+	return res.RowsAffected()
+}

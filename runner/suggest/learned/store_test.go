@@ -1,0 +1,125 @@
+package learned
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+func openTemp(t *testing.T) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "state", "learned.db")
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for p, want := range map[string]os.FileMode{path: 0o600, filepath.Dir(path): 0o700} {
+		if info, err := os.Stat(p); err != nil || info.Mode().Perm() != want {
+			t.Fatalf("%s: %v, %v; want %v", p, info.Mode(), err, want)
+		}
+	}
+	return s, path
+}
+
+func TestAnswersCountAndShare(t *testing.T) {
+	t.Parallel()
+	s, _ := openTemp(t)
+	ctx := t.Context()
+	record := func(playbook, program, question, kind, text string, at int64) {
+		t.Helper()
+		err := s.Record(ctx, Answer{Question: question, Template: Template(question), Kind: kind, Text: text,
+			Playbook: playbook, Program: program, Channel: "cli", At: time.Unix(at, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	record("pb", "tool", "Delete 3 files? [y/n]", KindChoice, "y", 1)
+	record("pb", "tool", "Delete 12 files? [y/n]", KindChoice, "y", 2)
+	record("pb", "tool", "Delete 4 files? [y/n]", KindChoice, "n", 3)
+	record("pb", "tool", "Delete 5 files? [y/n]", KindChoice, "y", 4)
+	record("pb", "other", "Delete 5 files? [y/n]", KindChoice, "n", 5)
+	record("pb2", "tool", "Delete 5 files? [y/n]", KindChoice, "n", 6)
+	got, err := s.Answers(ctx, Key{Playbook: "pb", Program: "tool", Template: Template("Delete 99 files? [y/n]")}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := fmt.Sprint(got); s != "[{choice y 3 0.75} {choice n 1 0.25}]" {
+		t.Errorf("answers = %s", s)
+	}
+	rep, err := s.Repeated(ctx, "pb", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := fmt.Sprint(rep); s != "[{Delete <num> files? [y/n] Delete 5 files? [y/n] {choice y 3 0.6}}]" {
+		t.Errorf("repeated = %s", s)
+	}
+	if rep, _ := s.Repeated(ctx, "pb", 4); len(rep) != 0 {
+		t.Errorf("repeated 4 times: %v", rep)
+	}
+	if n, err := s.Forget(ctx, "pb"); err != nil || n != 5 {
+		t.Errorf("forget = %d, %v", n, err)
+	}
+	if got, _ := s.Answers(ctx, Key{Playbook: "pb2", Program: "tool", Template: "Delete <num> files? [y/n]"}, 5); len(got) != 1 {
+		t.Errorf("another playbook's answers were forgotten too: %v", got)
+	}
+}
+
+// TestRunsWriteAtOnce: stores opened at once on a new file, as runs starting
+// together do, make its tables once and each write every answer.
+func TestRunsWriteAtOnce(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "learned.db")
+	const runs, each = 8, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, runs)
+	for r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := Open(context.Background(), path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			for i := range each {
+				if err := s.Record(context.Background(), Answer{Template: "q", Kind: KindText, Text: fmt.Sprint(r, i), Playbook: "pb", At: time.Now()}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var n int
+	if err := s.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM answers").Scan(&n); err != nil || n != runs*each {
+		t.Fatalf("%d answers (%v), want %d", n, err, runs*each)
+	}
+}
+
+func TestNewerDatabaseRefused(t *testing.T) {
+	t.Parallel()
+	s, path := openTemp(t)
+	if _, err := s.db.ExecContext(t.Context(), fmt.Sprintf("PRAGMA user_version = %d", schemaVersion+1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := Open(t.Context(), path); !errors.Is(err, ErrNewer) {
+		t.Fatalf("Open of a newer database: %v", err)
+	}
+}
