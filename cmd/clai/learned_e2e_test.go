@@ -104,6 +104,48 @@ func TestLearnedAnswerIsSuggested(t *testing.T) {
 	}
 }
 
+// TestSuggestRulesLintClean: the rules clai suggest rules proposes from the
+// answers people repeated, pasted into the playbook, lint clean with
+// --strict (their examples match and their tests pass); clai suggest forget
+// forgets them.
+func TestSuggestRulesLintClean(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	for run := 1; run <= 2; run++ {
+		e.answerRun(t, learnsPlaybook(t, e.dir, run, ""))
+	}
+	path := learnsPlaybook(t, e.dir, 3, "")
+	proposal, stderr, code := e.clai(t, "suggest", "rules", path)
+	if code != 0 {
+		t.Fatalf("clai suggest rules: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		`match: {regex: 'Deploy\s+build\s+\S+\s+to\s+\S+\?\s+\[yes/no\]'}`, `line: "yes"`, `line: "spring"`,
+		`examples: ["Release name:"]`, `expect: {sent: "yes\r", fired: [learned-deploy-build-to-yesno]}`,
+	} {
+		if !strings.Contains(proposal, want) {
+			t.Errorf("the proposal has no %s:\n%s", want, proposal)
+		}
+	}
+	if strings.Contains(proposal, "Password") {
+		t.Errorf("the proposal answers the password:\n%s", proposal)
+	}
+	learns := must(os.ReadFile(path))
+	merged := filepath.Join(e.dir, "merged.yaml")
+	if err := os.WriteFile(merged, append(learns, proposal...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if stdout, stderr, code := e.clai(t, "lint", "--strict", "--no-config", merged); code != 0 || !strings.Contains(stdout+stderr, "0 errors, 0 warnings") {
+		t.Fatalf("the proposal does not lint clean: exit %d\n%s%s\n%s", code, stdout, stderr, proposal)
+	}
+	if stdout, _, code := e.clai(t, "suggest", "forget", "learns"); code != 0 || stdout != "forgot 4 learned answers\n" {
+		t.Fatalf("clai suggest forget: exit %d, %q", code, stdout)
+	}
+	if proposal, _, _ := e.clai(t, "suggest", "rules", path); strings.Contains(proposal, "rules:") {
+		t.Fatalf("rules proposed from forgotten answers:\n%s", proposal)
+	}
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
