@@ -148,6 +148,7 @@ function renderQuestion(c, v) {
   box.append(head);
   box.append($("div", "qtext", q.text || "(no text)"));
   if (q.detail) box.append($("div", "qdetail", q.detail));
+  if (q.suggestions && q.suggestions.length) box.append(suggestionButtons(v, q, box));
   const ready = !!(v.screen && v.screen.hash);
   const send = (what) => answer(v.session.id, q.id, what, box);
   if (q.options && q.options.length) {
@@ -253,6 +254,24 @@ function keyButtons(ready, send) {
     keys.append(b);
   }
   return keys;
+}
+
+// suggestionButtons is a button per suggestion, the likeliest first: an
+// answer people gave to the same question before, and its share.
+function suggestionButtons(v, q, box) {
+  const row = $("div", "suggestions");
+  row.append($("span", "", "Suggested:"));
+  for (const s of q.suggestions) {
+    const b = $("button", "suggestion", s.text);
+    b.append($("span", "share", Math.round(100 * s.confidence) + "%"));
+    b.type = "button";
+    b.disabled = !(v.screen && v.screen.hash);
+    b.title = "answered " + s.count + " times before, " + Math.round(100 * s.confidence) + "% of the answers";
+    b.dataset.text = s.text;
+    b.addEventListener("click", () => answer(v.session.id, q.id, s.option ? { choose: s.text } : { text: s.text }, box));
+    row.append(b);
+  }
+  return row;
 }
 
 function closedLine(q) {
