@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/answerer"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/suggest/gitctx"
 )
 
 // The decisions of the event log's learned lines (the field decision).
@@ -324,20 +323,12 @@ func program(argv []string) string {
 	return filepath.Base(argv[0])
 }
 
-// repoKey names the repository the program runs in: git's top level of
-// dir, symlinks resolved; "" outside one.
+// repoKey is the repo_key of the repository the program runs in (see
+// gitctx.RepoKey); "" outside one, or when git cannot tell.
 func repoKey(ctx context.Context, dir string) string {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--show-toplevel")
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	c, err := gitctx.NewResolver().Lookup(ctx, dir, false)
 	if err != nil {
 		return ""
 	}
-	top := strings.TrimSpace(string(out))
-	if resolved, err := filepath.EvalSymlinks(top); err == nil {
-		top = resolved
-	}
-	return top
+	return c.RepoKey
 }

@@ -3,10 +3,13 @@ package learned
 import (
 	"strings"
 	"unicode"
+
+	"github.com/clai-sh/clai/runner/suggest/normalize"
 )
 
 // Template returns a question's text with the parts that change from one
-// run to the next (numbers, paths, hashes and ids, URLs) replaced by slots,
+// run to the next (numbers, paths, hashes and ids, URLs) replaced by the
+// slots of command templates (normalize.Slot),
 // so that "Delete 3 files in /tmp/a?" and "Delete 12 files in /srv/b?" are one
 // question. Blanks are folded to one space; a [y/N]-style choice is kept as
 // it is, as is every word.
@@ -38,7 +41,7 @@ func templateWord(word string) string {
 	if isChoiceMark(lead, core, trail) {
 		return word
 	}
-	if s := slot(core); s != "" {
+	if s := normalize.Slot(core); s != "" {
 		return lead + s + trail
 	}
 	return word

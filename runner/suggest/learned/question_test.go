@@ -17,6 +17,8 @@ func TestTemplate(t *testing.T) {
 		{"Project name: (demo) ", "Project name: (demo)"},
 		{"Really? [Y/n/a]", "Really? [Y/n/a]"},
 		{"deadbeef or cafe?", "deadbeef or cafe?"},
+		{"Overwrite notes.md? [y/N]", "Overwrite <path>? [y/N]"},
+		{"Retry 0x1F times? (y/n)", "Retry <num> times? (y/n)"},
 		{"", ""},
 		{"(. ... ?.", "(. ... ?."},
 	} {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
+	"github.com/clai-sh/clai/runner/suggest/normalize"
 )
 
 // ProposeLimit is the limit: of a proposed rule: a question the program
@@ -76,7 +77,9 @@ func dangerMatches(pb *playbooks.Playbook, text string) string {
 }
 
 // slotRegex is what a slot of a template matches: a word.
-var slotRegex = map[string]string{slotPath: `\S+`, slotNum: `\S+`, slotSHA: `\S+`, slotURL: `\S+`}
+var slotRegex = map[string]string{
+	normalize.SlotPath: `\S+`, normalize.SlotNum: `\S+`, normalize.SlotSHA: `\S+`, normalize.SlotURL: `\S+`, normalize.SlotMsg: `.+?`,
+}
 
 // templateRegex returns a regex that matches the questions of template:
 // its words as they are, its slots as any word, blanks as blanks.
