@@ -257,3 +257,43 @@ func TestDashboardShowsLearnedAnswer(t *testing.T) {
 		t.Fatalf("the program got:\n%s", got)
 	}
 }
+
+// TestTasksAreSuggested: with the tasks source, a question that asks for a
+// command carries the tasks of the program's folder (its Makefile) as
+// suggestions, which auto_answer never types: no person gave them.
+func TestTasksAreSuggested(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	project := filepath.Join(e.dir, "project")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, "Makefile"), []byte("test:\n\tgo test ./...\nbuild: test\n\tgo build\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pb := filepath.Join(e.dir, "tasks.yaml")
+	if err := os.WriteFile(pb, fmt.Appendf(nil, `version: 1
+name: tasks
+spawn:
+  command: [%q, "-q", "Which command should run next? "]
+  dir: %q
+timeouts:
+  prompt: 120s
+suggest:
+  sources: [tasks]
+  auto_answer: {min_count: 1, min_confidence: 0.1}
+`, testprog.Build(t, "prompter"), project), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, exited := e.start(t, "run", "--remote", pb)
+	s := e.waitQuestion(t, "q1", exited, out)
+	got := fmt.Sprint(s.Question.Suggestions)
+	if want := "[{make test false 0 0 tasks} {make build false 0 0 tasks}]"; got != want {
+		t.Fatalf("the question carries %s, want %s", got, want)
+	}
+	e.mustAnswer(t, "--", "make build")
+	waitRunEnd(t, exited, out)
+	if strings.Contains(out.String(), "got: make test") {
+		t.Fatalf("a task was typed:\n%s", out)
+	}
+}

@@ -50,10 +50,11 @@ type Suggestion struct {
 	Text   string `json:"text"`
 	Option bool   `json:"option,omitempty"`
 	// Confidence is its share of the answers given, from 0 to 1; Count how
-	// often it was given.
+	// often it was given (both 0 for a suggestion no person gave).
 	Confidence float64 `json:"confidence"`
 	Count      int     `json:"count"`
-	// Source is where it comes from: "answers" (people's earlier answers).
+	// Source is where it comes from: "answers" (people's earlier answers)
+	// or "tasks" (a task of the project).
 	Source string `json:"source"`
 }
 

@@ -257,16 +257,18 @@ function keyButtons(ready, send) {
 }
 
 // suggestionButtons is a button per suggestion, the likeliest first: an
-// answer people gave to the same question before, and its share.
+// answer people gave to the same question before, with its share, or a task
+// of the project.
 function suggestionButtons(v, q, box) {
   const row = $("div", "suggestions");
   row.append($("span", "", "Suggested:"));
   for (const s of q.suggestions) {
     const b = $("button", "suggestion", s.text);
-    b.append($("span", "share", Math.round(100 * s.confidence) + "%"));
+    const given = s.source === "answers";
+    b.append($("span", "share", given ? Math.round(100 * s.confidence) + "%" : s.source));
     b.type = "button";
     b.disabled = !(v.screen && v.screen.hash);
-    b.title = "answered " + s.count + " times before, " + Math.round(100 * s.confidence) + "% of the answers";
+    b.title = given ? "answered " + s.count + " times before, " + Math.round(100 * s.confidence) + "% of the answers" : "from the project's " + s.source;
     b.dataset.text = s.text;
     b.addEventListener("click", () => answer(v.session.id, q.id, s.option ? { choose: s.text } : { text: s.text }, box));
     row.append(b);

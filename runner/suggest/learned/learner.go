@@ -15,6 +15,7 @@ import (
 	"github.com/clai-sh/clai/runner/answerer"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/suggest/gitctx"
+	"github.com/clai-sh/clai/runner/suggest/tasks"
 )
 
 // The decisions of the event log's learned lines (the field decision).
@@ -71,6 +72,9 @@ type Learner struct {
 	// program and repo say where the run's questions are asked, once Watch
 	// knows them.
 	program, repo string
+	// tasks are the tasks of the program's folder, once found (the tasks
+	// source).
+	tasks []tasks.Task
 }
 
 // Option configures a Learner.
@@ -123,16 +127,35 @@ func (l *Learner) openedWithin(ctx context.Context) (*Store, error) {
 }
 
 // Suggesting reports whether the run's questions get suggestions.
-func (l *Learner) Suggesting() bool { return l.spec.Has(playbooks.SourceAnswers) }
+func (l *Learner) Suggesting() bool {
+	return l.spec.Has(playbooks.SourceAnswers) || l.spec.Has(playbooks.SourceTasks)
+}
 
-// Suggest returns the suggestions of q: the answers people gave most to
-// the same question of the playbook's program, with their share as the
-// confidence. A question that is not at a prompt, or asks for a secret,
-// gets none. It waits lookupTimeout at most.
+// Suggest returns the suggestions of q, at most MaxSuggestions: the answers
+// people gave most to the same question of the playbook's program, with
+// their share as the confidence (the answers source); then the project's
+// tasks the question may ask for (the tasks source, see appendTasks). A
+// question that is not at a prompt, or asks for a secret, gets none. It
+// waits lookupTimeout at most.
 func (l *Learner) Suggest(q ask.Question) []ask.Suggestion {
 	if !l.Suggesting() || q.Reason != ask.Prompt || l.secret(q.Text) {
 		return nil
 	}
+	var out []ask.Suggestion
+	if l.spec.Has(playbooks.SourceAnswers) {
+		out = l.answerSuggestions(q)
+	}
+	if l.spec.Has(playbooks.SourceTasks) {
+		l.mu.Lock()
+		found := l.tasks
+		l.mu.Unlock()
+		out = appendTasks(out, q, found)
+	}
+	return out
+}
+
+// answerSuggestions returns the answers people gave most to q.
+func (l *Learner) answerSuggestions(q ask.Question) []ask.Suggestion {
 	ctx, cancel := context.WithTimeout(l.ctx, lookupTimeout)
 	defer cancel()
 	store, err := l.openedWithin(ctx)
@@ -166,7 +189,8 @@ func (l *Learner) where() (w struct{ program, repo string }) {
 
 // Watch learns from the answers to desk's questions, and answers them
 // where auto_answer allows, until the run ends (or Close). It returns at
-// once.
+// once, or, with the tasks source, once the tasks of the program's folder
+// were read.
 func (l *Learner) Watch(desk ask.Desk) {
 	dir := ""
 	if d, ok := desk.(interface{ Dir() string }); ok {
@@ -175,6 +199,11 @@ func (l *Learner) Watch(desk ask.Desk) {
 	l.mu.Lock()
 	l.program = program(desk.Session().Program)
 	l.mu.Unlock()
+	if l.spec.Has(playbooks.SourceTasks) {
+		// Before the program's output is read, so that its first question
+		// has them: a few small files.
+		l.findTasks(dir)
+	}
 	var updates <-chan ask.Update
 	kinds := []string{ask.UpdateQuestion, ask.UpdateClosed, ask.UpdateDanger, ask.UpdateDecision}
 	if kw, ok := desk.(ask.KindWatcher); ok {
@@ -185,7 +214,7 @@ func (l *Learner) Watch(desk ask.Desk) {
 	l.running.Add(1)
 	go func() {
 		defer l.running.Done()
-		if l.Suggesting() {
+		if l.spec.Has(playbooks.SourceAnswers) {
 			if _, err := l.open(); err != nil {
 				l.failed("", err)
 			}
@@ -270,6 +299,10 @@ func (l *Learner) autoAnswer(desk ask.Desk, q ask.Question, dangerSince bool) {
 		return
 	}
 	top := q.Suggestions[0]
+	if top.Source != string(playbooks.SourceAnswers) {
+		l.decided(q, Declined, &top, "only people's answers are typed, not a suggestion of "+top.Source)
+		return
+	}
 	if top.Count < auto.MinCount {
 		l.decided(q, Declined, &top, fmt.Sprintf("people gave it %d times, min_count is %d", top.Count, auto.MinCount))
 		return
