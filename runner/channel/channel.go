@@ -130,22 +130,28 @@ func (s *Set) Close() {
 }
 
 // Button is what a button carries: the session, the question and the screen
-// it was asked on, and the option. A press is taken only while that very
-// question is open on that very screen.
+// it was asked on, and the option, or the suggestion (Suggestion set: Option
+// is its index among the question's suggestions). A press is taken only
+// while that very question is open on that very screen.
 type Button struct {
 	Session    string
 	Question   string
 	ScreenHash string
 	Option     int
+	Suggestion bool
 }
 
 // MaxButtonData bounds a button's encoded data (Telegram's callback_data
 // holds 64 bytes).
 const MaxButtonData = 64
 
-// Encode is b as a button's data.
+// Encode is b as a button's data; a suggestion's index is written s0, s1 ….
 func (b Button) Encode() string {
-	return strings.Join([]string{"c1", b.Session, b.Question, b.ScreenHash, strconv.Itoa(b.Option)}, "|")
+	opt := strconv.Itoa(b.Option)
+	if b.Suggestion {
+		opt = "s" + opt
+	}
+	return strings.Join([]string{"c1", b.Session, b.Question, b.ScreenHash, opt}, "|")
 }
 
 // ParseButton reads a button's data; anything else is an error.
@@ -157,23 +163,58 @@ func ParseButton(data string) (Button, error) {
 	if len(parts) != 5 || parts[0] != "c1" {
 		return Button{}, errors.New("the button's data is not clai's")
 	}
-	opt, err := strconv.Atoi(parts[4])
-	if err != nil || opt < 0 || opt > 99 {
+	index, suggestion := strings.CutPrefix(parts[4], "s")
+	opt, err := strconv.Atoi(index)
+	if err != nil || opt < 0 || opt > 99 || strconv.Itoa(opt) != index {
 		return Button{}, errors.New("the button names no option")
 	}
-	return Button{Session: parts[1], Question: parts[2], ScreenHash: parts[3], Option: opt}, nil
+	return Button{Session: parts[1], Question: parts[2], ScreenHash: parts[3], Option: opt, Suggestion: suggestion}, nil
 }
 
-// Buttons are the buttons of q, one per option, at most max (0: all).
+// Buttons are the buttons of q, at most max (0: all): one per suggestion,
+// the likeliest first, then one per option.
 func Buttons(q *ask.Question, max int) []Button {
 	var out []Button
-	for i := range q.Options {
-		if max > 0 && i == max {
-			break
+	add := func(i int, suggestion bool) {
+		if max == 0 || len(out) < max {
+			out = append(out, Button{Session: q.Session, Question: q.ID, ScreenHash: q.ScreenHash, Option: i, Suggestion: suggestion})
 		}
-		out = append(out, Button{Session: q.Session, Question: q.ID, ScreenHash: q.ScreenHash, Option: i})
+	}
+	for i := range q.Suggestions {
+		add(i, true)
+	}
+	for i := range q.Options {
+		add(i, false)
 	}
 	return out
+}
+
+// Label is what b shows for q, which it was made for: the option's label,
+// or the suggestion with its share of people's answers (or its source).
+func (b Button) Label(q *ask.Question) string {
+	if !b.Suggestion {
+		return q.Options[b.Option].Label
+	}
+	s := q.Suggestions[b.Option]
+	if s.Count > 0 {
+		return fmt.Sprintf("%s (%.0f%%)", s.Text, 100*s.Confidence)
+	}
+	return fmt.Sprintf("%s (%s)", s.Text, s.Source)
+}
+
+// answer is the answer b gives to q, which it was made for.
+func (b Button) answer(q *ask.Question) ask.Answer {
+	a := ask.Answer{Question: q.ID, ScreenHash: b.ScreenHash}
+	switch {
+	case !b.Suggestion:
+		a.Choose = q.Options[b.Option].Label
+	case q.Suggestions[b.Option].Option:
+		a.Choose = q.Suggestions[b.Option].Text
+	default:
+		text := q.Suggestions[b.Option].Text
+		a.Text = &text
+	}
+	return a
 }
 
 // Press answers the question b was made for with its option, as by through
@@ -183,10 +224,13 @@ func Buttons(q *ask.Question, max int) []Button {
 func Press(ctx context.Context, desk ask.Desk, b Button, by, channel string) (ask.Sent, error) {
 	s := desk.Session()
 	q := s.Question
-	if b.Session != s.ID || q == nil || q.Closed != nil || q.ID != b.Question || q.ScreenHash != b.ScreenHash || b.Option >= len(q.Options) {
+	if b.Session != s.ID || q == nil || q.Closed != nil || q.ID != b.Question || q.ScreenHash != b.ScreenHash ||
+		!b.Suggestion && b.Option >= len(q.Options) || b.Suggestion && b.Option >= len(q.Suggestions) {
 		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedClosed, Reason: MovedOn}
 	}
-	sent, err := desk.Answer(ctx, ask.Answer{Question: q.ID, ScreenHash: b.ScreenHash, Choose: q.Options[b.Option].Label, By: by, Channel: channel})
+	a := b.answer(q)
+	a.By, a.Channel = by, channel
+	sent, err := desk.Answer(ctx, a)
 	var r *ask.Refusal
 	if errors.As(err, &r) && (r.Code == ask.RefusedClosed || r.Code == ask.RefusedStale || r.Code == ask.RefusedNoQuestion || r.Code == ask.RefusedEnded) {
 		return ask.Sent{}, &ask.Refusal{Code: r.Code, Reason: MovedOn}

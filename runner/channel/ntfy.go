@@ -112,19 +112,19 @@ func (n *Ntfy) tell(ctx context.Context, desk ask.Desk, u ask.Update) {
 	}
 }
 
-// ask publishes q with an action per option, MaxNtfyActions at most; the
-// others are listed.
+// ask publishes q with an action per suggestion, then per option,
+// MaxNtfyActions at most; the others are listed.
 func (n *Ntfy) ask(ctx context.Context, s ask.Session, q *ask.Question) {
 	msg := ntfyPublish{Title: "clai: " + s.Name + " asks", Message: questionText(s, q), Tags: []string{"question"}, Priority: 4}
 	for _, b := range Buttons(q, MaxNtfyActions) {
-		a := ntfyAction{Action: "http", Label: cut(q.Options[b.Option].Label, 40), URL: n.server + "/" + n.reply,
+		a := ntfyAction{Action: "http", Label: cut(b.Label(q), 40), URL: n.server + "/" + n.reply,
 			Method: http.MethodPost, Body: b.Encode(), Clear: true}
 		if n.cfg.Token != "" {
 			a.Headers = map[string]string{"Authorization": "Bearer " + n.cfg.Token}
 		}
 		msg.Actions = append(msg.Actions, a)
 	}
-	if len(q.Options) > MaxNtfyActions || len(q.Options) == 0 {
+	if len(q.Suggestions)+len(q.Options) > MaxNtfyActions || len(q.Options) == 0 {
 		msg.Message += fmt.Sprintf("\nanswer: clai answer --question %s %s TEXT", q.ID, s.ID)
 	}
 	msg.Message = cut(msg.Message, maxMessage)

@@ -153,14 +153,14 @@ func (t *Telegram) tell(ctx context.Context, desk ask.Desk, u ask.Update) {
 	}
 }
 
-// ask sends q to each chat with a button per option.
+// ask sends q to each chat with a button per suggestion, then per option.
 func (t *Telegram) ask(ctx context.Context, s ask.Session, q *ask.Question) {
 	text := questionText(s, q)
 	var keyboard [][]tgButton
 	for _, b := range Buttons(q, 0) {
-		keyboard = append(keyboard, []tgButton{{Text: cut(q.Options[b.Option].Label, 64), CallbackData: b.Encode()}})
+		keyboard = append(keyboard, []tgButton{{Text: cut(b.Label(q), 64), CallbackData: b.Encode()}})
 	}
-	if len(keyboard) == 0 {
+	if len(q.Options) == 0 {
 		text += fmt.Sprintf("\n/answer %s TEXT", s.ID)
 	}
 	text = cut(text, maxMessage)
