@@ -50,6 +50,9 @@ type Notification struct {
 
 // HowToAnswer are the commands that answer a question from this machine.
 type HowToAnswer struct {
+	// Suggested has one command for each of the question's suggestions,
+	// the likeliest first.
+	Suggested []string `json:"suggested,omitempty"`
 	// Text types a line: TEXT stands for it.
 	Text string `json:"text"`
 	// Choose has one command for each option.
@@ -163,6 +166,13 @@ func build(id string, ev playbooks.NotifyEvent, u ask.Update, s ask.Session) *No
 func answerCommands(session string, q *ask.Question) *HowToAnswer {
 	answer := fmt.Sprintf("clai answer --question %s", shellQuote(q.ID))
 	a := &HowToAnswer{Text: fmt.Sprintf("%s %s TEXT", answer, shellQuote(session))}
+	for _, s := range q.Suggestions {
+		if s.Option {
+			a.Suggested = append(a.Suggested, fmt.Sprintf("%s --choose %s %s", answer, shellQuote(s.Text), shellQuote(session)))
+		} else {
+			a.Suggested = append(a.Suggested, fmt.Sprintf("%s %s -- %s", answer, shellQuote(session), shellQuote(s.Text)))
+		}
+	}
 	for _, o := range q.Options {
 		a.Choose = append(a.Choose, fmt.Sprintf("%s --choose %s %s", answer, shellQuote(o.Label), shellQuote(session)))
 	}
@@ -227,6 +237,9 @@ func (n *Notification) Message() string {
 		if q.Summary != "" {
 			b.WriteString("\nquestion: " + oneLine(q.Text))
 		}
+		if len(q.Suggestions) > 0 {
+			b.WriteString("\nsuggested: " + suggested(q.Suggestions))
+		}
 		if len(q.Options) > 0 {
 			labels := make([]string, len(q.Options))
 			for i, o := range q.Options {
@@ -239,7 +252,11 @@ func (n *Notification) Message() string {
 		}
 	}
 	if a := n.Answer; a != nil {
-		b.WriteString("\n--- answer ---\n" + a.Text)
+		b.WriteString("\n--- answer ---")
+		for _, c := range a.Suggested {
+			b.WriteString("\n" + c)
+		}
+		b.WriteString("\n" + a.Text)
 		for _, c := range a.Choose {
 			b.WriteString("\n" + c)
 		}
@@ -248,4 +265,18 @@ func (n *Notification) Message() string {
 		}
 	}
 	return b.String()
+}
+
+// suggested lists suggestions on one line, each with its share of people's
+// answers, or its source.
+func suggested(ss []ask.Suggestion) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		if s.Count > 0 {
+			parts[i] = fmt.Sprintf("%s (given %d times, %.0f%%)", oneLine(s.Text), s.Count, 100*s.Confidence)
+		} else {
+			parts[i] = fmt.Sprintf("%s (%s)", oneLine(s.Text), s.Source)
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -30,3 +30,24 @@ func TestExcerptBounded(t *testing.T) {
 		t.Error("the question of the update was changed")
 	}
 }
+
+// TestSuggestionsComeFirst: a question's suggestions are said before its
+// options, and their commands come before the others; a suggested line that
+// starts with a dash, or holds a quote, is typed as it is.
+func TestSuggestionsComeFirst(t *testing.T) {
+	t.Parallel()
+	q := &ask.Question{ID: "q2", Reason: ask.Prompt, Text: "Overwrite? [y/N]", Options: []ask.Option{{Label: "y"}, {Label: "N"}},
+		Suggestions: []ask.Suggestion{
+			{Text: "N", Option: true, Confidence: 0.75, Count: 3, Source: "answers"},
+			{Text: "-it's", Confidence: 0.25, Count: 1, Source: "answers"},
+		}}
+	n := build("s-1", "question", ask.Update{Kind: ask.UpdateQuestion, Question: q}, ask.Session{ID: "s1"})
+	want := "Overwrite? [y/N]\nsuggested: N (given 3 times, 75%), -it's (given 1 times, 25%)\noptions: y, N\n--- answer ---\n" +
+		"clai answer --question q2 --choose N s1\n" +
+		"clai answer --question q2 s1 -- '-it'\\''s'\n" +
+		"clai answer --question q2 s1 TEXT\n" +
+		"clai answer --question q2 --choose y s1\nclai answer --question q2 --choose N s1"
+	if got := n.Message(); got != want {
+		t.Fatalf("the message:\n%s\nwant:\n%s", got, want)
+	}
+}
