@@ -41,12 +41,17 @@ func (s *session) userInput(now time.Time, in []byte) {
 		s.o.logger.Warn("input", zap.String("event", string(engine.EventError)), zap.Error(err))
 	}
 	if n := strings.Count(string(in), "\x03"); n > 0 {
+		s.answering = nil
 		for range n {
 			s.apply(s.engine.Interrupt(now))
 		}
 		return
 	}
+	s.typedAnswer = nil
 	s.apply(s.engine.Input(now, len(in)))
+	if s.o.terminalAnswer != nil {
+		s.followAnswer(s.typedAnswer, in, echo)
+	}
 }
 
 // passInput passes what the person typed to the program of a session they

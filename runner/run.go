@@ -79,6 +79,9 @@ type options struct {
 	// suggest gives an opening question its suggestions (see
 	// WithSuggestions).
 	suggest func(ask.Question) []ask.Suggestion
+	// terminalAnswer is handed the lines typed at the terminal to answer a
+	// question (see WithTerminalAnswers).
+	terminalAnswer func(q ask.Question)
 }
 
 // Option configures Run, Record and the replays.
@@ -350,6 +353,11 @@ type session struct {
 	// what they typed so far.
 	typing bool
 	typed  []byte
+	// answering follows the line the person types at the terminal to
+	// answer a question (see WithTerminalAnswers); typedAnswer is the
+	// question the last input closed, as it closed.
+	answering   *answerLine
+	typedAnswer *ask.Question
 	// sent holds the bytes of an answer of clai's, as a terminal gets them.
 	sent []byte
 	// pending holds events not yet logged and recorded: encoding them in batches
@@ -569,6 +577,9 @@ func (s *session) apply(actions []engine.Action) {
 	for _, a := range actions {
 		switch a := a.(type) {
 		case *engine.Event:
+			if a.Name == engine.EventAnswer && a.Channel == ask.ChannelTerminal {
+				s.typedAnswer = a.Question
+			}
 			if a.Name == engine.EventQuestion && a.Question != nil && s.o.suggest != nil {
 				// Before anyone hears of the question: its suggestions
 				// are part of it.

@@ -23,7 +23,7 @@ func openLearner(pb *playbooks.Playbook, logger *zap.Logger, dryRun bool, notice
 		return nil
 	}
 	l := learned.New(path, pb, learned.WithLogger(logger), learned.WithDryRun(dryRun, notices))
-	*opts = append(*opts, runner.WithDesk(l.Watch))
+	*opts = append(*opts, runner.WithDesk(l.Watch), runner.WithTerminalAnswers(l.TerminalAnswer))
 	if l.Suggesting() {
 		*opts = append(*opts, runner.WithSuggestions(l.Suggest))
 	}

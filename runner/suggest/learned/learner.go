@@ -230,6 +230,16 @@ func (l *Learner) Watch(desk ask.Desk) {
 	}()
 }
 
+// TerminalAnswer learns the line a person typed at clai's terminal to
+// answer q (see runner.WithTerminalAnswers), off the caller's goroutine.
+func (l *Learner) TerminalAnswer(q ask.Question) {
+	l.running.Add(1)
+	go func() {
+		defer l.running.Done()
+		l.learn(q)
+	}()
+}
+
 // Close stops the learner once the run ended, when what it learned is
 // stored, and closes the database.
 func (l *Learner) Close() {
