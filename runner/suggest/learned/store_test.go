@@ -123,3 +123,34 @@ func TestNewerDatabaseRefused(t *testing.T) {
 		t.Fatalf("Open of a newer database: %v", err)
 	}
 }
+
+// BenchmarkAnswers is the lookup a question waits for as it opens, in a
+// database of 100,000 answers to 1,000 questions.
+func BenchmarkAnswers(b *testing.B) {
+	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "learned.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	tx, err := s.db.BeginTx(b.Context(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 100_000 {
+		_, err := tx.Exec(`INSERT INTO answers (at_ms, playbook, program, repo, template, question, kind, answer, channel)
+			VALUES (?, 'pb', 'tool', '', ?, '', 'text', ?, 'cli')`, i, fmt.Sprintf("Question %d?", i%1000), fmt.Sprint(i%7))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	key := Key{Playbook: "pb", Program: "tool", Template: "Question 500?"}
+	b.ResetTimer()
+	for b.Loop() {
+		if got, err := s.Answers(b.Context(), key, MaxSuggestions); err != nil || len(got) != MaxSuggestions {
+			b.Fatal(got, err)
+		}
+	}
+}
