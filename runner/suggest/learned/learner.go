@@ -68,10 +68,15 @@ type Learner struct {
 	store   *Store
 	openErr error
 
+	// dir is the program's folder; repo its repository's key, found at
+	// the first answer learned.
+	dir      string
+	repoOnce sync.Once
+	repo     string
+
 	mu sync.Mutex
-	// program and repo say where the run's questions are asked, once Watch
-	// knows them.
-	program, repo string
+	// program is the run's program, once Watch knows it.
+	program string
 	// tasks are the tasks of the program's folder, once found (the tasks
 	// source).
 	tasks []tasks.Task
@@ -163,7 +168,7 @@ func (l *Learner) answerSuggestions(q ask.Question) []ask.Suggestion {
 		l.failed(q.ID, err)
 		return nil
 	}
-	given, err := store.Answers(ctx, Key{Playbook: l.playbook, Program: l.where().program, Template: Template(q.Text)}, MaxSuggestions)
+	given, err := store.Answers(ctx, Key{Playbook: l.playbook, Program: l.programName(), Template: Template(q.Text)}, MaxSuggestions)
 	if err != nil {
 		l.failed(q.ID, err)
 		return nil
@@ -179,12 +184,23 @@ func (l *Learner) answerSuggestions(q ask.Question) []ask.Suggestion {
 	return out
 }
 
-// where says where the run's questions are asked.
-func (l *Learner) where() (w struct{ program, repo string }) {
+// programName is the run's program.
+func (l *Learner) programName() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	w.program, w.repo = l.program, l.repo
-	return w
+	return l.program
+}
+
+// repoKey is the repo_key of the repository the program runs in (see
+// gitctx.RepoKey), asked of git once; "" outside one, or when git cannot
+// tell.
+func (l *Learner) repoKey() string {
+	l.repoOnce.Do(func() {
+		if c, err := gitctx.NewResolver().Lookup(l.ctx, l.dir, false); err == nil {
+			l.repo = c.RepoKey
+		}
+	})
+	return l.repo
 }
 
 // Watch learns from the answers to desk's questions, and answers them
@@ -192,9 +208,8 @@ func (l *Learner) where() (w struct{ program, repo string }) {
 // once, or, with the tasks source, once the tasks of the program's folder
 // were read.
 func (l *Learner) Watch(desk ask.Desk) {
-	dir := ""
 	if d, ok := desk.(interface{ Dir() string }); ok {
-		dir = d.Dir()
+		l.dir = d.Dir()
 	}
 	l.mu.Lock()
 	l.program = program(desk.Session().Program)
@@ -202,7 +217,7 @@ func (l *Learner) Watch(desk ask.Desk) {
 	if l.spec.Has(playbooks.SourceTasks) {
 		// Before the program's output is read, so that its first question
 		// has them: a few small files.
-		l.findTasks(dir)
+		l.findTasks(l.dir)
 	}
 	var updates <-chan ask.Update
 	kinds := []string{ask.UpdateQuestion, ask.UpdateClosed, ask.UpdateDanger, ask.UpdateDecision}
@@ -219,10 +234,6 @@ func (l *Learner) Watch(desk ask.Desk) {
 				l.failed("", err)
 			}
 		}
-		repo := repoKey(l.ctx, dir)
-		l.mu.Lock()
-		l.repo = repo
-		l.mu.Unlock()
 		w := &watch{l: l, desk: desk}
 		for u := range updates {
 			w.update(u)
@@ -283,8 +294,7 @@ func (l *Learner) learn(q ask.Question) {
 		l.log.Debug(LogEvent, zap.String("event", LogEvent), zap.String("decision", "skipped"), zap.String("question", q.ID), zap.String("why", why))
 		return
 	}
-	w := l.where()
-	a.Playbook, a.Program, a.Repo, a.At = l.playbook, w.program, w.repo, q.Closed.At
+	a.Playbook, a.Program, a.Repo, a.At = l.playbook, l.programName(), l.repoKey(), q.Closed.At
 	store, err := l.open()
 	if err == nil {
 		err = store.Record(l.ctx, a)
@@ -364,14 +374,4 @@ func program(argv []string) string {
 		return ""
 	}
 	return filepath.Base(argv[0])
-}
-
-// repoKey is the repo_key of the repository the program runs in (see
-// gitctx.RepoKey); "" outside one, or when git cannot tell.
-func repoKey(ctx context.Context, dir string) string {
-	c, err := gitctx.NewResolver().Lookup(ctx, dir, false)
-	if err != nil {
-		return ""
-	}
-	return c.RepoKey
 }
