@@ -371,3 +371,45 @@ func TestTerminalAnswerIsLearned(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestRulesChooseLintsClean: a menu a person answered twice, from
+// the dashboard's way of choosing (clai answer --choose), becomes a choose:
+// rule whose test shows the menu; pasted into the playbook, it lints clean
+// and answers the menu in the next run by itself.
+func TestSuggestRulesChooseLintsClean(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	tui := testprog.Build(t, "tui")
+	write := func(name, extra string, run int) string {
+		path := filepath.Join(e.dir, name)
+		pb := fmt.Sprintf(`version: 1
+name: trust
+spawn:
+  command: [%q, "-question", "Trust the folder /srv/app%d?", "-options", "Yes|No"]
+settings: {match: screen}
+timeouts: {prompt: 120s, total: 300s}
+%s`, tui, run, extra)
+		if err := os.WriteFile(path, []byte(pb), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for run := 1; run <= 2; run++ {
+		_, out, exited := e.start(t, "run", "--remote", write(fmt.Sprintf("trust-%d.yaml", run), "", run))
+		e.waitQuestion(t, "q1", exited, out)
+		e.mustAnswer(t, "--choose", "No")
+		waitRunEnd(t, exited, out)
+	}
+	proposal, stderr, code := e.clai(t, "suggest", "rules", write("trust.yaml", "", 3))
+	if code != 0 || !strings.Contains(proposal, `choose: "No"`) {
+		t.Fatalf("clai suggest rules: exit %d\n%s%s", code, proposal, stderr)
+	}
+	merged := write("merged.yaml", proposal, 3)
+	if stdout, stderr, code := e.clai(t, "lint", "--strict", "--no-config", merged); code != 0 {
+		t.Fatalf("the proposal does not lint clean: exit %d\n%s%s\n%s", code, stdout, stderr, proposal)
+	}
+	stdout, stderr, code := e.clai(t, "run", merged)
+	if code != 0 || !strings.Contains(stdout, "chose: No") {
+		t.Fatalf("the next run with the rule: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

@@ -23,7 +23,8 @@ func suggestRulesCommand() *cli.Command {
 		Description: "Prints rules: and tests: to paste into the playbook, one rule for each question whose\n" +
 			"most given answer people gave at least --min-count times and at least --min-share of\n" +
 			"the time, each with its example and a test; then run clai lint. Questions a danger rule\n" +
-			"matches, and answers that are a menu's entry, are named in comments, not proposed.\n" +
+			"matches, and a menu's entry where the playbook does not match the screen, are named in\n" +
+			"comments, not proposed.\n" +
 			"The answers are in $XDG_STATE_HOME/clai/learned.db (see docs/learned-answers.md).",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "min-count", Value: 2, Usage: "how often people must have given an answer"},

@@ -32,6 +32,9 @@ func given(q ask.Question, secret func(text string) bool) (Answer, string) {
 		return Answer{}, "the question asks for a secret"
 	}
 	a := Answer{Question: q.Text, Template: Template(q.Text), Channel: c.Channel}
+	for _, o := range q.Options {
+		a.Options = append(a.Options, o.Label)
+	}
 	switch {
 	case strings.HasPrefix(c.Sent, "choose "):
 		label, err := strconv.Unquote(strings.TrimPrefix(c.Sent, "choose "))

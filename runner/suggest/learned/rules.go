@@ -3,6 +3,7 @@ package learned
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -20,16 +21,20 @@ const ProposeLimit = 20
 // that proves it, or why none is proposed for a question.
 type Proposal struct {
 	Repeated
-	// Name, Regex and Line are the rule's; Skipped says why there is none.
-	Name, Regex, Line string
-	Skipped           string
+	// Name and Regex are the rule's, and its action: Line, or Choose (a
+	// menu's entry by its label). Skipped says why there is no rule.
+	Name, Regex, Line, Choose string
+	Skipped                   string
+	// Output is what the rule's test feeds the engine, Sent what it
+	// expects typed.
+	Output, Sent string
 }
 
 // Propose turns the answers people repeated to pb's questions into rules:
 // each question's most given answer, when its share is minShare or more. A
-// question a danger rule of pb matches, an answer that is a menu's entry
-// (choose needs the menu on screen, which is not kept), or an answer that
-// would read as a template, gets no rule but the reason.
+// question a danger rule of pb matches, a menu's entry where the playbook
+// does not match the screen (choose needs it), or an answer that would read
+// as a template, gets no rule but the reason.
 func Propose(pb *playbooks.Playbook, repeated []Repeated, minShare float64) []Proposal {
 	taken := map[string]bool{}
 	for _, r := range pb.Rules {
@@ -44,8 +49,10 @@ func Propose(pb *playbooks.Playbook, repeated []Repeated, minShare float64) []Pr
 		switch {
 		case r.Share < minShare:
 			p.Skipped = fmt.Sprintf("people disagree: %q is %.0f%% of the answers", r.Text, 100*r.Share)
-		case r.Kind == KindOption:
-			p.Skipped = fmt.Sprintf("%q is a menu's entry: write a choose: rule with the menu on screen", r.Text)
+		case r.Kind == KindOption && pb.Settings.Match != playbooks.MatchScreen:
+			p.Skipped = fmt.Sprintf("%q is a menu's entry: a choose: rule needs settings.match: screen", r.Text)
+		case r.Kind == KindOption && !slices.Contains(r.Options, r.Text):
+			p.Skipped = fmt.Sprintf("%q is a menu's entry, and the menu's options were not kept", r.Text)
 		case strings.Contains(r.Text, "{{"):
 			p.Skipped = fmt.Sprintf("the answer %q would read as a template", r.Text)
 		case dangerMatches(pb, r.Example) != "":
@@ -53,11 +60,29 @@ func Propose(pb *playbooks.Playbook, repeated []Repeated, minShare float64) []Pr
 		}
 		if p.Skipped == "" {
 			p.Name = uniqueName(ruleName(r.Template), taken)
-			p.Regex, p.Line = templateRegex(r.Template), r.Text
+			p.Regex = templateRegex(r.Template)
+			p.act()
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// act sets the proposal's action and its test: a line typed after the
+// question, or a menu's entry chosen from the numbered menu the test shows
+// under it, which choose reaches by its number.
+func (p *Proposal) act() {
+	if p.Kind != KindOption {
+		p.Line, p.Output, p.Sent = p.Text, p.Example+" ", p.Text+"\r"
+		return
+	}
+	var menu strings.Builder
+	menu.WriteString(p.Example + "\n")
+	for i, label := range p.Options {
+		fmt.Fprintf(&menu, "  %d. %s\n", i+1, label)
+	}
+	p.Choose, p.Output = p.Text, menu.String()
+	p.Sent = fmt.Sprintf("%d\r", slices.Index(p.Options, p.Text)+1)
 }
 
 // dangerMatches returns the name of the first danger rule of pb that
@@ -173,15 +198,19 @@ func WriteYAML(b *strings.Builder, playbook string, props []Proposal) {
 		fmt.Fprintf(b, "  - name: %s\n", p.Name)
 		fmt.Fprintf(b, "    # people answered %s %d times, %.0f%% of the answers to this question\n", yamlQuote(p.Text), p.Count, 100*p.Share)
 		fmt.Fprintf(b, "    match: {regex: '%s'}\n", strings.ReplaceAll(p.Regex, "'", "''"))
-		fmt.Fprintf(b, "    line: %s\n", yamlQuote(p.Line))
+		if p.Choose != "" {
+			fmt.Fprintf(b, "    choose: %s\n", yamlQuote(p.Choose))
+		} else {
+			fmt.Fprintf(b, "    line: %s\n", yamlQuote(p.Line))
+		}
 		fmt.Fprintf(b, "    limit: %d\n", ProposeLimit)
 		fmt.Fprintf(b, "    examples: [%s]\n", yamlQuote(p.Example))
 	}
 	b.WriteString("tests:\n")
 	for _, p := range rules {
 		fmt.Fprintf(b, "  - name: %s answers\n", p.Name)
-		fmt.Fprintf(b, "    output: %s\n", yamlQuote(p.Example+" "))
-		fmt.Fprintf(b, "    expect: {sent: %s, fired: [%s]}\n", yamlQuote(p.Line+"\r"), p.Name)
+		fmt.Fprintf(b, "    output: %s\n", yamlQuote(p.Output))
+		fmt.Fprintf(b, "    expect: {sent: %s, fired: [%s]}\n", yamlQuote(p.Sent), p.Name)
 	}
 }
 

@@ -34,7 +34,7 @@ danger:
 	out := b.String()
 	for _, want := range []string{
 		`# Not proposed for "Deploy to prod? [y/n]": danger rule "no-prod" matches the question: it stays with people.`,
-		`# Not proposed for "Trust this folder?": "Yes" is a menu's entry: write a choose: rule with the menu on screen.`,
+		`# Not proposed for "Trust this folder?": "Yes" is a menu's entry: a choose: rule needs settings.match: screen.`,
 		`# Not proposed for "Name:": people disagree: "a" is 50% of the answers.`,
 		`# Not proposed for "Tpl:": the answer "{{ x }}" would read as a template.`,
 		`match: {regex: 'Overwrite\s+\S+\?\s+\[y/N\]'}`,
@@ -53,6 +53,33 @@ danger:
 	}
 	if len(merged.Rules) != 3 || len(merged.Tests) != 3 {
 		t.Fatalf("%d rules and %d tests proposed, want 3 each:\n%s", len(merged.Rules), len(merged.Tests), out)
+	}
+}
+
+// TestProposeChoose: in a playbook that matches the screen, a menu's entry
+// people chose is a choose: rule, whose test shows the menu and expects its
+// number typed.
+func TestProposeChoose(t *testing.T) {
+	t.Parallel()
+	head := "version: 1\nname: p\nspawn: {command: [cat]}\nsettings: {match: screen}\n"
+	pb, _ := playbooks.Parse("p.yaml", []byte(head))
+	props := Propose(pb, []Repeated{
+		{Template: "Trust <path>?", Example: "Trust /a?", Options: []string{"Yes", "No"}, Given: Given{Kind: KindOption, Text: "No", Count: 2, Share: 1}},
+		{Template: "Old?", Example: "Old?", Given: Given{Kind: KindOption, Text: "Yes", Count: 2, Share: 1}},
+	}, 0.8)
+	var b strings.Builder
+	WriteYAML(&b, "p", props)
+	out := b.String()
+	for _, want := range []string{
+		`# Not proposed for "Old?": "Yes" is a menu's entry, and the menu's options were not kept.`,
+		`choose: "No"`, `output: "Trust /a?\n  1. Yes\n  2. No\n"`, `expect: {sent: "2\r", fired: [learned-trust]}`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in:\n%s", want, out)
+		}
+	}
+	if merged, findings := playbooks.Parse("p.yaml", []byte(head+out)); merged == nil || len(findings) > 0 {
+		t.Fatalf("the proposal does not load: %v\n%s", findings, out)
 	}
 }
 

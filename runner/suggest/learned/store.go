@@ -12,6 +12,7 @@ package learned
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -23,7 +24,7 @@ import (
 )
 
 // schemaVersion is the version of the database's tables this code writes.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // busyTimeout is how long a statement waits for another run's write.
 const busyTimeout = 5 * time.Second
@@ -100,6 +101,9 @@ var migrations = []string{
 		channel TEXT NOT NULL
 	);
 	CREATE INDEX answers_by_question ON answers (playbook, program, template);`,
+	// The labels of the question's options, as a JSON list, for the menu a
+	// proposed choose: rule's test shows.
+	`ALTER TABLE answers ADD COLUMN options TEXT NOT NULL DEFAULT '[]';`,
 }
 
 // ErrNewer is the error of a database a newer clai wrote.
@@ -163,6 +167,8 @@ type Answer struct {
 	// Kind is KindText, KindChoice or KindOption; Text the line or the
 	// label.
 	Kind, Text string
+	// Options are the labels of the question's options.
+	Options []string
 	// Playbook, Program and Repo say where it was asked; Channel how it was
 	// answered.
 	Playbook, Program, Repo, Channel string
@@ -171,9 +177,13 @@ type Answer struct {
 
 // Record stores a.
 func (s *Store) Record(ctx context.Context, a Answer) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO answers (at_ms, playbook, program, repo, template, question, kind, answer, channel)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.At.UnixMilli(), a.Playbook, a.Program, a.Repo, a.Template, a.Question, a.Kind, a.Text, a.Channel)
+	options, err := json.Marshal(append([]string{}, a.Options...))
+	if err != nil {
+		return fmt.Errorf("learned answers: record: %w", err)
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO answers (at_ms, playbook, program, repo, template, question, options, kind, answer, channel)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.At.UnixMilli(), a.Playbook, a.Program, a.Repo, a.Template, a.Question, string(options), a.Kind, a.Text, a.Channel)
 	if err != nil {
 		return fmt.Errorf("learned answers: record: %w", err)
 	}
@@ -224,8 +234,9 @@ func (s *Store) Answers(ctx context.Context, k Key, limit int) ([]Given, error) 
 // it.
 type Repeated struct {
 	// Template is the question with slots; Example the latest text it was
-	// asked with.
+	// asked with, and Options the labels of its options then.
 	Template, Example string
+	Options           []string
 	Given
 }
 
@@ -238,7 +249,7 @@ func (s *Store) Repeated(ctx context.Context, playbook string, minCount int) ([]
 				SUM(COUNT(*)) OVER (PARTITION BY template) AS total,
 				ROW_NUMBER() OVER (PARTITION BY template ORDER BY COUNT(*) DESC, MAX(id) DESC) AS rank
 			FROM answers WHERE playbook = ? GROUP BY template, kind, answer)
-		SELECT c.template, a.question, c.kind, c.answer, c.n, c.total
+		SELECT c.template, a.question, a.options, c.kind, c.answer, c.n, c.total
 		FROM counted c JOIN answers a ON a.id = c.latest
 		WHERE c.rank = 1 AND c.n >= ? ORDER BY c.template`, playbook, minCount)
 	if err != nil {
@@ -249,8 +260,12 @@ func (s *Store) Repeated(ctx context.Context, playbook string, minCount int) ([]
 	for rows.Next() {
 		var r Repeated
 		var total int
-		if err := rows.Scan(&r.Template, &r.Example, &r.Kind, &r.Text, &r.Count, &total); err != nil {
+		var options string
+		if err := rows.Scan(&r.Template, &r.Example, &options, &r.Kind, &r.Text, &r.Count, &total); err != nil {
 			return nil, fmt.Errorf("learned answers: %w", err)
+		}
+		if err := json.Unmarshal([]byte(options), &r.Options); err != nil {
+			return nil, fmt.Errorf("learned answers: the options of %q: %w", r.Example, err)
 		}
 		r.Share = float64(r.Count) / float64(total)
 		out = append(out, r)

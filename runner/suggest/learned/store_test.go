@@ -2,6 +2,7 @@ package learned
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -56,7 +57,7 @@ func TestAnswersCountAndShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := fmt.Sprint(rep); s != "[{Delete <num> files? [y/n] Delete 5 files? [y/n] {choice y 3 0.6}}]" {
+	if s := fmt.Sprint(rep); s != "[{Delete <num> files? [y/n] Delete 5 files? [y/n] [] {choice y 3 0.6}}]" {
 		t.Errorf("repeated = %s", s)
 	}
 	if rep, _ := s.Repeated(ctx, "pb", 4); len(rep) != 0 {
@@ -109,6 +110,39 @@ func TestRunsWriteAtOnce(t *testing.T) {
 	var n int
 	if err := s.db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM answers").Scan(&n); err != nil || n != runs*each {
 		t.Fatalf("%d answers (%v), want %d", n, err, runs*each)
+	}
+}
+
+// TestMigratesForward: a database of the first version gets the columns of
+// this one, and keeps its answers.
+func TestMigratesForward(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "learned.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{migrations[0], "PRAGMA user_version = 1",
+		`INSERT INTO answers (at_ms, playbook, program, repo, template, question, kind, answer, channel) VALUES (1, 'pb', 'tool', '', 'Go?', 'Go?', 'text', 'y', 'cli')`,
+		`INSERT INTO answers (at_ms, playbook, program, repo, template, question, kind, answer, channel) VALUES (2, 'pb', 'tool', '', 'Go?', 'Go?', 'text', 'y', 'cli')`,
+	} {
+		if _, err := db.ExecContext(t.Context(), stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rep, err := s.Repeated(t.Context(), "pb", 2)
+	if err != nil || fmt.Sprint(rep) != "[{Go? Go? [] {text y 2 1}}]" {
+		t.Fatalf("after the migration: %v, %v", rep, err)
+	}
+	var version int
+	if err := s.db.QueryRowContext(t.Context(), "PRAGMA user_version").Scan(&version); err != nil || version != schemaVersion {
+		t.Fatalf("version %d, %v", version, err)
 	}
 }
 
