@@ -175,15 +175,32 @@ type Answer struct {
 	At                               time.Time
 }
 
-// Record stores a.
+// MaxPerQuestion is how many answers to one question are kept: the latest.
+const MaxPerQuestion = 1000
+
+// Record stores a, and forgets the answers to its question beyond the
+// latest MaxPerQuestion.
 func (s *Store) Record(ctx context.Context, a Answer) error {
 	options, err := json.Marshal(append([]string{}, a.Options...))
 	if err != nil {
 		return fmt.Errorf("learned answers: record: %w", err)
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO answers (at_ms, playbook, program, repo, template, question, options, kind, answer, channel)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("learned answers: record: %w", err)
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, `INSERT INTO answers (at_ms, playbook, program, repo, template, question, options, kind, answer, channel)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.At.UnixMilli(), a.Playbook, a.Program, a.Repo, a.Template, a.Question, string(options), a.Kind, a.Text, a.Channel)
+	if err == nil {
+		_, err = tx.ExecContext(ctx, `DELETE FROM answers WHERE playbook = ?1 AND program = ?2 AND template = ?3 AND id NOT IN
+			(SELECT id FROM answers WHERE playbook = ?1 AND program = ?2 AND template = ?3 ORDER BY id DESC LIMIT ?4)`,
+			a.Playbook, a.Program, a.Template, MaxPerQuestion)
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
 	if err != nil {
 		return fmt.Errorf("learned answers: record: %w", err)
 	}

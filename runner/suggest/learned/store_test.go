@@ -71,6 +71,33 @@ func TestAnswersCountAndShare(t *testing.T) {
 	}
 }
 
+// TestKeepsTheLatestAnswersOfAQuestion: past MaxPerQuestion answers to one
+// question, the oldest go; another question's stay.
+func TestKeepsTheLatestAnswersOfAQuestion(t *testing.T) {
+	t.Parallel()
+	s, _ := openTemp(t)
+	record := func(template, text string) {
+		t.Helper()
+		if err := s.Record(t.Context(), Answer{Template: template, Kind: KindText, Text: text, Playbook: "pb", At: time.Unix(1, 0)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record("other", "x")
+	for range 10 {
+		record("q", "old")
+	}
+	for range MaxPerQuestion {
+		record("q", "new")
+	}
+	got, err := s.Answers(t.Context(), Key{Playbook: "pb", Template: "q"}, 5)
+	if err != nil || fmt.Sprint(got) != fmt.Sprintf("[{text new %d 1}]", MaxPerQuestion) {
+		t.Fatalf("answers = %v, %v", got, err)
+	}
+	if got, _ := s.Answers(t.Context(), Key{Playbook: "pb", Template: "other"}, 5); len(got) != 1 {
+		t.Fatalf("another question's answers: %v", got)
+	}
+}
+
 // TestRunsWriteAtOnce: stores opened at once on a new file, as runs starting
 // together do, make its tables once and each write every answer.
 func TestRunsWriteAtOnce(t *testing.T) {
