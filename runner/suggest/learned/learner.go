@@ -335,7 +335,7 @@ func (l *Learner) autoAnswer(desk ask.Desk, q ask.Question, dangerSince bool) {
 	case l.dryRun:
 		l.decided(q, WouldAnswer, &top, "")
 		if l.notices != nil {
-			fmt.Fprintf(l.notices, "clai: dry run: would answer %s %q with the learned answer %q (%d of people's answers, confidence %s)\n",
+			fmt.Fprintf(l.notices, "clai: dry run: would answer %s %q with the learned answer %q (given %d times, confidence %s)\n",
 				q.ID, q.Text, top.Text, top.Count, confidence(top.Confidence))
 		}
 		return

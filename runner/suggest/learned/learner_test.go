@@ -153,3 +153,24 @@ func TestAutoAnswerGates(t *testing.T) {
 		})
 	}
 }
+
+// TestAutoAnswerDryRun: in a dry run, auto_answer types nothing and says
+// what it would have typed.
+func TestAutoAnswerDryRun(t *testing.T) {
+	t.Parallel()
+	var notices strings.Builder
+	desk := &fakeDesk{dir: t.TempDir(), updates: make(chan ask.Update, 1), answers: make(chan ask.Answer, 1), screen: ask.Screen{Hash: "h"}}
+	l := New(filepath.Join(t.TempDir(), "learned.db"), load(t, "suggest: {auto_answer: {min_count: 1}}\n"), WithDryRun(true, &notices))
+	l.Watch(desk)
+	q := ask.Question{ID: "q1", Reason: ask.Prompt, Text: "Name:", ScreenHash: "h",
+		Suggestions: []ask.Suggestion{{Text: "demo", Confidence: 1, Count: 4, Source: "answers"}}}
+	desk.updates <- ask.Update{Kind: ask.UpdateQuestion, Question: &q}
+	close(desk.updates)
+	l.Close()
+	if len(desk.answers) != 0 {
+		t.Fatalf("a dry run answered %+v", <-desk.answers)
+	}
+	if want := `clai: dry run: would answer q1 "Name:" with the learned answer "demo" (given 4 times, confidence 1.00)` + "\n"; notices.String() != want {
+		t.Fatalf("notices %q, want %q", notices.String(), want)
+	}
+}
