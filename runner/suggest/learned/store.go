@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -58,7 +59,7 @@ type Store struct {
 // missing, and brings its tables to this version. A database written by a
 // newer clai is refused.
 func Open(ctx context.Context, path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := ownerOnly(path); err != nil {
 		return nil, fmt.Errorf("learned answers: %w", err)
 	}
 	dsn := (&url.URL{Scheme: "file", Path: path, RawQuery: url.Values{"_pragma": {
@@ -76,11 +77,32 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("learned answers: %s: %w", path, err)
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("learned answers: %w", err)
+	for _, f := range []string{path + "-wal", path + "-shm"} {
+		// Made by SQLite with the database's mode; made so again if an
+		// older file had another.
+		if err := os.Chmod(f, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			db.Close()
+			return nil, fmt.Errorf("learned answers: %w", err)
+		}
 	}
 	return s, nil
+}
+
+// ownerOnly makes the database's folder (0700) and file (0600) when
+// missing, and makes the file its owner's only when it is not, before
+// SQLite opens it: its WAL files take its mode.
+func ownerOnly(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o600)
 }
 
 // Close closes the database.

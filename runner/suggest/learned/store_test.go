@@ -20,7 +20,7 @@ func openTemp(t *testing.T) (*Store, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	for p, want := range map[string]os.FileMode{path: 0o600, filepath.Dir(path): 0o700} {
+	for p, want := range map[string]os.FileMode{path: 0o600, path + "-wal": 0o600, path + "-shm": 0o600, filepath.Dir(path): 0o700} {
 		if info, err := os.Stat(p); err != nil || info.Mode().Perm() != want {
 			t.Fatalf("%s: %v, %v; want %v", p, info.Mode(), err, want)
 		}
