@@ -80,6 +80,8 @@ type Learner struct {
 	// tasks are the tasks of the program's folder, once found (the tasks
 	// source).
 	tasks []tasks.Task
+	// history is the shell-history engine of the history source.
+	history History
 }
 
 // Option configures a Learner.
@@ -133,13 +135,15 @@ func (l *Learner) openedWithin(ctx context.Context) (*Store, error) {
 
 // Suggesting reports whether the run's questions get suggestions.
 func (l *Learner) Suggesting() bool {
-	return l.spec.Has(playbooks.SourceAnswers) || l.spec.Has(playbooks.SourceTasks)
+	return l.spec.Has(playbooks.SourceAnswers) || l.spec.Has(playbooks.SourceTasks) || l.spec.Has(playbooks.SourceHistory) && l.history != nil
 }
 
 // Suggest returns the suggestions of q, at most MaxSuggestions: the answers
 // people gave most to the same question of the playbook's program, with
 // their share as the confidence (the answers source); then the project's
-// tasks the question may ask for (the tasks source, see appendTasks). A
+// tasks the question may ask for (the tasks source, see appendTasks), and
+// the shell-history engine's next commands (the history source, see
+// appendHistory). A
 // question that is not at a prompt, or asks for a secret, gets none. It
 // waits lookupTimeout at most.
 func (l *Learner) Suggest(q ask.Question) []ask.Suggestion {
@@ -155,6 +159,9 @@ func (l *Learner) Suggest(q ask.Question) []ask.Suggestion {
 		found := l.tasks
 		l.mu.Unlock()
 		out = appendTasks(out, q, found)
+	}
+	if l.spec.Has(playbooks.SourceHistory) {
+		out = l.appendHistory(out, q)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package learned
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -172,5 +173,43 @@ func TestAutoAnswerDryRun(t *testing.T) {
 	}
 	if want := `clai: dry run: would answer q1 "Name:" with the learned answer "demo" (given 4 times, confidence 1.00)` + "\n"; notices.String() != want {
 		t.Fatalf("notices %q, want %q", notices.String(), want)
+	}
+}
+
+// TestHistorySuggestions: the history source offers the engine's commands
+// for the program's folder to a question that asks for a command, after
+// people's answers and the tasks, without repeating one; an engine that
+// fails or hangs offers nothing, and the question does not wait past its
+// bound.
+func TestHistorySuggestions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var asked []string
+	history := func(ctx context.Context, d string, limit int) ([]HistoryCommand, error) {
+		asked = append(asked, fmt.Sprint(d == dir, limit))
+		return []HistoryCommand{{Command: "make test", Confidence: 0.8}, {Command: "git push", Confidence: 0.5}, {Command: "go vet", Confidence: 0.1}}, nil
+	}
+	l := New(filepath.Join(t.TempDir(), "learned.db"), load(t, "suggest: {sources: [history]}\n"), WithHistory(history))
+	updates := make(chan ask.Update)
+	l.Watch(&fakeDesk{dir: dir, updates: updates})
+	defer func() { close(updates); l.Close() }()
+	got := l.Suggest(ask.Question{ID: "q1", Reason: ask.Prompt, Text: "Which command should run next?"})
+	if fmt.Sprint(got) != "[{make test false 0.8 0 history} {git push false 0.5 0 history} {go vet false 0.1 0 history}]" || fmt.Sprint(asked) != "[true 3]" {
+		t.Fatalf("suggestions %v (asked %v)", got, asked)
+	}
+	if got := l.Suggest(ask.Question{ID: "q2", Reason: ask.Prompt, Text: "Project name:"}); len(got) != 0 {
+		t.Fatalf("a question that asks for no command got %v", got)
+	}
+
+	hanging := func(ctx context.Context, _ string, _ int) ([]HistoryCommand, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	h := New(filepath.Join(t.TempDir(), "learned.db"), load(t, "suggest: {sources: [history]}\n"), WithHistory(hanging))
+	if got := h.Suggest(ask.Question{ID: "q1", Reason: ask.Prompt, Text: "Command to run:"}); len(got) != 0 {
+		t.Fatalf("a hanging engine offered %v", got)
+	}
+	if none := New(filepath.Join(t.TempDir(), "learned.db"), load(t, "suggest: {sources: [history]}\n")); none.Suggesting() {
+		t.Fatal("the history source without its engine suggests")
 	}
 }

@@ -76,6 +76,19 @@ func TestAnswersCountAndShare(t *testing.T) {
 func TestKeepsTheLatestAnswersOfAQuestion(t *testing.T) {
 	t.Parallel()
 	s, _ := openTemp(t)
+	tx, err := s.db.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range MaxPerQuestion {
+		if _, err := tx.Exec(`INSERT INTO answers (at_ms, playbook, program, repo, template, question, kind, answer, channel)
+			VALUES (?, 'pb', '', '', 'q', '', 'text', 'old', 'cli')`, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
 	record := func(template, text string) {
 		t.Helper()
 		if err := s.Record(t.Context(), Answer{Template: template, Kind: KindText, Text: text, Playbook: "pb", At: time.Unix(1, 0)}); err != nil {
@@ -84,14 +97,12 @@ func TestKeepsTheLatestAnswersOfAQuestion(t *testing.T) {
 	}
 	record("other", "x")
 	for range 10 {
-		record("q", "old")
-	}
-	for range MaxPerQuestion {
 		record("q", "new")
 	}
 	got, err := s.Answers(t.Context(), Key{Playbook: "pb", Template: "q"}, 5)
-	if err != nil || fmt.Sprint(got) != fmt.Sprintf("[{text new %d 1}]", MaxPerQuestion) {
-		t.Fatalf("answers = %v, %v", got, err)
+	want := fmt.Sprintf("[{text old %d %v} {text new 10 %v}]", MaxPerQuestion-10, float64(MaxPerQuestion-10)/MaxPerQuestion, 10.0/MaxPerQuestion)
+	if err != nil || fmt.Sprint(got) != want {
+		t.Fatalf("answers = %v, %v; want %s", got, err, want)
 	}
 	if got, _ := s.Answers(t.Context(), Key{Playbook: "pb", Template: "other"}, 5); len(got) != 1 {
 		t.Fatalf("another question's answers: %v", got)
