@@ -53,8 +53,9 @@ type Suggestion struct {
 	// often it was given (both 0 for a suggestion no person gave).
 	Confidence float64 `json:"confidence"`
 	Count      int     `json:"count"`
-	// Source is where it comes from: "answers" (people's earlier answers)
-	// or "tasks" (a task of the project).
+	// Source is where it comes from: "answers" (people's earlier answers),
+	// "tasks" (a task of the project) or "history" (the shell-history
+	// engine's next command).
 	Source string `json:"source"`
 }
 
