@@ -148,9 +148,9 @@ function renderQuestion(c, v) {
   box.append(head);
   box.append($("div", "qtext", q.text || "(no text)"));
   if (q.detail) box.append($("div", "qdetail", q.detail));
-  if (q.suggestions && q.suggestions.length) box.append(suggestionButtons(v, q, box));
   const ready = !!(v.screen && v.screen.hash);
   const send = (what) => answer(v.session.id, q.id, what, box);
+  if (q.suggestions && q.suggestions.length) box.append(suggestionButtons(q, ready, send));
   if (q.options && q.options.length) {
     box.append(q.multi_select ? choicesForm(q, ready, ticked, send) : optionButtons(q, ready, send));
   }
@@ -257,9 +257,9 @@ function keyButtons(ready, send) {
 }
 
 // suggestionButtons is a button per suggestion, the likeliest first: an
-// answer people gave to the same question before, with its share, or a task
-// of the project.
-function suggestionButtons(v, q, box) {
+// answer people gave to the same question before, with its share, or a
+// project's task or shell command, with its source.
+function suggestionButtons(q, ready, send) {
   const row = $("div", "suggestions");
   row.append($("span", "", "Suggested:"));
   for (const s of q.suggestions) {
@@ -267,10 +267,10 @@ function suggestionButtons(v, q, box) {
     const given = s.source === "answers";
     b.append($("span", "share", given ? Math.round(100 * s.confidence) + "%" : s.source));
     b.type = "button";
-    b.disabled = !(v.screen && v.screen.hash);
+    b.disabled = !ready;
     b.title = given ? "answered " + s.count + " times before, " + Math.round(100 * s.confidence) + "% of the answers" : "from the project's " + s.source;
     b.dataset.text = s.text;
-    b.addEventListener("click", () => answer(v.session.id, q.id, s.option ? { choose: s.text } : { text: s.text }, box));
+    b.addEventListener("click", () => send(s.option ? { choose: s.text } : { text: s.text }));
     row.append(b);
   }
   return row;
