@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 
@@ -8,6 +9,8 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/suggest/daemon"
+	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/learned"
 )
 
@@ -22,7 +25,11 @@ func openLearner(pb *playbooks.Playbook, logger *zap.Logger, dryRun bool, notice
 		logger.Warn(learned.LogEvent, zap.String("event", learned.LogEvent), zap.String("decision", learned.Failed), zap.Error(err))
 		return nil
 	}
-	l := learned.New(path, pb, learned.WithLogger(logger), learned.WithDryRun(dryRun, notices))
+	lopts := []learned.Option{learned.WithLogger(logger), learned.WithDryRun(dryRun, notices)}
+	if pb.Suggest.Has(playbooks.SourceHistory) {
+		lopts = append(lopts, learned.WithHistory(daemonHistory(daemon.NewClient(hookproto.SocketPath()))))
+	}
+	l := learned.New(path, pb, lopts...)
 	*opts = append(*opts, runner.WithDesk(l.Watch), runner.WithTerminalAnswers(l.TerminalAnswer))
 	if l.Suggesting() {
 		*opts = append(*opts, runner.WithSuggestions(l.Suggest))
@@ -32,4 +39,20 @@ func openLearner(pb *playbooks.Playbook, logger *zap.Logger, dryRun bool, notice
 		*opts = append(*opts, runner.WithRemote(true))
 	}
 	return l
+}
+
+// daemonHistory asks the suggestion daemon (clai daemon) for the commands
+// that likely come next in a folder, as no shell in particular.
+func daemonHistory(c *daemon.Client) learned.History {
+	return func(ctx context.Context, dir string, limit int) ([]learned.HistoryCommand, error) {
+		reply, err := c.Suggest(ctx, daemon.SuggestRequest{Cwd: dir, Limit: limit})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]learned.HistoryCommand, len(reply.Suggestions))
+		for i, s := range reply.Suggestions {
+			out[i] = learned.HistoryCommand{Command: s.Command, Confidence: s.Confidence}
+		}
+		return out, nil
+	}
 }

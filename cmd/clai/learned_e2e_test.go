@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/suggest/daemon"
 )
 
 // learnsPlaybook writes the playbook "learns" whose program asks where to
@@ -411,5 +413,59 @@ timeouts: {prompt: 120s, total: 300s}
 	stdout, stderr, code := e.clai(t, "run", merged)
 	if code != 0 || !strings.Contains(stdout, "chose: No") {
 		t.Fatalf("the next run with the rule: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestHistoryIsSuggested: with the history source and clai daemon serving,
+// a question that asks for a command carries the daemon's next commands for
+// the program's folder; without the daemon, the run goes on without them.
+func TestHistoryIsSuggested(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	repo := gitRepo(t, e.dir, "test", "lint")
+	pb := filepath.Join(e.dir, "history.yaml")
+	if err := os.WriteFile(pb, fmt.Appendf(nil, `version: 1
+name: history
+spawn:
+  command: [%q, "-q", "Which command should run next? "]
+  dir: %q
+timeouts:
+  prompt: 120s
+suggest:
+  sources: [history]
+`, testprog.Build(t, "prompter"), repo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	question := func() []ask.Suggestion {
+		t.Helper()
+		_, out, exited := e.start(t, "run", "--remote", pb)
+		s := e.waitQuestion(t, "q1", exited, out)
+		e.mustAnswer(t, "--", "make test")
+		waitRunEnd(t, exited, out)
+		return s.Question.Suggestions
+	}
+	if got := question(); len(got) != 0 {
+		t.Fatalf("with no daemon, the question carries %+v", got)
+	}
+	e.startDaemon(t)
+	var lines strings.Builder
+	now := time.Now()
+	for i := range 3 {
+		lines.WriteString(commandLine("s1", repo, "git pull", now.Add(time.Duration(i)*time.Minute)))
+		lines.WriteString(commandLine("s1", repo, "make lint", now.Add(time.Duration(i)*time.Minute+time.Second)))
+	}
+	if _, _, err := daemon.NewClient(e.socket()).Ingest(t.Context(), []byte(lines.String())); err != nil {
+		t.Fatal(err)
+	}
+	got := question()
+	var commands []string
+	for _, s := range got {
+		if s.Source != "history" || s.Count != 0 || s.Option {
+			t.Fatalf("a suggestion of the history source: %+v", s)
+		}
+		commands = append(commands, s.Text)
+	}
+	if !slices.Contains(commands, "make lint") || !slices.Contains(commands, "git pull") {
+		t.Fatalf("the question carries %v, want the folder's commands", commands)
 	}
 }

@@ -22,7 +22,7 @@ type HistoryCommand struct {
 }
 
 // historyTimeout bounds a question's wait for the shell-history engine.
-const historyTimeout = 100 * time.Millisecond
+const historyTimeout = 500 * time.Millisecond
 
 // WithHistory gives the history source its engine (without one, the source
 // offers nothing).
