@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clai-sh/clai/internal/rundir"
+	"github.com/clai-sh/clai/internal/statedir"
 	"github.com/clai-sh/clai/runner/suggest/daemon"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/tasks"
@@ -84,14 +85,11 @@ func daemonSocket() (string, error) {
 // suggestDatabase is the path of the daemon's database:
 // $XDG_STATE_HOME/clai/suggest.db, else ~/.local/state/clai/suggest.db.
 func suggestDatabase() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "clai", "suggest.db"), nil
-	}
-	home, err := os.UserHomeDir()
+	dir, err := statedir.Dir(os.Getenv)
 	if err != nil {
-		return "", fmt.Errorf("daemon: no home folder for the database; set XDG_STATE_HOME: %w", err)
+		return "", fmt.Errorf("daemon: %w for the database; set XDG_STATE_HOME", err)
 	}
-	return filepath.Join(home, ".local", "state", "clai", "suggest.db"), nil
+	return filepath.Join(dir, "suggest.db"), nil
 }
 
 // parseRetention reads --retention: a number of days ("90d") or a Go

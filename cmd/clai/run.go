@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/clai-sh/clai/internal/statedir"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
@@ -341,14 +342,11 @@ func (l *logFile) close() error {
 
 // stateDir is where run logs go: $XDG_STATE_HOME/clai/logs or ~/.local/state/clai/logs.
 func stateDir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "clai", "logs"), nil
-	}
-	home, err := os.UserHomeDir()
+	dir, err := statedir.Dir(os.Getenv)
 	if err != nil {
-		return "", fmt.Errorf("log: no home directory; pass --log FILE: %w", err)
+		return "", fmt.Errorf("log: %w; pass --log FILE", err)
 	}
-	return filepath.Join(home, ".local", "state", "clai", "logs"), nil
+	return filepath.Join(dir, "logs"), nil
 }
 
 // applyCommandArgs applies the arguments given after -- to the playbook's

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
+
+	"github.com/clai-sh/clai/internal/statedir"
 )
 
 // schemaVersion is the version of the database's tables this code writes.
@@ -36,17 +38,11 @@ const FileName = "learned.db"
 // DefaultPath returns where the learned answers are kept:
 // $XDG_STATE_HOME/clai/learned.db, else ~/.local/state/clai/learned.db.
 func DefaultPath(getenv func(string) string) (string, error) {
-	if d := getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "clai", FileName), nil
+	dir, err := statedir.Dir(getenv)
+	if err != nil {
+		return "", fmt.Errorf("learned answers: %w; set XDG_STATE_HOME", err)
 	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", fmt.Errorf("learned answers: no home folder: %w", err)
-		}
-	}
-	return filepath.Join(home, ".local", "state", "clai", FileName), nil
+	return filepath.Join(dir, FileName), nil
 }
 
 // Store is the database of learned answers. Several runs may use one at
