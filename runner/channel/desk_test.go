@@ -23,11 +23,13 @@ type fakeDesk struct {
 	screen  ask.Screen
 	answers []ask.Answer
 	watch   chan ask.Update
+	// took is told of each answer taken.
+	took chan struct{}
 }
 
 func newFakeDesk() *fakeDesk {
 	return &fakeDesk{session: ask.Session{ID: "7f3c2a1e", Name: "installer", Playbook: "installer", State: "prompting"},
-		watch: make(chan ask.Update, 64)}
+		watch: make(chan ask.Update, 64), took: make(chan struct{}, 1)}
 }
 
 func (d *fakeDesk) Session() ask.Session {
@@ -61,6 +63,10 @@ func (d *fakeDesk) Answer(_ context.Context, a ask.Answer) (ask.Sent, error) {
 	}
 	d.answers = append(d.answers, a)
 	d.session.Question = nil
+	select {
+	case d.took <- struct{}{}:
+	default:
+	}
 	sent := "choose " + a.Choose
 	if a.Text != nil {
 		sent = *a.Text
@@ -91,6 +97,21 @@ func (d *fakeDesk) end() {
 	code := 0
 	d.watch <- ask.Update{Kind: ask.UpdateEnd, State: "done", Outcome: "done", ExitCode: &code}
 	close(d.watch)
+}
+
+// waitTaken waits until the desk took n answers, and returns them.
+func (d *fakeDesk) waitTaken(t *testing.T, n int) []ask.Answer {
+	t.Helper()
+	for {
+		if taken := d.taken(); len(taken) >= n {
+			return taken
+		}
+		select {
+		case <-d.took:
+		case <-t.Context().Done():
+			t.Fatalf("the desk never took %d answers", n)
+		}
+	}
 }
 
 func (d *fakeDesk) taken() []ask.Answer {

@@ -68,8 +68,7 @@ func TestNtfySuggestionsAreTheFirstActions(t *testing.T) {
 		t.Fatalf("the question published: %+v", m)
 	}
 	fake.Press(t, m.Actions[0])
-	fake.Wait(t, "the answer", func([]channeltest.NtfyMessage) bool { return len(desk.taken()) == 1 })
-	if taken := desk.taken(); taken[0].Choose != "c" || taken[0].Channel != ask.ChannelNtfy {
+	if taken := desk.waitTaken(t, 1); taken[0].Choose != "c" || taken[0].Channel != ask.ChannelNtfy {
 		t.Fatalf("the desk took %+v", taken)
 	}
 }
