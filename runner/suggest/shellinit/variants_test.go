@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,14 +107,18 @@ func TestSessionEnd(t *testing.T) {
 			s.type_("exit\r")
 			ctx, cancel := context.WithTimeout(t.Context(), deadline)
 			defer cancel()
+			// Each event is sent in the background: the session's end may
+			// come before the command exit itself (fish tells of it).
+			ended := func(e hookproto.Event) bool { return e.Type == hookproto.TypeSessionEnd }
 			events, err := s.daemon.WaitFor(ctx, func(es []hookproto.Event) bool {
-				return len(es) > 0 && es[len(es)-1].Type == hookproto.TypeSessionEnd
+				return slices.ContainsFunc(es, ended)
 			})
 			if err != nil {
 				t.Fatalf("%v: %+v", err, events)
 			}
-			if first, last := events[0], events[len(events)-1]; last.PID != first.PID || last.Session != "d-"+itoa(first.PID) {
-				t.Fatalf("session_end %+v for session_start %+v", last, first)
+			first, end := events[0], events[slices.IndexFunc(events, ended)]
+			if end.PID != first.PID || end.Session != "d-"+itoa(first.PID) {
+				t.Fatalf("session_end %+v for session_start %+v", end, first)
 			}
 		})
 	}
