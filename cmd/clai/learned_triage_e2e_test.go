@@ -91,3 +91,48 @@ func TestLearnedAutoAnswerTellsNobody(t *testing.T) {
 		}
 	})
 }
+
+// TestLearnedAutoAnswerWithAnAnswerer: with an answerer that declines every
+// question too, a question auto_answer takes is still told to nobody; the
+// password both leave to people is notified with the answerer's summary.
+func TestLearnedAutoAnswerWithAnAnswerer(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	for run := 1; run <= 2; run++ {
+		e.answerRun(t, learnsPlaybook(t, e.dir, run, ""))
+	}
+	model := filepath.Join(e.dir, "model")
+	reply := `{"answer": "no", "confidence": 0, "reason": "unsure", "summary": "the program wants something"}`
+	if err := os.WriteFile(model, []byte("#!/bin/sh\ncat > /dev/null\necho '"+reply+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	told := filepath.Join(e.dir, "told")
+	if err := os.Mkdir(told, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	extra := fmt.Sprintf("suggest:\n  auto_answer: {min_count: 2, min_confidence: 0.9}\nanswerer:\n  command: [%q]\n  summarize: true\nnotify:\n  - command: [sh, -c, 'cat > \"$0/$$.json\"', %q]\n    on: [question]\n", model, told)
+	_, out, exited := e.start(t, "run", learnsPlaybook(t, e.dir, 3, extra))
+	e.waitQuestion(t, "q2", exited, out)
+	e.mustAnswer(t, "--", "pw")
+	waitRunEnd(t, exited, out)
+	if got := out.String(); !strings.Contains(got, "got: yes") || !strings.Contains(got, "got: spring") {
+		t.Fatalf("the program did not get the learned answers:\n%s", got)
+	}
+	var notified []string
+	files, _ := filepath.Glob(filepath.Join(told, "*.json"))
+	for _, f := range files {
+		var n struct {
+			Text     string `json:"text"`
+			Question struct {
+				ID string `json:"id"`
+			} `json:"question"`
+		}
+		if err := json.Unmarshal(must(os.ReadFile(f)), &n); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		notified = append(notified, n.Question.ID+": "+n.Text)
+	}
+	if len(notified) != 1 || notified[0] != "q2: the program wants something" {
+		t.Errorf("notified %q, want only the password's question q2 with the answerer's summary", notified)
+	}
+}
