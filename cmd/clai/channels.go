@@ -6,16 +6,16 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/playbooks"
-	"github.com/clai-sh/clai/runner/answerer"
 	"github.com/clai-sh/clai/runner/channel"
 	"github.com/clai-sh/clai/runner/notify"
 )
 
 // openChannels opens the two-way channels of the user config file; nil
 // when there are none. A token that cannot be read refuses the run before
-// anything starts. With an answerer (nil: none), a question reaches a phone
-// once it has decided: not when it answered, and with its model's summary.
-func openChannels(specs []*playbooks.Channel, env notify.Environment, logger *zap.Logger, ans *answerer.Answerer) (*channel.Set, error) {
+// anything starts. A question reaches a phone once tri has decided it: not
+// when the answerer or auto_answer answered it, and with the answerer's
+// summary.
+func openChannels(specs []*playbooks.Channel, env notify.Environment, logger *zap.Logger, tri runTriage) (*channel.Set, error) {
 	if len(specs) == 0 {
 		return nil, nil
 	}
@@ -33,8 +33,8 @@ func openChannels(specs []*playbooks.Channel, env notify.Environment, logger *za
 		return nil, usage(err)
 	}
 	var opts []channel.SetOption
-	if ans != nil {
-		opts = append(opts, channel.WithTriage(ans.Triage, triageWait(ans)))
+	if tri.decide != nil {
+		opts = append(opts, channel.WithTriage(tri.decide, tri.wait))
 	}
 	return channel.NewSet(chans, logger, channel.Grace, opts...), nil
 }

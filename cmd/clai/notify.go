@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/playbooks"
-	"github.com/clai-sh/clai/runner/answerer"
 	"github.com/clai-sh/clai/runner/notify"
 	"github.com/clai-sh/clai/runner/sessions"
 )
@@ -39,10 +37,10 @@ func loadConfig(stderr io.Writer, environ []string) (*playbooks.Config, error) {
 // openNotifier opens the notification targets of the user config file cfg
 // and of pb, in that order, and starts their sender; nil when there are
 // none. A variable a target reads that is not set or a secret that cannot be
-// read refuses the run before anything starts. With an answerer (nil: none),
-// a question is told of once it has decided: not when it answered, and with
-// its model's summary.
-func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []string, logger *zap.Logger, ans *answerer.Answerer) (*notify.Sender, error) {
+// read refuses the run before anything starts. A question is told of once
+// tri has decided it: not when the answerer or auto_answer answered it, and
+// with the answerer's summary.
+func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []string, logger *zap.Logger, tri runTriage) (*notify.Sender, error) {
 	specs := append(append([]*playbooks.Notify(nil), cfg.Notify...), pb.Notify...)
 	if len(specs) == 0 {
 		return nil, nil
@@ -62,15 +60,11 @@ func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []strin
 		return nil, usage(err)
 	}
 	opts := []notify.Option{notify.WithLogger(logger), notify.WithDashboard(runningDashboard)}
-	if ans != nil {
-		opts = append(opts, notify.WithTriage(ans.Triage, triageWait(ans)))
+	if tri.decide != nil {
+		opts = append(opts, notify.WithTriage(tri.decide, tri.wait))
 	}
 	return notify.NewSender(routes, opts...), nil
 }
-
-// triageWait is how long those who tell people of a question wait for the
-// answerer's decision on it: a call of its model, and a second.
-func triageWait(ans *answerer.Answerer) time.Duration { return ans.Timeout() + time.Second }
 
 // runningDashboard is the URL, with its token, of this user's clai
 // dashboard that runs now; "" when none does or the sessions folder cannot

@@ -170,11 +170,13 @@ func runCommand() *cli.Command {
 			var notifier *notify.Sender
 			var channels *channel.Set
 			if !c.Bool("dry-run") {
-				if notifier, err = openNotifier(cfg, pb, os.Environ(), logger, ans); err != nil {
+				// Nobody is told of a question the run answers itself.
+				tri := newRunTriage(ans, learner)
+				if notifier, err = openNotifier(cfg, pb, os.Environ(), logger, tri); err != nil {
 					return err
 				}
 				env := notify.Environment{Environ: os.Environ(), ResolvePath: pb.ResolvePath}
-				if channels, err = openChannels(cfg.Channels, env, logger, ans); err != nil {
+				if channels, err = openChannels(cfg.Channels, env, logger, tri); err != nil {
 					return err
 				}
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/triage"
 )
 
 // The decisions of the event log's answerer lines (the field decision).
@@ -46,11 +47,10 @@ type Answerer struct {
 	cancel  context.CancelFunc
 	running sync.WaitGroup
 
+	// outcomes are the decisions of the latest questions, for Triage.
+	outcomes *triage.Outcomes
+
 	mu sync.Mutex
-	// outcomes are the decisions of the latest questions, by id, oldest
-	// first in order.
-	outcomes map[string]*outcome
-	order    []string
 	// decisions are the decisions taken, for the report; dropped counts
 	// those past MaxDecisions.
 	decisions []Decision
@@ -72,13 +72,6 @@ type Decision struct {
 // maxOutcomes is how many decisions are kept for Triage.
 const maxOutcomes = 64
 
-// outcome is a question's decision, once done is closed.
-type outcome struct {
-	done     chan struct{}
-	summary  string
-	answered bool
-}
-
 // Option configures an Answerer.
 type Option func(*Answerer)
 
@@ -97,7 +90,7 @@ func New(model Model, spec *playbooks.Answerer, pb *playbooks.Playbook, opts ...
 	a := &Answerer{
 		model: model, spec: spec, gates: NewGates(spec, pb.Danger),
 		pb:  Playbook{Name: pb.Name, Description: pb.Description},
-		log: zap.NewNop(), outcomes: map[string]*outcome{},
+		log: zap.NewNop(), outcomes: triage.NewOutcomes(maxOutcomes),
 	}
 	for _, o := range opts {
 		o(a)
@@ -114,45 +107,7 @@ func (a *Answerer) Timeout() time.Duration { return a.spec.Timeout }
 // be told of it); the notifications and the phone channels ask it before
 // they tell people (see triage.Desk).
 func (a *Answerer) Triage(ctx context.Context, q ask.Question) (summary string, answered bool) {
-	o := a.outcome(q.ID)
-	select {
-	case <-o.done:
-		return o.summary, o.answered
-	case <-ctx.Done():
-		return "", false
-	}
-}
-
-// outcome returns the outcome of question id, made on first use; the
-// oldest is forgotten beyond maxOutcomes.
-func (a *Answerer) outcome(id string) *outcome {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if o, ok := a.outcomes[id]; ok {
-		return o
-	}
-	o := &outcome{done: make(chan struct{})}
-	a.outcomes[id] = o
-	a.order = append(a.order, id)
-	if len(a.order) > maxOutcomes {
-		delete(a.outcomes, a.order[0])
-		a.order = a.order[1:]
-	}
-	return o
-}
-
-// decided records how question id was decided, once.
-func (a *Answerer) decided(id, summary string, answered bool) {
-	o := a.outcome(id)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	select {
-	case <-o.done:
-		return
-	default:
-	}
-	o.summary, o.answered = summary, answered
-	close(o.done)
+	return a.outcomes.Wait(ctx, q)
 }
 
 // Watch answers the questions of desk until the run ends (or Close). It
@@ -263,7 +218,7 @@ func labels(opts []ask.Option) []string {
 func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, req Request, dangerSince bool) {
 	var reply Reply
 	answered := false
-	defer func() { a.decided(q.ID, reply.Summary, answered) }()
+	defer func() { a.outcomes.Decided(q.ID, reply.Summary, answered) }()
 	if q.Reason != ask.Prompt && !a.spec.Summarize {
 		_, why := a.gates.Check(q, ask.Screen{}, Reply{}, dangerSince)
 		a.record(q, Declined, nil, why)

@@ -16,6 +16,7 @@ import (
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/suggest/gitctx"
 	"github.com/clai-sh/clai/runner/suggest/tasks"
+	"github.com/clai-sh/clai/runner/triage"
 )
 
 // The decisions of the event log's learned lines (the field decision).
@@ -45,6 +46,15 @@ const MaxSuggestions = 3
 // waits for as the question opens.
 const lookupTimeout = 250 * time.Millisecond
 
+// maxOutcomes is how many of auto_answer's decisions are kept for Triage.
+const maxOutcomes = 64
+
+// triageWait bounds how long those who tell people of a question wait for
+// auto_answer's decision on it. It decides at once from the suggestions the
+// question carries and types its answer; the bound only matters when the
+// learner lags behind the run.
+const triageWait = 2 * time.Second
+
 // Learner learns from the answers people give in one run, gives its
 // questions their suggestions, and answers from them where the playbook's
 // suggest.auto_answer allows.
@@ -54,6 +64,8 @@ type Learner struct {
 	spec     *playbooks.Suggest
 	secret   func(text string) bool
 	gates    *answerer.Gates
+	// outcomes are auto_answer's decisions, for Triage.
+	outcomes *triage.Outcomes
 	log      *zap.Logger
 	dryRun   bool
 	notices  io.Writer
@@ -101,7 +113,7 @@ func WithDryRun(on bool, notices io.Writer) Option {
 // suggest: section (nil: none) says whether questions get suggestions and
 // whether it answers; people's answers are learned either way.
 func New(path string, pb *playbooks.Playbook, opts ...Option) *Learner {
-	l := &Learner{path: path, playbook: pb.Name, spec: pb.Suggest, secret: secretQuestions(pb), log: zap.NewNop(), opened: make(chan struct{})}
+	l := &Learner{path: path, playbook: pb.Name, spec: pb.Suggest, secret: secretQuestions(pb), log: zap.NewNop(), opened: make(chan struct{}), outcomes: triage.NewOutcomes(maxOutcomes)}
 	if auto := pb.Suggest.Auto(); auto != nil {
 		l.gates = answerer.NewGates(&playbooks.Answerer{MinConfidence: auto.MinConfidence, Allow: auto.Allow, Deny: auto.Deny}, pb.Danger)
 	}
@@ -248,6 +260,26 @@ func (l *Learner) Watch(desk ask.Desk) {
 	}()
 }
 
+// AutoAnswers reports whether the playbook's auto_answer answers questions
+// (in a dry run it only says what it would answer).
+func (l *Learner) AutoAnswers() bool { return l.gates != nil && !l.dryRun }
+
+// Triage waits until auto_answer has decided question q, or ctx ends, and
+// returns whether it answered (then nobody needs to be told of it); it has
+// no summary. A question auto_answer does not answer, a hand-over (a danger
+// rule's, a manual one) or any question when AutoAnswers is false, is left
+// to people at once. The notifications and the phone channels ask it, within
+// TriageWait, before they tell people (see triage.Desk).
+func (l *Learner) Triage(ctx context.Context, q ask.Question) (summary string, answered bool) {
+	if !l.AutoAnswers() || q.Reason != ask.Prompt {
+		return "", false
+	}
+	return l.outcomes.Wait(ctx, q)
+}
+
+// TriageWait is how long Triage may be waited for.
+func (l *Learner) TriageWait() time.Duration { return triageWait }
+
 // TerminalAnswer learns the line a person typed at clai's terminal to
 // answer q (see runner.WithTerminalAnswers), off the caller's goroutine.
 func (l *Learner) TerminalAnswer(q ask.Question) {
@@ -320,6 +352,8 @@ func (l *Learner) learn(q ask.Question) {
 // its screen or the answer nor since the last answer, an option of the
 // question or a line where it has none, the screen unchanged).
 func (l *Learner) autoAnswer(desk ask.Desk, q ask.Question, dangerSince bool) {
+	answered := false
+	defer func() { l.outcomes.Decided(q.ID, "", answered) }()
 	auto := l.spec.Auto()
 	if len(q.Suggestions) == 0 {
 		l.decided(q, Declined, nil, "nobody answered this question before")
@@ -353,6 +387,7 @@ func (l *Learner) autoAnswer(desk ask.Desk, q ask.Question, dangerSince bool) {
 		l.decided(q, Refused, &top, err.Error())
 		return
 	}
+	answered = true
 	l.decided(q, Answered, &top, "")
 }
 

@@ -97,7 +97,8 @@ func TestLearnerFilesAnswersUnderTheRepository(t *testing.T) {
 
 // TestAutoAnswerGates: auto_answer types the first suggestion only when
 // people gave it min_count times, it is theirs, and the answerer's gates
-// hold; each decision is taken on the question's update.
+// hold; each decision is taken on the question's update, and Triage tells
+// it to the notifications.
 func TestAutoAnswerGates(t *testing.T) {
 	t.Parallel()
 	pb := load(t, "suggest: {auto_answer: {min_count: 2, min_confidence: 0.8}}\ndanger:\n  - {name: wipe, match: 'rm -rf'}\n")
@@ -150,6 +151,39 @@ func TestAutoAnswerGates(t *testing.T) {
 				if tc.answers {
 					t.Fatal("not answered")
 				}
+			}
+			// A generous deadline only catches a decision never made.
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			if _, answered := l.Triage(ctx, q); answered != tc.answers || ctx.Err() != nil {
+				t.Fatalf("Triage says answered %v (%v), want %v", answered, ctx.Err(), tc.answers)
+			}
+		})
+	}
+}
+
+// TestTriageLeavesAtOnce: a hand-over, or any question when auto_answer does
+// not answer (none, a dry run), is left to people without waiting for a
+// decision.
+func TestTriageLeavesAtOnce(t *testing.T) {
+	t.Parallel()
+	auto := load(t, "suggest: {auto_answer: {min_count: 1}}\n")
+	for name, tc := range map[string]struct {
+		l      *Learner
+		reason ask.Reason
+	}{
+		"a danger rule's hand-over": {New(filepath.Join(t.TempDir(), "learned.db"), auto), ask.Danger},
+		"an idle hand-over":         {New(filepath.Join(t.TempDir(), "learned.db"), auto), ask.Idle},
+		"no auto_answer":            {New(filepath.Join(t.TempDir(), "learned.db"), load(t, "suggest: {sources: [answers]}\n")), ask.Prompt},
+		"a dry run":                 {New(filepath.Join(t.TempDir(), "learned.db"), auto, WithDryRun(true, nil)), ask.Prompt},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// Never decided: a wait would last until this generous deadline.
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			if summary, answered := tc.l.Triage(ctx, ask.Question{ID: "q1", Reason: tc.reason, Text: "Go on? [y/n]"}); summary != "" || answered || ctx.Err() != nil {
+				t.Fatalf("Triage = %q, %v (%v), want left to people at once", summary, answered, ctx.Err())
 			}
 		})
 	}
