@@ -121,3 +121,36 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// Claude Code 2.1.197 as recorded, from its first run to its exit, driven as
+// a person would: the preset, an answer after the refusal, and /exit once the
+// model has said its last word. At its exit it leaves its transcript on
+// screen, the user's messages marked ❯ and its own ●, which is no menu: no
+// question opens while it takes its time to end.
+func TestExitScreenIsNoQuestion(t *testing.T) {
+	t.Parallel()
+	preset, err := os.ReadFile("../../playbooks/presets/claude-code.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := strings.Replace(string(preset), "\nrules:\n", `
+rules:
+  - {name: reply-after-refusal, match: "What should Claude do instead?", line: "Never mind, wrap up.", limit: 1}
+  - {name: exit-when-done, match: "SCRIPT-DONE", line: "/exit", limit: 1}
+`, 1)
+	s := newSim(t, yaml, engine.Config{Rows: 24, Cols: 80})
+	var at time.Duration
+	for _, w := range readCastOutput(t, "../../testdata/screens/claude-code-2.1.197-permissions/sudo.cast") {
+		s.out(w.at-at, w.data)
+		at = w.at
+	}
+	s.advance(5 * time.Second)
+	if s.fired("exit-when-done") != 1 || s.fired("sudo") != 1 {
+		t.Fatalf("the run did not refuse sudo and type /exit\n%s", s.timeline())
+	}
+	if qs := s.questions(engine.EventQuestion); len(qs) != 0 {
+		t.Fatalf("questions opened %+v\n%s", qs, s.timeline())
+	}
+	s.exit(time.Millisecond, 0)
+	s.wantResult(engine.Done, 0)
+}
