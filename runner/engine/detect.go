@@ -3,6 +3,7 @@ package engine
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // The generic prompt detector: what a line a program waits at looks like.
@@ -21,7 +22,12 @@ var (
 	debuggerLine = regexp.MustCompile(`^\s*\([A-Za-z][\w-]{0,15}\)\s*$`)
 	// progressMark is bracketed text that counts rather than asks: [3/10], [50%], [====>  ].
 	progressMark = regexp.MustCompile(`\[[\d\s%/.=#>-]*\]\s*$`)
-	menuLine     = regexp.MustCompile(`^\s*([❯›●>]\s*)?\d{1,2}[.)]\s+\S|^\s*[❯›●]\s+\S`)
+	// numberedLine is an entry of a numbered menu, marked or not: "1. Yes",
+	// "❯ 2) No"; markedLine is the marked entry of a menu without numbers:
+	// "❯ Yes", "● React". menuLine is either.
+	numberedLine = regexp.MustCompile(`^\s*([❯›●>]\s*)?\d{1,2}[.)]\s+\S`)
+	markedLine   = regexp.MustCompile(`^\s*([❯›●])\s+\S`)
+	menuLine     = regexp.MustCompile(numberedLine.String() + `|` + markedLine.String())
 	// busyLine is how coding agents say they are working: Claude Code and Codex
 	// CLI ("esc to interrupt"), Gemini CLI ("(esc to cancel, 12s)").
 	busyLine = regexp.MustCompile(`(?i)\besc to interrupt\b|\(esc to cancel, [^)]*\d+s\)`)
@@ -75,15 +81,59 @@ func detectPrompt(window []byte) string {
 	if len(lines) == 0 || busy(window) {
 		return ""
 	}
-	if isQuestion(lines[0]) {
+	if isQuestion(lines[0]) || showsMenu(window) {
 		return lines[0]
 	}
-	for _, l := range lines {
-		if menuLine.MatchString(l) {
-			return lines[0]
+	return ""
+}
+
+// showsMenu reports whether the last 12 non-blank lines of text show a menu:
+// an entry with a number, radio buttons side by side, or a marked entry with
+// another entry of its list right above or below it. A marked line alone is no menu: coding agents mark
+// the lines of their transcript so, the user's messages ("❯ run the tests")
+// and their own replies ("● Done."). Lines are read as lastLines reads them.
+func showsMenu(text []byte) bool {
+	rows := strings.Split(string(text), "\n")
+	for i, r := range rows {
+		if rows[i] = strings.TrimRight(unframe(r), " \t\u00a0"); isBoxEdge(rows[i]) {
+			rows[i] = ""
 		}
 	}
-	return ""
+	seen := 0
+	for i := len(rows) - 1; i >= 0 && seen < 12; i-- {
+		l := rows[i]
+		if l == "" {
+			continue
+		}
+		seen++
+		if numberedLine.MatchString(l) || sideBySideOptions(l) != nil {
+			return true
+		}
+		if markedLine.MatchString(l) && (inList(rows, i-1, l) || inList(rows, i+1, l)) {
+			return true
+		}
+	}
+	return false
+}
+
+// inList reports whether rows[j] is another entry of the menu whose marked
+// entry is marked: an entry with a number or a mark, a radio button, or,
+// where the mark is not a radio button's (●), a line whose text starts in
+// the column of the marked entry's label.
+func inList(rows []string, j int, marked string) bool {
+	if j < 0 || j >= len(rows) || rows[j] == "" {
+		return false
+	}
+	r := rows[j]
+	if menuLine.MatchString(r) || radioOption.MatchString(r) {
+		return true
+	}
+	m := markedOption.FindStringSubmatchIndex(marked)
+	if m == nil || marked[m[2]:m[3]] == "●" {
+		return false
+	}
+	text := strings.TrimLeft(r, " ")
+	return utf8.RuneCountInString(r[:len(r)-len(text)]) == utf8.RuneCountInString(marked[:m[4]])
 }
 
 // isQuestion reports whether a line reads as a question a program waits at.

@@ -142,6 +142,11 @@ type Engine struct {
 	refusal *playbooks.Danger
 
 	promptChecked bool
+	// answeredLine is the line that asked on the screen the last answer
+	// answered (clai's or a person's), and promptAgain when the prompt check
+	// looks again at a screen that only redraws it (see redrawnAnswered).
+	answeredLine  string
+	promptAgain   time.Time
 	promptSince   time.Time
 	question      string
 	manualSince   time.Time
@@ -266,7 +271,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 		return e.end()
 	}
 	e.lastOutput = now
-	e.promptChecked = false
+	e.promptChecked, e.promptAgain = false, time.Time{}
 	e.verify = false
 	e.nudges = 0
 	if len(text) > 0 {

@@ -256,6 +256,7 @@ func (e *Engine) typeAnswer(s Send) {
 	s.Person = true
 	e.addSend(s)
 	e.lastSend, e.sent = e.now, true
+	e.answeredLine = askedLine(e.view.text())
 	e.view.answered(false)
 }
 

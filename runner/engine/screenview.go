@@ -137,6 +137,13 @@ func (v *screenView) answered(byClai bool) {
 // answer.
 func (v *screenView) asAnswered() bool { return v.sent && v.seen == v.sentAt }
 
+// stale reports whether no cell of text between start and end changed since
+// the last answer; before the first answer all of the screen is fresh.
+func (v *screenView) stale(text []byte, start, end int) bool {
+	v.observe(text)
+	return v.changes.tracking && !v.fresh(text, start, end)
+}
+
 // denied makes the screen as it stands stale, before it is written the
 // dangerous text: what is written after it is fresh.
 func (v *screenView) denied() { v.track(false) }

@@ -75,6 +75,9 @@ func (v *streamView) answered(bool) { v.window = v.window[:0] }
 // after.
 func (v *streamView) asAnswered() bool { return false }
 
+// stale is false: the window holds only what came after the last answer.
+func (v *streamView) stale([]byte, int, int) bool { return false }
+
 // denied empties the window.
 func (v *streamView) denied() { v.window = v.window[:0] }
 

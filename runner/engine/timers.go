@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
@@ -78,6 +79,9 @@ func (e *Engine) stateTimers(yield func(timer) bool, settle time.Time) {
 	switch e.state {
 	case Running:
 		if !e.promptChecked && !yield(due(settle, (*Engine).checkPrompt)) {
+			return
+		}
+		if !e.promptAgain.IsZero() && !yield(due(e.promptAgain, (*Engine).recheckPrompt)) {
 			return
 		}
 		if t.Idle > 0 && e.ext == nil {
@@ -160,11 +164,49 @@ func (e *Engine) unanswered() {
 // checkPrompt looks once the output settles for a prompt nothing answers.
 func (e *Engine) checkPrompt() {
 	e.promptChecked = true
+	q := detectPrompt(e.view.text())
 	// A screen clai just answered still shows the question: the answer's
 	// check (verify) is what follows it, not the prompt detector.
-	if q := detectPrompt(e.view.text()); q != "" && !e.view.asAnswered() {
-		e.enterPrompting("the program waits at a prompt nothing answers", q)
+	if q == "" || e.view.asAnswered() {
+		return
 	}
+	if until := e.lastSend.Add(redrawWait(e.pb.Settings.Settle)); e.redrawnAnswered(until) {
+		e.promptAgain = until
+		return
+	}
+	e.enterPrompting("the program waits at a prompt nothing answers", q)
+}
+
+// recheckPrompt looks again at a screen that redrew the question answered,
+// once redrawWait has passed without output.
+func (e *Engine) recheckPrompt() {
+	e.promptAgain = time.Time{}
+	e.checkPrompt()
+}
+
+// redrawWait is how long after an answer a screen that still asks what it
+// answered is taken for the answered question being redrawn (a program marks
+// the option taken, ✔, before it moves on): 2s, or 4×settle when longer.
+func redrawWait(settle time.Duration) time.Duration {
+	return max(2*time.Second, 4*settle)
+}
+
+// redrawnAnswered reports whether, before until, the screen asks with the
+// line the last answer answered, still where it was and unchanged since: the
+// answered question, redrawn (an option marked as taken), which is no new
+// question. The same question asked again on a new line is one. The prompt
+// check looks again at until; a question still shown then is asked.
+func (e *Engine) redrawnAnswered(until time.Time) bool {
+	if !e.sent || e.answeredLine == "" || !e.now.Before(until) {
+		return false
+	}
+	text := e.view.text()
+	line := askedLine(text)
+	if line != e.answeredLine {
+		return false
+	}
+	i := bytes.LastIndex(text, []byte(line))
+	return i >= 0 && e.view.stale(text, i, i+len(line))
 }
 
 // promptTimeout ends a headless run nobody answered within timeouts.prompt.

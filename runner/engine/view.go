@@ -50,6 +50,10 @@ type view interface {
 	// asAnswered reports whether clai answered the view as it stands: nothing
 	// changed since its last answer, so nothing in it is fresh.
 	asAnswered() bool
+	// stale reports whether text[start:end] (text as text returned it) was
+	// shown before the last answer and is unchanged since: a screen keeps
+	// it in sight where it was; a stream shows only what followed the answer.
+	stale(text []byte, start, end int) bool
 	// denied is told that a deny danger rule matched output before the view
 	// takes it in: its refusal answers a prompt in what follows, so all that
 	// was shown before is stale.
