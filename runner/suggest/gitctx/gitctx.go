@@ -155,6 +155,9 @@ func (r *Resolver) store(cwd string, c Context, now time.Time) {
 
 // discover asks git for cwd's top level and remote.
 func (r *Resolver) discover(ctx context.Context, cwd string) (Context, error) {
+	if outsideAnyRepository(cwd) {
+		return Context{}, nil
+	}
 	out, err := r.run(ctx, cwd, "rev-parse", "--show-toplevel")
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) && exitErr.ExitCode() == 128 && isNotRepo(out.stderr) {
@@ -176,6 +179,31 @@ func (r *Resolver) discover(ctx context.Context, cwd string) (Context, error) {
 		return Context{}, err
 	}
 	return Context{Root: root, Remote: remote, RepoKey: RepoKey(remote, root)}, nil
+}
+
+// outsideAnyRepository reports whether no folder from cwd (its links
+// resolved, as git sees it) up to the root holds a .git entry: git would find
+// no repository there either (GIT_DIR, which could name one elsewhere, is
+// cleared for it), so it is not started. A folder that cannot be resolved is
+// left to git, which says what is wrong with it.
+func outsideAnyRepository(cwd string) bool {
+	dir, err := filepath.EvalSymlinks(cwd)
+	if err != nil {
+		return false
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return false
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return true
+		}
+		dir = parent
+	}
 }
 
 // isNotRepo reports whether git's message says the folder is in no

@@ -193,9 +193,40 @@ func TestLookupErrors(t *testing.T) {
 	if _, err := NewResolver().Lookup(t.Context(), gone, false); err == nil || !strings.Contains(err.Error(), gone) {
 		t.Errorf("a folder that does not exist: %v", err)
 	}
+	repo := t.TempDir()
+	git(t, repo, "init", "-q")
 	noGit := NewResolver(WithGit(filepath.Join(t.TempDir(), "no-git")))
-	if _, err := noGit.Lookup(t.Context(), t.TempDir(), false); err == nil {
+	if _, err := noGit.Lookup(t.Context(), repo, false); err == nil {
 		t.Error("no error when git cannot start")
+	}
+}
+
+// A folder with no .git entry in it or above it is in no repository, which
+// is told without starting git: a run's first answer, and every event of a
+// shell outside any repository, would start it otherwise.
+func TestLookupOutsideAnyRepositoryStartsNoGit(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	noGit := NewResolver(WithGit(filepath.Join(t.TempDir(), "no-git")))
+	c, err := noGit.Lookup(t.Context(), t.TempDir(), false)
+	if err != nil || c != (Context{}) {
+		t.Errorf("outside any repository: %+v, %v; want no repository, and git not started", c, err)
+	}
+	// A link into a repository is in it, as git sees it: git is asked.
+	repo := t.TempDir()
+	git(t, repo, "init", "-q")
+	sub := filepath.Join(repo, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(sub, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := noGit.Lookup(t.Context(), link, false); err == nil {
+		t.Error("a link into a repository was taken as outside one: git was not asked")
 	}
 }
 
