@@ -155,6 +155,8 @@ func TestKilledRunIsCleaned(t *testing.T) {
 	}
 }
 
+// TestFolderChecks: Open refuses a folder rundir refuses (its own tests go
+// through every check), and one too long for a socket's path.
 func TestFolderChecks(t *testing.T) {
 	t.Parallel()
 	base := t.TempDir()
@@ -175,30 +177,6 @@ func TestFolderChecks(t *testing.T) {
 		}
 		open(t, dir, "has mode 0755, want 0700")
 	})
-	t.Run("link", func(t *testing.T) {
-		target := filepath.Join(base, "target")
-		if err := os.Mkdir(target, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		link := filepath.Join(base, "link")
-		if err := os.Symlink(target, link); err != nil {
-			t.Fatal(err)
-		}
-		open(t, link, "is not a folder")
-	})
-	t.Run("owner", func(t *testing.T) {
-		if os.Getuid() != 0 {
-			t.Skip("only root can give a folder to another user")
-		}
-		dir := filepath.Join(base, "theirs")
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chown(dir, 65534, 65534); err != nil {
-			t.Fatal(err)
-		}
-		open(t, dir, "belongs to uid 65534")
-	})
 	t.Run("too long for a socket", func(t *testing.T) {
 		dir := base
 		for len(dir) < maxSocketPath {
@@ -208,8 +186,5 @@ func TestFolderChecks(t *testing.T) {
 			t.Fatal(err)
 		}
 		open(t, dir, "set XDG_RUNTIME_DIR to a shorter folder")
-	})
-	t.Run("missing parent", func(t *testing.T) {
-		open(t, filepath.Join(base, "no", "such"), "no such file")
 	})
 }
