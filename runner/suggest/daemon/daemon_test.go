@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/fakeclock"
 	"github.com/clai-sh/clai/runner/suggest/daemon"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
@@ -389,74 +390,15 @@ func TestADatabaseOfANewerSchemaIsRefused(t *testing.T) {
 	}
 }
 
-// fakeClock moves only when told; each After it is asked for is reported
-// on waits.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []fakeTimer
-	waits  chan time.Duration
-}
-
-type fakeTimer struct {
-	at time.Time
-	c  chan time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	ch := make(chan time.Time, 1)
-	c.timers = append(c.timers, fakeTimer{at: c.now.Add(d), c: ch})
-	c.mu.Unlock()
-	c.waits <- d
-	return ch
-}
-
-// waitFor waits until a timer of d was asked for.
-func (c *fakeClock) waitFor(t *testing.T, d time.Duration) {
-	t.Helper()
-	for {
-		select {
-		case got := <-c.waits:
-			if got == d {
-				return
-			}
-		case <-t.Context().Done():
-			t.Fatalf("no timer of %v was asked for", d)
-		}
-	}
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	kept := c.timers[:0]
-	for _, t := range c.timers {
-		if t.at.After(c.now) {
-			kept = append(kept, t)
-			continue
-		}
-		t.c <- c.now
-	}
-	c.timers = kept
-}
-
 func TestEventsOlderThanTheRetentionArePurged(t *testing.T) {
 	t.Parallel()
 	cfg := config(t)
 	day := 24 * time.Hour
-	clock := &fakeClock{now: time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC), waits: make(chan time.Duration, 1000)}
+	clock := fakeclock.New(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
 	cfg.Clock, cfg.Retention, cfg.PurgeEvery = clock, 30*day, time.Hour
 	d := start(t, cfg)
 	// The purge at start is done once the next one is set.
-	clock.waitFor(t, time.Hour)
+	clock.WaitFor(t, time.Hour)
 	now := clock.Now()
 	d.ingest(t,
 		event("a", "/repo/app", "make old", now.Add(-20*day)),

@@ -2,59 +2,14 @@ package store_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/fakeclock"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
 
-// fakeClock is a clock that moves only when told; each After it is asked
-// for is reported on waits.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []fakeTimer
-	waits  chan time.Duration
-}
-
-type fakeTimer struct {
-	at time.Time
-	c  chan time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: t0, waits: make(chan time.Duration, 16)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	ch := make(chan time.Time, 1)
-	c.timers = append(c.timers, fakeTimer{at: c.now.Add(d), c: ch})
-	c.mu.Unlock()
-	c.waits <- d
-	return ch
-}
-
-// Advance moves the clock on by d and fires the timers due.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	kept := c.timers[:0]
-	for _, t := range c.timers {
-		if t.at.After(c.now) {
-			kept = append(kept, t)
-			continue
-		}
-		t.c <- c.now
-	}
-	c.timers = kept
-}
+func newFakeClock() *fakeclock.Clock { return fakeclock.New(t0) }
 
 // batches is what a writer committed, batch by batch.
 type batches chan int
@@ -119,7 +74,7 @@ func TestWriterCommitsAfterTheBatchDelay(t *testing.T) {
 	w := store.NewWriter(s, store.WriterOptions{Clock: clock, Committed: got.committed(t)})
 	defer w.Close()
 	w.Add(cmd("a", "r", "git pull", 0))
-	d := <-clock.waits
+	d := <-clock.Waits
 	if d < 25*time.Millisecond || d > 50*time.Millisecond {
 		t.Fatalf("batch delay %v, want 25–50ms", d)
 	}
@@ -133,7 +88,7 @@ func TestWriterCommitsAfterTheBatchDelay(t *testing.T) {
 		t.Fatalf("the batch before a job held %d events, want 2", n)
 	}
 	w.Add(cmd("a", "r", "make lint", 2*time.Second))
-	d = <-clock.waits
+	d = <-clock.Waits
 	clock.Advance(d)
 	if n := got.next(t); n != 1 {
 		t.Fatalf("the batch after the delay held %d events, want 1", n)
