@@ -55,25 +55,7 @@ func TestPresetAnswersClaudeCodesOwnQuestions(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			s := newSession(t)
-			// A short sessions folder: a socket's path is at most 107 bytes.
-			env := &sessionsEnv{bin: clai, runtime: filepath.Join(s.root, "rt")}
-			if err := os.Mkdir(env.runtime, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			env.env = append(os.Environ(), "XDG_RUNTIME_DIR="+env.runtime)
-			s.env = []string{"XDG_RUNTIME_DIR=" + env.runtime}
-			api, served := startFakeAPI(t, fake, []string{"-ask", `{"questions":` + c.questions + `}`, "-say", "SCRIPT-DONE"})
-			type ran struct {
-				rep *e2eReport
-				err error
-			}
-			done := make(chan ran, 1)
-			go func() {
-				rep, err := s.run(t, env.bin, claude, api)
-				done <- ran{rep, err}
-			}()
-			finished := sync.OnceValue(func() ran { return <-done })
-			t.Cleanup(func() { finished() }) // the run ends by itself, at most at its deadline
+			env, finished, served := startAskingRun(t, s, clai, claude, fake, c.questions)
 
 			for i, args := range c.answers {
 				var all []map[string]any
@@ -162,4 +144,35 @@ func transcriptResult(t *testing.T, home, id string) string {
 	}
 	t.Fatalf("no tool_result for %s in %s", id, files)
 	return ""
+}
+
+// askRun is how a run of the e2e playbook ended.
+type askRun struct {
+	rep *e2eReport
+	err error
+}
+
+// startAskingRun starts clai on Claude Code in s, with a sessions folder of
+// its own, against the fake Messages API asking questions (a JSON array of
+// AskUserQuestion's questions) and then saying SCRIPT-DONE. It returns the
+// sessions' environment, a function that waits for the run's end, and one
+// that stops the fake API and returns its log.
+func startAskingRun(t *testing.T, s *session, clai, claude, fake, questions string) (*sessionsEnv, func() askRun, func() string) {
+	t.Helper()
+	// A short sessions folder: a socket's path is at most 107 bytes.
+	env := &sessionsEnv{bin: clai, runtime: filepath.Join(s.root, "rt")}
+	if err := os.Mkdir(env.runtime, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env.env = append(os.Environ(), "XDG_RUNTIME_DIR="+env.runtime)
+	s.env = []string{"XDG_RUNTIME_DIR=" + env.runtime}
+	api, served := startFakeAPI(t, fake, []string{"-ask", `{"questions":` + questions + `}`, "-say", "SCRIPT-DONE"})
+	done := make(chan askRun, 1)
+	go func() {
+		rep, err := s.run(t, env.bin, claude, api)
+		done <- askRun{rep, err}
+	}()
+	finished := sync.OnceValue(func() askRun { return <-done })
+	t.Cleanup(func() { finished() }) // the run ends by itself, at most at its deadline
+	return env, finished, served
 }

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -69,26 +66,8 @@ func TestDashboardAnswersClaudeCodesOwnQuestions(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			s := newSession(t)
-			// A short sessions folder: a socket's path is at most 107 bytes.
-			env := &sessionsEnv{bin: clai, runtime: filepath.Join(s.root, "rt")}
-			if err := os.Mkdir(env.runtime, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			env.env = append(os.Environ(), "XDG_RUNTIME_DIR="+env.runtime)
-			s.env = []string{"XDG_RUNTIME_DIR=" + env.runtime}
 			ctx := browser(t)
-			api, served := startFakeAPI(t, fake, []string{"-ask", `{"questions":` + c.questions + `}`, "-say", "SCRIPT-DONE"})
-			type ran struct {
-				rep *e2eReport
-				err error
-			}
-			done := make(chan ran, 1)
-			go func() {
-				rep, err := s.run(t, env.bin, claude, api)
-				done <- ran{rep, err}
-			}()
-			finished := sync.OnceValue(func() ran { return <-done })
-			t.Cleanup(func() { finished() }) // the run ends by itself, at most at its deadline
+			env, finished, served := startAskingRun(t, s, clai, claude, fake, c.questions)
 			url := env.startDashboard(t)
 
 			if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(open+` .qheader`)); err != nil {
