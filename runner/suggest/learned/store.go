@@ -15,22 +15,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
-	"os"
 	"path/filepath"
 	"time"
 
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
-
+	"github.com/clai-sh/clai/internal/sqlitefile"
 	"github.com/clai-sh/clai/internal/statedir"
 )
 
 // schemaVersion is the version of the database's tables this code writes.
 const schemaVersion = 2
-
-// busyTimeout is how long a statement waits for another run's write.
-const busyTimeout = 5 * time.Second
 
 // FileName is the database's name in the state folder.
 const FileName = "learned.db"
@@ -55,15 +48,7 @@ type Store struct {
 // missing, and brings its tables to this version. A database written by a
 // newer clai is refused.
 func Open(ctx context.Context, path string) (*Store, error) {
-	if err := ownerOnly(path); err != nil {
-		return nil, fmt.Errorf("learned answers: %w", err)
-	}
-	dsn := (&url.URL{Scheme: "file", Path: path, RawQuery: url.Values{"_pragma": {
-		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
-		"journal_mode(WAL)",
-		"synchronous(NORMAL)",
-	}}.Encode()}).String()
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sqlitefile.Open(path, sqlitefile.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("learned answers: %w", err)
 	}
@@ -73,32 +58,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("learned answers: %s: %w", path, err)
 	}
-	for _, f := range []string{path + "-wal", path + "-shm"} {
-		// Made by SQLite with the database's mode; made so again if an
-		// older file had another.
-		if err := os.Chmod(f, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			db.Close()
-			return nil, fmt.Errorf("learned answers: %w", err)
-		}
-	}
 	return s, nil
-}
-
-// ownerOnly makes the database's folder (0700) and file (0600) when
-// missing, and makes the file its owner's only when it is not, before
-// SQLite opens it: its WAL files take its mode.
-func ownerOnly(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Chmod(path, 0o600)
 }
 
 // Close closes the database.

@@ -13,14 +13,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver
+	"github.com/clai-sh/clai/internal/sqlitefile"
 )
 
 // Defaults of Options.
@@ -29,10 +25,6 @@ const (
 	DefaultRepoWindow = 5 * time.Minute
 	DefaultRetention  = 90 * 24 * time.Hour
 )
-
-// busyTimeout is how long a statement waits for a lock another connection
-// holds before it fails.
-const busyTimeout = 5 * time.Second
 
 // Options tune what the store learns.
 type Options struct {
@@ -71,15 +63,9 @@ var ErrNewerSchema = errors.New("database schema is newer than this clai")
 // this build knows is refused with ErrNewerSchema. The database and its WAL
 // files are readable by their owner only.
 func Open(ctx context.Context, path string, opt Options) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("database folder: %w", err)
-	}
-	if err := ownerOnly(path); err != nil {
-		return nil, err
-	}
-	db, err := sql.Open("sqlite", dsn(path))
+	db, err := sqlitefile.Open(path, sqlitefile.Options{ImmediateTx: true})
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, err
 	}
 	s := &Store{db: db, path: path, opt: opt.withDefaults()}
 	if err := s.migrate(ctx); err != nil {
@@ -87,38 +73,6 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-// ownerOnly makes the database file at path, if missing, and gives it and
-// the WAL files beside it mode 0600: SQLite makes those with the mode of the
-// database.
-func ownerOnly(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("database %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("database %s: %w", path, err)
-	}
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("database %s: %w", path, err)
-		}
-	}
-	return nil
-}
-
-// dsn is the driver's name of the database at path: WAL mode, a busy
-// timeout, transactions that take the write lock as they begin (so that two
-// writers never deadlock upgrading a read lock), and synchronous=NORMAL, which
-// WAL keeps consistent through a crash.
-func dsn(path string) string {
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Set("_txlock", "immediate")
-	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
 // Close closes the database.
