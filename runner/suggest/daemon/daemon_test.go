@@ -227,6 +227,9 @@ func TestIngestThenSuggestFromWhatWasLearnt(t *testing.T) {
 	if len(ev.RepoCommands) != 3 || ev.RepoCommands[0].Count != 2 {
 		t.Fatalf("repo commands %+v", ev.RepoCommands)
 	}
+	if ev.GlobalCommands != nil {
+		t.Fatalf("global commands %+v gathered in a repository, where the repository's stand for them", ev.GlobalCommands)
+	}
 	if len(reply.Suggestions) != 3 || reply.Suggestions[0].Command != "make test" {
 		t.Fatalf("suggestions %+v", reply.Suggestions)
 	}
