@@ -240,6 +240,13 @@ func TestIngestThenSuggestFromWhatWasLearnt(t *testing.T) {
 	if ev := d.r.evidence(); ev.Prev != "make test" || ev.PrevCmd != "" {
 		t.Fatalf("the last command of session a: %q", ev.Prev)
 	}
+	// Outside a repository, the commands frequent anywhere are gathered.
+	if _, err := d.client.Suggest(t.Context(), daemon.SuggestRequest{Session: "b", Cwd: "/elsewhere"}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := d.r.evidence(); ev.RepoKey != "" || len(ev.GlobalCommands) != 4 || ev.GlobalCommands[0].Template != "git pull" {
+		t.Fatalf("evidence outside a repository: repo %q, global commands %+v", ev.RepoKey, ev.GlobalCommands)
+	}
 	var tasks struct{ Tasks []store.Task }
 	if err := d.client.Get(t.Context(), "/debug/tasks?cwd=/repo/app", &tasks); err != nil {
 		t.Fatal(err)
