@@ -227,6 +227,9 @@ func TestIngestThenSuggestFromWhatWasLearnt(t *testing.T) {
 	if len(ev.RepoCommands) != 3 || ev.RepoCommands[0].Count != 2 {
 		t.Fatalf("repo commands %+v", ev.RepoCommands)
 	}
+	if ev.GlobalCommands != nil {
+		t.Fatalf("global commands %+v gathered in a repository, where the repository's stand for them", ev.GlobalCommands)
+	}
 	if len(reply.Suggestions) != 3 || reply.Suggestions[0].Command != "make test" {
 		t.Fatalf("suggestions %+v", reply.Suggestions)
 	}
@@ -236,6 +239,13 @@ func TestIngestThenSuggestFromWhatWasLearnt(t *testing.T) {
 	}
 	if ev := d.r.evidence(); ev.Prev != "make test" || ev.PrevCmd != "" {
 		t.Fatalf("the last command of session a: %q", ev.Prev)
+	}
+	// Outside a repository, the commands frequent anywhere are gathered.
+	if _, err := d.client.Suggest(t.Context(), daemon.SuggestRequest{Session: "b", Cwd: "/elsewhere"}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := d.r.evidence(); ev.RepoKey != "" || len(ev.GlobalCommands) != 4 || ev.GlobalCommands[0].Template != "git pull" {
+		t.Fatalf("evidence outside a repository: repo %q, global commands %+v", ev.RepoKey, ev.GlobalCommands)
 	}
 	var tasks struct{ Tasks []store.Task }
 	if err := d.client.Get(t.Context(), "/debug/tasks?cwd=/repo/app", &tasks); err != nil {

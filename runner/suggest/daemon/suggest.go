@@ -24,7 +24,8 @@ type Evidence struct {
 	// repository and anywhere.
 	RepoTransitions, GlobalTransitions []store.Transition
 	// RepoCommands are the repository's most frequent commands, decayed;
-	// GlobalCommands the same across all repositories.
+	// GlobalCommands the same across all repositories, gathered only outside
+	// a repository, where they stand in for RepoCommands.
 	RepoCommands, GlobalCommands []store.CommandScore
 	// Tasks are the repository's project tasks.
 	Tasks []store.Task
@@ -154,11 +155,9 @@ func (d *server) evidence(r *http.Request, req SuggestRequest) (Evidence, error)
 			return ev, err
 		}
 	}
-	if ev.GlobalCommands, err = d.store.TopCommands(ctx, "", now, evidenceRows); err != nil {
-		return ev, err
-	}
 	if ev.RepoKey == "" {
-		return ev, nil
+		ev.GlobalCommands, err = d.store.TopCommands(ctx, "", now, evidenceRows)
+		return ev, err
 	}
 	if ev.Prev != "" {
 		if ev.RepoTransitions, err = d.store.Transitions(ctx, ev.RepoKey, ev.Prev, evidenceRows); err != nil {
