@@ -46,7 +46,7 @@ func openWebhook(w *playbooks.Webhook, env Environment) (*webhookTarget, error) 
 	t := &webhookTarget{address: address, name: "webhook " + u.Scheme + "://" + u.Host + "/…",
 		client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if w.Secret != nil {
-		secret, err := readSecret(*w.Secret, env)
+		secret, err := ReadSecret(*w.Secret, env)
 		if err != nil {
 			return nil, fmt.Errorf("webhook secret: %w", err)
 		}
@@ -55,20 +55,6 @@ func openWebhook(w *playbooks.Webhook, env Environment) (*webhookTarget, error) 
 	}
 	t.mask = newMask(address, t.name, values...)
 	return t, nil
-}
-
-// readSecret reads an env: or file: secret as a playbook's are read; an
-// empty one is an error.
-func readSecret(ref playbooks.SecretRef, env Environment) (string, error) {
-	resolve := env.ResolvePath
-	if resolve == nil {
-		resolve = func(path string) string { return path }
-	}
-	v, err := playbooks.ReadSecret(ref, env.Environ, resolve)
-	if err == nil && v == "" {
-		err = fmt.Errorf("secret %s:%s: it is empty", ref.Source, ref.Name)
-	}
-	return v, err
 }
 
 func (t *webhookTarget) Name() string { return t.name }
@@ -109,8 +95,16 @@ func (t *webhookTarget) Deliver(ctx context.Context, n *Notification) error {
 	return nil
 }
 
-// ReadSecret reads an env: or file: secret as a target's is read; an empty
-// one is an error.
+// ReadSecret reads an env: or file: secret as a playbook's are read; an
+// empty one is an error.
 func ReadSecret(ref playbooks.SecretRef, env Environment) (string, error) {
-	return readSecret(ref, env)
+	resolve := env.ResolvePath
+	if resolve == nil {
+		resolve = func(path string) string { return path }
+	}
+	v, err := playbooks.ReadSecret(ref, env.Environ, resolve)
+	if err == nil && v == "" {
+		err = fmt.Errorf("secret %s:%s: it is empty", ref.Source, ref.Name)
+	}
+	return v, err
 }
