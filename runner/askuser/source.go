@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -148,7 +149,7 @@ func (s *source) warn(err error) {
 // take notes the calls and results of a line.
 func (s *source) take(ctx context.Context, e Entry) {
 	for _, c := range e.Calls {
-		if s.done[c.ID] || s.isPending(c.ID) {
+		if s.done[c.ID] || s.pendingIndex(c.ID) >= 0 {
 			continue
 		}
 		if len(s.pending) == maxPending {
@@ -169,24 +170,17 @@ func (s *source) take(ctx context.Context, e Entry) {
 	}
 }
 
-func (s *source) isPending(id string) bool {
-	for _, c := range s.pending {
-		if c.ID == id {
-			return true
-		}
-	}
-	return false
+// pendingIndex is the index of the call id among the pending calls, or -1.
+func (s *source) pendingIndex(id string) int {
+	return slices.IndexFunc(s.pending, func(c Call) bool { return c.ID == id })
 }
 
 // resolved forgets the call id, which got its result, and withdraws its open
 // question.
 func (s *source) resolved(ctx context.Context, id string) {
-	for i, c := range s.pending {
-		if c.ID == id {
-			s.pending = append(s.pending[:i], s.pending[i+1:]...)
-			s.q.ReleaseDialog(ctx, id)
-			break
-		}
+	if i := s.pendingIndex(id); i >= 0 {
+		s.pending = slices.Delete(s.pending, i, i+1)
+		s.q.ReleaseDialog(ctx, id)
 	}
 	if s.asking != nil && s.asking.ID == id {
 		if s.id != "" {

@@ -15,15 +15,20 @@ type registrySource struct {
 	reg *sessions.Registry
 
 	mu sync.Mutex
-	// clients are the clients of the sessions the last List found, by id;
-	// each keeps its connections for the next request.
-	clients map[string]*sessions.Client
-	sockets map[string]string
+	// reached are the sessions the last List found, by id: each one's
+	// socket and its client, made once for the socket.
+	reached map[string]reached
+}
+
+// reached is where a session is reached: its socket, and the client of it.
+type reached struct {
+	socket string
+	client *sessions.Client
 }
 
 // FromRegistry returns the Source of the sessions of reg.
 func FromRegistry(reg *sessions.Registry) Source {
-	return &registrySource{reg: reg, clients: map[string]*sessions.Client{}, sockets: map[string]string{}}
+	return &registrySource{reg: reg, reached: map[string]reached{}}
 }
 
 // List lists the registry's sessions, and remembers where each is reached.
@@ -35,29 +40,28 @@ func (s *registrySource) List(ctx context.Context) ([]ask.Session, error) {
 	list := make([]ask.Session, 0, len(found))
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	clients := make(map[string]*sessions.Client, len(found))
-	sockets := make(map[string]string, len(found))
+	now := make(map[string]reached, len(found))
 	for _, f := range found {
 		list = append(list, f.Session)
-		c, ok := s.clients[f.Session.ID]
-		if !ok || s.sockets[f.Session.ID] != f.Socket {
-			c = sessions.NewClient(f.Socket)
+		r, ok := s.reached[f.Session.ID]
+		if !ok || r.socket != f.Socket {
+			r = reached{socket: f.Socket, client: sessions.NewClient(f.Socket)}
 		}
-		clients[f.Session.ID], sockets[f.Session.ID] = c, f.Socket
+		now[f.Session.ID] = r
 	}
-	s.clients, s.sockets = clients, sockets
+	s.reached = now
 	return list, nil
 }
 
 // client is the client of session id's socket.
 func (s *registrySource) client(id string) (*sessions.Client, error) {
 	s.mu.Lock()
-	c, ok := s.clients[id]
+	r, ok := s.reached[id]
 	s.mu.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("no session %q runs", id)
 	}
-	return c, nil
+	return r.client, nil
 }
 
 // Screen asks session id for its screen.

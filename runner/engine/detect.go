@@ -52,8 +52,7 @@ func lastLines(text []byte, n int) []string {
 	s := string(text)
 	for len(out) < n && s != "" {
 		i := strings.LastIndexByte(s, '\n')
-		line := strings.TrimRight(unframe(s[i+1:]), " \t\u00a0")
-		if line != "" && !isBoxEdge(line) {
+		if line := screenLine(s[i+1:]); line != "" {
 			out = append(out, line)
 		}
 		if i < 0 {
@@ -62,6 +61,17 @@ func lastLines(text []byte, n int) []string {
 		s = s[:i]
 	}
 	return out
+}
+
+// screenLine is a line of the screen as the detector reads it: its text
+// out of any frame, without trailing blanks, or "" for a blank line or the
+// edge of a box.
+func screenLine(raw string) string {
+	line := strings.TrimRight(unframe(raw), " \t\u00a0")
+	if isBoxEdge(line) {
+		return ""
+	}
+	return line
 }
 
 // isBoxEdge reports whether a line is drawn only with box-drawing characters
@@ -95,9 +105,7 @@ func detectPrompt(window []byte) string {
 func showsMenu(text []byte) bool {
 	rows := strings.Split(string(text), "\n")
 	for i, r := range rows {
-		if rows[i] = strings.TrimRight(unframe(r), " \t\u00a0"); isBoxEdge(rows[i]) {
-			rows[i] = ""
-		}
+		rows[i] = screenLine(r)
 	}
 	seen := 0
 	for i := len(rows) - 1; i >= 0 && seen < 12; i-- {

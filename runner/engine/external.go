@@ -98,13 +98,7 @@ func (e *Engine) withdrawOpen(how string) {
 // its keystrokes, or why it is refused. The screen is not compared: the
 // source closes the question when the program has gone on.
 func (e *Engine) externalAnswer(a ask.Answer) ([]keys.Keystrokes, string, *ask.Refusal) {
-	given := 0
-	for _, set := range []bool{a.Text != nil, a.Choose != "", len(a.Choices) > 0, len(a.Keys) > 0} {
-		if set {
-			given++
-		}
-	}
-	if given != 1 {
+	if formsGiven(a) != 1 {
 		return nil, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: "an answer is exactly one of a text, an option to choose, options to choose, or keys"}
 	}
 	if len(a.Keys) > 0 {

@@ -19,6 +19,18 @@ import (
 // against the open question and the screen it was given for; one that does not
 // fit is refused and typed never.
 
+// formsGiven counts the forms an answer is given in: a text, an option to
+// choose, options to choose, keys. An answer takes exactly one.
+func formsGiven(a ask.Answer) int {
+	n := 0
+	for _, set := range []bool{a.Text != nil, a.Choose != "", len(a.Choices) > 0, len(a.Keys) > 0} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
 // maxAnswerText bounds a text answer.
 const maxAnswerText = 4 << 10
 
@@ -277,14 +289,8 @@ func (e *Engine) check(a ask.Answer) (Send, string, *ask.Refusal) {
 	case a.Question != "" && a.Question != e.q.ID:
 		return refuse(ask.RefusedNoQuestion, "no question %q; the open one is %s", a.Question, e.q.ID)
 	}
-	given := 0
-	for _, set := range []bool{a.Text != nil, a.Choose != "", len(a.Choices) > 0, len(a.Keys) > 0} {
-		if set {
-			given++
-		}
-	}
 	switch {
-	case given != 1:
+	case formsGiven(a) != 1:
 		return refuse(ask.RefusedBadAnswer, "an answer is exactly one of a text, an option to choose, or keys")
 	case len(a.Choices) > 0:
 		return refuse(ask.RefusedBadAnswer, "question %s takes one option (choose), not several", e.q.ID)

@@ -1,8 +1,6 @@
 package sessions
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,11 +59,10 @@ func (r *Registry) AnnounceDashboard(address string) (*Dashboard, error) {
 	if err := checkDashboardURL(address); err != nil {
 		return nil, err
 	}
-	b := make([]byte, entryNameLen/2)
-	if _, err := rand.Read(b); err != nil {
+	name, err := newEntryName()
+	if err != nil {
 		return nil, fmt.Errorf("dashboard entry name: %w", err)
 	}
-	name := hex.EncodeToString(b)
 	temp := filepath.Join(r.dir, "."+dashboardPrefix+name+dashboardTemp)
 	path := filepath.Join(r.dir, dashboardPrefix+name+dashboardSuffix)
 	f, err := os.OpenFile(temp, os.O_CREATE|os.O_EXCL|os.O_WRONLY|unix.O_NOFOLLOW, 0o600)

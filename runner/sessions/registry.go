@@ -91,7 +91,7 @@ func (e *Entry) Socket() string { return e.socket }
 func (r *Registry) Register(desk ask.Desk, refused func(error)) (*Entry, error) {
 	name, err := newEntryName()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("session entry name: %w", err)
 	}
 	e := &Entry{path: filepath.Join(r.dir, name+entrySuffix), socket: filepath.Join(r.dir, name+socketSuffix)}
 	info := entryInfo{Socket: name + socketSuffix, Session: desk.Session()}
@@ -154,11 +154,12 @@ func (e *Entry) Close() error {
 	return e.err
 }
 
-// newEntryName is a fresh random name for an entry.
+// newEntryName is a fresh random name for an entry of the registry's
+// folder: a session's or a dashboard's.
 func newEntryName() (string, error) {
 	b := make([]byte, entryNameLen/2)
 	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("session entry name: %w", err)
+		return "", err
 	}
 	return hex.EncodeToString(b), nil
 }

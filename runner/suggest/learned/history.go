@@ -43,17 +43,9 @@ func (l *Learner) appendHistory(out []ask.Suggestion, q ask.Question) []ask.Sugg
 		l.log.Info(LogEvent, zap.String("event", LogEvent), zap.String("decision", "history"), zap.String("question", q.ID), zap.Error(err))
 		return out
 	}
-	offered := map[string]bool{}
-	for _, s := range out {
-		offered[s.Text] = true
-	}
 	for _, c := range cmds {
-		if len(out) == MaxSuggestions {
-			break
-		}
-		if c.Command != "" && !offered[c.Command] {
-			offered[c.Command] = true
-			out = append(out, ask.Suggestion{Text: c.Command, Confidence: c.Confidence, Source: string(playbooks.SourceHistory)})
+		if c.Command != "" {
+			out = offer(out, ask.Suggestion{Text: c.Command, Confidence: c.Confidence, Source: string(playbooks.SourceHistory)})
 		}
 	}
 	return out

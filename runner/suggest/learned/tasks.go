@@ -3,6 +3,7 @@ package learned
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,15 +40,8 @@ var asksForCommand = regexp.MustCompile(`(?i)\b(command|script|task|target|recip
 // the tasks' commands. A task suggestion has no count and no confidence: no
 // person gave it.
 func appendTasks(out []ask.Suggestion, q ask.Question, found []tasks.Task) []ask.Suggestion {
-	offered := map[string]bool{}
-	for _, s := range out {
-		offered[s.Text] = true
-	}
 	add := func(text string, option bool) {
-		if len(out) < MaxSuggestions && !offered[text] {
-			offered[text] = true
-			out = append(out, ask.Suggestion{Text: text, Option: option, Source: string(playbooks.SourceTasks)})
-		}
+		out = offer(out, ask.Suggestion{Text: text, Option: option, Source: string(playbooks.SourceTasks)})
 	}
 	if len(q.Options) > 0 {
 		for _, o := range q.Options {
@@ -65,4 +59,13 @@ func appendTasks(out []ask.Suggestion, q ask.Question, found []tasks.Task) []ask
 		}
 	}
 	return out
+}
+
+// offer adds s to out unless out holds MaxSuggestions already or offers s's
+// text.
+func offer(out []ask.Suggestion, s ask.Suggestion) []ask.Suggestion {
+	if len(out) >= MaxSuggestions || slices.ContainsFunc(out, func(o ask.Suggestion) bool { return o.Text == s.Text }) {
+		return out
+	}
+	return append(out, s)
 }
