@@ -4,7 +4,8 @@
 // protocol, so that it starts in a few milliseconds.
 //
 //	clai-hook ingest [-stdin]   a command that ended
-//	clai-hook session-start     a shell starting: prints its session id
+//	clai-hook session-start     a shell starting: prints its session id, the
+//	                            daemon's socket and the shell's spool file
 //	clai-hook session-end       a shell ending
 //
 // What it sends comes from the environment, never from its arguments, so that
@@ -147,17 +148,28 @@ func (h hook) ingest(r io.Reader, fromStdin bool) error {
 // sessionStart tells the daemon of the shell and prints its session id: the
 // one the daemon writes to the shell's session file, when it does so at once,
 // else one of the shell's own (see hookproto.LocalSessionID), which the daemon
-// takes as well.
+// takes as well. On the next two lines it prints the daemon's socket and the
+// shell's spool file, where the hooks append the commands (see
+// hookproto.Spool); it leaves them out when the daemon is reached otherwise
+// than by a Unix socket, or a path would not fit on a line.
 func (h hook) sessionStart(stdout io.Writer) error {
 	e := h.event(hookproto.TypeSessionStart)
 	e.Session = hookproto.LocalSessionID(e.PID)
 	id := e.Session
-	if t, err := h.transport(); err == nil {
+	t, err := h.transport()
+	if err == nil {
 		if err := hookproto.Send(t, h.connectTimeout(), e); err == nil {
 			id = h.awaitSession(filepath.Dir(t.String()), e.PID, id)
 		}
 	}
-	_, err := fmt.Fprintln(stdout, id)
+	out := id + "\n"
+	if sock, ok := t.(hookproto.UnixSocket); ok && err == nil {
+		spool, serr := hookproto.SpoolFile(filepath.Dir(sock.Path), id)
+		if serr == nil && !strings.ContainsAny(sock.Path+spool, "\n\r") {
+			out += sock.Path + "\n" + spool + "\n"
+		}
+	}
+	_, err = io.WriteString(stdout, out)
 	return err
 }
 

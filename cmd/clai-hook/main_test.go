@@ -142,8 +142,20 @@ func TestDaemonAway(t *testing.T) {
 
 func TestSessionStart(t *testing.T) {
 	t.Parallel()
-	local := regexp.MustCompile(`^l-777-[0-9a-f]{16}\n$`)
+	local := regexp.MustCompile(`^l-777-[0-9a-f]{16}$`)
 	env := []string{"CLAI_HOOK_SHELL=zsh", "CLAI_HOOK_PID=777"}
+	// printed checks what session-start printed: the session id, which
+	// want matches, then the socket and the spool file of the session.
+	printed := func(t *testing.T, out, socket string, want *regexp.Regexp) string {
+		t.Helper()
+		lines := strings.SplitAfter(out, "\n")
+		id := strings.TrimSuffix(lines[0], "\n")
+		spool := filepath.Join(filepath.Dir(socket), hookproto.SpoolFolder, id)
+		if len(lines) != 4 || !want.MatchString(id) || lines[1] != socket+"\n" || lines[2] != spool+"\n" {
+			t.Fatalf("printed %q, want a session id that matches %s, then %s and %s", out, want, socket, spool)
+		}
+		return id
+	}
 	t.Run("assigned by the daemon", func(t *testing.T) {
 		t.Parallel()
 		s := daemon(t, func(e hookproto.Event) string { return "d-" + strconv.Itoa(e.PID) })
@@ -158,11 +170,12 @@ func TestSessionStart(t *testing.T) {
 			sessionWait: time.Minute,
 		}
 		var out bytes.Buffer
-		if err := h.sessionStart(&out); err != nil || out.String() != "d-777\n" {
-			t.Fatalf("printed %q, %v", out.String(), err)
+		if err := h.sessionStart(&out); err != nil {
+			t.Fatal(err)
 		}
+		printed(t, out.String(), s.Socket, regexp.MustCompile(`^d-777$`))
 		e := waitEvents(t, s, 1)[0]
-		if e.Type != hookproto.TypeSessionStart || e.Shell != "zsh" || e.PID != 777 || !local.MatchString(e.Session+"\n") {
+		if e.Type != hookproto.TypeSessionStart || e.Shell != "zsh" || e.PID != 777 || !local.MatchString(e.Session) {
 			t.Fatalf("got %+v", e)
 		}
 	})
@@ -173,9 +186,10 @@ func TestSessionStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, stderr, code := hookRun(t, t.TempDir(), "", append(env, "CLAI_DAEMON_SOCKET="+s.Socket), "session-start")
-		if code != 0 || out != "d-pre\n" {
-			t.Fatalf("exit %d, printed %q: %s", code, out, stderr)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
 		}
+		printed(t, out, s.Socket, regexp.MustCompile(`^d-pre$`))
 	})
 	t.Run("a stale session file", func(t *testing.T) {
 		t.Parallel()
@@ -188,26 +202,36 @@ func TestSessionStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, stderr, code := hookRun(t, t.TempDir(), "", append(env, "CLAI_DAEMON_SOCKET="+s.Socket), "session-start")
-		if code != 0 || !local.MatchString(out) {
-			t.Fatalf("exit %d, printed %q: %s", code, out, stderr)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
 		}
+		printed(t, out, s.Socket, local)
 	})
 	t.Run("daemon assigns none", func(t *testing.T) {
 		t.Parallel()
 		s := daemon(t, nil)
 		out, stderr, code := hookRun(t, t.TempDir(), "", append(env, "CLAI_DAEMON_SOCKET="+s.Socket), "session-start")
-		if code != 0 || !local.MatchString(out) {
-			t.Fatalf("exit %d, printed %q: %s", code, out, stderr)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		if e := waitEvents(t, s, 1)[0]; e.Session+"\n" != out {
-			t.Fatalf("the daemon was told of session %q, the shell keeps %q", e.Session, out)
+		id := printed(t, out, s.Socket, local)
+		if e := waitEvents(t, s, 1)[0]; e.Session != id {
+			t.Fatalf("the daemon was told of session %q, the shell keeps %q", e.Session, id)
 		}
 	})
 	t.Run("daemon away", func(t *testing.T) {
 		t.Parallel()
 		out, stderr, code := hookRun(t, t.TempDir(), "", append(env, "CLAI_DAEMON_SOCKET=/nonexistent/d.sock"), "session-start")
-		if code != 0 || !local.MatchString(out) {
-			t.Fatalf("exit %d, printed %q: %s", code, out, stderr)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		printed(t, out, "/nonexistent/d.sock", local)
+	})
+	t.Run("a socket whose path would not fit on a line", func(t *testing.T) {
+		t.Parallel()
+		out, stderr, code := hookRun(t, t.TempDir(), "", append(env, "CLAI_DAEMON_SOCKET=/tmp/a\nb/d.sock"), "session-start")
+		if id, ok := strings.CutSuffix(out, "\n"); code != 0 || !ok || !local.MatchString(id) {
+			t.Fatalf("exit %d, printed %q, want the session id alone: %s", code, out, stderr)
 		}
 	})
 }

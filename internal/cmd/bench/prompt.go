@@ -39,27 +39,21 @@ type hookSetup struct {
 	name  string
 	hooks bool
 	up    bool
-	// floor runs the hooks with a program that does nothing (/bin/true) in
-	// clai-hook's place: what any hook that starts a program costs the
-	// prompt on this machine.
-	floor bool
 }
 
-// The setups, the shell without the hooks first and the floor second, as
-// printPrompt counts on.
+// The setups, the shell without the hooks first, as printPrompt counts on.
 var hookSetups = []hookSetup{
 	{name: "no hook"},
-	{name: "hook of /bin/true", hooks: true, floor: true},
 	{name: "hook, daemon down", hooks: true},
 	{name: "hook, daemon up", hooks: true, up: true},
 }
 
 // benchPrompt is W8: the time from Enter on an empty command (`:`) to the
 // next prompt, in each shell installed, without the hooks and with them, the
-// daemon down (no socket) and up (a stand-in daemon that takes the events:
-// what the hooks cost is connecting and writing, which the daemon's own work
-// does not delay, as they never wait for a reply). Each run starts one shell
-// of each setup, in turn first.
+// daemon down (no socket: the hooks write nothing) and up (a stand-in daemon
+// that reads the spool: what the hooks cost is appending a record to the
+// spool file, which the daemon's own work does not delay). Each run starts
+// one shell of each setup, in turn first.
 func benchPrompt(dir string, runs int) error {
 	root, err := testprog.ModuleRoot()
 	if err != nil {
@@ -70,11 +64,6 @@ func benchPrompt(dir string, runs int) error {
 	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build clai-hook: %w", err)
-	}
-	// The floor: /bin/true under clai-hook's name, in a folder of its own.
-	trueBin := filepath.Join(dir, "floor", shellinit.HookName)
-	if err := copyFile("/bin/true", trueBin); err != nil {
-		return fmt.Errorf("the floor's program: %w", err)
 	}
 	daemon, err := hooktest.Start(filepath.Join(dir, "w8.sock"), nil)
 	if err != nil {
@@ -92,11 +81,7 @@ func benchPrompt(dir string, runs int) error {
 		for i := range runs {
 			for k := range hookSetups {
 				j := (i + k) % len(hookSetups)
-				bin := hookBin
-				if hookSetups[j].floor {
-					bin = trueBin
-				}
-				ds, err := promptRun(dir, shell, bin, hookSetups[j], daemon)
+				ds, err := promptRun(dir, shell, hookBin, hookSetups[j], daemon)
 				if err != nil {
 					return fmt.Errorf("W8 %s, %s: %w", shell, hookSetups[j].name, err)
 				}
@@ -112,12 +97,11 @@ func benchPrompt(dir string, runs int) error {
 	return nil
 }
 
-// printPrompt prints a shell's figures: each setup's p50 and p99, what the
-// hooks add to them, and, for clai-hook, what it adds over the floor.
+// printPrompt prints a shell's figures: each setup's p50 and p99, and what the
+// hooks add to them.
 func printPrompt(shell string, samples [][]time.Duration) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1e3) }
 	base50, base99 := percentile(samples[0], 0.5), percentile(samples[0], 0.99)
-	floor50, floor99 := percentile(samples[1], 0.5), percentile(samples[1], 0.99)
 	for i, s := range hookSetups {
 		p50, p99 := percentile(samples[i], 0.5), percentile(samples[i], 0.99)
 		line := fmt.Sprintf("  %-5s %-18s p50 %-9s p99 %-9s", shell, s.name, ms(p50), ms(p99))
@@ -128,23 +112,8 @@ func printPrompt(shell string, samples [][]time.Duration) {
 			}
 			line += fmt.Sprintf("  added p50 %s, p99 %s (%s)", ms(p50-base50), ms(p99-base99), verdict)
 		}
-		if i > 1 {
-			line += fmt.Sprintf("; over the floor p50 %s, p99 %s", ms(p50-floor50), ms(p99-floor99))
-		}
 		fmt.Println(line)
 	}
-}
-
-// copyFile copies the program at from to to, making to's folder.
-func copyFile(from, to string) error {
-	data, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
-		return err
-	}
-	return os.WriteFile(to, data, 0o700)
 }
 
 // promptRun starts shell in a terminal as setup says, and times its prompts.
@@ -194,8 +163,8 @@ func promptRun(dir, shell, hookBin string, setup hookSetup, daemon *hooktest.Ser
 		}
 	}
 	if setup.up {
-		// The hooks send in the background: the shell lives on until the
-		// daemon heard its last command.
+		// The daemon reads the spool on its own time: the shell lives on
+		// until it heard the last command.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		want := sentBefore + promptsWarm + promptsPerRun

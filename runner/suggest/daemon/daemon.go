@@ -12,6 +12,10 @@
 //	GET  /debug/scores       what is learnt, as JSON: decayed frequencies,
 //	GET  /debug/transitions  transitions,
 //	GET  /debug/tasks        and the project tasks
+//
+// The hooks of bash, zsh and fish do not connect at each prompt: they append
+// the command to their shell's spool file (see hookproto.Spool), which the
+// daemon takes every second and before it answers a request.
 package daemon
 
 import (
@@ -43,6 +47,7 @@ import (
 const (
 	DefaultRetention  = store.DefaultRetention
 	DefaultPurgeEvery = time.Hour
+	DefaultSpoolEvery = time.Second
 )
 
 // maxConns is how many connections the daemon serves at once; more wait.
@@ -77,6 +82,11 @@ type Config struct {
 	// zero); PurgeEvery how often the older ones are purged
 	// (DefaultPurgeEvery when zero).
 	Retention, PurgeEvery time.Duration
+	// SpoolEvery is how often the shells' spool files are read
+	// (DefaultSpoolEvery when zero); SpoolSettle how long a file taken is
+	// watched for a record still being written (hookproto.DefaultSpoolSettle
+	// when zero).
+	SpoolEvery, SpoolSettle time.Duration
 	// RebuildAggregates recomputes what is learnt from the events kept,
 	// before serving.
 	RebuildAggregates bool
@@ -135,6 +145,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	d := newServer(cfg, st)
 	defer d.close()
+	if err := d.spool.Prepare(); err != nil {
+		return err
+	}
 	return d.serve(ctx, ln)
 }
 
@@ -162,6 +175,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.PurgeEvery <= 0 {
 		cfg.PurgeEvery = DefaultPurgeEvery
+	}
+	if cfg.SpoolEvery <= 0 {
+		cfg.SpoolEvery = DefaultSpoolEvery
 	}
 	return cfg, nil
 }
@@ -219,18 +235,20 @@ type server struct {
 	store  *store.Store
 	writer *store.Writer
 	tasks  *taskCache
+	spool  *hookproto.Spool
 	start  time.Time
 
 	// What ingest skipped: lines too long, lines it could not read, lines of
 	// a newer version, commands that ask clai for suggestions; and the
-	// events it took.
-	tooLong, bad, newer, own, accepted atomic.Int64
+	// events it took, and of those the ones the spool held.
+	tooLong, bad, newer, own, accepted, spooled atomic.Int64
 }
 
 func newServer(cfg Config, st *store.Store) *server {
 	d := &server{cfg: cfg, store: st, start: cfg.Clock.Now()}
 	d.writer = store.NewWriter(st, store.WriterOptions{Clock: cfg.Clock, Committed: d.committed})
 	d.tasks = newTaskCache(cfg.Clock)
+	d.spool = &hookproto.Spool{Dir: filepath.Dir(cfg.Socket), Settle: cfg.SpoolSettle, Now: cfg.Clock.Now}
 	return d
 }
 
@@ -285,8 +303,9 @@ func (d *server) serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(pl) }()
-	purged := make(chan struct{})
+	purged, spooled := make(chan struct{}), make(chan struct{})
 	go func() { defer close(purged); d.purgeLoop(ctx) }()
+	go func() { defer close(spooled); d.spoolLoop(ctx) }()
 	d.logf("serving on %s (database %s)", d.cfg.Socket, d.cfg.Database)
 	var err error
 	select {
@@ -298,6 +317,7 @@ func (d *server) serve(ctx context.Context, ln net.Listener) error {
 	defer cancel()
 	_ = srv.Shutdown(shut)
 	<-purged
+	<-spooled
 	_ = os.Remove(d.cfg.Socket)
 	return err
 }
@@ -328,4 +348,34 @@ func (d *server) purge(ctx context.Context) error {
 		}
 		return err
 	})
+}
+
+// spoolLoop reads the shells' spool files every SpoolEvery until ctx ends,
+// and once more then.
+func (d *server) spoolLoop(ctx context.Context) {
+	for {
+		d.takeSpool(context.WithoutCancel(ctx))
+		select {
+		case <-ctx.Done():
+			d.takeSpool(context.WithoutCancel(ctx))
+			return
+		case <-d.cfg.Clock.After(d.cfg.SpoolEvery):
+		}
+	}
+}
+
+// takeSpool reads what the shells appended to their spool files, and queues
+// it for the writer as ingest does.
+func (d *server) takeSpool(ctx context.Context) {
+	st, err := d.spool.Take(func(e hookproto.Event) {
+		if d.takeEvent(ctx, e) {
+			d.spooled.Add(1)
+		}
+	})
+	d.tooLong.Add(int64(st.TooLong))
+	d.bad.Add(int64(st.Bad))
+	d.newer.Add(int64(st.Newer))
+	if err != nil {
+		d.logf("%v", err)
+	}
 }

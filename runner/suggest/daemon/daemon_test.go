@@ -560,3 +560,82 @@ func TestCommandsAskingClaiAreNotLearnt(t *testing.T) {
 		t.Errorf("healthz counts %d commands asking clai, want 2", h.AskedClai)
 	}
 }
+
+// spoolRecord is one spool record of a command, as the zsh and fish hooks
+// write it.
+func spoolRecord(t *testing.T, session, cwd, cmd string, at time.Time) []byte {
+	t.Helper()
+	b, err := hookproto.AppendSpoolCommand(nil, hookproto.Event{Shell: "zsh", Session: session, PID: 1, TSMillis: at.UnixMilli(), Cwd: cwd, Cmd: cmd, DurationMS: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestSpooledCommandsAreLearntBeforeASuggestion(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	// The daemon's own reading never comes in this test: what it learns, it
+	// learns from the spool read before each answer.
+	cfg.SpoolEvery = time.Hour
+	d := start(t, cfg)
+	path, err := hookproto.SpoolFile(filepath.Dir(cfg.Socket), "d-0123456789abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	var data []byte
+	for i, cmd := range []string{"git pull", "make test", "git pull", "make test", "git pull"} {
+		data = append(data, spoolRecord(t, "d-0123456789abcdef", "/repo/app", cmd, now.Add(time.Duration(i)*time.Second))...)
+	}
+	data = append(data, "garbled\x00\n"...)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := d.client.Suggest(t.Context(), daemon.SuggestRequest{Session: "d-0123456789abcdef", Cwd: "/repo/app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := d.r.evidence(); ev.Prev != "git pull" || len(ev.RepoTransitions) != 1 || ev.RepoTransitions[0].Count != 2 {
+		t.Fatalf("evidence %+v, want make test twice after git pull", ev)
+	}
+	if len(reply.Suggestions) == 0 || reply.Suggestions[0].Command != "make test" {
+		t.Fatalf("suggestions %+v", reply.Suggestions)
+	}
+	h, err := d.client.Health(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Spooled != 5 || h.Accepted != 5 || h.LinesBad != 1 {
+		t.Fatalf("health %+v, want 5 events spooled and the garbled bytes counted", h)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the spool file was not taken: %v", err)
+	}
+}
+
+func TestTheDaemonReadsTheSpoolOnItsOwn(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	clock := fakeclock.New(time.Now())
+	cfg.Clock = clock
+	d := start(t, cfg)
+	// The daemon read the spool as it started, and waits a tick.
+	clock.WaitFor(t, daemon.DefaultSpoolEvery)
+	path, _ := hookproto.SpoolFile(filepath.Dir(cfg.Socket), "d-1")
+	if err := os.WriteFile(path, spoolRecord(t, "d-1", "/repo/app", "make lint", clock.Now()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(daemon.DefaultSpoolEvery)
+	clock.WaitFor(t, daemon.DefaultSpoolEvery)
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a tick on, the spool file is still there: %v", err)
+	}
+	h, err := d.client.Health(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Spooled != 1 {
+		t.Fatalf("health %+v", h)
+	}
+}

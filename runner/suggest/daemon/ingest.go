@@ -105,9 +105,7 @@ func trimEOL(b []byte) []byte {
 	return b
 }
 
-// take understands one event line and queues it for the writer. A
-// session_start is assigned a session id, which the shell finds in its
-// session file.
+// take reads one event line and queues it for the writer.
 func (d *server) take(ctx context.Context, line []byte) bool {
 	w, err := hookproto.ParseLine(line)
 	if err != nil {
@@ -118,6 +116,13 @@ func (d *server) take(ctx context.Context, line []byte) bool {
 		}
 		return false
 	}
+	return d.takeEvent(ctx, w)
+}
+
+// takeEvent understands one event and queues it for the writer. A
+// session_start is assigned a session id, which the shell finds in its
+// session file.
+func (d *server) takeEvent(ctx context.Context, w hookproto.Event) bool {
 	if w.Session == "" {
 		// A shell whose hooks found no session id: its process stands for
 		// it.

@@ -92,17 +92,20 @@ type Health struct {
 	// AskedClai counts the commands not learnt from because they ask
 	// clai itself for suggestions or hooks (clai suggest, clai init).
 	AskedClai int64 `json:"commands_asking_clai"`
-	Dropped   int64 `json:"events_dropped"`
-	Failed    int64 `json:"events_failed"`
+	// Spooled counts the events accepted from the shells' spool files.
+	Spooled int64 `json:"events_spooled"`
+	Dropped int64 `json:"events_dropped"`
+	Failed  int64 `json:"events_failed"`
 	// Batches counts the transactions that committed events.
 	Batches int64 `json:"batches"`
 }
 
-func (d *server) healthz(w http.ResponseWriter, _ *http.Request) {
+func (d *server) healthz(w http.ResponseWriter, r *http.Request) {
+	d.takeSpool(context.WithoutCancel(r.Context()))
 	writeJSON(w, Health{
 		OK: true, PID: os.Getpid(), Socket: d.cfg.Socket, Database: d.cfg.Database, Schema: store.SchemaVersion(),
 		Uptime:   d.cfg.Clock.Now().Sub(d.start).Seconds(),
-		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(), AskedClai: d.own.Load(),
+		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(), AskedClai: d.own.Load(), Spooled: d.spooled.Load(),
 		Dropped: d.writer.Dropped(), Failed: d.writer.Failed(), Batches: d.writer.Batches(),
 	})
 }
@@ -202,9 +205,11 @@ type debugScore struct {
 	LastCmd  string    `json:"last_cmd"`
 }
 
-// settle commits the events queued before the request, so that its answer
-// knows of them; false when it failed, which it then answered.
+// settle reads the spool and commits the events queued before the request,
+// so that its answer knows of them; false when it failed, which it then
+// answered.
 func (d *server) settle(w http.ResponseWriter, r *http.Request) bool {
+	d.takeSpool(context.WithoutCancel(r.Context()))
 	if err := d.writer.Do(r.Context(), func(context.Context) error { return nil }); err != nil {
 		http.Error(w, "commit the events queued: "+err.Error(), http.StatusServiceUnavailable)
 		return false

@@ -4,10 +4,9 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
   _clai_hook_bin=@HOOK@
 
   # _clai_hook_precmd runs first at each prompt: when the history holds a new
-  # command, it hands it to clai-hook with its exit status and duration. It
-  # leaves $? as it found it, and the prompt waits for neither the history
-  # nor clai-hook: they run in the background of a subshell, which leaves $!
-  # the user's too.
+  # command, and the daemon's socket is there, it appends the command with
+  # its exit status and duration to the shell's spool file, which the daemon
+  # reads. It starts no program and leaves $? and $! as it found them.
   _clai_hook_precmd() {
     local _clai_status=$? _clai_now=${EPOCHREALTIME-} _clai_t0=${_clai_hook_t0-}
     _clai_hook_t0=
@@ -19,31 +18,25 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
       return "$_clai_status"
     fi
     _clai_hook_histcmd=$HISTCMD
-    local _clai_ms=-1 _clai_ts=
-    if [[ -n $_clai_now ]]; then
-      _clai_now=${_clai_now/[.,]/}
-      _clai_ts=$(( _clai_now / 1000 ))
-      [[ -n $_clai_t0 ]] && _clai_ms=$(( (_clai_now - _clai_t0) / 1000 ))
+    if [[ -n ${_clai_hook_spool-} && -S ${_clai_hook_sock-} ]]; then
+      local _clai_ms=-1 _clai_ts=0
+      if [[ -n $_clai_now ]]; then
+        _clai_now=${_clai_now/[.,]/}
+        _clai_ts=$(( _clai_now / 1000 ))
+        [[ -n $_clai_t0 ]] && _clai_ms=$(( (_clai_now - _clai_t0) / 1000 ))
+      else
+        builtin printf -v _clai_ts '%(%s)T000' -1
+      fi
+      # One record (see docs/suggest.md): the command is what `history 1`
+      # prints of it, which the daemon takes apart.
+      {
+        builtin printf 'clai1\0bash-history\0bash\0%s\0%s\0%s\0%s\0%s\0%s\0' \
+          "${CLAI_SESSION_ID-}" "$$" "$_clai_ts" "$_clai_status" "$_clai_ms" "$PWD"
+        HISTTIMEFORMAT= builtin history 1
+        builtin printf '\0\n'
+      } 2>/dev/null >>"$_clai_hook_spool"
     fi
-    ( _clai_hook_send "$_clai_status" "$_clai_ms" "$_clai_ts" & ) >/dev/null 2>&1
     return "$_clai_status"
-  }
-
-  # _clai_hook_send STATUS MS TS runs clai-hook with the history's last
-  # command; in the background.
-  _clai_hook_send() {
-    local _clai_cmd
-    _clai_cmd=$(HISTTIMEFORMAT= builtin history 1)
-    _clai_cmd=${_clai_cmd#"${_clai_cmd%%[![:space:]]*}"}
-    _clai_cmd=${_clai_cmd#"${_clai_cmd%%[!0-9]*}"}
-    _clai_cmd=${_clai_cmd#\*}
-    _clai_cmd=${_clai_cmd#  }
-    export CLAI_HOOK_SHELL=bash CLAI_HOOK_PID=$$ CLAI_HOOK_EXIT=$1 CLAI_HOOK_DURATION_MS=$2 CLAI_HOOK_TS_MS=$3
-    # A command of more than 8192 characters (up to 32 KiB) goes by stdin.
-    if (( ${#_clai_cmd} > 8192 )); then
-      exec "$_clai_hook_bin" ingest -stdin <<<"$_clai_cmd"
-    fi
-    CLAI_HOOK_CMD=$_clai_cmd exec "$_clai_hook_bin" ingest </dev/null
   }
 
   # bash 5.1 and later run each element of a PROMPT_COMMAND array (4.4 and
@@ -71,9 +64,12 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
   if [[ -n ${EPOCHREALTIME-} && ${PS0-} != *_clai_hook_t0* ]]; then
     PS0="${PS0-}"'${_clai_hook_ps0[_clai_hook_t0=${EPOCHREALTIME/[.,]/},0]-}'
   fi
+  # clai-hook prints the session id, the daemon's socket and the spool file.
   if [[ -z ${_clai_hook_session-} ]]; then
     _clai_hook_session=1
-    CLAI_SESSION_ID=$(CLAI_HOOK_SHELL=bash CLAI_HOOK_PID=$$ "$_clai_hook_bin" session-start </dev/null 2>/dev/null)
+    _clai_hook_out=$(CLAI_HOOK_SHELL=bash CLAI_HOOK_PID=$$ "$_clai_hook_bin" session-start </dev/null 2>/dev/null)
+    { IFS= read -r CLAI_SESSION_ID; IFS= read -r _clai_hook_sock; IFS= read -r _clai_hook_spool; } <<<"$_clai_hook_out"
+    unset _clai_hook_out
     export CLAI_SESSION_ID
   fi
 fi

@@ -11,9 +11,11 @@ if begin; status is-interactive; or test "$CLAI_HOOK_NONINTERACTIVE" = 1; end; a
     set -g _clai_hook_cmd "$argv[1]"
   end
 
-  # _clai_hook_postexec hands the command preexec kept to clai-hook, with its
-  # exit status and $CMD_DURATION; fish keeps $status for the prompt. fish has
-  # no clock of its own: the event's time is clai-hook's.
+  # _clai_hook_postexec runs after each command: when the daemon's socket is
+  # there, it appends the command preexec kept, with its exit status and
+  # $CMD_DURATION, to the shell's spool file, which the daemon reads. It
+  # starts no program, and fish keeps $status for the prompt. fish has no
+  # clock of its own: the event's time is when the daemon reads it.
   function _clai_hook_postexec --on-event fish_postexec
     set -l _clai_status $status
     set -l _clai_ms $CMD_DURATION
@@ -21,20 +23,12 @@ if begin; status is-interactive; or test "$CLAI_HOOK_NONINTERACTIVE" = 1; end; a
     set -q _clai_hook_cmd[1]; or return $_clai_status
     set -l _clai_cmd $_clai_hook_cmd
     set -e _clai_hook_cmd
-    begin
-      set -lx CLAI_HOOK_SHELL fish
-      set -lx CLAI_HOOK_PID $fish_pid
-      set -lx CLAI_HOOK_EXIT $_clai_status
-      set -lx CLAI_HOOK_DURATION_MS $_clai_ms
-      # A command of more than 8192 characters (up to 32 KiB) goes by stdin.
-      if test (string length -- "$_clai_cmd") -gt 8192
-        printf '%s\n' "$_clai_cmd" | $_clai_hook_bin ingest -stdin >/dev/null 2>&1
-      else
-        # In the background of a sh that returns at once: the prompt does
-        # not wait for clai-hook, and $last_pid stays the user's.
-        set -lx CLAI_HOOK_CMD "$_clai_cmd"
-        command sh -c '"$0" ingest </dev/null >/dev/null 2>&1 &' $_clai_hook_bin </dev/null >/dev/null 2>&1
-      end
+    # fish tells of a file it cannot open whatever its stderr: the spool's
+    # folder is looked for first.
+    if test -n "$_clai_hook_spool"; and test -S "$_clai_hook_sock"; and test -d "$_clai_hook_spooldir"
+      # One record (see docs/suggest.md).
+      printf 'clai1\0command\0fish\0%s\0%s\0%s\0%s\0%s\0%s\0%s\0\n' \
+        "$CLAI_SESSION_ID" $fish_pid 0 $_clai_status $_clai_ms "$PWD" "$_clai_cmd" 2>/dev/null >>"$_clai_hook_spool"
     end
     return $_clai_status
   end
@@ -47,8 +41,13 @@ if begin; status is-interactive; or test "$CLAI_HOOK_NONINTERACTIVE" = 1; end; a
     end
   end
 
+  # clai-hook prints the session id, the daemon's socket and the spool file.
   if not set -q _clai_hook_session
     set -g _clai_hook_session 1
-    set -gx CLAI_SESSION_ID (begin; set -lx CLAI_HOOK_SHELL fish; set -lx CLAI_HOOK_PID $fish_pid; $_clai_hook_bin session-start </dev/null 2>/dev/null; end)
+    set -l _clai_out (begin; set -lx CLAI_HOOK_SHELL fish; set -lx CLAI_HOOK_PID $fish_pid; $_clai_hook_bin session-start </dev/null 2>/dev/null; end)
+    set -gx CLAI_SESSION_ID "$_clai_out[1]"
+    set -g _clai_hook_sock "$_clai_out[2]"
+    set -g _clai_hook_spool "$_clai_out[3]"
+    set -g _clai_hook_spooldir (string replace -r '/[^/]*$' '' -- "$_clai_out[3]")
   end
 end

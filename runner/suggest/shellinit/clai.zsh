@@ -15,10 +15,10 @@ if [[ -o interactive || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]];
     typeset -g _clai_hook_cmd=${1:-$3} _clai_hook_t0=${EPOCHREALTIME-}
   }
 
-  # _clai_hook_precmd runs first before each prompt: it hands the command
-  # preexec kept to clai-hook, with its exit status and duration, and leaves
-  # $? as it found it. clai-hook runs in the background of a subshell: the
-  # prompt does not wait for it, and $! stays the user's.
+  # _clai_hook_precmd runs first before each prompt: when the daemon's socket
+  # is there, it appends the command preexec kept, with its exit status and
+  # duration, to the shell's spool file, which the daemon reads. It starts no
+  # program and leaves $? and $! as it found them.
   _clai_hook_precmd() {
     local _clai_status=$?
     emulate -L zsh
@@ -26,19 +26,17 @@ if [[ -o interactive || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]];
     local _clai_cmd=$_clai_hook_cmd
     local -i _clai_ms=-1 _clai_ts=0
     _clai_hook_cmd=
+    [[ -n ${_clai_hook_spool-} && -S ${_clai_hook_sock-} ]] || return $_clai_status
     if [[ -n ${EPOCHREALTIME-} ]]; then
       (( _clai_ts = EPOCHREALTIME * 1000 ))
       [[ -n ${_clai_hook_t0-} ]] && (( _clai_ms = (EPOCHREALTIME - _clai_hook_t0) * 1000 ))
     fi
-    (
-      export CLAI_HOOK_SHELL=zsh CLAI_HOOK_PID=$$ CLAI_HOOK_EXIT=$_clai_status CLAI_HOOK_DURATION_MS=$_clai_ms CLAI_HOOK_TS_MS=$_clai_ts
-      # A command of more than 8192 characters (up to 32 KiB) goes by stdin.
-      if (( ${#_clai_cmd} > 8192 )); then
-        $_clai_hook_bin ingest -stdin <<<"$_clai_cmd" &
-      else
-        CLAI_HOOK_CMD=$_clai_cmd $_clai_hook_bin ingest </dev/null &
-      fi
-    ) >/dev/null 2>&1
+    # One record (see docs/suggest.md). zsh tells of a file it cannot open
+    # on the stderr of the braces.
+    {
+      builtin printf 'clai1\0command\0zsh\0%s\0%s\0%s\0%s\0%s\0%s\0%s\0\n' \
+        "${CLAI_SESSION_ID-}" $$ $_clai_ts $_clai_status $_clai_ms "$PWD" "$_clai_cmd" >>"$_clai_hook_spool"
+    } 2>/dev/null
     return $_clai_status
   }
 
@@ -54,9 +52,14 @@ if [[ -o interactive || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]];
     (( ${precmd_functions[(Ie)_clai_hook_precmd]} )) || precmd_functions=(_clai_hook_precmd $precmd_functions)
     (( ${preexec_functions[(Ie)_clai_hook_preexec]} )) || preexec_functions+=(_clai_hook_preexec)
     (( ${zshexit_functions[(Ie)_clai_hook_exit]} )) || zshexit_functions+=(_clai_hook_exit)
+    # clai-hook prints the session id, the daemon's socket and the spool
+    # file.
     if [[ -z ${_clai_hook_session-} ]]; then
       typeset -g _clai_hook_session=1
-      typeset -gx CLAI_SESSION_ID="$(CLAI_HOOK_SHELL=zsh CLAI_HOOK_PID=$$ $_clai_hook_bin session-start </dev/null 2>/dev/null)"
+      local -a _clai_out
+      _clai_out=("${(@f)$(CLAI_HOOK_SHELL=zsh CLAI_HOOK_PID=$$ $_clai_hook_bin session-start </dev/null 2>/dev/null)}")
+      typeset -gx CLAI_SESSION_ID=${_clai_out[1]-}
+      typeset -g _clai_hook_sock=${_clai_out[2]-} _clai_hook_spool=${_clai_out[3]-}
     fi
   }
   _clai_hook_install

@@ -2,6 +2,8 @@ package shellinit_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,6 +92,12 @@ func TestDaemonAway(t *testing.T) {
 			away.waitFor("a shell-local session id", func(out string) bool { return local.MatchString(out) })
 			away.run("false")
 			away.waitStatus(1)
+			// With the daemon away, nothing piles up in the spool.
+			for _, sh := range []*session{s, away} {
+				if left, _ := os.ReadDir(filepath.Join(sh.home, hookproto.SpoolFolder)); len(left) != 0 {
+					t.Errorf("the spool holds %v with the daemon away", left)
+				}
+			}
 		})
 	}
 }
@@ -199,6 +207,80 @@ func TestLastBackgroundPID(t *testing.T) {
 			s.run(c.check)
 			s.sent(2)
 			s.waitFor("the same process id", func(out string) bool { return strings.Contains(out, "same-pid") })
+		})
+	}
+}
+
+// setHookBin is the command that points a shell's hooks at another
+// clai-hook.
+var setHookBin = map[string]string{
+	"bash": "_clai_hook_bin=%s",
+	"zsh":  "_clai_hook_bin=%s",
+	"fish": "set -g _clai_hook_bin %s",
+}
+
+// TestHooksStartNoProgramAtAPrompt: at a prompt the hooks append the command
+// to the spool with the shell's own builtins; they start no program, which
+// would cost each prompt milliseconds.
+func TestHooksStartNoProgramAtAPrompt(t *testing.T) {
+	t.Parallel()
+	for _, name := range shellinit.Shells {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := startSession(t, setups[name], nil)
+			// A clai-hook that notes each run, then does its work.
+			ran := filepath.Join(s.home, "ran")
+			spy := filepath.Join(s.home, "spy-hook")
+			real := testprog.BuildCommand(t, "./cmd/clai-hook")
+			script := "#!/bin/sh\necho \"$*\" >>'" + ran + "'\nexec '" + real + "' \"$@\"\n"
+			if err := os.WriteFile(spy, []byte(script), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			s.run(fmt.Sprintf(setHookBin[name], spy))
+			s.sent(1)
+			s.run("false")
+			s.waitStatus(1)
+			s.run("echo done")
+			s.events("echo done")
+			if data, err := os.ReadFile(ran); err == nil {
+				t.Errorf("the hooks ran clai-hook at a prompt: %q", data)
+			}
+		})
+	}
+}
+
+// TestUnwritableSpoolShowsNothing: a hook that cannot write its spool (the
+// daemon died and left its socket, and the spool's folder is gone) shows no
+// error and keeps $?.
+func TestUnwritableSpoolShowsNothing(t *testing.T) {
+	t.Parallel()
+	for _, name := range shellinit.Shells {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := startSession(t, setups[name], nil)
+			if err := s.daemon.Close(); err != nil {
+				t.Fatal(err)
+			}
+			ln, err := net.Listen("unix", s.daemon.Socket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln.(*net.UnixListener).SetUnlinkOnClose(false)
+			_ = ln.Close()
+			if err := os.RemoveAll(filepath.Join(s.home, hookproto.SpoolFolder)); err != nil {
+				t.Fatal(err)
+			}
+			before := len(s.output())
+			s.run("false")
+			s.waitStatus(1)
+			s.run("echo done")
+			s.waitStatus(0)
+			out := s.output()[before:]
+			for _, complaint := range []string{"no such file", "No such file", "warning", "rror"} {
+				if strings.Contains(out, complaint) {
+					t.Errorf("the shell showed %q:\n%q", complaint, out)
+				}
+			}
 		})
 	}
 }

@@ -1,7 +1,8 @@
 // Package hooktest is a stand-in for the suggestion daemon, for tests and
 // benchmarks of the shell hooks: a real HTTP server on a Unix socket that
-// collects the events posted to /ingest and, when asked, assigns session ids
-// the way the daemon does, in session files next to its socket.
+// collects the events posted to /ingest and those the hooks append to the
+// spool next to its socket, and, when asked, assigns session ids the way the
+// daemon does, in session files next to its socket.
 package hooktest
 
 import (
@@ -13,6 +14,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 )
@@ -25,6 +27,9 @@ type Server struct {
 	srv    *http.Server
 	ln     net.Listener
 	assign func(hookproto.Event) string
+	spool  *hookproto.Spool
+	stop   chan struct{}
+	polled chan struct{}
 
 	mu      sync.Mutex
 	events  []hookproto.Event
@@ -41,14 +46,54 @@ func Start(path string, assign func(hookproto.Event) string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hooktest: %w", err)
 	}
-	s := &Server{Socket: path, ln: ln, assign: assign, arrived: make(chan struct{})}
+	s := &Server{Socket: path, ln: ln, assign: assign, arrived: make(chan struct{}),
+		spool: &hookproto.Spool{Dir: filepath.Dir(path)}, stop: make(chan struct{}), polled: make(chan struct{})}
+	if err := s.spool.Prepare(); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("hooktest: %w", err)
+	}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.ingest)}
 	go func() { _ = s.srv.Serve(ln) }()
+	go s.pollSpool()
 	return s, nil
 }
 
-// Close stops the server.
-func (s *Server) Close() error { return s.srv.Close() }
+// spoolEvery is how often the server reads the spool.
+const spoolEvery = 5 * time.Millisecond
+
+// pollSpool reads the spool until the server is closed.
+func (s *Server) pollSpool() {
+	defer close(s.polled)
+	tick := time.NewTicker(spoolEvery)
+	defer tick.Stop()
+	for {
+		st, err := s.spool.Take(func(e hookproto.Event) { s.record(e, "") })
+		if err != nil {
+			s.record(hookproto.Event{}, err.Error())
+		}
+		if n := st.Bad + st.TooLong + st.Newer; n > 0 {
+			s.record(hookproto.Event{}, fmt.Sprintf("spool: %+v", st))
+		}
+		select {
+		case <-s.stop:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// Close stops the server. It may be called more than once.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	s.mu.Unlock()
+	<-s.polled
+	return s.srv.Close()
+}
 
 // ingest reads the lines of a POST /ingest. The body is read whole even when
 // the client is gone: the hooks close the connection once they have written.

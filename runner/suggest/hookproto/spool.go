@@ -1,0 +1,374 @@
+package hookproto
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The spool is how the shell hooks hand commands to the daemon without
+// starting a program at each prompt: a hook appends one record to its shell's
+// spool file with the shell's own printf, and the daemon takes the files and
+// reads them. A hook appends only while the daemon's socket is there, so
+// that nothing piles up while no daemon runs.
+//
+// A record is ten fields, each ended by a NUL byte, then a newline:
+//
+//	clai1 TYPE SHELL SESSION PID TS_MS EXIT DURATION_MS CWD CMD
+//
+// TYPE is command, for a command line as typed, or bash-history, for what
+// bash's `history 1` prints of it (a number before it and a newline after
+// it, which the reader takes off). TS_MS is 0 when the shell has no clock
+// and DURATION_MS -1 when it could not measure. No field can hold a NUL
+// byte, since no shell string can.
+
+// Folders of the spool, in the runtime folder: the files the hooks append
+// to, and the files the daemon took from there and is reading.
+const (
+	SpoolFolder = "shell-spool"
+	takenFolder = "shell-spool-taken"
+)
+
+// Spool record types.
+const (
+	spoolMagic       = "clai1"
+	spoolCommand     = "command"
+	spoolBashHistory = "bash-history"
+	spoolFields      = 10
+)
+
+// MaxSpoolFile bounds what is read of one spool file: what a file holds
+// beyond it is dropped.
+const MaxSpoolFile = 16 << 20
+
+// DefaultSpoolSettle is how long a spool file the daemon took is watched for
+// a record a shell was still writing when it was taken.
+const DefaultSpoolSettle = 2 * time.Second
+
+// SpoolFile is the spool file of the shell session id in the runtime folder
+// dir. A session id that is no valid one, or that starts with a dot, has
+// none.
+func SpoolFile(dir, session string) (string, error) {
+	if !validSessionID([]byte(session)) || strings.HasPrefix(session, ".") {
+		return "", fmt.Errorf("spool file of session %q: not a valid session id", session)
+	}
+	return filepath.Join(dir, SpoolFolder, session), nil
+}
+
+// AppendSpoolCommand appends e, a command event, to buf as one spool record
+// of type command, as the zsh and fish hooks write it. A field holding a NUL
+// byte is an error, and buf is returned unchanged.
+func AppendSpoolCommand(buf []byte, e Event) ([]byte, error) {
+	fields := []string{spoolMagic, spoolCommand, e.Shell, e.Session, strconv.Itoa(e.PID), strconv.FormatInt(e.TSMillis, 10),
+		strconv.Itoa(e.Exit), strconv.FormatInt(e.DurationMS, 10), e.Cwd, e.Cmd}
+	for _, f := range fields {
+		if strings.IndexByte(f, 0) >= 0 {
+			return buf, errors.New("spool record: a field holds a NUL byte")
+		}
+	}
+	for _, f := range fields {
+		buf = append(append(buf, f...), 0)
+	}
+	return append(buf, '\n'), nil
+}
+
+// SpoolStats counts what reading spool records took and skipped.
+type SpoolStats struct {
+	// Events is how many events were read.
+	Events int
+	// TooLong counts the records of a command longer than MaxLine, and the
+	// bytes of a file beyond MaxSpoolFile (one each file).
+	TooLong int
+	// Bad counts what was no record: garbled bytes, skipped up to the next
+	// record, and a record a shell never finished.
+	Bad int
+	// Newer counts the records of a newer format.
+	Newer int
+}
+
+func (s *SpoolStats) add(o SpoolStats) {
+	s.Events += o.Events
+	s.TooLong += o.TooLong
+	s.Bad += o.Bad
+	s.Newer += o.Newer
+}
+
+// ParseSpool reads the whole records at the start of data, calling emit for
+// each command; it returns how many bytes they took, which leaves out a
+// record not yet finished at the end. Garbled bytes are skipped up to the
+// next record.
+func ParseSpool(data []byte, emit func(Event)) (used int, st SpoolStats) {
+	for used < len(data) {
+		rec := data[used:]
+		fields, n, ok := splitRecord(rec)
+		if !ok {
+			if n == 0 {
+				// Not finished: unless it is longer than any record can be,
+				// the rest comes later.
+				if len(rec) <= MaxLine+recordOverhead {
+					return used, st
+				}
+				n = resync(rec)
+			}
+			st.Bad++
+			used += n
+			continue
+		}
+		used += n
+		if v := string(fields[0]); v != spoolMagic {
+			if strings.HasPrefix(v, "clai") {
+				st.Newer++
+			} else {
+				st.Bad++
+			}
+			continue
+		}
+		e, err := spoolEvent(fields)
+		switch {
+		case errors.Is(err, ErrTooLong):
+			st.TooLong++
+		case err != nil:
+			st.Bad++
+		case strings.TrimSpace(e.Cmd) == "":
+		default:
+			st.Events++
+			emit(e)
+		}
+	}
+	return used, st
+}
+
+// recordOverhead bounds the bytes of a record beside its command.
+const recordOverhead = 64 << 10
+
+// splitRecord splits the record at the start of rec into its fields; n is its
+// length. ok false with n 0 is a record not finished; with n > 0, garbled
+// bytes to skip.
+func splitRecord(rec []byte) (fields [][]byte, n int, ok bool) {
+	fields = make([][]byte, 0, spoolFields)
+	rest := rec
+	for len(fields) < spoolFields {
+		i := bytes.IndexByte(rest, 0)
+		if i < 0 {
+			return nil, 0, false
+		}
+		fields = append(fields, rest[:i])
+		rest = rest[i+1:]
+		if len(fields) == 1 && !bytes.HasPrefix(fields[0], []byte("clai")) {
+			return nil, resync(rec), false
+		}
+	}
+	if len(rest) == 0 {
+		return nil, 0, false
+	}
+	if rest[0] != '\n' {
+		return nil, resync(rec), false
+	}
+	return fields, len(rec) - len(rest) + 1, true
+}
+
+// resync is how many bytes of rec to skip to reach the next record: one
+// that starts after a NUL and a newline, else all of rec.
+func resync(rec []byte) int {
+	if i := bytes.Index(rec[1:], []byte("\x00\nclai")); i >= 0 {
+		return 1 + i + 2
+	}
+	return len(rec)
+}
+
+// spoolEvent is the command event of a record's fields.
+func spoolEvent(f [][]byte) (Event, error) {
+	pid, err1 := strconv.Atoi(string(f[4]))
+	ts, err2 := strconv.ParseInt(string(f[5]), 10, 64)
+	exit, err3 := strconv.Atoi(string(f[6]))
+	duration, err4 := strconv.ParseInt(string(f[7]), 10, 64)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return Event{}, fmt.Errorf("spool record: %w", err)
+	}
+	cmd := string(f[9])
+	switch string(f[1]) {
+	case spoolCommand:
+	case spoolBashHistory:
+		cmd = fromBashHistory(cmd)
+	default:
+		return Event{}, fmt.Errorf("spool record of type %q", f[1])
+	}
+	if len(cmd) > MaxLine {
+		return Event{}, fmt.Errorf("spool record: command of %d bytes: %w", len(cmd), ErrTooLong)
+	}
+	if duration < 0 {
+		duration = UnknownDuration
+	}
+	return Event{V: Version, Type: TypeCommand, Session: Lossy(string(f[3])), Shell: Lossy(string(f[2])), PID: pid,
+		TSMillis: max(ts, 0), Cwd: Lossy(string(f[8])), Cmd: Lossy(cmd), Exit: exit, DurationMS: duration}, nil
+}
+
+// fromBashHistory is the command line in what `history 1` prints of it:
+// blanks, its number, a '*' when it was edited or else a blank, a blank, the
+// line and a newline.
+func fromBashHistory(s string) string {
+	s = strings.TrimSuffix(s, "\n")
+	s = strings.TrimLeft(s, " \t")
+	s = strings.TrimLeft(s, "0123456789")
+	if strings.HasPrefix(s, "* ") || strings.HasPrefix(s, "  ") {
+		s = s[2:]
+	}
+	return s
+}
+
+// Spool is the daemon's side of the spool of the runtime folder Dir: Take
+// takes the files the hooks wrote and reads their records. It is safe for
+// concurrent use.
+type Spool struct {
+	// Dir is the runtime folder.
+	Dir string
+	// Settle is how long a file taken is watched for a record a shell was
+	// still writing (DefaultSpoolSettle when zero).
+	Settle time.Duration
+	// Now is the time; nil is the wall clock.
+	Now func() time.Time
+
+	mu    sync.Mutex
+	seq   int
+	taken map[string]*takenFile
+}
+
+// takenFile is a spool file taken and not yet removed: how much of it was
+// read, and when it was taken.
+type takenFile struct {
+	used int64
+	at   time.Time
+}
+
+// Prepare makes the spool's folders (0700) if they are missing.
+func (s *Spool) Prepare() error {
+	for _, name := range []string{SpoolFolder, takenFolder} {
+		if err := os.MkdirAll(filepath.Join(s.Dir, name), 0o700); err != nil {
+			return fmt.Errorf("spool: %w", err)
+		}
+	}
+	return nil
+}
+
+// Take reads what the hooks appended since the last Take, calling emit for
+// each command in the order its shell wrote them. Each spool file with
+// something in it is moved aside and read; a shell appending next makes a new
+// one. A file moved aside is read once more after Settle, in case its shell
+// was writing a record when it was moved, then removed. Files left aside by
+// an earlier daemon are read whole.
+func (s *Spool) Take(emit func(Event)) (SpoolStats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var st SpoolStats
+	now := s.now()
+	if s.taken == nil {
+		s.taken = map[string]*takenFile{}
+		// What an earlier daemon took and did not finish.
+		if names, err := readNames(filepath.Join(s.Dir, takenFolder)); err == nil {
+			for _, name := range names {
+				s.taken[filepath.Join(s.Dir, takenFolder, name)] = &takenFile{at: now}
+			}
+		}
+	}
+	for path, tf := range s.taken {
+		finished := now.Sub(tf.at) >= s.settle()
+		st.add(s.read(path, tf, emit, finished))
+		if finished {
+			_ = os.Remove(path)
+			delete(s.taken, path)
+		}
+	}
+	names, err := readNames(filepath.Join(s.Dir, SpoolFolder))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// Removed while the daemon runs: made again for the hooks.
+			return st, s.Prepare()
+		}
+		return st, fmt.Errorf("spool: %w", err)
+	}
+	for _, name := range names {
+		from := filepath.Join(s.Dir, SpoolFolder, name)
+		if fi, err := os.Lstat(from); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+			continue
+		}
+		s.seq++
+		to := filepath.Join(s.Dir, takenFolder, fmt.Sprintf("%s.%d.%d", name, now.UnixNano(), s.seq))
+		if err := os.Rename(from, to); err != nil {
+			return st, fmt.Errorf("spool: %w", err)
+		}
+		tf := &takenFile{at: now}
+		s.taken[to] = tf
+		st.add(s.read(to, tf, emit, false))
+	}
+	return st, nil
+}
+
+// read reads the records of the taken file at path past what was read of
+// it. When finished, a record left unfinished counts as bad.
+func (s *Spool) read(path string, tf *takenFile, emit func(Event), finished bool) SpoolStats {
+	var st SpoolStats
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return st
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() <= tf.used {
+		return st
+	}
+	if tf.used >= MaxSpoolFile {
+		return st
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, tf.used, MaxSpoolFile-tf.used+1))
+	if err != nil {
+		return st
+	}
+	if int64(len(data)) > MaxSpoolFile-tf.used {
+		data = data[:MaxSpoolFile-tf.used]
+		st.TooLong++
+	}
+	used, pst := ParseSpool(data, emit)
+	st.add(pst)
+	tf.used += int64(used)
+	if finished && used < len(data) {
+		st.Bad++
+	}
+	return st
+}
+
+func (s *Spool) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Spool) settle() time.Duration {
+	if s.Settle > 0 {
+		return s.Settle
+	}
+	return DefaultSpoolSettle
+}
+
+// readNames lists the names in the folder dir, leaving out those that start
+// with a dot.
+func readNames(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}

@@ -1,0 +1,307 @@
+package hookproto
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// record is one spool record of a command, as a hook writes it.
+func record(t *testing.T, e Event) []byte {
+	t.Helper()
+	b, err := AppendSpoolCommand(nil, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// parseAll parses data, returning the events, the bytes used and the stats.
+func parseAll(data []byte) ([]Event, int, SpoolStats) {
+	var got []Event
+	used, st := ParseSpool(data, func(e Event) { got = append(got, e) })
+	return got, used, st
+}
+
+func TestSpoolRoundTrip(t *testing.T) {
+	t.Parallel()
+	in := []Event{
+		{Shell: "zsh", Session: "d-0123456789abcdef", PID: 42, TSMillis: 1700000000000, Exit: 0, DurationMS: 12, Cwd: "/home/ü",
+			Cmd: "echo \"it's\" | grep -v '\"x\"'\nls <a> & b"},
+		{Shell: "fish", Session: "l-7-00aa", PID: 7, Exit: 130, DurationMS: UnknownDuration, Cwd: "/", Cmd: "printf 'clai1\\0'"},
+		{Shell: "zsh", PID: 1, Cmd: strings.Repeat("é", 4000), DurationMS: 3},
+	}
+	var data []byte
+	for _, e := range in {
+		data = append(data, record(t, e)...)
+	}
+	got, used, st := parseAll(data)
+	if used != len(data) || st != (SpoolStats{Events: 3}) {
+		t.Fatalf("used %d of %d bytes, %+v", used, len(data), st)
+	}
+	for i := range in {
+		in[i].V, in[i].Type = Version, TypeCommand
+	}
+	if !reflect.DeepEqual(got, in) {
+		t.Errorf("read\n%+v\nwant\n%+v", got, in)
+	}
+}
+
+func TestSpoolRecordRefusesNUL(t *testing.T) {
+	t.Parallel()
+	if b, err := AppendSpoolCommand([]byte("x"), Event{Cmd: "a\x00b"}); err == nil || string(b) != "x" {
+		t.Errorf("a NUL in a field: %q, %v", b, err)
+	}
+}
+
+// bashRecord is a record as the bash hook writes it: what `history 1`
+// printed in its last field.
+func bashRecord(history string) []byte {
+	return []byte("clai1\x00bash-history\x00bash\x00d-1\x0099\x001700000000123\x002\x0040\x00/tmp\x00" + history + "\x00\n")
+}
+
+func TestSpoolBashHistory(t *testing.T) {
+	t.Parallel()
+	for history, want := range map[string]string{
+		"  12  ls -l\n":                   "ls -l",
+		" 1007* echo a\nb  c\n":           "echo a\nb  c",
+		"    3    indented  \n":           "  indented  ",
+		"100000  x\xffy\n":                "x\uFFFDy",
+		"    9  cat <<EOF\nbody\nEOF\n\n": "cat <<EOF\nbody\nEOF\n",
+	} {
+		got, _, st := parseAll(bashRecord(history))
+		if len(got) != 1 || st.Events != 1 {
+			t.Fatalf("%q: %+v %+v", history, got, st)
+		}
+		e := got[0]
+		if e.Cmd != want || e.Shell != "bash" || e.Exit != 2 || e.DurationMS != 40 || e.TSMillis != 1700000000123 || e.PID != 99 {
+			t.Errorf("%q read as %+v, want the command %q", history, e, want)
+		}
+	}
+}
+
+func TestSpoolWaitsForAnUnfinishedRecord(t *testing.T) {
+	t.Parallel()
+	whole := record(t, Event{Shell: "zsh", Session: "s", Cmd: "make test"})
+	first := record(t, Event{Shell: "zsh", Session: "s", Cmd: "git status"})
+	for cut := 1; cut < len(whole); cut++ {
+		data := append(append([]byte(nil), first...), whole[:cut]...)
+		got, used, st := parseAll(data)
+		if used != len(first) || len(got) != 1 || st != (SpoolStats{Events: 1}) {
+			t.Fatalf("cut at %d: used %d (want %d), %+v", cut, used, len(first), st)
+		}
+	}
+}
+
+func TestSpoolSkipsWhatIsNoRecord(t *testing.T) {
+	t.Parallel()
+	good := record(t, Event{Shell: "fish", Session: "s", Cmd: "make lint"})
+	newer := []byte("clai2\x00command\x00fish\x00s\x001\x000\x000\x000\x00/\x00new\x00\n")
+	badNumber := []byte("clai1\x00command\x00fish\x00s\x00x\x000\x000\x000\x00/\x00bad pid\x00\n")
+	badType := []byte("clai1\x00telnet\x00fish\x00s\x001\x000\x000\x000\x00/\x00bad type\x00\n")
+	extraField := []byte("clai1\x00command\x00fish\x00s\x001\x000\x000\x000\x00/\x00a\x00b\x00\n")
+	blank := record(t, Event{Shell: "fish", Session: "s", Cmd: "  \n "})
+	for name, tc := range map[string]struct {
+		data []byte
+		want SpoolStats
+	}{
+		"garbage first":     {append([]byte("garbage\nmore garbage\x00\n"), good...), SpoolStats{Events: 1, Bad: 1}},
+		"newer format":      {append(newer, good...), SpoolStats{Events: 1, Newer: 1}},
+		"bad number":        {append(badNumber, good...), SpoolStats{Events: 1, Bad: 1}},
+		"unknown type":      {append(badType, good...), SpoolStats{Events: 1, Bad: 1}},
+		"an eleventh field": {append(extraField, good...), SpoolStats{Events: 1, Bad: 1}},
+		"blank command":     {append(blank, good...), SpoolStats{Events: 1}},
+	} {
+		got, used, st := parseAll(tc.data)
+		if used != len(tc.data) || st != tc.want || len(got) != 1 || got[0].Cmd != "make lint" {
+			t.Errorf("%s: used %d of %d, %+v (want %+v), events %+v", name, used, len(tc.data), st, tc.want, got)
+		}
+	}
+}
+
+func TestSpoolBoundsARecord(t *testing.T) {
+	t.Parallel()
+	good := record(t, Event{Shell: "zsh", Session: "s", Cmd: "ls"})
+	long := record(t, Event{Shell: "zsh", Session: "s", Cmd: strings.Repeat("x", MaxLine+1)})
+	got, used, st := parseAll(append(long, good...))
+	if used != len(long)+len(good) || st != (SpoolStats{Events: 1, TooLong: 1}) || len(got) != 1 {
+		t.Errorf("a command over MaxLine: used %d, %+v", used, st)
+	}
+	// A record that never ends is not kept waiting past any record's size.
+	endless := append([]byte("clai1\x00command\x00zsh\x00s\x001\x000\x000\x000\x00/\x00"), strings.Repeat("y", MaxLine+recordOverhead)...)
+	got, used, st = parseAll(append(endless, good...))
+	if st.Bad != 1 || st.Events != 0 || len(got) != 0 || used != len(endless)+len(good) {
+		t.Errorf("an endless record: used %d of %d, %+v", used, len(endless)+len(good), st)
+	}
+}
+
+// spoolAt is a Spool of the runtime folder dir on a clock the test moves.
+func spoolAt(t *testing.T, dir string, now *time.Time) *Spool {
+	t.Helper()
+	s := &Spool{Dir: dir, Settle: time.Second, Now: func() time.Time { return *now }}
+	if err := s.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// take runs s.Take and returns the commands read.
+func take(t *testing.T, s *Spool) ([]string, SpoolStats) {
+	t.Helper()
+	var cmds []string
+	st, err := s.Take(func(e Event) { cmds = append(cmds, e.Cmd) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmds, st
+}
+
+func appendTo(t *testing.T, path string, data []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSpoolTakeReadsEachRecordOnce(t *testing.T) {
+	t.Parallel()
+	dir, now := t.TempDir(), time.Unix(1700000000, 0)
+	s := spoolAt(t, dir, &now)
+	path, err := SpoolFile(dir, "d-00112233")
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, path, record(t, Event{Shell: "zsh", Session: "d-00112233", Cmd: "git status"}))
+	appendTo(t, path, record(t, Event{Shell: "zsh", Session: "d-00112233", Cmd: "make test"}))
+	if cmds, _ := take(t, s); !reflect.DeepEqual(cmds, []string{"git status", "make test"}) {
+		t.Fatalf("first take: %q", cmds)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the spool file is still there after it was taken: %v", err)
+	}
+	// The shell appends again: a new file, read once.
+	appendTo(t, path, record(t, Event{Shell: "zsh", Session: "d-00112233", Cmd: "make lint"}))
+	for i := range 3 {
+		cmds, _ := take(t, s)
+		if want := []string{"make lint"}; i == 0 && !reflect.DeepEqual(cmds, want) || i > 0 && cmds != nil {
+			t.Fatalf("take %d: %q", i+1, cmds)
+		}
+		now = now.Add(2 * time.Second)
+	}
+	if left, _ := os.ReadDir(filepath.Join(dir, takenFolder)); len(left) != 0 {
+		t.Errorf("files taken are not removed once settled: %v", left)
+	}
+}
+
+func TestSpoolTakeReadsARecordFinishedAfterTheFileWasTaken(t *testing.T) {
+	t.Parallel()
+	dir, now := t.TempDir(), time.Unix(1700000000, 0)
+	s := spoolAt(t, dir, &now)
+	path, _ := SpoolFile(dir, "d-1")
+	rec := record(t, Event{Shell: "fish", Session: "d-1", Cmd: "go test ./..."})
+	// A shell opened the file and wrote half a record when the daemon took
+	// it; it writes the rest into the file taken.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(rec[:10]); err != nil {
+		t.Fatal(err)
+	}
+	if cmds, st := take(t, s); cmds != nil || st != (SpoolStats{}) {
+		t.Fatalf("half a record was read: %q %+v", cmds, st)
+	}
+	if _, err := f.Write(rec[10:]); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(500 * time.Millisecond)
+	if cmds, _ := take(t, s); !reflect.DeepEqual(cmds, []string{"go test ./..."}) {
+		t.Fatalf("the record finished later: %q", cmds)
+	}
+	// One never finished counts as bad once the file settled.
+	if _, err := f.Write(rec[:20]); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Second)
+	if cmds, st := take(t, s); cmds != nil || st != (SpoolStats{Bad: 1}) {
+		t.Errorf("an unfinished record at the end: %q %+v", cmds, st)
+	}
+}
+
+func TestSpoolTakeReadsWhatAnEarlierDaemonLeft(t *testing.T) {
+	t.Parallel()
+	dir, now := t.TempDir(), time.Unix(1700000000, 0)
+	first := spoolAt(t, dir, &now)
+	path, _ := SpoolFile(dir, "d-2")
+	appendTo(t, path, record(t, Event{Shell: "zsh", Session: "d-2", Cmd: "one"}))
+	if cmds, _ := take(t, first); len(cmds) != 1 {
+		t.Fatal(cmds)
+	}
+	// The daemon stops before its file settled; a record came late.
+	left, _ := os.ReadDir(filepath.Join(dir, takenFolder))
+	if len(left) != 1 {
+		t.Fatalf("taken: %v", left)
+	}
+	appendTo(t, filepath.Join(dir, takenFolder, left[0].Name()), record(t, Event{Shell: "zsh", Session: "d-2", Cmd: "two"}))
+	next := spoolAt(t, dir, &now)
+	if cmds, _ := take(t, next); !reflect.DeepEqual(cmds, []string{"one", "two"}) {
+		t.Errorf("the next daemon read %q, want the file left whole", cmds)
+	}
+}
+
+func TestSpoolTakeRefusesLinksAndBoundsAFile(t *testing.T) {
+	t.Parallel()
+	dir, now := t.TempDir(), time.Unix(1700000000, 0)
+	s := spoolAt(t, dir, &now)
+	secret := filepath.Join(t.TempDir(), "elsewhere")
+	appendTo(t, secret, record(t, Event{Shell: "zsh", Session: "x", Cmd: "not yours"}))
+	if err := os.Symlink(secret, filepath.Join(dir, SpoolFolder, "d-link")); err != nil {
+		t.Fatal(err)
+	}
+	big, _ := SpoolFile(dir, "d-big")
+	rec := record(t, Event{Shell: "zsh", Session: "d-big", Cmd: strings.Repeat("z", 100<<10)})
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for ; n*len(rec) <= MaxSpoolFile+len(rec); n++ {
+		if _, err := f.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = f.Close()
+	cmds, st := take(t, s)
+	if want := MaxSpoolFile / len(rec); len(cmds) != want || st.TooLong != 1 {
+		t.Errorf("a file of %d records read %d (want %d), %+v", n, len(cmds), want, st)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, SpoolFolder, "d-link")); err != nil {
+		t.Errorf("the link was moved: %v", err)
+	}
+	if _, err := os.Stat(secret); err != nil {
+		t.Errorf("the file the link names: %v", err)
+	}
+}
+
+func TestSpoolFileRefusesAnOddSession(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"", ".", "..", ".hidden", "a/b", "a b", strings.Repeat("a", 200)} {
+		if p, err := SpoolFile("/run/clai", id); err == nil {
+			t.Errorf("session %q has the spool file %s", id, p)
+		}
+	}
+	if p, err := SpoolFile("/run/clai", "d-0a"); err != nil || p != "/run/clai/shell-spool/d-0a" {
+		t.Errorf("%s %v", p, err)
+	}
+}
