@@ -200,38 +200,45 @@ func (h *history) events(n int, key func(cwd string) string) []store.Event {
 	return out
 }
 
-// benchIngest is W9: a burst of n command events, each sent on a
-// connection of its own as a hook sends it, by 16 shells at once, into a
-// running daemon; the time from the first to the last event committed. The
+// benchIngest is W9: a burst of n command events by 16 shells at once into
+// a running daemon; the time from the first event to the last committed.
+// The events come as the shell hooks write them, appended to each shell's
+// spool file, and as clai-hook ingest sends them, on a connection each. The
 // burst runs in a git repository, where each git command makes the daemon
 // ask git again about the folder, and in a folder of none, where git is
-// asked once in two seconds: the cost of the store and the socket alone.
+// asked once in two seconds: the cost of the store and the transport alone.
 func (b suggestBench) benchIngest(runs, n int) error {
-	fmt.Printf("\nW9 a burst of %d command events into clai daemon, one connection an event, 16 senders (%d runs after one not counted):\n", n, runs)
-	for _, inRepo := range []bool{true, false} {
-		var rates []float64
-		var batches []int64
-		for range runs + 1 {
-			rate, nb, err := b.ingestRun(n, inRepo)
-			if err != nil {
-				return fmt.Errorf("W9: %w", err)
+	fmt.Printf("\nW9 a burst of %d command events into clai daemon, 16 senders (%d runs after one not counted):\n", n, runs)
+	for _, spool := range []bool{true, false} {
+		for _, inRepo := range []bool{true, false} {
+			var rates []float64
+			var batches []int64
+			for range runs + 1 {
+				rate, nb, err := b.ingestRun(n, inRepo, spool)
+				if err != nil {
+					return fmt.Errorf("W9: %w", err)
+				}
+				rates, batches = append(rates, rate), append(batches, nb)
 			}
-			rates, batches = append(rates, rate), append(batches, nb)
+			rates, batches = rates[1:], batches[1:] // the first run warms up
+			how := "spool (the hooks)"
+			if !spool {
+				how = "socket, a connection an event (clai-hook ingest)"
+			}
+			where := "in a git repository (a third are git commands)"
+			if !inRepo {
+				where = "in a folder of no repository"
+			}
+			fmt.Printf("  %-50s %-48s %6.0f events/s median (%.0f–%.0f), committed in %d transactions (a batch is 100 events or 40 ms)\n",
+				how, where, median(rates), slices.Min(rates), slices.Max(rates), median(batches))
 		}
-		rates, batches = rates[1:], batches[1:] // the first run warms up
-		where := "in a git repository (a third are git commands)"
-		if !inRepo {
-			where = "in a folder of no repository"
-		}
-		fmt.Printf("  %-48s %6.0f events/s median (%.0f–%.0f), committed in %d transactions (a batch is 100 events or 40 ms)\n",
-			where, median(rates), slices.Min(rates), slices.Max(rates), median(batches))
 	}
 	return nil
 }
 
-// ingestRun starts a daemon, sends it the burst from a repository or not,
-// and stops it.
-func (b suggestBench) ingestRun(n int, inRepo bool) (float64, int64, error) {
+// ingestRun starts a daemon, sends it the burst from a repository or not, by
+// the spool or the socket, and stops it.
+func (b suggestBench) ingestRun(n int, inRepo, spool bool) (float64, int64, error) {
 	dir, err := os.MkdirTemp(b.dir, "w9-")
 	if err != nil {
 		return 0, 0, err
@@ -250,21 +257,30 @@ func (b suggestBench) ingestRun(n int, inRepo bool) (float64, int64, error) {
 		return 0, 0, err
 	}
 	defer d.stop()
-	return b.burst(d.socket, cwd, n)
+	return b.burst(d.socket, cwd, n, spool)
 }
 
-// burst sends n events to the daemon at socket and waits until they are
-// committed; it returns the events a second and the transactions they took.
-func (b suggestBench) burst(socket, repo string, n int) (float64, int64, error) {
+// burst sends n events to the daemon at socket, by its spool or its socket,
+// and waits until they are committed; it returns the events a second and the
+// transactions they took.
+func (b suggestBench) burst(socket, repo string, n int, spool bool) (float64, int64, error) {
 	h := newHistory(7, 1, n)
 	lines := make([][]byte, n)
 	for i, e := range h.events(n, func(string) string { return "" }) {
-		line, err := json.Marshal(map[string]any{"v": 1, "type": "command", "session": e.Session, "shell": "bash", "pid": e.PID,
-			"ts_ms": time.Now().UnixMilli(), "cwd": repo, "cmd": e.Cmd, "exit": 0, "duration_ms": 20})
+		var line []byte
+		var err error
+		if spool {
+			line, err = hookproto.AppendSpoolCommand(nil, hookproto.Event{Shell: "zsh", Session: fmt.Sprintf("d-%016x", i%16), PID: e.PID,
+				TSMillis: time.Now().UnixMilli(), Cwd: repo, Cmd: e.Cmd, DurationMS: 20})
+		} else {
+			line, err = json.Marshal(map[string]any{"v": 1, "type": "command", "session": e.Session, "shell": "bash", "pid": e.PID,
+				"ts_ms": time.Now().UnixMilli(), "cwd": repo, "cmd": e.Cmd, "exit": 0, "duration_ms": 20})
+			line = append(line, '\n')
+		}
 		if err != nil {
 			return 0, 0, err
 		}
-		lines[i] = append(line, '\n')
+		lines[i] = line
 	}
 	c := daemon.NewClient(socket)
 	ctx := context.Background()
@@ -278,7 +294,13 @@ func (b suggestBench) burst(socket, repo string, n int) (float64, int64, error) 
 	for s := range 16 {
 		wg.Go(func() {
 			for i := s; i < n; i += 16 {
-				if _, _, err := c.Ingest(ctx, lines[i]); err != nil {
+				var err error
+				if spool {
+					err = appendSpool(filepath.Dir(socket), fmt.Sprintf("d-%016x", s), lines[i])
+				} else {
+					_, _, err = c.Ingest(ctx, lines[i])
+				}
+				if err != nil {
 					errs <- err
 					return
 				}
@@ -304,6 +326,21 @@ func (b suggestBench) burst(socket, repo string, n int) (float64, int64, error) 
 		return 0, 0, fmt.Errorf("the daemon took %d of %d events (%d dropped, %d failed)", got, n, after.Dropped, after.Failed)
 	}
 	return float64(n) / elapsed.Seconds(), after.Batches - before.Batches, nil
+}
+
+// appendSpool appends a record to the spool file of session in the runtime
+// folder dir, opening and closing it as a hook does.
+func appendSpool(dir, session string, record []byte) error {
+	path, err := hookproto.SpoolFile(dir, session)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(record)
+	return errors.Join(err, f.Close())
 }
 
 // gitInit makes a git repository at dir with a remote and a Makefile.

@@ -87,6 +87,10 @@ type Config struct {
 	// watched for a record still being written (hookproto.DefaultSpoolSettle
 	// when zero).
 	SpoolEvery, SpoolSettle time.Duration
+	// Queue bounds the events waiting for the writer (store.DefaultQueue
+	// when zero): an event ingest has no room for is dropped, while the
+	// spool waits for room.
+	Queue int
 	// RebuildAggregates recomputes what is learnt from the events kept,
 	// before serving.
 	RebuildAggregates bool
@@ -246,7 +250,7 @@ type server struct {
 
 func newServer(cfg Config, st *store.Store) *server {
 	d := &server{cfg: cfg, store: st, start: cfg.Clock.Now()}
-	d.writer = store.NewWriter(st, store.WriterOptions{Clock: cfg.Clock, Committed: d.committed})
+	d.writer = store.NewWriter(st, store.WriterOptions{Clock: cfg.Clock, Committed: d.committed, Queue: cfg.Queue})
 	d.tasks = newTaskCache(cfg.Clock)
 	d.spool = &hookproto.Spool{Dir: filepath.Dir(cfg.Socket), Settle: cfg.SpoolSettle, Now: cfg.Clock.Now}
 	return d
@@ -365,10 +369,11 @@ func (d *server) spoolLoop(ctx context.Context) {
 }
 
 // takeSpool reads what the shells appended to their spool files, and queues
-// it for the writer as ingest does.
+// it for the writer as ingest does; where ingest drops an event the writer
+// has no room for, the spool waits for room: it is the queue.
 func (d *server) takeSpool(ctx context.Context) {
 	st, err := d.spool.Take(func(e hookproto.Event) {
-		if d.takeEvent(ctx, e) {
+		if d.takeEvent(ctx, e, true) {
 			d.spooled.Add(1)
 		}
 	})

@@ -639,3 +639,27 @@ func TestTheDaemonReadsTheSpoolOnItsOwn(t *testing.T) {
 		t.Fatalf("health %+v", h)
 	}
 }
+
+func TestASpoolLongerThanTheWritersQueueLosesNothing(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	cfg.SpoolEvery, cfg.Queue = time.Hour, 100
+	d := start(t, cfg)
+	const n = 1000
+	now := time.Now()
+	var data []byte
+	for i := range n {
+		data = append(data, spoolRecord(t, "d-1", "/repo/app", fmt.Sprintf("make t%d", i%50), now.Add(time.Duration(i)*time.Millisecond))...)
+	}
+	path, _ := hookproto.SpoolFile(filepath.Dir(cfg.Socket), "d-1")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, err := d.client.Health(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Spooled != n || h.Dropped != 0 {
+		t.Fatalf("of %d events spooled, %d taken and %d dropped", n, h.Spooled, h.Dropped)
+	}
+}

@@ -116,13 +116,14 @@ func (d *server) take(ctx context.Context, line []byte) bool {
 		}
 		return false
 	}
-	return d.takeEvent(ctx, w)
+	return d.takeEvent(ctx, w, false)
 }
 
-// takeEvent understands one event and queues it for the writer. A
-// session_start is assigned a session id, which the shell finds in its
-// session file.
-func (d *server) takeEvent(ctx context.Context, w hookproto.Event) bool {
+// takeEvent understands one event and queues it for the writer: when the
+// writer's queue is full, it waits for room if wait is set, else drops the
+// event. A session_start is assigned a session id, which the shell finds in
+// its session file.
+func (d *server) takeEvent(ctx context.Context, w hookproto.Event, wait bool) bool {
 	if w.Session == "" {
 		// A shell whose hooks found no session id: its process stands for
 		// it.
@@ -161,7 +162,13 @@ func (d *server) takeEvent(ctx context.Context, w hookproto.Event) bool {
 			d.tasksOf(ctx, e.RepoKey, root)
 		}
 	}
-	if !d.writer.Add(e) {
+	queued := false
+	if wait {
+		queued = d.writer.AddWait(ctx, e)
+	} else {
+		queued = d.writer.Add(e)
+	}
+	if !queued {
 		return false
 	}
 	d.accepted.Add(1)

@@ -105,6 +105,26 @@ func (w *Writer) Add(e Event) bool {
 	}
 }
 
+// AddWait queues e for the next batch, waiting for room in the queue until
+// ctx ends; it returns false, counting e as dropped, when ctx ended or the
+// writer was closed first.
+func (w *Writer) AddWait(ctx context.Context, e Event) bool {
+	select {
+	case <-w.stop:
+		w.dropped.Add(1)
+		return false
+	default:
+	}
+	select {
+	case <-w.stop:
+	case <-ctx.Done():
+	case w.in <- e:
+		return true
+	}
+	w.dropped.Add(1)
+	return false
+}
+
 // Do runs f in the writer's goroutine, after the events queued before it
 // are committed, and returns its error.
 func (w *Writer) Do(ctx context.Context, f func(context.Context) error) error {

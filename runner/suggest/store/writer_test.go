@@ -123,6 +123,38 @@ func TestWriterDropsWhenItsQueueIsFull(t *testing.T) {
 	w.Close()
 }
 
+func TestWriterAddWaitWaitsForRoom(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	w := store.NewWriter(s, store.WriterOptions{Queue: 1, Clock: newFakeClock(), BatchSize: 1000})
+	block := make(chan struct{})
+	started := make(chan struct{})
+	go func() {
+		_ = w.Do(context.Background(), func(context.Context) error { close(started); <-block; return nil })
+	}()
+	<-started
+	if !w.Add(cmd("a", "r", "ls", 0)) {
+		t.Fatal("the first event found no room")
+	}
+	// The queue is full: a wait that ends first drops the event.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if w.AddWait(ctx, cmd("a", "r", "ls", 1)) || w.Dropped() != 1 {
+		t.Fatalf("AddWait with its context ended: dropped %d", w.Dropped())
+	}
+	// One that waits gets the room the writer makes.
+	queued := make(chan bool)
+	go func() { queued <- w.AddWait(t.Context(), cmd("a", "r", "ls", 2)) }()
+	close(block)
+	if !<-queued || w.Dropped() != 1 {
+		t.Fatalf("AddWait dropped an event the writer had room for: dropped %d", w.Dropped())
+	}
+	w.Close()
+	if w.AddWait(t.Context(), cmd("a", "r", "ls", 3)) {
+		t.Fatal("AddWait queued an event after Close")
+	}
+}
+
 func TestWriterLearnsABatchInTheOrderOfItsEventsTimes(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
