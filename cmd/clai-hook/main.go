@@ -1,7 +1,8 @@
 // Command clai-hook is the small client the shell hooks of `clai init` run: it
 // hands the suggestion daemon the commands a shell ran, and never makes the
-// shell wait for it. It imports only the standard library and the hook
-// protocol, so that it starts in a few milliseconds.
+// shell wait for it. It imports only the standard library, the hook protocol
+// and the runtime folder, so that it starts in a few milliseconds. The shell hooks run it
+// as a shell starts and ends; at a prompt they append to the spool instead.
 //
 //	clai-hook ingest [-stdin]   a command that ended
 //	clai-hook session-start     a shell starting: prints its session id, the
@@ -39,6 +40,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clai-sh/clai/internal/rundir"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 )
 
@@ -150,13 +152,19 @@ func (h hook) ingest(r io.Reader, fromStdin bool) error {
 // else one of the shell's own (see hookproto.LocalSessionID), which the daemon
 // takes as well. On the next two lines it prints the daemon's socket and the
 // shell's spool file, where the hooks append the commands (see
-// hookproto.Spool); it leaves them out when the daemon is reached otherwise
-// than by a Unix socket, or a path would not fit on a line.
+// hookproto.Spool), once the spool's folder is there and the user's alone
+// (the runtime folder is made for it, a folder CLAI_DAEMON_SOCKET names is
+// not); it leaves them out when it is not, when the daemon is reached
+// otherwise than by a Unix socket, or when a path would not fit on a line.
 func (h hook) sessionStart(stdout io.Writer) error {
 	e := h.event(hookproto.TypeSessionStart)
 	e.Session = hookproto.LocalSessionID(e.PID)
 	id := e.Session
 	t, err := h.transport()
+	if err != nil && h.getenv(hookproto.SocketEnv) == "" && rundir.Prepare(rundir.Dir()) == nil {
+		// A runtime folder no daemon made yet.
+		t, err = h.transport()
+	}
 	if err == nil {
 		if err := hookproto.Send(t, h.connectTimeout(), e); err == nil {
 			id = h.awaitSession(filepath.Dir(t.String()), e.PID, id)
@@ -165,7 +173,7 @@ func (h hook) sessionStart(stdout io.Writer) error {
 	out := id + "\n"
 	if sock, ok := t.(hookproto.UnixSocket); ok && err == nil {
 		spool, serr := hookproto.SpoolFile(filepath.Dir(sock.Path), id)
-		if serr == nil && !strings.ContainsAny(sock.Path+spool, "\n\r") {
+		if serr == nil && !strings.ContainsAny(sock.Path+spool, "\n\r") && hookproto.PrepareSpool(filepath.Dir(sock.Path)) == nil {
 			out += sock.Path + "\n" + spool + "\n"
 		}
 	}

@@ -221,18 +221,59 @@ func TestSessionStart(t *testing.T) {
 	})
 	t.Run("daemon away", func(t *testing.T) {
 		t.Parallel()
-		out, stderr, code := hookRun(t, t.TempDir(), "", append(env, "CLAI_DAEMON_SOCKET=/nonexistent/d.sock"), "session-start")
+		socket := filepath.Join(t.TempDir(), "d.sock")
+		out, stderr, code := hookRun(t, t.TempDir(), "", append(env, "CLAI_DAEMON_SOCKET="+socket), "session-start")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		printed(t, out, "/nonexistent/d.sock", local)
+		printed(t, out, socket, local)
+		// The spool's folder is made, for the user alone.
+		if fi, err := os.Lstat(filepath.Join(filepath.Dir(socket), hookproto.SpoolFolder)); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+			t.Fatalf("the spool folder: %v %v", fi, err)
+		}
 	})
-	t.Run("a socket whose path would not fit on a line", func(t *testing.T) {
+	t.Run("a runtime folder no daemon made yet", func(t *testing.T) {
 		t.Parallel()
-		out, stderr, code := hookRun(t, t.TempDir(), "", append(env, "CLAI_DAEMON_SOCKET=/tmp/a\nb/d.sock"), "session-start")
+		xdg := t.TempDir()
+		out, stderr, code := hookRun(t, t.TempDir(), "", append(env, "XDG_RUNTIME_DIR="+xdg), "session-start")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		printed(t, out, filepath.Join(xdg, "clai", "daemon.sock"), local)
+	})
+	idAlone := func(t *testing.T, extra ...string) {
+		t.Helper()
+		out, stderr, code := hookRun(t, t.TempDir(), "", append(env, extra...), "session-start")
 		if id, ok := strings.CutSuffix(out, "\n"); code != 0 || !ok || !local.MatchString(id) {
 			t.Fatalf("exit %d, printed %q, want the session id alone: %s", code, out, stderr)
 		}
+	}
+	t.Run("a socket whose path would not fit on a line", func(t *testing.T) {
+		t.Parallel()
+		idAlone(t, "CLAI_DAEMON_SOCKET="+filepath.Join(t.TempDir(), "a\nb.sock"))
+	})
+	t.Run("a socket in a folder that is not there", func(t *testing.T) {
+		t.Parallel()
+		idAlone(t, "CLAI_DAEMON_SOCKET="+filepath.Join(t.TempDir(), "gone", "d.sock"))
+	})
+	t.Run("a spool folder others may enter", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, hookproto.SpoolFolder), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Join(dir, hookproto.SpoolFolder), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		idAlone(t, "CLAI_DAEMON_SOCKET="+filepath.Join(dir, "d.sock"))
+	})
+	t.Run("a spool folder that is a link", func(t *testing.T) {
+		t.Parallel()
+		dir, elsewhere := t.TempDir(), t.TempDir()
+		if err := os.Symlink(elsewhere, filepath.Join(dir, hookproto.SpoolFolder)); err != nil {
+			t.Fatal(err)
+		}
+		idAlone(t, "CLAI_DAEMON_SOCKET="+filepath.Join(dir, "d.sock"))
 	})
 }
 

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/clai-sh/clai/internal/rundir"
 )
 
 // The spool is how the shell hooks hand commands to the daemon without
@@ -248,12 +250,24 @@ type takenFile struct {
 	at   time.Time
 }
 
-// Prepare makes the spool's folders (0700) if they are missing.
+// PrepareSpool makes the spool folder of the runtime folder dir if it is
+// missing, and checks that it is this user's alone (see rundir.Check): the
+// hooks write the commands there, and the daemon learns what it finds there.
+func PrepareSpool(dir string) error {
+	if err := rundir.Prepare(filepath.Join(dir, SpoolFolder)); err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	return nil
+}
+
+// Prepare makes the spool's folders if they are missing, and checks them as
+// PrepareSpool does.
 func (s *Spool) Prepare() error {
-	for _, name := range []string{SpoolFolder, takenFolder} {
-		if err := os.MkdirAll(filepath.Join(s.Dir, name), 0o700); err != nil {
-			return fmt.Errorf("spool: %w", err)
-		}
+	if err := PrepareSpool(s.Dir); err != nil {
+		return err
+	}
+	if err := rundir.Prepare(filepath.Join(s.Dir, takenFolder)); err != nil {
+		return fmt.Errorf("spool: %w", err)
 	}
 	return nil
 }

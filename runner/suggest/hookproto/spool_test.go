@@ -305,3 +305,23 @@ func TestSpoolFileRefusesAnOddSession(t *testing.T) {
 		t.Errorf("%s %v", p, err)
 	}
 }
+
+func TestSpoolRefusesAFolderOthersMayEnter(t *testing.T) {
+	t.Parallel()
+	open := t.TempDir()
+	if err := os.Mkdir(filepath.Join(open, SpoolFolder), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(open, SpoolFolder), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	linked := t.TempDir()
+	if err := os.Symlink(t.TempDir(), filepath.Join(linked, SpoolFolder)); err != nil {
+		t.Fatal(err)
+	}
+	for name, dir := range map[string]string{"mode 0777": open, "a link": linked} {
+		if err := (&Spool{Dir: dir}).Prepare(); err == nil || !strings.Contains(err.Error(), SpoolFolder) {
+			t.Errorf("a spool folder of %s: %v", name, err)
+		}
+	}
+}
