@@ -15,10 +15,11 @@ func initCommand() *cli.Command {
 		Name:      "init",
 		Usage:     "print the shell hooks that feed clai suggest, for your rc file",
 		ArgsUsage: strings.Join(shellinit.Shells, "|"),
-		Description: `The hooks hand each command you run, with its folder, exit status and
-duration, to clai-hook (the one next to this clai, else the one on PATH),
-which tells the suggestion daemon; they never slow the prompt down waiting
-for it. Add to your rc file:
+		Description: `The hooks append each command you run, with its folder, exit status and
+duration, to the shell's spool file, which the suggestion daemon reads; they
+use the shell's builtins only, and write nothing while no daemon runs. As the
+shell starts they run clai-hook (the one next to this clai, else the one on
+PATH) for a session id. Add to your rc file:
 
   bash (~/.bashrc):                 eval "$(clai init bash)"
   zsh (~/.zshrc):                   eval "$(clai init zsh)"

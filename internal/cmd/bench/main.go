@@ -18,8 +18,10 @@
 //	W8  the prompt latency the shell hooks of clai init add, in bash, zsh and
 //	    fish, with the daemon down and up, against the same shell without
 //	    them (p50, p99)
-//	W9  a burst of 10,000 command events into clai daemon, one connection an
-//	    event as the hooks send them: events/s and the transactions they took
+//	W9  a burst of 10,000 command events into clai daemon by 16 senders, as
+//	    the hooks write them (appended to spool files) and as clai-hook ingest
+//	    sends them (a connection an event): events/s and the transactions
+//	    they took
 //	W10 clai suggest p50/p99 against a daemon with 100,000 and 1,000,000
 //	    events in its database (built in bulk by the bench), against clai
 //	    version, the same process doing nothing

@@ -1,6 +1,8 @@
 // Package shellinit is the code `clai init bash|zsh|fish` prints for a shell's
-// rc file: hooks that hand each command the shell runs, with its folder,
-// exit status and duration, to clai-hook, which tells the suggestion daemon.
+// rc file: hooks that append each command the shell runs, with its folder,
+// exit status and duration, to the shell's spool file, which the suggestion
+// daemon reads (see hookproto.Spool). They run clai-hook as the shell starts,
+// for its session id and the spool's path, and in zsh and fish as it ends.
 package shellinit
 
 import (

@@ -170,7 +170,8 @@ func (tm *term) waitStatus(status int) {
 // shellSetup is how to start a shell with an rc file of the test's own.
 type shellSetup struct {
 	name string
-	// rc is the user's rc: options that trip careless scripts (set -u), their
+	// rc is the user's rc: options that trip careless scripts (set -u, a
+	// history time format in bash), their
 	// prompt (which shows $? as <P:N>) and prompt hook (<U:N>), then the hooks
 	// (at hookFile) loaded twice.
 	rc func(hookFile string) string
@@ -191,7 +192,7 @@ var setups = map[string]shellSetup{
 		invalid: "echo 'a\uFFFDb'",
 		exit7:   "(exit 7)",
 		rc: func(hook string) string {
-			return "set -u\nPS1='<P:$?>'\nHISTCONTROL=ignorespace\nPROMPT_COMMAND='printf \"<U:%s>\" \"$?\";'\n" +
+			return "set -u\nPS1='<P:$?>'\nHISTCONTROL=ignorespace\nHISTTIMEFORMAT='%F %T '\nPROMPT_COMMAND='printf \"<U:%s>\" \"$?\";'\n" +
 				"eval \"$(cat " + hook + ")\"\neval \"$(cat " + hook + ")\"\n"
 		},
 		start: func(home, rc string) ([]string, []string) {
