@@ -191,20 +191,23 @@ func newSessionID() string {
 	return "d-" + hex.EncodeToString(b[:])
 }
 
-// asksClai tells whether a command asks clai for suggestions or hooks
-// (clai suggest, clai init), which the engine does not learn from.
+// asksClai tells whether a command line asks clai for suggestions or hooks
+// (clai suggest, clai init), which the engine does not learn from: the
+// program it runs first (past variables, time, sudo), or one after a ;, &,
+// && or |.
 func asksClai(c normalize.Command) bool {
 	words := strings.Fields(c.Template)
 	tool := c.Tool
 	if tool == "" && len(words) > 0 {
 		tool = filepath.Base(words[0])
 	}
-	if tool != "clai" {
-		return false
-	}
 	for i, w := range words[:max(len(words)-1, 0)] {
-		if w == "clai" || strings.HasSuffix(w, "/clai") || w == normalize.SlotPath {
-			return words[i+1] == "suggest" || words[i+1] == "init"
+		isClai := w == "clai" || strings.HasSuffix(w, "/clai") || (w == normalize.SlotPath && tool == "clai")
+		if !isClai || words[i+1] != "suggest" && words[i+1] != "init" {
+			continue
+		}
+		if tool == "clai" || i == 0 || strings.ContainsAny(words[i-1][len(words[i-1])-1:], ";&|") {
+			return true
 		}
 	}
 	return false
