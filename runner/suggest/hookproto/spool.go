@@ -329,7 +329,7 @@ func (s *Spool) Take(emit func(Event)) (SpoolStats, error) {
 // it. When finished, a record left unfinished counts as bad.
 func (s *Spool) read(path string, tf *takenFile, emit func(Event), finished bool) SpoolStats {
 	var st SpoolStats
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		return st
 	}

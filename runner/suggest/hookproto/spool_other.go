@@ -2,6 +2,6 @@
 
 package hookproto
 
-// noFollow is nothing where opens have no such flag: the spool folder is the
+// openFlags are none where opens have no such flags: the spool folder is the
 // user's alone.
-const noFollow = 0
+const openFlags = 0

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -260,7 +261,7 @@ func TestSpoolTakeReadsWhatAnEarlierDaemonLeft(t *testing.T) {
 	}
 }
 
-func TestSpoolTakeRefusesLinksAndBoundsAFile(t *testing.T) {
+func TestSpoolTakeRefusesLinksAndFIFOsAndBoundsAFile(t *testing.T) {
 	t.Parallel()
 	dir, now := t.TempDir(), time.Unix(1700000000, 0)
 	s := spoolAt(t, dir, &now)
@@ -268,6 +269,12 @@ func TestSpoolTakeRefusesLinksAndBoundsAFile(t *testing.T) {
 	appendTo(t, secret, record(t, Event{Shell: "zsh", Session: "x", Cmd: "not yours"}))
 	if err := os.Symlink(secret, filepath.Join(dir, SpoolFolder, "d-link")); err != nil {
 		t.Fatal(err)
+	}
+	// FIFOs, in the spool and left among the files taken, are not waited on.
+	for _, fifo := range []string{filepath.Join(dir, SpoolFolder, "d-fifo"), filepath.Join(dir, takenFolder, "d-fifo.1.1")} {
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	big, _ := SpoolFile(dir, "d-big")
 	rec := record(t, Event{Shell: "zsh", Session: "d-big", Cmd: strings.Repeat("z", 100<<10)})

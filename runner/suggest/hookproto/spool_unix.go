@@ -4,5 +4,6 @@ package hookproto
 
 import "syscall"
 
-// noFollow makes an open refuse a symbolic link.
-const noFollow = syscall.O_NOFOLLOW
+// openFlags make an open of a spool file refuse a symbolic link, and not
+// wait on a FIFO put in a file's place.
+const openFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
