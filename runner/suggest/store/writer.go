@@ -89,26 +89,15 @@ func NewWriter(s *Store, opt WriterOptions) *Writer {
 
 // Add queues e for the next batch. When the queue is full, e is dropped,
 // counted, and Add returns false.
-func (w *Writer) Add(e Event) bool {
-	select {
-	case <-w.stop:
-		w.dropped.Add(1)
-		return false
-	default:
-	}
-	select {
-	case w.in <- e:
-		return true
-	default:
-		w.dropped.Add(1)
-		return false
-	}
-}
+func (w *Writer) Add(e Event) bool { return w.add(context.Background(), e, false) }
 
 // AddWait queues e for the next batch, waiting for room in the queue until
 // ctx ends; it returns false, counting e as dropped, when ctx ended or the
 // writer was closed first.
-func (w *Writer) AddWait(ctx context.Context, e Event) bool {
+func (w *Writer) AddWait(ctx context.Context, e Event) bool { return w.add(ctx, e, true) }
+
+// add queues e, waiting for room until ctx ends when wait is set.
+func (w *Writer) add(ctx context.Context, e Event, wait bool) bool {
 	select {
 	case <-w.stop:
 		w.dropped.Add(1)
@@ -116,10 +105,17 @@ func (w *Writer) AddWait(ctx context.Context, e Event) bool {
 	default:
 	}
 	select {
-	case <-w.stop:
-	case <-ctx.Done():
 	case w.in <- e:
 		return true
+	default:
+	}
+	if wait {
+		select {
+		case w.in <- e:
+			return true
+		case <-w.stop:
+		case <-ctx.Done():
+		}
 	}
 	w.dropped.Add(1)
 	return false

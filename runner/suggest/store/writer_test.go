@@ -102,16 +102,23 @@ func TestWriterCommitsAfterTheBatchDelay(t *testing.T) {
 	}
 }
 
-func TestWriterDropsWhenItsQueueIsFull(t *testing.T) {
-	t.Parallel()
-	s := newStore(t)
-	w := store.NewWriter(s, store.WriterOptions{Queue: 1, Clock: newFakeClock(), BatchSize: 1000})
-	block := make(chan struct{})
+// busyWriter is a writer with room for one event, busy until block is
+// closed.
+func busyWriter(t *testing.T) (w *store.Writer, block chan struct{}) {
+	t.Helper()
+	w = store.NewWriter(newStore(t), store.WriterOptions{Queue: 1, Clock: newFakeClock(), BatchSize: 1000})
+	block = make(chan struct{})
 	started := make(chan struct{})
 	go func() {
 		_ = w.Do(context.Background(), func(context.Context) error { close(started); <-block; return nil })
 	}()
 	<-started
+	return w, block
+}
+
+func TestWriterDropsWhenItsQueueIsFull(t *testing.T) {
+	t.Parallel()
+	w, block := busyWriter(t)
 	// The writer is busy: one event waits, the rest are dropped.
 	for i := range 10 {
 		w.Add(cmd("a", "r", "ls", time.Duration(i)))
@@ -125,14 +132,7 @@ func TestWriterDropsWhenItsQueueIsFull(t *testing.T) {
 
 func TestWriterAddWaitWaitsForRoom(t *testing.T) {
 	t.Parallel()
-	s := newStore(t)
-	w := store.NewWriter(s, store.WriterOptions{Queue: 1, Clock: newFakeClock(), BatchSize: 1000})
-	block := make(chan struct{})
-	started := make(chan struct{})
-	go func() {
-		_ = w.Do(context.Background(), func(context.Context) error { close(started); <-block; return nil })
-	}()
-	<-started
+	w, block := busyWriter(t)
 	if !w.Add(cmd("a", "r", "ls", 0)) {
 		t.Fatal("the first event found no room")
 	}
