@@ -38,6 +38,8 @@ type Telegram struct {
 	// the calls refused for it.
 	floods  map[string]time.Time
 	flooded map[string]int
+	// taken counts the calls of each method past flood control.
+	taken map[string]int
 	// Now is the fake's time, for Flood (nil: the wall clock's).
 	Now func() time.Time
 	// Hook, when set, handles a method instead of the fake (a hostile or
@@ -70,7 +72,7 @@ type CallbackAnswer struct {
 // NewTelegram starts the fake for the bot with token; it stops with t.
 func NewTelegram(t testing.TB, token string) *Telegram {
 	f := &Telegram{Token: token, changed: make(chan struct{}), calls: map[string]int{}, nextMsg: 100,
-		floods: map[string]time.Time{}, flooded: map[string]int{}}
+		floods: map[string]time.Time{}, flooded: map[string]int{}, taken: map[string]int{}}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Server.Close)
 	return f
@@ -112,9 +114,11 @@ func (f *Telegram) Edits() []Message          { return f.edits }
 func (f *Telegram) Answers() []CallbackAnswer { return f.answers }
 func (f *Telegram) Calls(method string) int   { return f.calls[method] }
 
-// Flooded is how many calls of method were refused for too many requests.
-// Call it within Wait's cond, or after.
+// Flooded is how many calls of method were refused for too many requests;
+// Taken how many passed flood control. Call them within Wait's cond, or
+// after.
 func (f *Telegram) Flooded(method string) int { return f.flooded[method] }
+func (f *Telegram) Taken(method string) int   { return f.taken[method] }
 
 // Flood has the fake refuse every call of method for the next d, as the Bot
 // API's flood control does: HTTP 429 with the seconds left to wait in
@@ -139,8 +143,10 @@ func (f *Telegram) flood(method string, w http.ResponseWriter) bool {
 	left := f.floods[method].Sub(f.now())
 	if left > 0 {
 		f.flooded[method]++
-		f.notify()
+	} else {
+		f.taken[method]++
 	}
+	f.notify()
 	f.mu.Unlock()
 	if left <= 0 {
 		return false
