@@ -81,6 +81,7 @@ func TestPresetAnswersClaudeCodesOwnQuestions(t *testing.T) {
 				t.Errorf("outcome %q, exit %d (%s), want done, 0", r.rep.Outcome, r.rep.ExitCode, r.rep.Reason)
 			}
 			r.rep.checkToolDialogAskedOnce(t)
+			r.rep.checkTypedOnSight(t)
 			want := resultStart + c.want + "."
 			if !strings.Contains(fakeLog, "result toolu_fake01 ok "+strconvQuote(want+" You can now continue with these answers in mind.")) {
 				t.Errorf("the model was not told %s:\n%s", want, fakeLog)

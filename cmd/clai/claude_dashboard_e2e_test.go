@@ -93,6 +93,7 @@ func TestDashboardAnswersClaudeCodesOwnQuestions(t *testing.T) {
 				t.Errorf("outcome %q, exit %d (%s), want done, 0", r.rep.Outcome, r.rep.ExitCode, r.rep.Reason)
 			}
 			r.rep.checkToolDialogAskedOnce(t)
+			r.rep.checkTypedOnSight(t)
 			// The page keeps the ended run, with the answers among its
 			// decisions: each question, who answered it and through what.
 			if err := chromedp.Do(ctx, chromedp.WaitVisible(`article.card.ended table.decisions tr.answer`)); err != nil {

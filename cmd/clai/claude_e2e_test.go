@@ -328,6 +328,7 @@ type e2eReport struct {
 		Rule    string `json:"rule"`
 		Sent    string `json:"sent"`
 		Excerpt string `json:"excerpt"`
+		Reason  string `json:"reason"`
 	} `json:"timeline"`
 	Questions []ask.Question `json:"questions"`
 }
@@ -337,6 +338,18 @@ type e2eReport struct {
 // which stays a moment after, drawn answered; and the screen it leaves at
 // its exit, which says how to resume the session.
 var needlessMarks = []string{"Quick safety check:", "Is this a project you created or one you trust?", "claude --resume"}
+
+// checkTypedOnSight fails t if a keystroke of an answer to Claude Code's
+// dialog was typed without the screen showing what it waited for: the
+// typist's marks no longer match what Claude Code draws.
+func (r *e2eReport) checkTypedOnSight(t *testing.T) {
+	t.Helper()
+	for _, e := range r.Timeline {
+		if strings.Contains(e.Reason, "typed all the same") {
+			t.Errorf("an answer's keystroke was typed unseen: %s", e.Reason)
+		}
+	}
+}
 
 // checkToolDialogAskedOnce fails t if the run opened a question of its own
 // (a prompt) for Claude Code's question dialog, whose questions the question

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/driver/keys"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
 // typist types the answer to question n of a call into Claude Code's
@@ -24,19 +25,35 @@ import (
 //     it, then Tab to the row below and Enter;
 //   - after the last question, unless the call is one single-choice
 //     question (which its answer submits), the review asks to submit: 1.
+//
+// The "Other" text waits for the row to show as chosen ("❯ N. … Type
+// something"), since a text typed before the row turned into a text field is
+// lost; the review's 1 waits for the review.
 type typist struct {
 	call Call
 	n    int
 }
 
-func digit(i int) keys.Keystrokes { return keys.Keystrokes{Data: []byte(strconv.Itoa(i))} }
+// The marks of the dialog the typist waits for: the pointer at the chosen
+// row, the placeholder of the "Type something" row, and the review's button.
+const (
+	pointer     = "❯"
+	otherRow    = "Type something"
+	submitReady = "Submit answers"
+)
 
-func press(k keys.Key) keys.Keystrokes { return keys.Keystrokes{Keys: []keys.Key{k}} }
+func digit(i int) engine.Stroke {
+	return engine.Stroke{Keystrokes: keys.Keystrokes{Data: []byte(strconv.Itoa(i))}}
+}
+
+func press(k keys.Key) engine.Stroke {
+	return engine.Stroke{Keystrokes: keys.Keystrokes{Keys: []keys.Key{k}}}
+}
 
 // Strokes returns the keystrokes of a, or why it is refused.
-func (t typist) Strokes(a ask.Answer) ([]keys.Keystrokes, string, *ask.Refusal) {
+func (t typist) Strokes(a ask.Answer) ([]engine.Stroke, string, *ask.Refusal) {
 	q := t.call.Questions[t.n]
-	var strokes []keys.Keystrokes
+	var strokes []engine.Stroke
 	var shown string
 	var refusal *ask.Refusal
 	switch {
@@ -56,14 +73,16 @@ func (t typist) Strokes(a ask.Answer) ([]keys.Keystrokes, string, *ask.Refusal) 
 		return nil, "", refusal
 	}
 	if t.n == len(t.call.Questions)-1 && (len(t.call.Questions) > 1 || q.MultiSelect) {
-		strokes = append(strokes, digit(1)) // "Submit answers"
+		submit := digit(1)
+		submit.Await = []string{pointer + " 1. " + submitReady}
+		strokes = append(strokes, submit)
 	}
 	return strokes, shown, nil
 }
 
 // choose ticks or picks options by their labels (exact, else ignoring case).
-func choose(q Question, labels []string) ([]keys.Keystrokes, string, *ask.Refusal) {
-	var strokes []keys.Keystrokes
+func choose(q Question, labels []string) ([]engine.Stroke, string, *ask.Refusal) {
+	var strokes []engine.Stroke
 	var names []string
 	picked := map[int]bool{}
 	for _, label := range labels {
@@ -85,7 +104,7 @@ func choose(q Question, labels []string) ([]keys.Keystrokes, string, *ask.Refusa
 }
 
 // other types a text of the person's own in the "Type something" row.
-func other(q Question, text string) ([]keys.Keystrokes, string, *ask.Refusal) {
+func other(q Question, text string) ([]engine.Stroke, string, *ask.Refusal) {
 	if strings.TrimSpace(text) == "" {
 		return nil, "", bad("the text is empty")
 	}
@@ -94,14 +113,16 @@ func other(q Question, text string) ([]keys.Keystrokes, string, *ask.Refusal) {
 			return nil, "", bad("the text is one line without control characters")
 		}
 	}
-	var strokes []keys.Keystrokes
+	var strokes []engine.Stroke
+	typed := engine.Stroke{Keystrokes: keys.Keystrokes{Data: []byte(text)},
+		Await: []string{fmt.Sprintf("%s %d.", pointer, len(q.Options)+1), otherRow}}
 	if q.MultiSelect {
 		for range q.Options {
 			strokes = append(strokes, press("down"))
 		}
-		strokes = append(strokes, keys.Keystrokes{Data: []byte(text)}, press("tab"), press("enter"))
+		strokes = append(strokes, typed, press("tab"), press("enter"))
 	} else {
-		strokes = append(strokes, digit(len(q.Options)+1), keys.Keystrokes{Data: []byte(text)}, press("enter"))
+		strokes = append(strokes, digit(len(q.Options)+1), typed, press("enter"))
 	}
 	return strokes, "other " + strconv.Quote(text), nil
 }

@@ -5,14 +5,19 @@ import (
 	"testing"
 
 	"github.com/clai-sh/clai/runner/ask"
-	"github.com/clai-sh/clai/runner/driver/keys"
+	"github.com/clai-sh/clai/runner/engine"
 )
 
-// render shows keystrokes as a terminal gets them, one write a field.
-func render(strokes []keys.Keystrokes) string {
+// render shows keystrokes as a terminal gets them, one write a field, with
+// what a write waits for in braces before it.
+func render(strokes []engine.Stroke) string {
 	var parts []string
 	for _, s := range strokes {
-		parts = append(parts, strings.NewReplacer("\x1b[B", "↓", "\t", "⇥", "\r", "⏎").Replace(string(s.AppendBytes(nil))))
+		part := strings.NewReplacer("\x1b[B", "↓", "\t", "⇥", "\r", "⏎").Replace(string(s.AppendBytes(nil)))
+		if len(s.Await) > 0 {
+			part = "{" + strings.Join(s.Await, "+") + "}" + part
+		}
+		parts = append(parts, part)
 	}
 	return strings.Join(parts, " ")
 }
@@ -36,12 +41,12 @@ func TestTypistStrokes(t *testing.T) {
 	}{
 		{"one single choice", []Question{single}, 0, ask.Answer{Choose: "Blue"}, "2", `choose "Blue"`},
 		{"a label in any case", []Question{single}, 0, ask.Answer{Choices: []string{"red"}}, "1", `choose "Red"`},
-		{"one single choice, other", []Question{single}, 0, ask.Answer{Text: text("Green, please")}, "3 Green, please ⏎", `other "Green, please"`},
-		{"one multi-select", []Question{multi}, 0, ask.Answer{Choices: []string{"Lint", "Test", "Lint"}}, "1 3 ⇥ 1", `choose "Lint", "Test"`},
-		{"one multi-select, other", []Question{multi}, 0, ask.Answer{Text: text("Vet")}, "↓ ↓ ↓ Vet ⇥ ⏎ 1", `other "Vet"`},
+		{"one single choice, other", []Question{single}, 0, ask.Answer{Text: text("Green, please")}, "3 {❯ 3.+Type something}Green, please ⏎", `other "Green, please"`},
+		{"one multi-select", []Question{multi}, 0, ask.Answer{Choices: []string{"Lint", "Test", "Lint"}}, "1 3 ⇥ {❯ 1. Submit answers}1", `choose "Lint", "Test"`},
+		{"one multi-select, other", []Question{multi}, 0, ask.Answer{Text: text("Vet")}, "↓ ↓ ↓ {❯ 4.+Type something}Vet ⇥ ⏎ {❯ 1. Submit answers}1", `other "Vet"`},
 		{"first of two", []Question{multi, single}, 0, ask.Answer{Choices: []string{"Format"}}, "2 ⇥", `choose "Format"`},
-		{"last of two", []Question{multi, single}, 1, ask.Answer{Choose: "Blue"}, "2 1", `choose "Blue"`},
-		{"last of two, other", []Question{multi, single}, 1, ask.Answer{Text: text("GPL")}, "3 GPL ⏎ 1", `other "GPL"`},
+		{"last of two", []Question{multi, single}, 1, ask.Answer{Choose: "Blue"}, "2 {❯ 1. Submit answers}1", `choose "Blue"`},
+		{"last of two, other", []Question{multi, single}, 1, ask.Answer{Text: text("GPL")}, "3 {❯ 3.+Type something}GPL ⏎ {❯ 1. Submit answers}1", `other "GPL"`},
 	}
 	for _, c := range cases {
 		strokes, shown, refusal := typist{call: Call{ID: "t", Questions: c.call}, n: c.n}.Strokes(c.a)

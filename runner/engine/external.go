@@ -18,8 +18,25 @@ type Typist interface {
 	// each its own write; and how the answer shows in events and reports
 	// (masked by the engine). Or it refuses a with an *ask.Refusal, and
 	// nothing is typed. It is called in the engine's call and must not block.
-	Strokes(a ask.Answer) ([]keys.Keystrokes, string, *ask.Refusal)
+	Strokes(a ask.Answer) ([]Stroke, string, *ask.Refusal)
 }
+
+// A Stroke is one write of an answer to an External question.
+type Stroke struct {
+	keys.Keystrokes
+	// Await, when set, holds the stroke back until one line of what is shown
+	// holds each of these texts: the program drew what the stroke is for (a
+	// text field a keystroke before it opened). Past AwaitLimit it is typed
+	// all the same.
+	Await []string
+}
+
+// AwaitLimit bounds how long a Stroke waits for its Await; the screen is
+// looked at every awaitPoll meanwhile.
+const (
+	AwaitLimit = 3 * time.Second
+	awaitPoll  = 50 * time.Millisecond
+)
 
 // External is a question a source outside the engine asks: the program asked
 // it through a channel of its own (a question tool), not on its screen.
@@ -39,9 +56,11 @@ type External struct {
 type external struct {
 	typist Typist
 	gap    time.Duration
-	// strokes wait to be typed, the first at strokeAt, then gap apart.
-	strokes  []keys.Keystrokes
-	strokeAt time.Time
+	// strokes wait to be typed, the first at strokeAt, then gap apart;
+	// awaitSince is when the first began to wait for its Await.
+	strokes    []Stroke
+	strokeAt   time.Time
+	awaitSince time.Time
 }
 
 // Ask opens x as the run's question and returns its id; an open question of
@@ -97,7 +116,7 @@ func (e *Engine) withdrawOpen(how string) {
 // externalAnswer checks an answer to the open External question and returns
 // its keystrokes, or why it is refused. The screen is not compared: the
 // source closes the question when the program has gone on.
-func (e *Engine) externalAnswer(a ask.Answer) ([]keys.Keystrokes, string, *ask.Refusal) {
+func (e *Engine) externalAnswer(a ask.Answer) ([]Stroke, string, *ask.Refusal) {
 	if formsGiven(a) != 1 {
 		return nil, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: "an answer is exactly one of a text, an option to choose, options to choose, or keys"}
 	}
@@ -106,9 +125,9 @@ func (e *Engine) externalAnswer(a ask.Answer) ([]keys.Keystrokes, string, *ask.R
 		if refusal != nil {
 			return nil, "", refusal
 		}
-		strokes := make([]keys.Keystrokes, len(send.Keys))
+		strokes := make([]Stroke, len(send.Keys))
 		for i, k := range send.Keys {
-			strokes[i] = keys.Keystrokes{Keys: []keys.Key{k}, AppCursor: send.AppCursor}
+			strokes[i] = Stroke{Keystrokes: keys.Keystrokes{Keys: []keys.Key{k}, AppCursor: send.AppCursor}}
 		}
 		return strokes, shown, nil
 	}
@@ -132,7 +151,7 @@ func (e *Engine) externalAnswer(a ask.Answer) ([]keys.Keystrokes, string, *ask.R
 // typeStrokes queues an external answer's keystrokes: the first is typed
 // now, or once min_send_interval has passed since clai's last answer, the
 // others gap apart.
-func (e *Engine) typeStrokes(x *external, strokes []keys.Keystrokes) {
+func (e *Engine) typeStrokes(x *external, strokes []Stroke) {
 	if e.typing != nil {
 		// An answer before it is still being typed: this one follows it.
 		e.typing.strokes = append(e.typing.strokes, strokes...)
@@ -149,19 +168,51 @@ func (e *Engine) typeStrokes(x *external, strokes []keys.Keystrokes) {
 	}
 }
 
-// typeStroke types the next keystroke of the answer being typed.
+// typeStroke types the next keystroke of the answer being typed, once the
+// screen shows what it awaits.
 func (e *Engine) typeStroke() {
 	x := e.typing
 	if x == nil || len(x.strokes) == 0 {
 		e.typing = nil
 		return
 	}
-	e.typeAnswer(Send{Keystrokes: x.strokes[0]})
+	next := x.strokes[0]
+	if len(next.Await) > 0 && !e.showsLine(next.Await) {
+		if x.awaitSince.IsZero() {
+			x.awaitSince = e.now
+			e.emit(Event{Name: EventDefer, Reason: fmt.Sprintf("the answer's next keystroke waits for a line with %q, %s at most", next.Await, AwaitLimit)})
+		}
+		if e.now.Before(x.awaitSince.Add(AwaitLimit)) {
+			x.strokeAt = e.now.Add(awaitPoll)
+			return
+		}
+		e.emit(Event{Name: EventDefer, Reason: fmt.Sprintf("no line with %q within %s: the keystroke is typed all the same", next.Await, AwaitLimit)})
+	}
+	x.awaitSince = time.Time{}
+	e.typeAnswer(Send{Keystrokes: next.Keystrokes})
 	x.strokes = x.strokes[1:]
 	x.strokeAt = e.now.Add(x.gap)
 	if len(x.strokes) == 0 {
 		e.typing = nil
 	}
+}
+
+// showsLine reports whether one line of what is shown holds each of texts.
+func (e *Engine) showsLine(texts []string) bool {
+	shown, _ := e.Shown()
+	for line := range strings.SplitSeq(shown, "\n") {
+		all := true
+		for _, t := range texts {
+			if !strings.Contains(line, t) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // A dialog is a dialog of the program's whose questions a source asks (see

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,17 +12,23 @@ import (
 )
 
 // digits types the option chosen by its number, and a text as a line after
-// the number past the last option, each key a keystroke of its own.
-type digits struct{ labels []string }
+// the number past the last option, each key a keystroke of its own; the text
+// waits for a line with each of await, when set.
+type digits struct {
+	labels []string
+	await  []string
+}
 
-func (d digits) Strokes(a ask.Answer) ([]keys.Keystrokes, string, *ask.Refusal) {
+func (d digits) Strokes(a ask.Answer) ([]engine.Stroke, string, *ask.Refusal) {
 	if a.Text != nil {
-		return []keys.Keystrokes{
-			{Data: []byte{byte('1' + len(d.labels))}}, {Data: []byte(*a.Text)}, {Keys: []keys.Key{"enter"}},
+		return []engine.Stroke{
+			{Keystrokes: keys.Keystrokes{Data: []byte{byte('1' + len(d.labels))}}},
+			{Keystrokes: keys.Keystrokes{Data: []byte(*a.Text)}, Await: d.await},
+			{Keystrokes: keys.Keystrokes{Keys: []keys.Key{"enter"}}},
 		}, "other " + *a.Text, nil
 	}
 	if i := slices.Index(d.labels, a.Choose); i >= 0 {
-		return []keys.Keystrokes{{Data: []byte{byte('1' + i)}}}, "choose " + a.Choose, nil
+		return []engine.Stroke{{Keystrokes: keys.Keystrokes{Data: []byte{byte('1' + i)}}}}, "choose " + a.Choose, nil
 	}
 	return nil, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: "no option " + a.Choose}
 }
@@ -172,4 +179,53 @@ func TestExternalQuestionIsNotNudged(t *testing.T) {
 	s.wantSent("2")
 	s.advance(200 * time.Millisecond)
 	s.wantSent("2", "continue\r")
+}
+
+// A keystroke that awaits a line waits until the screen shows it, looked at
+// every 50 ms: a text typed before the program opened its text field would
+// be lost.
+func TestExternalStrokeWaitsForTheLineItAwaits(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"settings: {settle: 100ms, match: screen}\ntimeouts: {prompt: 1m}\n", engine.Config{Session: "s1"})
+	s.out(time.Millisecond, "Which colour?\r\n> 1. Red\r\n  2. Blue\r\n  3. Other\r\n")
+	x := colourQuestion()
+	x.Typist = digits{labels: []string{"Red", "Blue"}, await: []string{"> 3.", "Other"}}
+	id := s.ask(x)
+	if _, err := s.answer(ask.Answer{Question: id, Text: text("Green"), By: "bob", Channel: ask.ChannelCLI}); err != nil {
+		t.Fatal(err)
+	}
+	s.wantSent("3")
+	// The gap passes, and more: the program has not moved its pointer.
+	s.advance(time.Second)
+	s.wantSent("3")
+	// It does; the text follows at the next look, Enter a gap later.
+	s.out(10*time.Millisecond, "\x1b[2;1H  1. Red\r\n  2. Blue\r\n> 3. Other")
+	s.advance(50 * time.Millisecond)
+	s.wantSent("3", "Green")
+	s.advance(150 * time.Millisecond)
+	s.wantSent("3", "Green", "\r")
+	if !strings.Contains(s.timeline(), `waits for a line with ["> 3." "Other"]`) {
+		t.Errorf("no event tells of the wait:\n%s", s.timeline())
+	}
+}
+
+// A line that never shows holds a keystroke back AwaitLimit at most: then it
+// is typed all the same, and an event says so.
+func TestExternalStrokeAwaitsAtMostTheLimit(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"settings: {settle: 100ms, match: screen}\ntimeouts: {prompt: 1m}\n", engine.Config{Session: "s1"})
+	s.out(time.Millisecond, "Which colour?\r\n")
+	x := colourQuestion()
+	x.Typist = digits{labels: []string{"Red", "Blue"}, await: []string{"never shown"}}
+	id := s.ask(x)
+	if _, err := s.answer(ask.Answer{Question: id, Text: text("Green"), By: "bob", Channel: ask.ChannelCLI}); err != nil {
+		t.Fatal(err)
+	}
+	s.advance(150*time.Millisecond + engine.AwaitLimit - 10*time.Millisecond)
+	s.wantSent("3")
+	s.advance(100 * time.Millisecond)
+	s.wantSent("3", "Green")
+	if !strings.Contains(s.timeline(), "typed all the same") {
+		t.Errorf("no event tells the keystroke was typed unseen:\n%s", s.timeline())
+	}
 }

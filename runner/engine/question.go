@@ -202,7 +202,7 @@ func choices(line string) []string {
 func (e *Engine) Answer(now time.Time, a ask.Answer) ([]Action, ask.Sent, error) {
 	e.begin(now)
 	var send Send
-	var strokes []keys.Keystrokes
+	var strokes []Stroke
 	var shown string
 	var refusal *ask.Refusal
 	x := e.ext
