@@ -507,3 +507,64 @@ func TestEndedSessionsAreLetGo(t *testing.T) {
 		t.Fatalf("%d views left", len(h.views))
 	}
 }
+
+// pagesAtFetch is a fakeSource that notes how many pages watched at each
+// screen it was asked for, and tells when its session is watched.
+type pagesAtFetch struct {
+	*fakeSource
+	hub     *hub
+	watched chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	pages   []int
+}
+
+func (p *pagesAtFetch) Screen(ctx context.Context, id string) (ask.Screen, error) {
+	p.hub.mu.Lock()
+	n := len(p.hub.subs)
+	p.hub.mu.Unlock()
+	p.mu.Lock()
+	p.pages = append(p.pages, n)
+	p.mu.Unlock()
+	return p.fakeSource.Screen(ctx, id)
+}
+
+func (p *pagesAtFetch) Events(ctx context.Context, id string, fn func(ask.Update) bool) error {
+	p.once.Do(func() { close(p.watched) })
+	return p.fakeSource.Events(ctx, id, fn)
+}
+
+// TestScreensAreFetchedOnlyForPages: with no page open the dashboard asks
+// no session for its screen, however often it changes; a page that opens
+// gets the screen as it is then.
+func TestScreensAreFetchedOnlyForPages(t *testing.T) {
+	t.Parallel()
+	src := &pagesAtFetch{fakeSource: newFakeSource(), watched: make(chan struct{})}
+	src.updates = make(chan ask.Update) // each update taken in before the next is sent
+	s := newTestServer(src)
+	src.hub = s.hub
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go s.Run(ctx)
+	<-src.watched
+	for range 3 {
+		src.updates <- ask.Update{Kind: ask.UpdateScreen, State: "running"}
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/api/events", nil)
+	req.Host = "127.0.0.1:8123"
+	req.Header.Set(tokenHeader, testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	stream := &sse{bufio.NewScanner(resp.Body)}
+	stream.untilView(t, func(v view) bool { return v.Screen.Hash == "h1" })
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if len(src.pages) == 0 || slices.Contains(src.pages, 0) {
+		t.Fatalf("pages open at each screen fetched: %v, want none at 0", src.pages)
+	}
+}

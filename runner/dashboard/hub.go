@@ -105,10 +105,14 @@ type hub struct {
 	mu    sync.Mutex
 	views map[string]*view
 	subs  map[*subscriber]struct{}
+	// pageOpens is closed when a page subscribes while none was open, and
+	// made anew when the last one leaves: the screens are fetched for pages
+	// only.
+	pageOpens chan struct{}
 }
 
 func newHub(src Source, logf func(string, ...any)) *hub {
-	return &hub{src: src, logf: logf, views: map[string]*view{}, subs: map[*subscriber]struct{}{}}
+	return &hub{src: src, logf: logf, views: map[string]*view{}, subs: map[*subscriber]struct{}{}, pageOpens: make(chan struct{})}
 }
 
 // run polls the sessions until ctx ends.
@@ -237,14 +241,18 @@ func (h *hub) watchLocked(ctx context.Context, v *view) {
 }
 
 // fetchScreens fetches session id's screen each time it is wanted, at most
-// every screenEvery, until ctx ends or the session ended and its last
-// screen was fetched.
+// every screenEvery and only while a page is open, until ctx ends or the
+// session ended and its last screen was fetched (or no page was open to
+// see it).
 func (h *hub) fetchScreens(ctx context.Context, id string, dirty <-chan struct{}) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-dirty:
+		}
+		if !h.awaitPage(ctx, id) {
+			return
 		}
 		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 		sc, err := h.src.Screen(qctx, id)
@@ -268,6 +276,28 @@ func (h *hub) fetchScreens(ctx context.Context, id string, dirty <-chan struct{}
 		case <-ctx.Done():
 			return
 		case <-time.After(screenEvery):
+		}
+	}
+}
+
+// awaitPage waits until a page is open; false when ctx ended first, or
+// session id ended or was let go while none was.
+func (h *hub) awaitPage(ctx context.Context, id string) bool {
+	for {
+		h.mu.Lock()
+		pages, opens := len(h.subs), h.pageOpens
+		v, ok := h.views[id]
+		h.mu.Unlock()
+		if pages > 0 {
+			return true
+		}
+		if !ok || v.Ended {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-opens:
 		}
 	}
 }
@@ -350,9 +380,18 @@ func (h *hub) sendLocked(event string, v any) {
 		select {
 		case s.ch <- m:
 		default:
-			delete(h.subs, s)
-			close(s.dropped)
+			h.removeLocked(s)
 		}
+	}
+}
+
+// removeLocked removes the page s; when it was the last, the screens are
+// no longer fetched.
+func (h *hub) removeLocked(s *subscriber) {
+	delete(h.subs, s)
+	close(s.dropped)
+	if len(h.subs) == 0 {
+		h.pageOpens = make(chan struct{})
 	}
 }
 
@@ -379,6 +418,9 @@ func (h *hub) subscribe() (s *subscriber, snapshot []message, ok bool) {
 	}
 	s = &subscriber{ch: make(chan message, subscriberBuffer), dropped: make(chan struct{})}
 	h.subs[s] = struct{}{}
+	if len(h.subs) == 1 {
+		close(h.pageOpens)
+	}
 	return s, snapshot, true
 }
 
@@ -387,7 +429,6 @@ func (h *hub) unsubscribe(s *subscriber) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.subs[s]; ok {
-		delete(h.subs, s)
-		close(s.dropped)
+		h.removeLocked(s)
 	}
 }
