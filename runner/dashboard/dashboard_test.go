@@ -353,6 +353,26 @@ func (s *sse) next(t *testing.T) (string, string) {
 	return "", ""
 }
 
+// openEvents opens a page's event stream of s, as its page does, until ctx
+// ends.
+func openEvents(t *testing.T, ctx context.Context, s *Server) *sse {
+	t.Helper()
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/api/events", nil)
+	req.Host = "127.0.0.1:8123"
+	req.Header.Set(tokenHeader, testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("%s %s", resp.Status, resp.Header.Get("Content-Type"))
+	}
+	return &sse{bufio.NewScanner(resp.Body)}
+}
+
 // untilView reads views of the stream until ok is true of one.
 func (s *sse) untilView(t *testing.T, ok func(view) bool) view {
 	t.Helper()
@@ -378,20 +398,7 @@ func TestEventsFollowTheSession(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	go s.Run(ctx)
-	ts := httptest.NewServer(s.Handler())
-	defer ts.Close()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/api/events", nil)
-	req.Host = "127.0.0.1:8123"
-	req.Header.Set(tokenHeader, testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("%s %s", resp.Status, resp.Header.Get("Content-Type"))
-	}
-	stream := &sse{bufio.NewScanner(resp.Body)}
+	stream := openEvents(t, ctx, s)
 	v := stream.untilView(t, func(v view) bool { return v.Screen.Hash == "h1" })
 	if v.Session.Question == nil || v.Session.Question.ID != "q1" || v.Screen.HTML != `<span class="f1">Continue?</span> [y/N]` {
 		t.Fatalf("first view: %+v", v)
@@ -550,17 +557,7 @@ func TestScreensAreFetchedOnlyForPages(t *testing.T) {
 	for range 3 {
 		src.updates <- ask.Update{Kind: ask.UpdateScreen, State: "running"}
 	}
-	ts := httptest.NewServer(s.Handler())
-	defer ts.Close()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/api/events", nil)
-	req.Host = "127.0.0.1:8123"
-	req.Header.Set(tokenHeader, testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	stream := &sse{bufio.NewScanner(resp.Body)}
+	stream := openEvents(t, ctx, s)
 	stream.untilView(t, func(v view) bool { return v.Screen.Hash == "h1" })
 	src.mu.Lock()
 	defer src.mu.Unlock()
