@@ -240,9 +240,21 @@ var setups = map[string]shellSetup{
 // session is a shell with the hooks, and the stand-in daemon it tells.
 type session struct {
 	*term
+	setup  shellSetup
 	daemon *hooktest.Server
 	home   string
 	work   string
+}
+
+// inEachShell runs test in parallel for each shell with hooks, with a
+// session of it started.
+func inEachShell(t *testing.T, test func(t *testing.T, s *session)) {
+	for _, name := range shellinit.Shells {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, startSession(t, setups[name], nil))
+		})
+	}
 }
 
 // startSession starts shell with the hooks, their script changed by edit
@@ -298,7 +310,7 @@ func startShell(t *testing.T, s shellSetup, edit func(script string) string, up 
 	}, extra...)
 	tm := startTerm(t, work, env, argv...)
 	tm.waitFor("the first prompt", func(out string) bool { return strings.Contains(out, "<P:0>") })
-	return &session{term: tm, daemon: d, home: home, work: work}
+	return &session{term: tm, setup: s, daemon: d, home: home, work: work}
 }
 
 // events waits for the daemon to have been told of the command last.
@@ -339,18 +351,13 @@ type command struct {
 
 func TestHooksInRealShells(t *testing.T) {
 	t.Parallel()
-	for _, name := range shellinit.Shells {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			hostile(t, setups[name])
-		})
-	}
+	inEachShell(t, hostile)
 }
 
 // hostile types the commands a hook could stumble on and checks what the
 // daemon heard, and that the user's prompt and prompt hook saw every $?.
-func hostile(t *testing.T, setup shellSetup) {
-	s := startSession(t, setup, nil)
+func hostile(t *testing.T, s *session) {
+	setup := s.setup
 	sub := filepath.Join(s.work, "sub")
 	if err := os.Mkdir(sub, 0o700); err != nil {
 		t.Fatal(err)

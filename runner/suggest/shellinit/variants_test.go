@@ -73,33 +73,29 @@ func TestBashPromptCommand(t *testing.T) {
 // session id of their own.
 func TestDaemonAway(t *testing.T) {
 	t.Parallel()
-	for _, name := range shellinit.Shells {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			s := startSession(t, setups[name], nil)
-			if err := s.daemon.Close(); err != nil {
-				t.Fatal(err)
+	inEachShell(t, func(t *testing.T, s *session) {
+		if err := s.daemon.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s.run("false")
+		s.waitStatus(1)
+		s.run("echo id=$CLAI_SESSION_ID.")
+		id := regexp.MustCompile(`id=(d-[0-9]+)\.`)
+		s.waitFor("the session id", func(out string) bool { return id.MatchString(out) })
+		// A shell started while the daemon is away makes its own id.
+		away := startShell(t, s.setup, nil, false)
+		away.run("echo id=$CLAI_SESSION_ID.")
+		local := regexp.MustCompile(`id=l-[0-9]+-[0-9a-f]{16}\.`)
+		away.waitFor("a shell-local session id", func(out string) bool { return local.MatchString(out) })
+		away.run("false")
+		away.waitStatus(1)
+		// With the daemon away, nothing piles up in the spool.
+		for _, sh := range []*session{s, away} {
+			if left, _ := os.ReadDir(filepath.Join(sh.home, hookproto.SpoolFolder)); len(left) != 0 {
+				t.Errorf("the spool holds %v with the daemon away", left)
 			}
-			s.run("false")
-			s.waitStatus(1)
-			s.run("echo id=$CLAI_SESSION_ID.")
-			id := regexp.MustCompile(`id=(d-[0-9]+)\.`)
-			s.waitFor("the session id", func(out string) bool { return id.MatchString(out) })
-			// A shell started while the daemon is away makes its own id.
-			away := startShell(t, setups[name], nil, false)
-			away.run("echo id=$CLAI_SESSION_ID.")
-			local := regexp.MustCompile(`id=l-[0-9]+-[0-9a-f]{16}\.`)
-			away.waitFor("a shell-local session id", func(out string) bool { return local.MatchString(out) })
-			away.run("false")
-			away.waitStatus(1)
-			// With the daemon away, nothing piles up in the spool.
-			for _, sh := range []*session{s, away} {
-				if left, _ := os.ReadDir(filepath.Join(sh.home, hookproto.SpoolFolder)); len(left) != 0 {
-					t.Errorf("the spool holds %v with the daemon away", left)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestSessionEnd: zsh and fish tell the daemon when they end (bash leaves
@@ -224,29 +220,25 @@ var setHookBin = map[string]string{
 // would cost each prompt milliseconds.
 func TestHooksStartNoProgramAtAPrompt(t *testing.T) {
 	t.Parallel()
-	for _, name := range shellinit.Shells {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			s := startSession(t, setups[name], nil)
-			// A clai-hook that notes each run, then does its work.
-			ran := filepath.Join(s.home, "ran")
-			spy := filepath.Join(s.home, "spy-hook")
-			real := testprog.BuildCommand(t, "./cmd/clai-hook")
-			script := "#!/bin/sh\necho \"$*\" >>'" + ran + "'\nexec '" + real + "' \"$@\"\n"
-			if err := os.WriteFile(spy, []byte(script), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			s.run(fmt.Sprintf(setHookBin[name], spy))
-			s.sent(1)
-			s.run("false")
-			s.waitStatus(1)
-			s.run("echo done")
-			s.events("echo done")
-			if data, err := os.ReadFile(ran); err == nil {
-				t.Errorf("the hooks ran clai-hook at a prompt: %q", data)
-			}
-		})
-	}
+	inEachShell(t, func(t *testing.T, s *session) {
+		// A clai-hook that notes each run, then does its work.
+		ran := filepath.Join(s.home, "ran")
+		spy := filepath.Join(s.home, "spy-hook")
+		real := testprog.BuildCommand(t, "./cmd/clai-hook")
+		script := "#!/bin/sh\necho \"$*\" >>'" + ran + "'\nexec '" + real + "' \"$@\"\n"
+		if err := os.WriteFile(spy, []byte(script), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		s.run(fmt.Sprintf(setHookBin[s.setup.name], spy))
+		s.sent(1)
+		s.run("false")
+		s.waitStatus(1)
+		s.run("echo done")
+		s.events("echo done")
+		if data, err := os.ReadFile(ran); err == nil {
+			t.Errorf("the hooks ran clai-hook at a prompt: %q", data)
+		}
+	})
 }
 
 // TestUnwritableSpoolShowsNothing: a hook that cannot write its spool (the
@@ -254,33 +246,29 @@ func TestHooksStartNoProgramAtAPrompt(t *testing.T) {
 // error and keeps $?.
 func TestUnwritableSpoolShowsNothing(t *testing.T) {
 	t.Parallel()
-	for _, name := range shellinit.Shells {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			s := startSession(t, setups[name], nil)
-			if err := s.daemon.Close(); err != nil {
-				t.Fatal(err)
+	inEachShell(t, func(t *testing.T, s *session) {
+		if err := s.daemon.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("unix", s.daemon.Socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln.(*net.UnixListener).SetUnlinkOnClose(false)
+		_ = ln.Close()
+		if err := os.RemoveAll(filepath.Join(s.home, hookproto.SpoolFolder)); err != nil {
+			t.Fatal(err)
+		}
+		before := len(s.output())
+		s.run("false")
+		s.waitStatus(1)
+		s.run("echo done")
+		s.waitStatus(0)
+		out := s.output()[before:]
+		for _, complaint := range []string{"no such file", "No such file", "warning", "rror"} {
+			if strings.Contains(out, complaint) {
+				t.Errorf("the shell showed %q:\n%q", complaint, out)
 			}
-			ln, err := net.Listen("unix", s.daemon.Socket)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ln.(*net.UnixListener).SetUnlinkOnClose(false)
-			_ = ln.Close()
-			if err := os.RemoveAll(filepath.Join(s.home, hookproto.SpoolFolder)); err != nil {
-				t.Fatal(err)
-			}
-			before := len(s.output())
-			s.run("false")
-			s.waitStatus(1)
-			s.run("echo done")
-			s.waitStatus(0)
-			out := s.output()[before:]
-			for _, complaint := range []string{"no such file", "No such file", "warning", "rror"} {
-				if strings.Contains(out, complaint) {
-					t.Errorf("the shell showed %q:\n%q", complaint, out)
-				}
-			}
-		})
-	}
+		}
+	})
 }
