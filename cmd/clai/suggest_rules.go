@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -60,6 +61,17 @@ func suggestRulesCommand() *cli.Command {
 // repeatedAnswers returns the answers people repeated to the questions of
 // the playbook named name; none when nothing was learned yet.
 func repeatedAnswers(c *cli.Context, name string, minCount int) ([]learned.Repeated, error) {
+	store, err := openLearned(c.Context)
+	if store == nil || err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	return store.Repeated(c.Context, name, minCount)
+}
+
+// openLearned opens the learned answers of this user: nil, and no error,
+// when nothing was learned yet.
+func openLearned(ctx context.Context) (*learned.Store, error) {
 	path, err := learned.DefaultPath(os.Getenv)
 	if err != nil {
 		return nil, err
@@ -67,12 +79,7 @@ func repeatedAnswers(c *cli.Context, name string, minCount int) ([]learned.Repea
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	store, err := learned.Open(c.Context, path)
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
-	return store.Repeated(c.Context, name, minCount)
+	return learned.Open(ctx, path)
 }
 
 // suggestForgetCommand is clai suggest forget: what was learned goes.
@@ -86,16 +93,12 @@ func suggestForgetCommand() *cli.Command {
 			if c.NArg() > 1 {
 				return usageError("suggest forget: give at most one playbook name")
 			}
-			path, err := learned.DefaultPath(os.Getenv)
+			store, err := openLearned(c.Context)
 			if err != nil {
 				return failure(err)
 			}
 			var n int64
-			if _, err := os.Stat(path); err == nil {
-				store, err := learned.Open(c.Context, path)
-				if err != nil {
-					return failure(err)
-				}
+			if store != nil {
 				defer store.Close()
 				if n, err = store.Forget(c.Context, c.Args().First()); err != nil {
 					return failure(err)
