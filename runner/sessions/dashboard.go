@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -134,20 +133,8 @@ func (r *Registry) DashboardURL() string {
 // not parse is not live.
 func (r *Registry) readDashboard(name string) (info dashboardInfo, live bool) {
 	path := filepath.Join(r.dir, name)
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
-	if err != nil {
-		return info, false
-	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == nil {
-		_ = os.Remove(path)
-		return info, false
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxDashboardFile+1))
-	if err != nil || len(b) > maxDashboardFile || json.Unmarshal(b, &info) != nil {
-		return info, false
-	}
-	if checkDashboardURL(info.URL) != nil {
+	b, live, err := readLive(path, unix.LOCK_EX, maxDashboardFile, func() { _ = os.Remove(path) })
+	if err != nil || !live || json.Unmarshal(b, &info) != nil || checkDashboardURL(info.URL) != nil {
 		return info, false
 	}
 	return info, true

@@ -265,22 +265,12 @@ func (r *Registry) scan() ([]entryInfo, error) {
 // so that two readers that find it at once both find it gone.
 func (r *Registry) read(name string) (info entryInfo, live bool, err error) {
 	path := filepath.Join(r.dir, name+entrySuffix)
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
-	if err != nil {
-		return info, false, err
-	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err == nil {
+	b, live, err := readLive(path, unix.LOCK_SH, maxEntryFile, func() {
 		_ = os.Remove(filepath.Join(r.dir, name+socketSuffix))
 		_ = os.Remove(path)
-		return info, false, nil
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxEntryFile+1))
-	if err != nil {
-		return info, true, err
-	}
-	if len(b) > maxEntryFile {
-		return info, true, fmt.Errorf("session entry %s: longer than %d bytes", path, maxEntryFile)
+	})
+	if err != nil || !live {
+		return info, live, err
 	}
 	if err := json.Unmarshal(b, &info); err != nil {
 		return info, true, fmt.Errorf("session entry %s: %w", path, err)
@@ -289,4 +279,28 @@ func (r *Registry) read(name string) (info entryInfo, live bool, err error) {
 		return info, true, fmt.Errorf("session entry %s: socket %q is not its own", path, info.Socket)
 	}
 	return info, true, nil
+}
+
+// readLive reads the file at path, limit bytes at most, when the process that
+// wrote it still holds its lock. A file nobody holds locked (tried with
+// lock, LOCK_SH or LOCK_EX) is of a process that is gone: gone runs while
+// the file is held locked here, and live is false.
+func readLive(path string, lock, limit int, gone func()) (b []byte, live bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), lock|unix.LOCK_NB); err == nil {
+		gone()
+		return nil, false, nil
+	}
+	b, err = io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return nil, true, err
+	}
+	if len(b) > limit {
+		return nil, true, fmt.Errorf("%s: longer than %d bytes", path, limit)
+	}
+	return b, true, nil
 }
