@@ -23,6 +23,9 @@ if begin; status is-interactive; or test "$CLAI_HOOK_NONINTERACTIVE" = 1; end; a
     set -q _clai_hook_cmd[1]; or return $_clai_status
     set -l _clai_cmd $_clai_hook_cmd
     set -e _clai_hook_cmd
+    # exit is no step of the work: bash and zsh, which show no prompt after
+    # it, do not record it either.
+    string match -qr '^\s*exit(\s|;|$)' -- "$_clai_cmd"; and return $_clai_status
     # fish tells of a file it cannot open whatever its stderr: the spool's
     # folder is looked for first.
     if test -n "$_clai_hook_spool"; and test -S "$_clai_hook_sock"; and test -d "$_clai_hook_spooldir"

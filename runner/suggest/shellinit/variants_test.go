@@ -99,7 +99,7 @@ func TestDaemonAway(t *testing.T) {
 }
 
 // TestSessionEnd: zsh and fish tell the daemon when they end (bash leaves
-// its EXIT trap to the user).
+// its EXIT trap to the user), and none records exit as a command.
 func TestSessionEnd(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"zsh", "fish"} {
@@ -111,8 +111,8 @@ func TestSessionEnd(t *testing.T) {
 			s.type_("exit\r")
 			ctx, cancel := context.WithTimeout(t.Context(), deadline)
 			defer cancel()
-			// Each event is sent in the background: the session's end may
-			// come before the command exit itself (fish tells of it).
+			// The session's end comes by the socket, the commands by the
+			// spool: it may come first.
 			ended := func(e hookproto.Event) bool { return e.Type == hookproto.TypeSessionEnd }
 			events, err := s.daemon.WaitFor(ctx, func(es []hookproto.Event) bool {
 				return slices.ContainsFunc(es, ended)
@@ -123,6 +123,11 @@ func TestSessionEnd(t *testing.T) {
 			first, end := events[0], events[slices.IndexFunc(events, ended)]
 			if end.PID != first.PID || end.Session != "d-"+itoa(first.PID) {
 				t.Fatalf("session_end %+v for session_start %+v", end, first)
+			}
+			// What the shell wrote before it ended is in the spool now.
+			s.daemon.TakeSpool()
+			if cmds := hooktest.Commands(s.daemon.Events()); !slices.Equal(cmds, []string{"echo bye"}) {
+				t.Errorf("the daemon heard %q, want echo bye alone", cmds)
 			}
 		})
 	}

@@ -58,6 +58,22 @@ func Start(path string, assign func(hookproto.Event) string) (*Server, error) {
 	return s, nil
 }
 
+// TakeSpool reads the spool at once, as the daemon does before it answers.
+func (s *Server) TakeSpool() {
+	s.takeSpool()
+}
+
+// takeSpool reads the spool, recording its events and what it skipped.
+func (s *Server) takeSpool() {
+	st, err := s.spool.Take(func(e hookproto.Event) { s.record(e, "") })
+	if err != nil {
+		s.record(hookproto.Event{}, err.Error())
+	}
+	if n := st.Bad + st.TooLong + st.Newer; n > 0 {
+		s.record(hookproto.Event{}, fmt.Sprintf("spool: %+v", st))
+	}
+}
+
 // spoolEvery is how often the server reads the spool.
 const spoolEvery = 5 * time.Millisecond
 
@@ -67,13 +83,7 @@ func (s *Server) pollSpool() {
 	tick := time.NewTicker(spoolEvery)
 	defer tick.Stop()
 	for {
-		st, err := s.spool.Take(func(e hookproto.Event) { s.record(e, "") })
-		if err != nil {
-			s.record(hookproto.Event{}, err.Error())
-		}
-		if n := st.Bad + st.TooLong + st.Newer; n > 0 {
-			s.record(hookproto.Event{}, fmt.Sprintf("spool: %+v", st))
-		}
+		s.takeSpool()
 		select {
 		case <-s.stop:
 			return
