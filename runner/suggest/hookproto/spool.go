@@ -2,12 +2,13 @@ package hookproto
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,33 +107,33 @@ func (s *SpoolStats) add(o SpoolStats) {
 // ParseSpool reads the whole records at the start of data, calling emit for
 // each command; it returns how many bytes they took, which leaves out a
 // record not yet finished at the end. Garbled bytes are skipped up to the
-// next record.
+// next record, and a record of a newer format as a whole. It takes linear
+// time: each place a record may start holds a NUL, so the search from one
+// never passes the tenth place after it.
 func ParseSpool(data []byte, emit func(Event)) (used int, st SpoolStats) {
 	for used < len(data) {
 		rec := data[used:]
-		fields, n, ok := splitRecord(rec)
-		if !ok {
-			if n == 0 {
-				// Not finished: unless it is longer than any record can be,
-				// the rest comes later.
-				if len(rec) <= MaxLine+recordOverhead {
-					return used, st
-				}
-				n = resync(rec)
+		fields, n, kind := splitRecord(rec)
+		switch kind {
+		case unfinished:
+			// Unless it is longer than any record can be, the rest comes
+			// later.
+			if len(rec) <= MaxLine+recordOverhead {
+				return used, st
 			}
 			st.Bad++
+			used += resync(rec)
+			continue
+		case garbled:
+			st.Bad++
+			used += n
+			continue
+		case newer:
+			st.Newer++
 			used += n
 			continue
 		}
 		used += n
-		if v := string(fields[0]); v != spoolMagic {
-			if strings.HasPrefix(v, "clai") {
-				st.Newer++
-			} else {
-				st.Bad++
-			}
-			continue
-		}
 		e, err := spoolEvent(fields)
 		switch {
 		case errors.Is(err, ErrTooLong):
@@ -151,39 +152,83 @@ func ParseSpool(data []byte, emit func(Event)) (used int, st SpoolStats) {
 // recordOverhead bounds the bytes of a record beside its command.
 const recordOverhead = 64 << 10
 
-// splitRecord splits the record at the start of rec into its fields; n is its
-// length. ok false with n 0 is a record not finished; with n > 0, garbled
-// bytes to skip.
-func splitRecord(rec []byte) (fields [][]byte, n int, ok bool) {
+// What splitRecord found at the start of its bytes.
+const (
+	whole      = iota // a record of this format
+	unfinished        // the start of one, the rest not written yet
+	garbled           // bytes that are no record, to skip
+	newer             // a record of a newer format, to skip
+)
+
+// splitRecord splits the record at the start of rec into its fields; n is
+// its length, or the bytes to skip when it is garbled or newer.
+func splitRecord(rec []byte) (fields [][]byte, n, kind int) {
+	i := bytes.IndexByte(rec, 0)
+	if i < 0 {
+		if !bytes.HasPrefix(rec, []byte("clai")[:min(len(rec), 4)]) {
+			return nil, resync(rec), garbled
+		}
+		return nil, 0, unfinished
+	}
+	switch magic := rec[:i]; {
+	case !bytes.HasPrefix(magic, []byte("clai")):
+		return nil, resync(rec), garbled
+	case string(magic) != spoolMagic:
+		// A newer format ends its records as this one does; one left
+		// unfinished ends where a record of this format starts.
+		end := -1
+		if j := bytes.Index(rec, []byte("\x00\n")); j >= 0 {
+			end = j + 2
+		}
+		if j := bytes.Index(rec[1:], []byte(spoolMagic+"\x00")); j >= 0 && (end < 0 || 1+j < end) {
+			end = 1 + j
+		}
+		if end < 0 {
+			return nil, 0, unfinished
+		}
+		return nil, end, newer
+	}
 	fields = make([][]byte, 0, spoolFields)
 	rest := rec
 	for len(fields) < spoolFields {
 		i := bytes.IndexByte(rest, 0)
 		if i < 0 {
-			return nil, 0, false
+			return nil, 0, unfinished
 		}
 		fields = append(fields, rest[:i])
 		rest = rest[i+1:]
-		if len(fields) == 1 && !bytes.HasPrefix(fields[0], []byte("clai")) {
-			return nil, resync(rec), false
-		}
 	}
 	if len(rest) == 0 {
-		return nil, 0, false
+		return nil, 0, unfinished
 	}
 	if rest[0] != '\n' {
-		return nil, resync(rec), false
+		return nil, resync(rec), garbled
 	}
-	return fields, len(rec) - len(rest) + 1, true
+	return fields, len(rec) - len(rest) + 1, whole
 }
 
-// resync is how many bytes of rec to skip to reach the next record: one
-// that starts after a NUL and a newline, else all of rec.
+// resyncMarks are where a record can start after garbled bytes, with the
+// offset of its "clai" in each: after a whole record ("\0\n"), or wherever
+// this format's magic and its NUL are, since a shell may have left the
+// record before unfinished anywhere.
+var resyncMarks = []struct {
+	mark []byte
+	at   int
+}{
+	{[]byte("\x00\nclai"), 2},
+	{[]byte(spoolMagic + "\x00"), 0},
+}
+
+// resync is how many bytes of rec to skip to reach the next record: the
+// earliest start of one past rec's first byte, else all of rec.
 func resync(rec []byte) int {
-	if i := bytes.Index(rec[1:], []byte("\x00\nclai")); i >= 0 {
-		return 1 + i + 2
+	skip := len(rec)
+	for _, m := range resyncMarks {
+		if i := bytes.Index(rec[1:], m.mark); i >= 0 {
+			skip = min(skip, 1+i+m.at)
+		}
 	}
-	return len(rec)
+	return skip
 }
 
 // spoolEvent is the command event of a record's fields.
@@ -238,16 +283,49 @@ type Spool struct {
 	// Now is the time; nil is the wall clock.
 	Now func() time.Time
 
-	mu    sync.Mutex
-	seq   int
-	taken map[string]*takenFile
+	mu     sync.Mutex
+	seq    int64
+	loaded bool
+	// taken are the files taken and not yet removed, in the order taken.
+	taken []*takenFile
 }
 
-// takenFile is a spool file taken and not yet removed: how much of it was
-// read, and when it was taken.
+// takenFile is a spool file taken and not yet removed. Its name in the
+// taken folder is the spool file's, when it was taken (Unix nanoseconds),
+// a sequence number and how many of its bytes were read, dot-separated: a
+// daemon that stops before it removed the file leaves the next one where to
+// go on.
 type takenFile struct {
-	used int64
-	at   time.Time
+	file      string // where it is now
+	name      string // the spool file's
+	nanos     int64
+	seq       int64
+	used      int64
+	at        time.Time
+	truncated bool // counted once as too long
+}
+
+// path is where tf is to be in the runtime folder dir, as far as it was
+// read.
+func (tf *takenFile) path(dir string) string {
+	return filepath.Join(dir, takenFolder, fmt.Sprintf("%s.%d.%d.%d", tf.name, tf.nanos, tf.seq, tf.used))
+}
+
+// parseTaken reads a taken file's name; ok is false for a name no daemon
+// gave.
+func parseTaken(file string) (tf *takenFile, ok bool) {
+	parts := strings.Split(file, ".")
+	if len(parts) < 4 {
+		return nil, false
+	}
+	n := len(parts)
+	nanos, err1 := strconv.ParseInt(parts[n-3], 10, 64)
+	seq, err2 := strconv.ParseInt(parts[n-2], 10, 64)
+	used, err3 := strconv.ParseInt(parts[n-1], 10, 64)
+	if errors.Join(err1, err2, err3) != nil || used < 0 {
+		return nil, false
+	}
+	return &takenFile{name: strings.Join(parts[:n-3], "."), nanos: nanos, seq: seq, used: used}, true
 }
 
 // PrepareSpool makes the spool folder of the runtime folder dir if it is
@@ -276,68 +354,87 @@ func (s *Spool) Prepare() error {
 // each command in the order its shell wrote them. Each spool file with
 // something in it is moved aside and read; a shell appending next makes a new
 // one. A file moved aside is read once more after Settle, in case its shell
-// was writing a record when it was moved, then removed. Files left aside by
-// an earlier daemon are read whole.
+// was writing a record when it was moved, then removed. What an earlier
+// daemon moved aside is read from where it stopped. The spool's folders are
+// checked at each Take, and made again when they were removed: a folder that
+// became a link, or another user's, is not read.
 func (s *Spool) Take(emit func(Event)) (SpoolStats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var st SpoolStats
+	if err := s.Prepare(); err != nil {
+		return st, err
+	}
 	now := s.now()
-	if s.taken == nil {
-		s.taken = map[string]*takenFile{}
-		// What an earlier daemon took and did not finish.
-		if names, err := readNames(filepath.Join(s.Dir, takenFolder)); err == nil {
-			for _, name := range names {
-				s.taken[filepath.Join(s.Dir, takenFolder, name)] = &takenFile{at: now}
-			}
-		}
+	if !s.loaded {
+		s.loaded = true
+		s.loadLeft(now)
 	}
-	for path, tf := range s.taken {
+	kept := s.taken[:0]
+	for _, tf := range s.taken {
 		finished := now.Sub(tf.at) >= s.settle()
-		st.add(s.read(path, tf, emit, finished))
+		st.add(s.read(tf, emit, finished))
 		if finished {
-			_ = os.Remove(path)
-			delete(s.taken, path)
+			_ = os.Remove(tf.file)
+			continue
 		}
+		kept = append(kept, tf)
 	}
+	clear(s.taken[len(kept):])
+	s.taken = kept
 	names, err := readNames(filepath.Join(s.Dir, SpoolFolder))
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			// Removed while the daemon runs: made again for the hooks.
-			return st, s.Prepare()
-		}
 		return st, fmt.Errorf("spool: %w", err)
 	}
+	var errs []error
 	for _, name := range names {
 		from := filepath.Join(s.Dir, SpoolFolder, name)
 		if fi, err := os.Lstat(from); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
 			continue
 		}
 		s.seq++
-		to := filepath.Join(s.Dir, takenFolder, fmt.Sprintf("%s.%d.%d", name, now.UnixNano(), s.seq))
-		if err := os.Rename(from, to); err != nil {
-			return st, fmt.Errorf("spool: %w", err)
+		tf := &takenFile{name: name, nanos: now.UnixNano(), seq: s.seq, at: now}
+		tf.file = tf.path(s.Dir)
+		if err := os.Rename(from, tf.file); err != nil {
+			errs = append(errs, fmt.Errorf("spool: %w", err))
+			continue
 		}
-		tf := &takenFile{at: now}
-		s.taken[to] = tf
-		st.add(s.read(to, tf, emit, false))
+		s.taken = append(s.taken, tf)
+		st.add(s.read(tf, emit, false))
 	}
-	return st, nil
+	return st, errors.Join(errs...)
 }
 
-// read reads the records of the taken file at path past what was read of
-// it. When finished, a record left unfinished counts as bad.
-func (s *Spool) read(path string, tf *takenFile, emit func(Event), finished bool) SpoolStats {
+// loadLeft takes up the files an earlier daemon moved aside, oldest first.
+func (s *Spool) loadLeft(now time.Time) {
+	names, err := readNames(filepath.Join(s.Dir, takenFolder))
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		tf, ok := parseTaken(name)
+		if !ok {
+			continue
+		}
+		tf.file, tf.at = filepath.Join(s.Dir, takenFolder, name), now
+		s.taken = append(s.taken, tf)
+	}
+	slices.SortFunc(s.taken, func(a, b *takenFile) int {
+		return cmp.Or(cmp.Compare(a.nanos, b.nanos), cmp.Compare(a.seq, b.seq))
+	})
+}
+
+// read reads the records of the taken file tf past what was read of it, and
+// renames it to say how far that is. When finished, a record left
+// unfinished counts as bad.
+func (s *Spool) read(tf *takenFile, emit func(Event), finished bool) SpoolStats {
 	var st SpoolStats
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	f, err := os.OpenFile(tf.file, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		return st
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() <= tf.used {
-		return st
-	}
-	if tf.used >= MaxSpoolFile {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() <= tf.used || tf.used >= MaxSpoolFile {
 		return st
 	}
 	data, err := io.ReadAll(io.NewSectionReader(f, tf.used, MaxSpoolFile-tf.used+1))
@@ -346,11 +443,20 @@ func (s *Spool) read(path string, tf *takenFile, emit func(Event), finished bool
 	}
 	if int64(len(data)) > MaxSpoolFile-tf.used {
 		data = data[:MaxSpoolFile-tf.used]
-		st.TooLong++
+		if !tf.truncated {
+			tf.truncated = true
+			st.TooLong++
+		}
 	}
 	used, pst := ParseSpool(data, emit)
 	st.add(pst)
-	tf.used += int64(used)
+	if used > 0 {
+		// The name says how far it was read, for a next daemon.
+		tf.used += int64(used)
+		if next := tf.path(s.Dir); os.Rename(tf.file, next) == nil {
+			tf.file = next
+		}
+	}
 	if finished && used < len(data) {
 		st.Bad++
 	}

@@ -1,6 +1,8 @@
 package hookproto
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -133,9 +135,14 @@ func TestSpoolBoundsARecord(t *testing.T) {
 	}
 	// A record that never ends is not kept waiting past any record's size.
 	endless := append([]byte("clai1\x00command\x00zsh\x00s\x001\x000\x000\x000\x00/\x00"), strings.Repeat("y", MaxLine+recordOverhead)...)
+	got, used, st = parseAll(endless)
+	if st.Bad != 1 || st.Events != 0 || len(got) != 0 || used != len(endless) {
+		t.Errorf("an endless record: used %d of %d, %+v", used, len(endless), st)
+	}
+	// A record after it is read.
 	got, used, st = parseAll(append(endless, good...))
-	if st.Bad != 1 || st.Events != 0 || len(got) != 0 || used != len(endless)+len(good) {
-		t.Errorf("an endless record: used %d of %d, %+v", used, len(endless)+len(good), st)
+	if st.Bad != 1 || st.Events != 1 || len(got) != 1 || used != len(endless)+len(good) {
+		t.Errorf("an endless record, then one: used %d of %d, %+v", used, len(endless)+len(good), st)
 	}
 }
 
@@ -240,7 +247,7 @@ func TestSpoolTakeReadsARecordFinishedAfterTheFileWasTaken(t *testing.T) {
 	}
 }
 
-func TestSpoolTakeReadsWhatAnEarlierDaemonLeft(t *testing.T) {
+func TestSpoolTakeGoesOnWhereAnEarlierDaemonStopped(t *testing.T) {
 	t.Parallel()
 	dir, now := t.TempDir(), time.Unix(1700000000, 0)
 	first := spoolAt(t, dir, &now)
@@ -256,8 +263,72 @@ func TestSpoolTakeReadsWhatAnEarlierDaemonLeft(t *testing.T) {
 	}
 	appendTo(t, filepath.Join(dir, takenFolder, left[0].Name()), record(t, Event{Shell: "zsh", Session: "d-2", Cmd: "two"}))
 	next := spoolAt(t, dir, &now)
-	if cmds, _ := take(t, next); !reflect.DeepEqual(cmds, []string{"one", "two"}) {
-		t.Errorf("the next daemon read %q, want the file left whole", cmds)
+	if cmds, _ := take(t, next); !reflect.DeepEqual(cmds, []string{"two"}) {
+		t.Errorf("the next daemon read %q, want what the first had not", cmds)
+	}
+}
+
+func TestSpoolTakeReadsWhatWasLeftInTheOrderItWasTaken(t *testing.T) {
+	t.Parallel()
+	dir, now := t.TempDir(), time.Unix(1700000000, 0)
+	s := spoolAt(t, dir, &now)
+	// Eight files a daemon took, one after another, and left unread; they
+	// are written in another order, and a name of no daemon's is among them.
+	var want []string
+	for _, i := range []int{5, 2, 7, 0, 3, 6, 1, 4} {
+		// Sequence numbers 9 and 10 share a time: by name, 10 comes first.
+		name := fmt.Sprintf("d-3.%d.%d.0", 1700000000000000000+int64(i/2), i+5)
+		appendTo(t, filepath.Join(dir, takenFolder, name), record(t, Event{Shell: "fish", Session: "d-3", Cmd: fmt.Sprintf("step %d", i)}))
+	}
+	appendTo(t, filepath.Join(dir, takenFolder, "d-3.notes"), record(t, Event{Shell: "fish", Session: "d-3", Cmd: "not a taken file"}))
+	for i := range 8 {
+		want = append(want, fmt.Sprintf("step %d", i))
+	}
+	if cmds, _ := take(t, s); !reflect.DeepEqual(cmds, want) {
+		t.Errorf("read %q, want %q", cmds, want)
+	}
+}
+
+func TestSpoolTakeMakesAgainTheFoldersRemoved(t *testing.T) {
+	t.Parallel()
+	dir, now := t.TempDir(), time.Unix(1700000000, 0)
+	s := spoolAt(t, dir, &now)
+	if err := os.RemoveAll(filepath.Join(dir, takenFolder)); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := SpoolFile(dir, "d-4")
+	appendTo(t, path, record(t, Event{Shell: "zsh", Session: "d-4", Cmd: "make"}))
+	if cmds, _ := take(t, s); !reflect.DeepEqual(cmds, []string{"make"}) {
+		t.Fatalf("with the taken folder removed: %q", cmds)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, SpoolFolder)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Take(func(Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	if err := PrepareSpool(dir); err != nil {
+		t.Errorf("the spool folder was not made again: %v", err)
+	}
+}
+
+func TestSpoolTakeLeavesAFolderTurnedIntoALinkAlone(t *testing.T) {
+	t.Parallel()
+	dir, now := t.TempDir(), time.Unix(1700000000, 0)
+	s := spoolAt(t, dir, &now)
+	victim := t.TempDir()
+	appendTo(t, filepath.Join(victim, "thesis.tex"), []byte("\\section{One}\n"))
+	if err := os.Remove(filepath.Join(dir, SpoolFolder)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, SpoolFolder)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Take(func(Event) {}); err == nil || !strings.Contains(err.Error(), SpoolFolder) {
+		t.Errorf("Take of a spool folder that is a link: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(victim, "thesis.tex")); err != nil {
+		t.Errorf("the file in the folder linked to: %v", err)
 	}
 }
 
@@ -271,7 +342,7 @@ func TestSpoolTakeRefusesLinksAndFIFOsAndBoundsAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	// FIFOs, in the spool and left among the files taken, are not waited on.
-	for _, fifo := range []string{filepath.Join(dir, SpoolFolder, "d-fifo"), filepath.Join(dir, takenFolder, "d-fifo.1.1")} {
+	for _, fifo := range []string{filepath.Join(dir, SpoolFolder, "d-fifo"), filepath.Join(dir, takenFolder, "d-fifo.1.1.0")} {
 		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -292,6 +363,13 @@ func TestSpoolTakeRefusesLinksAndFIFOsAndBoundsAFile(t *testing.T) {
 	cmds, st := take(t, s)
 	if want := MaxSpoolFile / len(rec); len(cmds) != want || st.TooLong != 1 {
 		t.Errorf("a file of %d records read %d (want %d), %+v", n, len(cmds), want, st)
+	}
+	// Read again as it settles, it is not counted again.
+	for range 2 {
+		now = now.Add(time.Second)
+		if cmds, st := take(t, s); len(cmds) != 0 || st.TooLong != 0 {
+			t.Errorf("read again: %d commands, %+v", len(cmds), st)
+		}
 	}
 	if _, err := os.Lstat(filepath.Join(dir, SpoolFolder, "d-link")); err != nil {
 		t.Errorf("the link was moved: %v", err)
@@ -330,5 +408,38 @@ func TestSpoolRefusesAFolderOthersMayEnter(t *testing.T) {
 		if err := (&Spool{Dir: dir}).Prepare(); err == nil || !strings.Contains(err.Error(), SpoolFolder) {
 			t.Errorf("a spool folder of %s: %v", name, err)
 		}
+	}
+}
+
+// A record a shell left unfinished costs only itself: the whole record
+// written after it is read, wherever the first one stopped.
+func TestSpoolAnUnfinishedRecordCostsOnlyItself(t *testing.T) {
+	t.Parallel()
+	whole := record(t, Event{Shell: "zsh", Session: "s", Cwd: "/work", Cmd: "make test"})
+	bash := bashRecord("   12  git status\n")
+	for name, partial := range map[string][]byte{
+		"bash, after its first printf":     bash[:bytes.Index(bash, []byte("   12"))],
+		"bash, after the history line":     bash[:len(bash)-2],
+		"zsh, at a field's end":            whole[:bytes.Index(whole, []byte("/"))],
+		"zsh, within a field":              whole[:len(whole)-5],
+		"bash, within its first field":     bash[:3],
+		"a record of a newer format, half": []byte("clai2\x00command\x00zsh\x00s\x00"),
+	} {
+		data := append(append([]byte(nil), partial...), whole...)
+		got, used, st := parseAll(data)
+		if used != len(data) || len(got) != 1 || got[0].Cmd != "make test" || st.Events != 1 {
+			t.Errorf("%s: used %d of %d, %+v, events %+v", name, used, len(data), st, got)
+		}
+	}
+}
+
+func TestSpoolSkipsARecordOfANewerFormatWhole(t *testing.T) {
+	t.Parallel()
+	good := record(t, Event{Shell: "fish", Session: "s", Cmd: "make lint"})
+	newer := []byte("clai2\x00command\x00fish\x00s\x001\x000\x000\x000\x00/\x00new\x00field\x00\n")
+	data := append(append(append([]byte(nil), newer...), newer...), good...)
+	got, used, st := parseAll(data)
+	if used != len(data) || st != (SpoolStats{Events: 1, Newer: 2}) || len(got) != 1 {
+		t.Errorf("used %d of %d, %+v", used, len(data), st)
 	}
 }
