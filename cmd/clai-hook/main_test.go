@@ -232,6 +232,15 @@ func TestSessionStart(t *testing.T) {
 			t.Fatalf("the spool folder: %v %v", fi, err)
 		}
 	})
+	t.Run("a socket named from the working folder", func(t *testing.T) {
+		t.Parallel()
+		cwd := t.TempDir()
+		out, stderr, code := hookRun(t, cwd, "", append(env, "CLAI_DAEMON_SOCKET=d.sock"), "session-start")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		printed(t, out, filepath.Join(cwd, "d.sock"), local)
+	})
 	t.Run("a runtime folder no daemon made yet", func(t *testing.T) {
 		t.Parallel()
 		xdg := t.TempDir()

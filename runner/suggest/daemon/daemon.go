@@ -243,13 +243,19 @@ type server struct {
 	start  time.Time
 
 	// What ingest skipped: lines too long, lines it could not read, lines of
-	// a newer version, commands that ask clai for suggestions; and the
-	// events it took, and of those the ones the spool held.
-	tooLong, bad, newer, own, accepted, spooled atomic.Int64
+	// a newer version, commands that ask clai for suggestions, commands
+	// that were to be taken only if new and were not; and the events it
+	// took, and of those the ones the spool held.
+	tooLong, bad, newer, own, notNew, accepted, spooled atomic.Int64
+
+	// last is the template of each session's last command taken, for the
+	// commands taken only if new (see hookproto.Event.IfNew).
+	lastMu sync.Mutex
+	last   map[string]string
 }
 
 func newServer(cfg Config, st *store.Store) *server {
-	d := &server{cfg: cfg, store: st, start: cfg.Clock.Now()}
+	d := &server{cfg: cfg, store: st, start: cfg.Clock.Now(), last: map[string]string{}}
 	d.writer = store.NewWriter(st, store.WriterOptions{Clock: cfg.Clock, Committed: d.committed, Queue: cfg.Queue})
 	d.tasks = newTaskCache(cfg.Clock)
 	d.spool = &hookproto.Spool{Dir: filepath.Dir(cfg.Socket), Settle: cfg.SpoolSettle, Now: cfg.Clock.Now}

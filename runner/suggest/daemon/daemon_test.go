@@ -666,3 +666,42 @@ func TestASpoolLongerThanTheWritersQueueLosesNothing(t *testing.T) {
 		t.Fatalf("of %d events spooled, %d taken and %d dropped", n, h.Spooled, h.Dropped)
 	}
 }
+
+// bashSame is a spool record of a command bash ran without its history
+// growing, as its hook writes it.
+func bashSame(session, cmd string, at time.Time) string {
+	return fmt.Sprintf("clai1\x00bash-history-same\x00bash\x00%s\x001\x00%d\x000\x003\x00/repo/app\x00  9  %s\n\x00\n", session, at.UnixMilli(), cmd)
+}
+
+func TestACommandBashKeptOutOfItsHistoryIsLearntOnlyIfNew(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	cfg.SpoolEvery = time.Hour
+	d := start(t, cfg)
+	now := time.Now()
+	at := func(s int) time.Time { return now.Add(time.Duration(s) * time.Second) }
+	data := string(spoolRecord(t, "d-5", "/repo/app", "git status", at(0))) +
+		// ignorespace: a secret typed with a space; history 1 is git status.
+		bashSame("d-5", "git status", at(1)) +
+		// erasedups: make test was in the history before, and moved last.
+		bashSame("d-5", "make test", at(2)) +
+		// ignoredups: make test again.
+		bashSame("d-5", "make test", at(3))
+	path, _ := hookproto.SpoolFile(filepath.Dir(cfg.Socket), "d-5")
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, err := d.client.Health(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Spooled != 2 || h.NotNew != 2 {
+		t.Fatalf("health %+v, want 2 taken, 2 not new", h)
+	}
+	if _, err := d.client.Suggest(t.Context(), daemon.SuggestRequest{Session: "d-5", Cwd: "/repo/app"}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := d.r.evidence(); ev.Prev != "make test" {
+		t.Fatalf("the session's last command %q, want make test", ev.Prev)
+	}
+}

@@ -155,6 +155,13 @@ func (d *server) takeEvent(ctx context.Context, w hookproto.Event, wait bool) bo
 			d.own.Add(1)
 			return false
 		}
+		if w.IfNew && d.lastTemplate(ctx, w.Session) == c.Template {
+			// bash ran a command its history did not grow by, and the
+			// command it shows is the last one again: a line the history
+			// keeps out, or the same command again; neither is learnt.
+			d.notNew.Add(1)
+			return false
+		}
 		e.Template, e.Args, e.Tool = c.Template, c.Args, c.Tool
 		var root string
 		e.RepoKey, root = d.cfg.Understander.Repo(ctx, w.Cwd, c.Git)
@@ -171,8 +178,41 @@ func (d *server) takeEvent(ctx context.Context, w hookproto.Event, wait bool) bo
 	if !queued {
 		return false
 	}
+	if e.Kind == store.Command {
+		d.setLast(e.Session, e.Template)
+	}
 	d.accepted.Add(1)
 	return true
+}
+
+// maxLast bounds the sessions whose last command the daemon keeps in
+// memory; past it, they are asked of the store again.
+const maxLast = 4096
+
+// lastTemplate is the template of session's last command taken: the one
+// kept in memory, else the store's.
+func (d *server) lastTemplate(ctx context.Context, session string) string {
+	d.lastMu.Lock()
+	t, ok := d.last[session]
+	d.lastMu.Unlock()
+	if ok {
+		return t
+	}
+	t, err := d.store.LastCommand(ctx, session)
+	if err != nil {
+		d.logf("the last command of session %s: %v", session, err)
+	}
+	return t
+}
+
+// setLast keeps template as session's last command.
+func (d *server) setLast(session, template string) {
+	d.lastMu.Lock()
+	defer d.lastMu.Unlock()
+	if _, ok := d.last[session]; !ok && len(d.last) >= maxLast {
+		clear(d.last)
+	}
+	d.last[session] = template
 }
 
 // eventTime is the time of an event: the one its shell gave, else now.

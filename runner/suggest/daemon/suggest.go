@@ -92,6 +92,9 @@ type Health struct {
 	// AskedClai counts the commands not learnt from because they ask
 	// clai itself for suggestions or hooks (clai suggest, clai init).
 	AskedClai int64 `json:"commands_asking_clai"`
+	// NotNew counts the commands bash ran without its history growing that
+	// were the session's last command again (see hookproto.Event.IfNew).
+	NotNew int64 `json:"commands_not_new"`
 	// Spooled counts the events accepted from the shells' spool files.
 	Spooled int64 `json:"events_spooled"`
 	Dropped int64 `json:"events_dropped"`
@@ -105,7 +108,7 @@ func (d *server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, Health{
 		OK: true, PID: os.Getpid(), Socket: d.cfg.Socket, Database: d.cfg.Database, Schema: store.SchemaVersion(),
 		Uptime:   d.cfg.Clock.Now().Sub(d.start).Seconds(),
-		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(), AskedClai: d.own.Load(), Spooled: d.spooled.Load(),
+		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(), AskedClai: d.own.Load(), NotNew: d.notNew.Load(), Spooled: d.spooled.Load(),
 		Dropped: d.writer.Dropped(), Failed: d.writer.Failed(), Batches: d.writer.Batches(),
 	})
 }

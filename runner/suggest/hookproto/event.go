@@ -61,6 +61,11 @@ type Event struct {
 	Cmd        string
 	Exit       int
 	DurationMS int64
+	// IfNew is set on a command the shell's history did not grow by (bash
+	// with ignoredups, erasedups or ignorespace, which cannot be told
+	// apart): the daemon takes it only if it is not the session's last
+	// command. It comes only from the spool.
+	IfNew bool
 }
 
 // wireEvent is an Event as JSON: cmd, exit and duration_ms only for commands.

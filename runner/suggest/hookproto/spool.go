@@ -29,7 +29,8 @@ import (
 //
 // TYPE is command, for a command line as typed, or bash-history, for what
 // bash's `history 1` prints of it (a number before it and a newline after
-// it, which the reader takes off). TS_MS is 0 when the shell has no clock
+// it, which the reader takes off), or bash-history-same when bash ran a
+// command its history did not grow by (see Event.IfNew). TS_MS is 0 when the shell has no clock
 // and DURATION_MS -1 when it could not measure. No field can hold a NUL
 // byte, since no shell string can.
 
@@ -45,6 +46,7 @@ const (
 	spoolMagic       = "clai1"
 	spoolCommand     = "command"
 	spoolBashHistory = "bash-history"
+	spoolBashSame    = "bash-history-same"
 	spoolFields      = 10
 )
 
@@ -241,10 +243,13 @@ func spoolEvent(f [][]byte) (Event, error) {
 		return Event{}, fmt.Errorf("spool record: %w", err)
 	}
 	cmd := string(f[9])
+	ifNew := false
 	switch string(f[1]) {
 	case spoolCommand:
 	case spoolBashHistory:
 		cmd = fromBashHistory(cmd)
+	case spoolBashSame:
+		cmd, ifNew = fromBashHistory(cmd), true
 	default:
 		return Event{}, fmt.Errorf("spool record of type %q", f[1])
 	}
@@ -255,7 +260,7 @@ func spoolEvent(f [][]byte) (Event, error) {
 		duration = UnknownDuration
 	}
 	return Event{V: Version, Type: TypeCommand, Session: Lossy(string(f[3])), Shell: Lossy(string(f[2])), PID: pid,
-		TSMillis: max(ts, 0), Cwd: Lossy(string(f[8])), Cmd: Lossy(cmd), Exit: exit, DurationMS: duration}, nil
+		TSMillis: max(ts, 0), Cwd: Lossy(string(f[8])), Cmd: Lossy(cmd), Exit: exit, DurationMS: duration, IfNew: ifNew}, nil
 }
 
 // fromBashHistory is the command line in what `history 1` prints of it:

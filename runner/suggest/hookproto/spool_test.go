@@ -86,6 +86,16 @@ func TestSpoolBashHistory(t *testing.T) {
 	}
 }
 
+// A command bash ran without its history growing is taken only if new.
+func TestSpoolBashHistorySameIsIfNew(t *testing.T) {
+	t.Parallel()
+	rec := bytes.Replace(bashRecord("   12  git status\n"), []byte("bash-history"), []byte("bash-history-same"), 1)
+	got, _, st := parseAll(append(bashRecord("   12  git status\n"), rec...))
+	if st.Events != 2 || got[0].IfNew || !got[1].IfNew || got[1].Cmd != "git status" {
+		t.Errorf("%+v %+v", got, st)
+	}
+}
+
 func TestSpoolWaitsForAnUnfinishedRecord(t *testing.T) {
 	t.Parallel()
 	whole := record(t, Event{Shell: "zsh", Session: "s", Cmd: "make test"})

@@ -68,12 +68,22 @@ func (p NamedPipe) Listen() (net.Listener, error) {
 func (p NamedPipe) String() string { return p.Path }
 
 // SocketPath is the path of the daemon's socket: $CLAI_DAEMON_SOCKET when
-// set, else daemon.sock in the runtime folder (see rundir.Dir).
+// set (made absolute from the working folder), else daemon.sock in the
+// runtime folder (see rundir.Dir).
 func SocketPath() string {
 	if p := os.Getenv(SocketEnv); p != "" {
-		return p
+		return absolute(p)
 	}
 	return filepath.Join(rundir.Dir(), SocketName)
+}
+
+// absolute is path made absolute from the working folder, or path when the
+// working folder cannot be told.
+func absolute(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // PipePath is the path of the daemon's named pipe on Windows for user (the
@@ -102,7 +112,7 @@ func PipePath(user string) string {
 // CLAI_DAEMON_SOCKET is the user's choice and is taken as it is.
 func DefaultTransport() (Transport, error) {
 	if p := os.Getenv(SocketEnv); p != "" {
-		return UnixSocket{Path: p}, nil
+		return UnixSocket{Path: absolute(p)}, nil
 	}
 	dir := rundir.Dir()
 	if err := rundir.Check(dir); err != nil {

@@ -3,21 +3,34 @@
 if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
   _clai_hook_bin=@HOOK@
 
-  # _clai_hook_precmd runs first at each prompt: when the history holds a new
-  # command, and the daemon's socket is there, it appends the command with
-  # its exit status and duration to the shell's spool file, which the daemon
-  # reads. It starts no program and leaves $? and $! as it found them.
+  # _clai_hook_precmd runs first at each prompt: when a command ran, and the
+  # daemon's socket is there, it appends the command with its exit status
+  # and duration to the shell's spool file, which the daemon reads. It
+  # starts no program and leaves $? and $! as it found them.
   _clai_hook_precmd() {
-    local _clai_status=$? _clai_now=${EPOCHREALTIME-} _clai_t0=${_clai_hook_t0-}
-    _clai_hook_t0=
-    # The first prompt only takes note of where the history is; a prompt with
-    # no new history entry follows an empty line or a command the history
-    # keeps out (HISTCONTROL, set +o history).
-    if [[ -z ${_clai_hook_histcmd-} || ${HISTCMD-} == "${_clai_hook_histcmd-}" ]]; then
+    local _clai_status=$? _clai_now=${EPOCHREALTIME-} _clai_t0=${_clai_hook_t0-} _clai_ran=${_clai_hook_ran-}
+    _clai_hook_t0= _clai_hook_ran=
+    # The first prompt only takes note of where the history is.
+    if [[ -z ${_clai_hook_histcmd-} ]]; then
       _clai_hook_histcmd=${HISTCMD-}
       return "$_clai_status"
     fi
-    _clai_hook_histcmd=$HISTCMD
+    local _clai_type=bash-history
+    if [[ ${HISTCMD-} == "${_clai_hook_histcmd-}" ]]; then
+      # The history did not grow: an empty line, or a command it keeps out
+      # (HISTCONTROL, set +o history) or moved (erasedups). With PS0 there
+      # to tell that a command ran, history 1 goes as a command the daemon
+      # takes only if it is not the session's last; without, nothing goes.
+      if [[ -z $_clai_ran ]]; then
+        return "$_clai_status"
+      fi
+      _clai_type=bash-history-same
+    elif [[ -n ${_clai_hook_ps0_on-} && -z $_clai_ran ]]; then
+      # The history grew with no command run: it was read again (history -r).
+      _clai_hook_histcmd=$HISTCMD
+      return "$_clai_status"
+    fi
+    _clai_hook_histcmd=${HISTCMD-}
     if [[ -n ${_clai_hook_spool-} && -S ${_clai_hook_sock-} ]]; then
       local _clai_ms=-1 _clai_ts=0
       if [[ -n $_clai_now ]]; then
@@ -30,8 +43,8 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
       # One record (see docs/suggest.md): the command is what `history 1`
       # prints of it, which the daemon takes apart.
       {
-        builtin printf 'clai1\0bash-history\0bash\0%s\0%s\0%s\0%s\0%s\0%s\0' \
-          "${CLAI_SESSION_ID-}" "$$" "$_clai_ts" "$_clai_status" "$_clai_ms" "$PWD"
+        builtin printf 'clai1\0%s\0bash\0%s\0%s\0%s\0%s\0%s\0%s\0' \
+          "$_clai_type" "${CLAI_SESSION_ID-}" "$$" "$_clai_ts" "$_clai_status" "$_clai_ms" "$PWD"
         HISTTIMEFORMAT= builtin history 1
         builtin printf '\0\n'
       } 2>/dev/null >>"$_clai_hook_spool"
@@ -39,8 +52,18 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
     return "$_clai_status"
   }
 
+  # _clai_hook_mark runs last at each prompt: where the history is once the
+  # user's own PROMPT_COMMAND is done (history -a; history -c; history -r
+  # reads it anew).
+  _clai_hook_mark() {
+    local _clai_status=$?
+    _clai_hook_histcmd=${HISTCMD-}
+    return "$_clai_status"
+  }
+
   # bash 5.1 and later run each element of a PROMPT_COMMAND array (4.4 and
-  # 5.0 only the first): the hook goes first, to see the command's $?.
+  # 5.0 only the first): the hook goes first, to see the command's $?, and
+  # the mark last.
   _clai_hook_prompt_array() {
     (( BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1) ))
   }
@@ -53,16 +76,24 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
   }
   if ! _clai_hook_installed; then
     if _clai_hook_prompt_array; then
-      PROMPT_COMMAND=(_clai_hook_precmd "${PROMPT_COMMAND[@]}")
+      PROMPT_COMMAND=(_clai_hook_precmd "${PROMPT_COMMAND[@]}" _clai_hook_mark)
     else
       # The string form: the hook, then a newline and what was there, so that
-      # neither a closing ';' nor '&' of the user's is doubled.
-      PROMPT_COMMAND="_clai_hook_precmd${PROMPT_COMMAND:+$'\n'$PROMPT_COMMAND}"
+      # neither a closing ';' nor '&' of the user's is doubled, then the mark.
+      PROMPT_COMMAND="_clai_hook_precmd${PROMPT_COMMAND:+$'\n'$PROMPT_COMMAND}"$'\n'_clai_hook_mark
     fi
   fi
-  # PS0 (bash 4.4 and later) notes when a command starts, and prints nothing.
-  if [[ -n ${EPOCHREALTIME-} && ${PS0-} != *_clai_hook_t0* ]]; then
-    PS0="${PS0-}"'${_clai_hook_ps0[_clai_hook_t0=${EPOCHREALTIME/[.,]/},0]-}'
+  # PS0 (bash 4.4 and later) notes that a command runs, and when, and prints
+  # nothing; only where prompts are expanded (shopt promptvars), or it would
+  # print itself.
+  if (( BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4) )) &&
+    shopt -q promptvars && [[ ${PS0-} != *_clai_hook_ran* ]]; then
+    if [[ -n ${EPOCHREALTIME-} ]]; then
+      PS0="${PS0-}"'${_clai_hook_ps0[_clai_hook_t0=${EPOCHREALTIME/[.,]/},_clai_hook_ran=1,0]-}'
+    else
+      PS0="${PS0-}"'${_clai_hook_ps0[_clai_hook_ran=1,0]-}'
+    fi
+    _clai_hook_ps0_on=1
   fi
   # clai-hook prints the session id, the daemon's socket and the spool file.
   if [[ -z ${_clai_hook_session-} ]]; then

@@ -23,7 +23,8 @@ if [[ -o interactive || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]];
     local _clai_status=$?
     emulate -L zsh
     [[ -n ${_clai_hook_cmd-} ]] || return $_clai_status
-    local _clai_cmd=$_clai_hook_cmd
+    # A zsh string may hold NUL bytes, which end a record's field: they go.
+    local _clai_cmd=${_clai_hook_cmd//$'\0'/}
     local -i _clai_ms=-1 _clai_ts=0
     _clai_hook_cmd=
     [[ -n ${_clai_hook_spool-} && -S ${_clai_hook_sock-} ]] || return $_clai_status

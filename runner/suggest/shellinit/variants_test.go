@@ -277,3 +277,84 @@ func TestUnwritableSpoolShowsNothing(t *testing.T) {
 		}
 	})
 }
+
+// TestBashHistoryControl: with HISTCONTROL=ignoreboth:erasedups and the
+// shared-history idiom (history -a; history -c; history -r), bash's hooks
+// record a command erasedups moved, never a line kept out of the history,
+// and never another terminal's command the history read.
+func TestBashHistoryControl(t *testing.T) {
+	t.Parallel()
+	setup := setups["bash"]
+	var histfile string
+	setup.rc = func(hook string) string {
+		histfile = filepath.Join(filepath.Dir(hook), "history")
+		return "PS1='<P:$?>'\nHISTCONTROL=ignoreboth:erasedups\nHISTFILE=" + histfile + "\n" +
+			"PROMPT_COMMAND='printf \"<U:%s>\" \"$?\"; history -a; history -c; history -r'\n" +
+			"eval \"$(cat " + hook + ")\"\n"
+	}
+	s := startSession(t, setup, nil)
+	s.run("echo a")
+	s.run("echo b")
+	s.run("echo a") // erasedups moves it last: the history does not grow
+	s.run(" echo secret")
+	s.run("echo a") // ignoredups: the same again
+	s.run("")
+	// Another terminal's command, which this one reads at its next prompt.
+	f, err := os.OpenFile(histfile, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("git push --force\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	s.run("")
+	s.run("")
+	s.run("echo c")
+	events := s.events("echo c")
+	for _, e := range events {
+		if strings.Contains(e.Cmd, "secret") || strings.Contains(e.Cmd, "push") {
+			t.Errorf("the daemon heard %q", e.Cmd)
+		}
+	}
+	if got, want := hooktest.Commands(asLearnt(events)), []string{"echo a", "echo b", "echo a", "echo c"}; !slices.Equal(got, want) {
+		t.Errorf("learnt %q, want %q\n%s", got, want, describe(events))
+	}
+}
+
+// TestBashWithoutPromptVars: PS0 is left alone where prompts are not
+// expanded (shopt -u promptvars), where it would print itself; the hooks
+// still record the commands the history grows by.
+func TestBashWithoutPromptVars(t *testing.T) {
+	t.Parallel()
+	setup := setups["bash"]
+	setup.rc = func(hook string) string {
+		return "shopt -u promptvars\nPS1='<P:0>'\nPROMPT_COMMAND='printf \"<U:%s>\" \"$?\"'\neval \"$(cat " + hook + ")\"\n"
+	}
+	s := startSession(t, setup, nil)
+	s.run("echo one")
+	s.run("echo two")
+	s.events("echo two")
+	if out := s.output(); strings.Contains(out, "_clai_hook") {
+		t.Errorf("the hooks printed themselves:\n%q", out)
+	}
+}
+
+// TestZshCommandWithNULForgesNoRecord: a zsh command line may hold NUL
+// bytes, which end a spool record's fields; pasted with a record after
+// them, they forge nothing.
+func TestZshCommandWithNULForgesNoRecord(t *testing.T) {
+	t.Parallel()
+	s := startSession(t, setups["zsh"], nil)
+	forged := ": x\x00\nclai1\x00command\x00zsh\x00FORGED\x001\x000\x000\x000\x00/etc\x00rm -rf ~"
+	s.paste(forged)
+	s.run("echo done")
+	for _, e := range s.events("echo done") {
+		if e.Session == "FORGED" || e.Cwd == "/etc" || strings.ContainsRune(e.Cmd, 0) {
+			t.Errorf("the daemon heard %+v", e)
+		}
+	}
+	if bad := s.daemon.Bad(); len(bad) != 0 {
+		t.Errorf("the daemon could not take %q", bad)
+	}
+}
