@@ -1,9 +1,11 @@
 // Package sqlitefile opens the SQLite databases clai keeps for a user (the
 // suggestion daemon's and the learned answers'): the pure-Go driver, WAL
-// mode, a busy timeout, and files that only their owner may read.
+// mode, a busy timeout, files that only their owner may read, and
+// forward-only migrations of their schemas.
 package sqlitefile
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -74,4 +76,64 @@ func dsn(path string, o Options) string {
 		q.Set("_txlock", "immediate")
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// ErrNewer is the error of a database whose schema is newer than the
+// migrations this build knows.
+var ErrNewer = errors.New("database schema is newer than this clai")
+
+// Migrate brings the schema of db forward to len(migrations): migration i
+// takes it from version i to i+1. It runs in one transaction that holds the
+// write lock from its start, so that processes opening a new database at once
+// make its tables once. The versions applied are kept in schema_migrations
+// (version, applied_ms) and in PRAGMA user_version; a database that kept its
+// version only in user_version starts from there. A database of a newer
+// version is refused with ErrNewer.
+func Migrate(ctx context.Context, db *sql.DB, migrations []string) (err error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)`); err != nil {
+		return err
+	}
+	var recorded sql.NullInt64
+	if err := conn.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&recorded); err != nil {
+		return fmt.Errorf("schema version: %w", err)
+	}
+	var pragma int64
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&pragma); err != nil {
+		return fmt.Errorf("schema version: %w", err)
+	}
+	have := int(max(recorded.Int64, pragma))
+	if have > len(migrations) {
+		return fmt.Errorf("schema version %d and this clai knows up to %d: %w; run a newer clai, or move the database away to start afresh", have, len(migrations), ErrNewer)
+	}
+	now := time.Now().UnixMilli()
+	for v := 1; v <= len(migrations); v++ {
+		if v > have {
+			if _, err := conn.ExecContext(ctx, migrations[v-1]); err != nil {
+				return fmt.Errorf("migration %d: %w", v, err)
+			}
+		}
+		if int64(v) > recorded.Int64 {
+			if _, err := conn.ExecContext(ctx, `INSERT INTO schema_migrations(version, applied_ms) VALUES (?, ?)`, v, now); err != nil {
+				return fmt.Errorf("migration %d: %w", v, err)
+			}
+		}
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, "COMMIT")
+	return err
 }

@@ -13,7 +13,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -85,46 +84,12 @@ var migrations = []string{
 }
 
 // ErrNewer is the error of a database a newer clai wrote.
-var ErrNewer = errors.New("the database was written by a newer clai")
+var ErrNewer = sqlitefile.ErrNewer
 
-// migrate brings the tables to schemaVersion in one transaction that holds
-// the write lock from its start, so that runs opening a new database at once
-// make its tables once.
+// migrate brings the tables to schemaVersion (see sqlitefile.Migrate: runs
+// opening a new database at once make its tables once).
 func (s *Store) migrate(ctx context.Context) error {
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-		}
-	}()
-	var version int
-	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return err
-	}
-	if version > schemaVersion {
-		return fmt.Errorf("%w (version %d, this clai reads %d)", ErrNewer, version, schemaVersion)
-	}
-	for v := version; v < schemaVersion; v++ {
-		if _, err := conn.ExecContext(ctx, migrations[v]); err != nil {
-			return fmt.Errorf("migration %d: %w", v+1, err)
-		}
-	}
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
-		return err
-	}
-	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-		return err
-	}
-	done = true
-	return nil
+	return sqlitefile.Migrate(ctx, s.db, migrations[:schemaVersion])
 }
 
 // The kinds of an answer.

@@ -56,7 +56,7 @@ type Store struct {
 }
 
 // ErrNewerSchema is the error of a database written by a newer clai.
-var ErrNewerSchema = errors.New("database schema is newer than this clai")
+var ErrNewerSchema = sqlitefile.ErrNewer
 
 // Open opens the database at path, making it and its folder (0700) if
 // missing, and migrates its schema forward. A database of a newer schema than
@@ -81,59 +81,10 @@ func (s *Store) Close() error { return s.db.Close() }
 // Path is the database's file.
 func (s *Store) Path() string { return s.path }
 
-// migrate brings the schema to this build's version, one step a transaction.
+// migrate brings the schema to this build's version.
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)`); err != nil {
+	if err := sqlitefile.Migrate(ctx, s.db, migrations); err != nil {
 		return fmt.Errorf("database %s: %w", s.path, err)
-	}
-	have, err := s.version(ctx)
-	if err != nil {
-		return err
-	}
-	if have > len(migrations) {
-		return fmt.Errorf("database %s has schema version %d and this clai knows up to %d: %w; run a newer clai, or move the database away to start afresh", s.path, have, len(migrations), ErrNewerSchema)
-	}
-	for v := have + 1; v <= len(migrations); v++ {
-		if err := s.step(ctx, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// version is the schema version the database has, 0 when new.
-func (s *Store) version(ctx context.Context) (int, error) {
-	var v sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("database %s: schema version: %w", s.path, err)
-	}
-	return int(v.Int64), nil
-}
-
-// step applies migration v and records it, in one transaction, unless the
-// database has it already (the lock keeps a second process from migrating;
-// this keeps one that did not take it from applying a step twice).
-func (s *Store) step(ctx context.Context, v int) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("database %s: migration %d: %w", s.path, v, err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	var have sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&have); err != nil {
-		return fmt.Errorf("database %s: migration %d: %w", s.path, v, err)
-	}
-	if int(have.Int64) >= v {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, migrations[v-1]); err != nil {
-		return fmt.Errorf("database %s: migration %d: %w", s.path, v, err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(version, applied_ms) VALUES (?, ?)`, v, time.Now().UnixMilli()); err != nil {
-		return fmt.Errorf("database %s: migration %d: %w", s.path, v, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("database %s: migration %d: %w", s.path, v, err)
 	}
 	return nil
 }
