@@ -26,15 +26,17 @@ type Stroke struct {
 	keys.Keystrokes
 	// Await, when set, holds the stroke back until one line of what is shown
 	// holds each of these texts: the program drew what the stroke is for (a
-	// text field a keystroke before it opened). Past AwaitLimit it is typed
-	// all the same.
+	// text field a keystroke before it opened). When none does within
+	// AwaitLimit, the program is not where the answer expects it (its dialog
+	// was closed, say), and neither this stroke nor the rest of the answer
+	// is typed: a text typed elsewhere could be taken for something else.
 	Await []string
 }
 
 // AwaitLimit bounds how long a Stroke waits for its Await; the screen is
 // looked at every awaitPoll meanwhile.
 const (
-	AwaitLimit = 3 * time.Second
+	AwaitLimit = 5 * time.Second
 	awaitPoll  = 50 * time.Millisecond
 )
 
@@ -186,7 +188,9 @@ func (e *Engine) typeStroke() {
 			x.strokeAt = e.now.Add(awaitPoll)
 			return
 		}
-		e.emit(Event{Name: EventDefer, Reason: fmt.Sprintf("no line with %q within %s: the keystroke is typed all the same", next.Await, AwaitLimit)})
+		e.emit(Event{Name: EventError, Reason: fmt.Sprintf("no line with %q within %s: the rest of the answer (%d keystrokes) is not typed", next.Await, AwaitLimit, len(x.strokes))})
+		x.strokes, x.awaitSince, e.typing = nil, time.Time{}, nil
+		return
 	}
 	x.awaitSince = time.Time{}
 	e.typeAnswer(Send{Keystrokes: next.Keystrokes})
