@@ -123,7 +123,11 @@ func TestSourceAsksAndWithdrawsARealRunsQuestions(t *testing.T) {
 	}
 	tr := transcript{t: t, path: filepath.Join(project, "5f0c2a4e-1b7d-4c3e-9a8f-0d1e2f3a4b5c.jsonl")}
 	tr.write("{\"type\":\"mode\"}\nnot json at all\n")
-	src := fmt.Sprintf("version: 1\nname: cc\nspawn: {command: [%q], dir: %q}\ntimeouts: {idle: 0s}\n", echo, work)
+	// The program shows the lines of Claude Code's dialog that the typist
+	// waits for before a text and before the review's 1, then echoes what
+	// it is typed.
+	marks := `printf '%s\n' '❯ 3. Type something.' '❯ 1. Submit answers'; exec "$0"`
+	src := fmt.Sprintf("version: 1\nname: cc\nspawn: {command: [sh, -c, %q, %q], dir: %q}\ntimeouts: {idle: 0s}\n", marks, echo, work)
 	pb, findings := playbooks.Parse(filepath.Join(t.TempDir(), "pb.yaml"), []byte(src))
 	if pb == nil {
 		t.Fatal(findings)
