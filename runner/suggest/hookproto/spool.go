@@ -30,9 +30,10 @@ import (
 // TYPE is command, for a command line as typed, or bash-history, for what
 // bash's `history 1` prints of it (a number before it and a newline after
 // it, which the reader takes off), or bash-history-same when bash ran a
-// command its history did not grow by (see Event.IfNew). TS_MS is 0 when the shell has no clock
-// and DURATION_MS -1 when it could not measure. No field can hold a NUL
-// byte, since no shell string can.
+// command its history did not grow by (see Event.IfNew). TS_MS is 0 when
+// the shell has no clock and DURATION_MS -1 when it could not measure. No
+// field holds a NUL byte: no bash or fish string can, and the zsh hook takes
+// them out.
 
 // Folders of the spool, in the runtime folder: the files the hooks append
 // to, and the files the daemon took from there and is reading.
