@@ -25,8 +25,9 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
         return "$_clai_status"
       fi
       _clai_type=bash-history-same
-    elif [[ -n ${_clai_hook_ps0_on-} && -z $_clai_ran ]]; then
-      # The history grew with no command run: it was read again (history -r).
+    elif [[ -z $_clai_ran && ${PS0-} == *_clai_hook_ran* ]] && shopt -q promptvars; then
+      # The history grew with no command run, PS0 there to tell: it was read
+      # again (history -r).
       _clai_hook_histcmd=$HISTCMD
       return "$_clai_status"
     fi
@@ -93,7 +94,6 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
     else
       PS0="${PS0-}"'${_clai_hook_ps0[_clai_hook_ran=1,0]-}'
     fi
-    _clai_hook_ps0_on=1
   fi
   # clai-hook prints the session id, the daemon's socket and the spool file.
   if [[ -z ${_clai_hook_session-} ]]; then

@@ -358,3 +358,20 @@ func TestZshCommandWithNULForgesNoRecord(t *testing.T) {
 		t.Errorf("the daemon could not take %q", bad)
 	}
 }
+
+// TestBashPS0ReplacedLater: an rc that sets PS0 after the hooks (a prompt
+// framework, say) leaves them without it; they record what the history
+// grows by, as without PS0.
+func TestBashPS0ReplacedLater(t *testing.T) {
+	t.Parallel()
+	setup := setups["bash"]
+	setup.rc = func(hook string) string {
+		return "PS1='<P:$?>'\nPROMPT_COMMAND='printf \"<U:%s>\" \"$?\"'\neval \"$(cat " + hook + ")\"\nPS0=''\n"
+	}
+	s := startSession(t, setup, nil)
+	s.run("echo one")
+	s.run("echo two")
+	if got := hooktest.Commands(asLearnt(s.events("echo two"))); !slices.Equal(got, []string{"echo one", "echo two"}) {
+		t.Errorf("learnt %q", got)
+	}
+}
