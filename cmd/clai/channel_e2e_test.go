@@ -14,15 +14,10 @@ import (
 	"github.com/clai-sh/clai/runner/channel/channeltest"
 )
 
-// TestTelegramAnswersARun: a real clai run over a program reaches a
-// question; the fake Telegram gets it with one button per option; a press
-// answers it, and the program receives exactly that option; the report
-// names the channel, and the token is in no output.
-func TestTelegramAnswersARun(t *testing.T) {
-	t.Parallel()
-	const token, chat = "123456:AAHsecret-token_value", 4242
-	tg := channeltest.NewTelegram(t, token)
-	e := newSessionsEnv(t)
+// telegramChannel gives e's runs a user config with one Telegram channel,
+// the fake tg, whose token is read from the environment, and chat.
+func (e *sessionsEnv) telegramChannel(t *testing.T, tg *channeltest.Telegram, token string, chat int64) {
+	t.Helper()
 	config := filepath.Join(e.dir, "config", "clai", "config.yaml")
 	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
 		t.Fatal(err)
@@ -32,6 +27,18 @@ func TestTelegramAnswersARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.env = append(e.env, "XDG_CONFIG_HOME="+filepath.Join(e.dir, "config"), "CLAI_TEST_TG="+token)
+}
+
+// TestTelegramAnswersARun: a real clai run over a program reaches a
+// question; the fake Telegram gets it with one button per option; a press
+// answers it, and the program receives exactly that option; the report
+// names the channel, and the token is in no output.
+func TestTelegramAnswersARun(t *testing.T) {
+	t.Parallel()
+	const token, chat = "123456:AAHsecret-token_value", 4242
+	tg := channeltest.NewTelegram(t, token)
+	e := newSessionsEnv(t)
+	e.telegramChannel(t, tg, token, chat)
 	prompter := testprog.Build(t, "prompter")
 	pb := filepath.Join(e.dir, "deploy.yaml")
 	if err := os.WriteFile(pb, []byte(fmt.Sprintf("version: 1\nname: deploy\nspawn:\n  command: [%q, \"-q\", \"Deploy where? [staging/prod] \"]\ntimeouts:\n  prompt: 120s\n  total: 300s\n", prompter)), 0o644); err != nil {
@@ -173,15 +180,7 @@ func TestTelegramAsksOnlyWhatTheAnswererLeaves(t *testing.T) {
 	const token, chat = "123456:AAHsecret-token_value", 4242
 	tg := channeltest.NewTelegram(t, token)
 	e := newSessionsEnv(t)
-	config := filepath.Join(e.dir, "config", "clai", "config.yaml")
-	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cfg := fmt.Sprintf("channels:\n  - telegram:\n      token: env:CLAI_TEST_TG\n      chats: [%d]\n      base_url: %q\n", chat, tg.URL())
-	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.env = append(e.env, "XDG_CONFIG_HOME="+filepath.Join(e.dir, "config"), "CLAI_TEST_TG="+token)
+	e.telegramChannel(t, tg, token, chat)
 	model := filepath.Join(e.dir, "model")
 	if err := os.WriteFile(model, []byte("#!/bin/sh\ncat > /dev/null\necho '"+alwaysYes+"'\n"), 0o755); err != nil {
 		t.Fatal(err)

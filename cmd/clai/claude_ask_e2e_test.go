@@ -72,16 +72,7 @@ func TestPresetAnswersClaudeCodesOwnQuestions(t *testing.T) {
 					t.Fatalf("clai answer %q: exit %d\n%s%s", args, code, stdout, stderr)
 				}
 			}
-			r := finished()
-			fakeLog := served()
-			if r.err != nil {
-				t.Fatalf("%v\nfake API:\n%s", r.err, fakeLog)
-			}
-			if r.rep.Outcome != "done" || r.rep.ExitCode != 0 {
-				t.Errorf("outcome %q, exit %d (%s), want done, 0", r.rep.Outcome, r.rep.ExitCode, r.rep.Reason)
-			}
-			r.rep.checkToolDialogAskedOnce(t)
-			r.rep.checkTypedOnSight(t)
+			fakeLog := finished().checkDone(t, served())
 			want := resultStart + c.want + "."
 			if !strings.Contains(fakeLog, "result toolu_fake01 ok "+strconvQuote(want+" You can now continue with these answers in mind.")) {
 				t.Errorf("the model was not told %s:\n%s", want, fakeLog)
@@ -151,6 +142,22 @@ func transcriptResult(t *testing.T, home, id string) string {
 type askRun struct {
 	rep *e2eReport
 	err error
+}
+
+// checkDone fails t unless the run ended done, with exit 0, asking each
+// question of Claude Code's dialog once and typing every answer it was
+// given; fakeLog, which it returns, is what the fake API served.
+func (r askRun) checkDone(t *testing.T, fakeLog string) string {
+	t.Helper()
+	if r.err != nil {
+		t.Fatalf("%v\nfake API:\n%s", r.err, fakeLog)
+	}
+	if r.rep.Outcome != "done" || r.rep.ExitCode != 0 {
+		t.Errorf("outcome %q, exit %d (%s), want done, 0", r.rep.Outcome, r.rep.ExitCode, r.rep.Reason)
+	}
+	r.rep.checkToolDialogAskedOnce(t)
+	r.rep.checkTypedOnSight(t)
+	return fakeLog
 }
 
 // startAskingRun starts clai on Claude Code in s, with a sessions folder of

@@ -84,16 +84,7 @@ func TestDashboardAnswersClaudeCodesOwnQuestions(t *testing.T) {
 					t.Fatalf("answer %d on the page: %v; the run: %+v", i+1, err, finished())
 				}
 			}
-			r := finished()
-			fakeLog := served()
-			if r.err != nil {
-				t.Fatalf("%v\nfake API:\n%s", r.err, fakeLog)
-			}
-			if r.rep.Outcome != "done" || r.rep.ExitCode != 0 {
-				t.Errorf("outcome %q, exit %d (%s), want done, 0", r.rep.Outcome, r.rep.ExitCode, r.rep.Reason)
-			}
-			r.rep.checkToolDialogAskedOnce(t)
-			r.rep.checkTypedOnSight(t)
+			fakeLog := finished().checkDone(t, served())
 			// The page keeps the ended run, with the answers among its
 			// decisions: each question, who answered it and through what.
 			if err := chromedp.Do(ctx, chromedp.WaitVisible(`article.card.ended table.decisions tr.answer`)); err != nil {

@@ -25,15 +25,7 @@ func TestLearnedAutoAnswerTellsNobody(t *testing.T) {
 
 	const token, chat = "123456:AAHsecret-token_value", 4242
 	tg := channeltest.NewTelegram(t, token)
-	config := filepath.Join(e.dir, "config", "clai", "config.yaml")
-	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cfg := fmt.Sprintf("channels:\n  - telegram:\n      token: env:CLAI_TEST_TG\n      chats: [%d]\n      base_url: %q\n", chat, tg.URL())
-	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.env = append(e.env, "XDG_CONFIG_HOME="+filepath.Join(e.dir, "config"), "CLAI_TEST_TG="+token)
+	e.telegramChannel(t, tg, token, chat)
 	told := filepath.Join(e.dir, "told")
 	if err := os.Mkdir(told, 0o700); err != nil {
 		t.Fatal(err)
