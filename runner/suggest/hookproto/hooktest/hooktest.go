@@ -58,13 +58,9 @@ func Start(path string, assign func(hookproto.Event) string) (*Server, error) {
 	return s, nil
 }
 
-// TakeSpool reads the spool at once, as the daemon does before it answers.
+// TakeSpool reads the spool at once, as the daemon does before it answers,
+// recording its events and what it skipped.
 func (s *Server) TakeSpool() {
-	s.takeSpool()
-}
-
-// takeSpool reads the spool, recording its events and what it skipped.
-func (s *Server) takeSpool() {
 	st, err := s.spool.Take(func(e hookproto.Event) { s.record(e, "") })
 	if err != nil {
 		s.record(hookproto.Event{}, err.Error())
@@ -83,7 +79,7 @@ func (s *Server) pollSpool() {
 	tick := time.NewTicker(spoolEvery)
 	defer tick.Stop()
 	for {
-		s.takeSpool()
+		s.TakeSpool()
 		select {
 		case <-s.stop:
 			return
