@@ -541,12 +541,13 @@ func (p *pagesAtFetch) Events(ctx context.Context, id string, fn func(ask.Update
 	return p.fakeSource.Events(ctx, id, fn)
 }
 
-// TestScreensAreFetchedOnlyForPages: with no page open the dashboard asks
-// no session for its screen, however often it changes; a page that opens
-// gets the screen as it is then.
+// TestScreensAreFetchedOnlyForPages: with no page open the dashboard asks a
+// session with no question for its screen not once, however often it
+// changes; a page that opens gets the screen as it is then.
 func TestScreensAreFetchedOnlyForPages(t *testing.T) {
 	t.Parallel()
 	src := &pagesAtFetch{fakeSource: newFakeSource(), watched: make(chan struct{})}
+	src.session.Question = nil
 	src.updates = make(chan ask.Update) // each update taken in before the next is sent
 	s := newTestServer(src)
 	src.hub = s.hub
@@ -563,5 +564,35 @@ func TestScreensAreFetchedOnlyForPages(t *testing.T) {
 	defer src.mu.Unlock()
 	if len(src.pages) == 0 || slices.Contains(src.pages, 0) {
 		t.Fatalf("pages open at each screen fetched: %v, want none at 0", src.pages)
+	}
+}
+
+// TestAQuestionsScreenIsFetchedWithNoPage: a session that asks has its
+// screen fetched with no page open, so that a page that opens shows the
+// question with the screen it was asked on, which an answer names.
+func TestAQuestionsScreenIsFetchedWithNoPage(t *testing.T) {
+	t.Parallel()
+	src := &pagesAtFetch{fakeSource: newFakeSource(), watched: make(chan struct{})}
+	src.session.Question = nil
+	src.updates = make(chan ask.Update)
+	s := newTestServer(src)
+	src.hub = s.hub
+	fetched := make(chan struct{}, 1)
+	s.hub.fetched = func(string) { fetched <- struct{}{} }
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go s.Run(ctx)
+	<-src.watched
+	src.updates <- ask.Update{Kind: ask.UpdateQuestion, State: "prompting", Question: &ask.Question{ID: "q1", Text: "Continue? [y/N]", ScreenHash: "h1"}}
+	// The question is taken in; its screen follows with no page open.
+	select {
+	case <-fetched:
+	case <-time.After(30 * time.Second): // only catches a fetch that never comes
+		t.Fatal("the question's screen was not fetched with no page open")
+	}
+	stream := openEvents(t, ctx, s)
+	v := stream.untilView(t, func(v view) bool { return v.Session.Question != nil })
+	if v.Screen.Hash != "h1" {
+		t.Fatalf("the page's first view of the question has the screen %+v", v.Screen)
 	}
 }

@@ -109,6 +109,8 @@ type hub struct {
 	// made anew when the last one leaves: the screens are fetched for pages
 	// only.
 	pageOpens chan struct{}
+	// fetched, when set (by tests), is told of each screen a view took in.
+	fetched func(id string)
 }
 
 func newHub(src Source, logf func(string, ...any)) *hub {
@@ -241,9 +243,10 @@ func (h *hub) watchLocked(ctx context.Context, v *view) {
 }
 
 // fetchScreens fetches session id's screen each time it is wanted, at most
-// every screenEvery and only while a page is open, until ctx ends or the
-// session ended and its last screen was fetched (or no page was open to
-// see it).
+// every screenEvery, while a page is open or the session has a question
+// open (a page that opens shows the question with the screen it was asked
+// on), until ctx ends or the session ended and its last screen was fetched
+// (or no page was open to see it).
 func (h *hub) fetchScreens(ctx context.Context, id string, dirty <-chan struct{}) {
 	for {
 		select {
@@ -251,7 +254,7 @@ func (h *hub) fetchScreens(ctx context.Context, id string, dirty <-chan struct{}
 			return
 		case <-dirty:
 		}
-		if !h.awaitPage(ctx, id) {
+		if !h.awaitPage(ctx, id, dirty) {
 			return
 		}
 		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
@@ -269,6 +272,9 @@ func (h *hub) fetchScreens(ctx context.Context, id string, dirty <-chan struct{}
 		}
 		last := !ok || v.Ended
 		h.mu.Unlock()
+		if ok && err == nil && h.fetched != nil {
+			h.fetched(id)
+		}
 		if last {
 			return
 		}
@@ -280,15 +286,18 @@ func (h *hub) fetchScreens(ctx context.Context, id string, dirty <-chan struct{}
 	}
 }
 
-// awaitPage waits until a page is open; false when ctx ended first, or
-// session id ended or was let go while none was.
-func (h *hub) awaitPage(ctx context.Context, id string) bool {
+// awaitPage waits until a page is open, unless session id has a question
+// open; false when ctx ended first, or the session ended or was let go
+// while no page was open. A change to the session (on dirty) has it look
+// again.
+func (h *hub) awaitPage(ctx context.Context, id string, dirty <-chan struct{}) bool {
 	for {
 		h.mu.Lock()
 		pages, opens := len(h.subs), h.pageOpens
 		v, ok := h.views[id]
+		asking := ok && !v.Ended && v.Session.Question != nil
 		h.mu.Unlock()
-		if pages > 0 {
+		if pages > 0 || asking {
 			return true
 		}
 		if !ok || v.Ended {
@@ -298,6 +307,7 @@ func (h *hub) awaitPage(ctx context.Context, id string) bool {
 		case <-ctx.Done():
 			return false
 		case <-opens:
+		case <-dirty:
 		}
 	}
 }
