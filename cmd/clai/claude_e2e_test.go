@@ -137,42 +137,11 @@ func TestPresetDrivesRealClaudeCode(t *testing.T) {
 }
 
 // installClaudeCode installs Claude Code claudeCodeVersion from npm into a
-// temporary prefix and returns the path of its claude command. It skips the
-// test when npm is missing, the registry cannot be reached or the package
-// does not install or start; with CI=true, where .ci/run installs npm, that
-// fails the test instead.
+// temporary prefix and returns the path of its claude command (see
+// installFromNPM).
 func installClaudeCode(t *testing.T) string {
 	t.Helper()
-	skip := t.Skipf
-	if os.Getenv("CI") == "true" {
-		skip = t.Fatalf
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		skip("npm is not installed: cannot install Claude Code")
-	}
-	pkg := "@anthropic-ai/claude-code@" + claudeCodeVersion
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, npm, "view", pkg, "version").Output(); err != nil ||
-		strings.TrimSpace(string(out)) != claudeCodeVersion {
-		skip("npm view %s: %q, %v (registry unreachable?)", pkg, out, err)
-	}
-	prefix := t.TempDir()
-	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	install := exec.CommandContext(ctx, npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", pkg)
-	if out, err := install.CombinedOutput(); err != nil {
-		skip("npm install %s: %v\n%s", pkg, err, out)
-	}
-	claude := filepath.Join(prefix, "node_modules", ".bin", "claude")
-	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, claude, "--version").CombinedOutput()
-	if err != nil || !strings.HasPrefix(string(out), claudeCodeVersion) {
-		skip("%s --version: %v: %s (did npm skip the package's install script?)", claude, err, out)
-	}
-	return claude
+	return installFromNPM(t, "@anthropic-ai/claude-code", claudeCodeVersion, "claude")
 }
 
 // session is one first run of Claude Code: an empty home, a project with
