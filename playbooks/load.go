@@ -396,7 +396,7 @@ func (d *decoder) tmux(n ast.Node, s *Spawn) *Tmux {
 }
 
 func (d *decoder) settings(n ast.Node, s *Settings) {
-	d.trackedFields(n, "settings", []string{"match", "settle", "window", "min_send_interval", "retry"}, func(key string, v ast.Node) {
+	d.trackedFields(n, "settings", []string{"match", "settle", "window", "min_send_interval", "retry", "enter"}, func(key string, v ast.Node) {
 		switch key {
 		case "match":
 			if m := d.enum(v, "settings.match", []string{"stream", "screen"}); m != "" {
@@ -414,6 +414,10 @@ func (d *decoder) settings(n ast.Node, s *Settings) {
 		case "retry":
 			if r, ok := d.boolean(v, "settings.retry"); ok {
 				s.Retry = r
+			}
+		case "enter":
+			if m := d.enum(v, "settings.enter", []string{string(EnterWithText), string(EnterAfterText)}); m != "" {
+				s.Enter = EnterMode(m)
 			}
 		}
 	})

@@ -122,6 +122,19 @@ const (
 )
 
 // Settings tune matching and pacing.
+// EnterMode says how a program takes the Enter that ends a typed line.
+type EnterMode string
+
+const (
+	// EnterWithText types a line's text and its Enter in one write, as a
+	// person's terminal sends a pasted line: what most programs read.
+	EnterWithText EnterMode = "with-text"
+	// EnterAfterText types the text, then the Enter once the text shows:
+	// for programs that read text and Enter arriving together as a paste,
+	// whose Enter then becomes a new line in their input box.
+	EnterAfterText EnterMode = "after-text"
+)
+
 type Settings struct {
 	// Match is the effective match mode: screen whenever spawn.tmux is set,
 	// since a pane can only be read as a screen.
@@ -132,6 +145,8 @@ type Settings struct {
 	// Retry sends an answer once more when the program showed nothing at all
 	// after it while still showing the question it answered (default true).
 	Retry bool
+	// Enter says how the program takes the Enter that ends a typed line.
+	Enter EnterMode
 
 	// MatchPos and SettlePos are where match and settle were written, for
 	// findings; zero when defaulted.

@@ -66,7 +66,7 @@ func (d *decoder) inherited() (Settings, Timeouts, *Nudge) {
 		}
 		return d.base.Settings, d.base.Timeouts, nudge
 	}
-	return Settings{Match: MatchStream, Settle: DefaultSettle, Window: DefaultWindow, MinSendInterval: DefaultMinSendInterval, Retry: true},
+	return Settings{Match: MatchStream, Settle: DefaultSettle, Window: DefaultWindow, MinSendInterval: DefaultMinSendInterval, Retry: true, Enter: EnterWithText},
 		Timeouts{Step: DefaultStepTimeout, Prompt: DefaultPromptTimeout}, nil
 }
 

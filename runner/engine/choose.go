@@ -291,7 +291,9 @@ func (e *Engine) choose(a *playbooks.Action, rule, step, matched string) bool {
 	switch {
 	case current < 0 && o.number != "":
 		e.choosing = nil
-		e.send(typeText([]byte(o.number+"\r")), fmt.Sprintf("choose %q (types %s)", label, o.number), rule, step, matched)
+		number := typeText([]byte(o.number + "\r"))
+		number.whole = true // a menu's key, not a line of text
+		e.send(number, fmt.Sprintf("choose %q (types %s)", label, o.number), rule, step, matched)
 		return true
 	case current < 0 && m.buttons && !m.unclear:
 		c := e.pending(a, rule, step)

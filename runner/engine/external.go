@@ -31,6 +31,10 @@ type Stroke struct {
 	// was closed, say), and neither this stroke nor the rest of the answer
 	// is typed: a text typed elsewhere could be taken for something else.
 	Await []string
+	// shows, when set, holds the stroke back until this text shows in what
+	// the program showed since clai last typed (see showsTyped), AwaitLimit
+	// at most, as Await does: a line's Enter waits for its text.
+	shows string
 }
 
 // AwaitLimit bounds how long a Stroke waits for its Await; the screen is
@@ -58,6 +62,10 @@ type External struct {
 type external struct {
 	typist Typist
 	gap    time.Duration
+	// byClai is set for a line clai types apart from its Enter (see
+	// addTyped): its keystrokes are clai's own unless person says it is a
+	// person's answer.
+	byClai, person bool
 	// strokes wait to be typed, the first at strokeAt, then gap apart;
 	// awaitSince is when the first began to wait for its Await.
 	strokes    []Stroke
@@ -179,21 +187,33 @@ func (e *Engine) typeStroke() {
 		return
 	}
 	next := x.strokes[0]
-	if len(next.Await) > 0 && !e.showsLine(next.Await) {
+	waiting, awaited := len(next.Await) > 0 && !e.showsLine(next.Await), fmt.Sprintf("line with %q", next.Await)
+	if next.shows != "" {
+		waiting, awaited = !e.showsTyped(next.shows), fmt.Sprintf("line showing the typed text %q", next.shows)
+	}
+	if waiting {
 		if x.awaitSince.IsZero() {
 			x.awaitSince = e.now
-			e.emit(Event{Name: EventDefer, Reason: fmt.Sprintf("the answer's next keystroke waits for a line with %q, %s at most", next.Await, AwaitLimit)})
+			e.emit(Event{Name: EventDefer, Reason: fmt.Sprintf("the answer's next keystroke waits for a %s, %s at most", awaited, AwaitLimit)})
 		}
 		if e.now.Before(x.awaitSince.Add(AwaitLimit)) {
 			x.strokeAt = e.now.Add(awaitPoll)
 			return
 		}
-		e.emit(Event{Name: EventError, Reason: fmt.Sprintf("no line with %q within %s: the rest of the answer (%d keystrokes) is not typed", next.Await, AwaitLimit, len(x.strokes))})
+		e.emit(Event{Name: EventError, Reason: fmt.Sprintf("no %s within %s: the rest of the answer (%d keystrokes) is not typed", awaited, AwaitLimit, len(x.strokes))})
 		x.strokes, x.awaitSince, e.typing = nil, time.Time{}, nil
 		return
 	}
 	x.awaitSince = time.Time{}
-	e.typeAnswer(Send{Keystrokes: next.Keystrokes})
+	s := Send{Keystrokes: next.Keystrokes}
+	if next.shows != "" || len(next.Keys) > 0 {
+		s.AppCursor = e.view.appCursor()
+	}
+	if x.byClai && !x.person {
+		e.typeOwn(s)
+	} else {
+		e.typeAnswer(s)
+	}
 	x.strokes = x.strokes[1:]
 	x.strokeAt = e.now.Add(x.gap)
 	if len(x.strokes) == 0 {

@@ -330,7 +330,9 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	if e.cfg.DryRun {
 		return true
 	}
-	e.verify, e.retried = e.answerDue(a, atQuestion), false
+	// A line whose Enter waits for its text is not sent again: the Enter
+	// goes once the program has read the text.
+	e.verify, e.retried = e.answerDue(a, atQuestion) && e.enterApart(send) == nil, false
 	e.verifyWait = max(verifyAfter, 2*e.pb.Settings.Settle)
 	return true
 }
@@ -392,7 +394,7 @@ func (e *Engine) send(s Send, shown, rule, step, matched string) {
 	}
 	shown = e.redact(shown)
 	e.emit(Event{Name: name, Rule: rule, Step: step, Sent: shown, Excerpt: matched})
-	e.addSend(s)
+	e.addTyped(s)
 	if s.DryRun && !e.cfg.Replay && !e.cfg.Interactive {
 		// Nothing reached the program: a live one waits for the answer, which
 		// ends a headless run; in a terminal the person answers instead, and a

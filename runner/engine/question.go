@@ -266,10 +266,20 @@ func (e *Engine) answeredBy(decision string) {
 // keys at the terminal are not, and only what the program shows after it acts.
 func (e *Engine) typeAnswer(s Send) {
 	s.Person = true
-	e.addSend(s)
+	e.addTyped(s)
 	e.lastSend, e.sent = e.now, true
 	e.answeredLine = askedLine(e.view.text())
 	e.view.answered(false)
+}
+
+// typeOwn types a keystroke of clai's own answer that waited (the Enter of a
+// line typed apart from it): what was shown before it no longer acts.
+func (e *Engine) typeOwn(s Send) {
+	e.addSend(s)
+	e.lastSend, e.sent = e.now, true
+	e.wake = time.Time{}
+	e.answeredLine = askedLine(e.view.text())
+	e.view.answered(true)
 }
 
 // check returns what an answer types and how it shows, or why it is refused.
@@ -375,7 +385,9 @@ func (e *Engine) chooseAnswer(label string) (Send, string, *ask.Refusal) {
 	o, current := m.options[pick], m.current()
 	switch {
 	case current < 0 && o.number != "":
-		return typeText([]byte(o.number + "\r")), shown, nil
+		number := typeText([]byte(o.number + "\r"))
+		number.whole = true // a menu's key, not a line of text
+		return number, shown, nil
 	case current < 0:
 		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: fmt.Sprintf("option %q has no number and no option is marked as the current one: send keys", labels[pick])}
 	}

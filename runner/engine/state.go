@@ -68,6 +68,9 @@ type Send struct {
 	// Person marks a person's answer to a question (see Engine.Answer): it is
 	// what they typed, not one of clai's decisions.
 	Person bool
+	// whole keeps text that ends with Enter in one write whatever
+	// settings.enter says: a menu's number, not a line.
+	whole bool
 }
 
 // Kill asks for the program to be ended.
