@@ -98,11 +98,21 @@ func (m menu) describe() string {
 // findMenu returns the last menu on the screen: the last run of consecutive option
 // lines, or a line of radio buttons side by side if that comes later.
 func findMenu(text string) menu {
-	var found menu
+	menus := findMenus(text)
+	if len(menus) == 0 {
+		return menu{}
+	}
+	return menus[len(menus)-1]
+}
+
+// findMenus returns the menus on the screen, top to bottom: each run of
+// consecutive option lines, and each line of radio buttons side by side.
+func findMenus(text string) []menu {
+	var found []menu
 	var run []option
 	flush := func() {
 		if len(run) >= 2 {
-			found = menu{options: run}
+			found = append(found, menu{options: run})
 		}
 		run = nil
 	}
@@ -113,7 +123,7 @@ func findMenu(text string) menu {
 	for i, l := range lines {
 		if opts := sideBySideOptions(l); opts != nil {
 			flush()
-			found = menu{options: opts, horizontal: true}
+			found = append(found, menu{options: opts, horizontal: true})
 			continue
 		}
 		if m := numberedOption.FindStringSubmatch(l); m != nil {
@@ -391,4 +401,47 @@ func (e *Engine) continueChoosing() bool {
 	}
 	sent := e.choose(c.action, c.rule, c.step, "")
 	return sent || e.choosing != nil
+}
+
+// liveMenus returns the menus of text whose current option is marked, each a
+// dialog that may take the next key: a menu with one option marked as the
+// current one, whose options are all numbered or none is (a numbered list
+// followed by a marked line, "1. Read the docs" then "> run the tests", is a
+// list of tips and an input line, not a menu).
+func liveMenus(text []byte) []menu {
+	var live []menu
+	for _, m := range findMenus(string(text)) {
+		marked, numbered := 0, 0
+		for _, o := range m.options {
+			if o.marked {
+				marked++
+			}
+			if o.number != "" {
+				numbered++
+			}
+		}
+		if marked == 1 && (numbered == 0 || numbered == len(m.options)) {
+			live = append(live, m)
+		}
+	}
+	return live
+}
+
+// twoDialogs returns why no key may be pressed on the screen, when it shows
+// more than one dialog that may take it (two menus, each with a current
+// option: a folder-trust dialog and a command's approval drawn at once), or
+// "". A key meant for one could land in the other.
+func (e *Engine) twoDialogs(text []byte) string {
+	if e.pb.Settings.Match != playbooks.MatchScreen {
+		return ""
+	}
+	live := liveMenus(text)
+	if len(live) < 2 {
+		return ""
+	}
+	seen := make([]string, len(live))
+	for i, m := range live {
+		seen[i] = m.describe()
+	}
+	return e.redact(fmt.Sprintf("%d dialogs on screen take keys (%s): a key meant for one could land in another, so none is pressed", len(live), strings.Join(seen, "; ")))
 }

@@ -289,6 +289,12 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 		v := e.values(nil, nil)
 		vals = &v
 	}
+	if why := e.twoDialogs(e.view.text()); why != "" {
+		e.choosing = nil
+		e.emit(Event{Name: EventError, Rule: rule, Step: step, Excerpt: matched, Reason: why})
+		e.toManual(ask.Choose, why)
+		return false
+	}
 	if a.Kind == playbooks.ActChoose {
 		return e.choose(a, rule, step, matched)
 	}

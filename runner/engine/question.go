@@ -377,6 +377,9 @@ func (e *Engine) chooseAnswer(label string) (Send, string, *ask.Refusal) {
 		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: fmt.Sprintf("no option %q (the options: %s)", label, strings.Join(labels, " | "))}
 	}
 	shown := fmt.Sprintf("choose %q", labels[pick])
+	if why := e.twoDialogs(e.view.text()); why != "" {
+		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: why + "; answer with keys"}
+	}
 	menus := e.menus(e.view.text())
 	if len(menus) == 0 {
 		return typeText([]byte(labels[pick] + "\r")), shown, nil

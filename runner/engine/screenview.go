@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
@@ -38,6 +39,10 @@ type screenView struct {
 	// copy appears), and appear says whose rule's text appeared then.
 	present     map[*playbooks.Rule]int
 	appear      map[*playbooks.Rule]bool
+	// shown holds the texts of each rule's copies when last counted: a copy
+	// whose text none of them had is a new question in the place of the old
+	// one (a dialog drawn again on the same rows for another command).
+	shown map[*playbooks.Rule][]string
 	dangerShown map[*playbooks.Danger]int
 	// dangerStreamed says which danger rules the stream fired since the screen
 	// was last scanned.
@@ -50,6 +55,7 @@ func newScreenView(rows, cols int) *screenView {
 		scr:            screen.New(rows, cols),
 		present:        map[*playbooks.Rule]int{},
 		appear:         map[*playbooks.Rule]bool{},
+		shown:          map[*playbooks.Rule][]string{},
 		dangerShown:    map[*playbooks.Danger]int{},
 		dangerStreamed: map[*playbooks.Danger]bool{},
 	}
@@ -148,19 +154,42 @@ func (v *screenView) stale(text []byte, start, end int) bool {
 // dangerous text: what is written after it is fresh.
 func (v *screenView) denied() { v.track(false) }
 
-// count counts the copies of each rule's text on the screen.
+// count counts the copies of each rule's text on the screen. A rule's text
+// appears when there is one more copy of it than before (the same question
+// asked again below the first) or a copy whose text no copy had before (the
+// question asked anew in its place: a dialog drawn again on the same rows for
+// another command). A copy redrawn as it was is not new.
 func (v *screenView) count(rules []*playbooks.Rule, text []byte) {
 	clear(v.appear)
 	for _, r := range rules {
-		n, _ := countMatches(r.Match, text)
-		v.appear[r] = n > v.present[r]
-		v.present[r] = n
+		was := v.shown[r]
+		var now []string
+		n := 0
+		appeared := false
+		for _, p := range r.Match.Patterns {
+			p.FindEach(text, func(loc []int) bool {
+				n++
+				copyText := string(text[loc[0]:loc[1]])
+				if !appeared && !slices.Contains(was, copyText) {
+					appeared = true
+				}
+				if len(now) < maxCopies {
+					now = append(now, copyText)
+				}
+				return true
+			})
+		}
+		v.appear[r] = n > v.present[r] || appeared && len(was) > 0
+		v.present[r], v.shown[r] = n, now
 	}
 }
 
+// maxCopies bounds the texts of a rule's copies that count keeps.
+const maxCopies = 16
+
 func (v *screenView) appeared(r *playbooks.Rule) bool { return v.appear[r] }
 
-func (v *screenView) rearm(r *playbooks.Rule) { v.present[r] = 0 }
+func (v *screenView) rearm(r *playbooks.Rule) { v.present[r], v.shown[r] = 0, nil }
 
 // streamedDanger keeps a rule's first hit in the stream while its text is not
 // on screen: the same dangerous text usually reaches both the stream and the
