@@ -37,12 +37,12 @@ type screenView struct {
 	// present and dangerShown count the copies of each rule's and danger
 	// rule's text on the screen when it was last counted (they fire when a
 	// copy appears), and appear says whose rule's text appeared then.
-	present     map[*playbooks.Rule]int
-	appear      map[*playbooks.Rule]bool
+	present map[*playbooks.Rule]int
+	appear  map[*playbooks.Rule]bool
 	// shown holds the texts of each rule's copies when last counted: a copy
 	// whose text none of them had is a new question in the place of the old
 	// one (a dialog drawn again on the same rows for another command).
-	shown map[*playbooks.Rule][]string
+	shown       map[*playbooks.Rule][]string
 	dangerShown map[*playbooks.Danger]int
 	// dangerStreamed says which danger rules the stream fired since the screen
 	// was last scanned.
