@@ -403,11 +403,12 @@ func (e *Engine) continueChoosing() bool {
 	return sent || e.choosing != nil
 }
 
-// liveMenus returns the menus of text whose current option is marked, each a
-// dialog that may take the next key: a menu with one option marked as the
-// current one, whose options are all numbered or none is (a numbered list
-// followed by a marked line, "1. Read the docs" then "> run the tests", is a
-// list of tips and an input line, not a menu).
+// liveMenus returns the menus of text that are dialogs which may take the
+// next key: numbered options, one of them marked as the current one ("❯ 1.
+// Yes", "● 1. Allow once"), as the agents draw their dialogs. Only those
+// count: a list of tips then an input line ("1. Read the docs", "> run the
+// tests"), or a prompt echoed in a transcript with the lines under it ("›
+// run the script", "└ List sub"), read as a menu too, and are none.
 func liveMenus(text []byte) []menu {
 	var live []menu
 	for _, m := range findMenus(string(text)) {
@@ -420,7 +421,7 @@ func liveMenus(text []byte) []menu {
 				numbered++
 			}
 		}
-		if marked == 1 && (numbered == 0 || numbered == len(m.options)) {
+		if marked == 1 && numbered == len(m.options) {
 			live = append(live, m)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // With settings.enter: after-text a line is typed as its text, then its Enter
-// once the text shows: a program that reads text and Enter in one write as a
+// once the text shows and EnterPause later: a program that reads text and Enter in one write as a
 // paste (Codex CLI, Gemini CLI) would put the Enter in its input box as a new
 // line. The default types both at once.
 func TestEnterAfterTheTextShows(t *testing.T) {
@@ -27,7 +27,11 @@ func TestEnterAfterTheTextShows(t *testing.T) {
 			s.advance(time.Second)
 			s.wantSent("run the tests")
 			s.out(time.Millisecond, "run the tests")
-			s.advance(100 * time.Millisecond)
+			// Shown: the Enter follows a pause, so that it is not read as
+			// the end of a paste.
+			s.advance(60 * time.Millisecond)
+			s.wantSent("run the tests")
+			s.advance(200 * time.Millisecond)
 			s.wantSent("run the tests", "\r")
 		})
 	}
@@ -73,7 +77,7 @@ nudge: {sequence: ["please go on with the plan you made earlier\r"], gap: 2s, ma
 	s.advance(10 * time.Second)
 	s.wantSent("please go on with the plan you made earlier")
 	s.out(100*time.Millisecond, "> please go on with the plan y\r\nou made earlier")
-	s.advance(100 * time.Millisecond)
+	s.advance(300 * time.Millisecond)
 	s.wantSent("please go on with the plan you made earlier", "\r")
 }
 

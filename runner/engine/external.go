@@ -38,10 +38,12 @@ type Stroke struct {
 }
 
 // AwaitLimit bounds how long a Stroke waits for its Await; the screen is
-// looked at every awaitPoll meanwhile.
+// looked at every awaitPoll meanwhile. EnterPause is how long after a line's
+// text shows its Enter is pressed (settings.enter: after-text).
 const (
 	AwaitLimit = 5 * time.Second
 	awaitPoll  = 50 * time.Millisecond
+	EnterPause = 100 * time.Millisecond
 )
 
 // External is a question a source outside the engine asks: the program asked
@@ -67,10 +69,12 @@ type external struct {
 	// person's answer.
 	byClai, person bool
 	// strokes wait to be typed, the first at strokeAt, then gap apart;
-	// awaitSince is when the first began to wait for its Await.
+	// awaitSince is when the first began to wait for its Await; shownAt
+	// when the text a line's Enter waits for showed.
 	strokes    []Stroke
 	strokeAt   time.Time
 	awaitSince time.Time
+	shownAt    time.Time
 }
 
 // Ask opens x as the run's question and returns its id; an open question of
@@ -192,6 +196,7 @@ func (e *Engine) typeStroke() {
 		waiting, awaited = !e.showsTyped(next.shows), fmt.Sprintf("line showing the typed text %q", next.shows)
 	}
 	if waiting {
+		x.shownAt = time.Time{}
 		if x.awaitSince.IsZero() {
 			x.awaitSince = e.now
 			e.emit(Event{Name: EventDefer, Reason: fmt.Sprintf("the answer's next keystroke waits for a %s, %s at most", awaited, AwaitLimit)})
@@ -205,6 +210,20 @@ func (e *Engine) typeStroke() {
 		return
 	}
 	x.awaitSince = time.Time{}
+	if next.shows != "" {
+		// The text shows: the program read it. Its Enter follows a pause,
+		// so that the program takes it for a key of its own and not the end
+		// of a paste (Gemini CLI turns an Enter read within 30 ms of a
+		// typed character into a new line).
+		if x.shownAt.IsZero() {
+			x.shownAt = e.now
+		}
+		if e.now.Before(x.shownAt.Add(EnterPause)) {
+			x.strokeAt = x.shownAt.Add(EnterPause)
+			return
+		}
+		x.shownAt = time.Time{}
+	}
 	s := Send{Keystrokes: next.Keystrokes}
 	if next.shows != "" || len(next.Keys) > 0 {
 		s.AppCursor = e.view.appCursor()
