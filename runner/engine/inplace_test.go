@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -36,4 +37,47 @@ rules:
 		s.advance(200 * time.Millisecond)
 	}
 	s.wantSent("\r", "\r")
+}
+
+// Codex CLI asks about the same command twice in a row on the same rows: it
+// takes the first dialog down in one frame (a synchronized update) and draws
+// the second 90 ms later, long before the screen is still. The frame between
+// says the second dialog is new; without frames marked, nothing does, and
+// the dialog is left as it was, answered.
+func TestSameDialogAgainAfterAFrameWithoutIt(t *testing.T) {
+	t.Parallel()
+	frame := func(s string) string { return "\x1b[?2026h" + s + "\x1b[?2026l" }
+	dialog := "\x1b[6;1H\x1b[2KRun this command?\x1b[7;1H\x1b[2K  $ ls -la\x1b[8;1H\x1b[2K  › 1. Yes\x1b[9;1H\x1b[2K    2. No"
+	taken := "\x1b[6;1H\x1b[J\x1b[6;1H• Running ls -la"
+	history := func(n int) string { return "\x1b[1;1H\x1b[2K" + strings.Repeat("• Ran ls -la ", n) }
+	for _, c := range []struct {
+		name  string
+		frame func(string) string
+		want  []string
+	}{
+		{"with frames", frame, []string{"\r", "\r"}},
+		{"without frames", func(s string) string { return s }, []string{"\r"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSim(t, header+`settings: {match: screen, settle: 300ms}
+rules:
+  - name: approve
+    match: {regex: 'Run this command\?\n *\$ (?P<cmd>[^\n]+?) *\n *› 1\. Yes'}
+    keys: [enter]
+`, engine.Config{Rows: 12, Cols: 60})
+			s.out(time.Millisecond, c.frame(history(0)+dialog))
+			s.advance(400 * time.Millisecond)
+			s.wantSent("\r")
+			s.out(13*time.Millisecond, c.frame(history(1)+taken))
+			s.out(80*time.Millisecond, c.frame(history(1)+dialog))
+			s.advance(400 * time.Millisecond)
+			// Redrawn as it is, frame after frame: not new.
+			for range 3 {
+				s.out(100*time.Millisecond, c.frame(history(1)+dialog))
+			}
+			s.advance(time.Second)
+			s.wantSent(c.want...)
+		})
+	}
 }

@@ -42,7 +42,11 @@ type screenView struct {
 	// shown holds the texts of each rule's copies when last counted: a copy
 	// whose text none of them had is a new question in the place of the old
 	// one (a dialog drawn again on the same rows for another command).
-	shown       map[*playbooks.Rule][]string
+	shown map[*playbooks.Rule][]string
+	// framed says which rows showed other text at the end of a frame (a
+	// program's synchronized update) between the last two looks: what they
+	// show went away meanwhile and came back, so it is new.
+	framed      []bool
 	dangerShown map[*playbooks.Danger]int
 	// dangerStreamed says which danger rules the stream fired since the screen
 	// was last scanned.
@@ -93,8 +97,20 @@ func (v *screenView) look() ([]byte, bool) {
 	}
 	v.seen = ver
 	v.scr.MarkPlain()
+	v.framed = v.scr.ChangedInFrames(v.framed[:0])
+	v.scr.MarkFrames()
 	text := v.text()
 	v.observe(text)
+	if c := &v.changes; c.tracking {
+		// What a frame took away and brought back is fresh.
+		for y, d := range c.dirty {
+			if y < len(v.framed) && v.framed[y] {
+				for k := range d {
+					d[k] = true
+				}
+			}
+		}
+	}
 	return text, true
 }
 
@@ -170,7 +186,7 @@ func (v *screenView) count(rules []*playbooks.Rule, text []byte) {
 			p.FindEach(text, func(loc []int) bool {
 				n++
 				copyText := string(text[loc[0]:loc[1]])
-				if !appeared && !slices.Contains(was, copyText) {
+				if !appeared && (!slices.Contains(was, copyText) || v.inFrames(text, loc[0], loc[1])) {
 					appeared = true
 				}
 				if len(now) < maxCopies {
@@ -182,6 +198,21 @@ func (v *screenView) count(rules []*playbooks.Rule, text []byte) {
 		v.appear[r] = n > v.present[r] || appeared && len(was) > 0
 		v.present[r], v.shown[r] = n, now
 	}
+	// A frame's rows count once: at the count after the look that found them.
+	clear(v.framed)
+}
+
+// inFrames reports whether a row of text[start:end] showed other text at the
+// end of a frame between the last two looks.
+func (v *screenView) inFrames(text []byte, start, end int) bool {
+	row := bytes.Count(text[:start], []byte("\n"))
+	last := row + bytes.Count(text[start:end], []byte("\n"))
+	for y := row; y <= last && y < len(v.framed); y++ {
+		if v.framed[y] {
+			return true
+		}
+	}
+	return false
 }
 
 // maxCopies bounds the texts of a rule's copies that count keeps.

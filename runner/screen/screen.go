@@ -84,6 +84,8 @@ type Screen struct {
 	// redrawn is set when output other than plain output was written since
 	// the last MarkPlain (see Plain).
 	redrawn bool
+	// frames remembers the rows frames showed (see MarkFrames).
+	frames frames
 }
 
 // New returns a blank screen of rows×cols cells. A non-positive dimension is
@@ -151,6 +153,7 @@ func (s *Screen) Write(p []byte) {
 	if len(p) == 0 {
 		return
 	}
+	s.earnFrames(len(p))
 	held := &s.held
 	old := len(held.tail)
 	held.tail = s.strs.filter(held.tail, p)
@@ -572,12 +575,14 @@ func (s *Screen) registerHandlers() {
 	// the emulator would answer (2048, in-band resize) or change behaviour
 	// (2027, grapheme widths; tmux, where the sessions were recorded, has
 	// neither) stay off. Returning false hands the rest to the emulator.
+	// The end of a synchronized update (ESC[?2026l) ends a frame (see
+	// frames).
 	for _, c := range []struct {
-		cmd int
-		dec bool
+		cmd     int
+		dec, on bool
 	}{
-		{'h', false}, {'l', false},
-		{ansi.Command('?', 0, 'h'), true}, {ansi.Command('?', 0, 'l'), true},
+		{'h', false, true}, {'l', false, false},
+		{ansi.Command('?', 0, 'h'), true, true}, {ansi.Command('?', 0, 'l'), true, false},
 	} {
 		e.RegisterCsiHandler(c.cmd, func(params ansi.Params) bool {
 			for i, p := range params {
@@ -588,6 +593,9 @@ func (s *Screen) registerHandlers() {
 				var m ansi.Mode = ansi.ANSIMode(n)
 				if c.dec {
 					m = ansi.DECMode(n)
+				}
+				if isFrameEnd(m, c.on) {
+					s.frameEnded()
 				}
 				if _, ok := s.modes[m]; !ok {
 					params[i] = ansi.Param(parser.MissingParam)

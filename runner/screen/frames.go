@@ -1,0 +1,126 @@
+package screen
+
+import (
+	"bytes"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// A program that marks its frames with synchronized output (DEC mode 2026:
+// ESC[?2026h, the frame, ESC[?2026l, as Codex CLI does) shows each frame
+// whole. Between two looks at the screen such a program may show a frame
+// for a few milliseconds only: a dialog taken down once answered, and the
+// next one drawn on the same rows 90 ms later. The screen remembers which rows
+// showed other text than at the last MarkFrames at the end of a frame, so that
+// a caller that looks only once the screen is still learns that what it shows
+// there went away meanwhile.
+//
+// Only rows whose cells changed in the frame are compared (the emulator marks
+// them), and only within a budget of frameBudget cells per byte written, so a
+// program that ends a frame every few bytes costs linear time: past the budget
+// a frame end is passed over, which at worst misses a row that changed and
+// changed back, as if the program marked no frames.
+type frames struct {
+	marked bool
+	// base holds the rows as the last MarkFrames saw them; changed the rows
+	// that showed other text at the end of a frame since.
+	base    [][]byte
+	changed []bool
+	// budget is how many cells frame ends may still compare; compared counts
+	// those they did.
+	budget, compared int
+	row              []byte // scratch
+}
+
+// frameBudget is how many cells a frame end may compare for each byte the
+// program wrote.
+const frameBudget = 8
+
+// MarkFrames starts remembering, from the screen as it is now, which rows
+// show other text at the end of a frame (see ChangedInFrames).
+func (s *Screen) MarkFrames() {
+	s.sync()
+	f := &s.frames
+	f.marked = true
+	f.base = f.base[:0]
+	for line := range bytes.SplitSeq([]byte(s.text), []byte("\n")) {
+		f.base = append(f.base, line)
+	}
+	f.changed = f.changed[:0]
+	clear(s.emu.Touched())
+}
+
+// ChangedInFrames appends to dst, for each row of the screen, whether the row
+// showed other text than at the last MarkFrames at the end of a frame the
+// program marked with synchronized output, and returns it. Without a
+// MarkFrames, or when the program marks no frames, no row did.
+func (s *Screen) ChangedInFrames(dst []bool) []bool {
+	s.sync()
+	rows := s.emu.Height()
+	for y := range rows {
+		dst = append(dst, y < len(s.frames.changed) && s.frames.changed[y])
+	}
+	return dst
+}
+
+// frameEnded compares the rows whose cells changed since the last frame end
+// with the rows MarkFrames saw, within the budget.
+func (s *Screen) frameEnded() {
+	f := &s.frames
+	if !f.marked {
+		return
+	}
+	touched := s.emu.Touched()
+	cols := s.emu.Width()
+	n := 0
+	for _, t := range touched {
+		if t != nil {
+			n++
+		}
+	}
+	if n == 0 || n*cols > f.budget {
+		return
+	}
+	f.budget -= n * cols
+	f.compared += n * cols
+	for y, t := range touched {
+		if t == nil {
+			continue
+		}
+		f.row = s.rowText(f.row[:0], y)
+		var was []byte
+		if y < len(f.base) {
+			was = f.base[y]
+		}
+		if !bytes.Equal(f.row, was) {
+			for len(f.changed) <= y {
+				f.changed = append(f.changed, false)
+			}
+			f.changed[y] = true
+		}
+	}
+	clear(touched)
+}
+
+// earnFrames adds the budget that n bytes written give frame ends.
+func (s *Screen) earnFrames(n int) {
+	if s.frames.marked {
+		s.frames.budget = min(s.frames.budget+n*frameBudget, 1<<30)
+	}
+}
+
+// rowText appends the text of row y as Text shows it, trailing blanks
+// trimmed.
+func (s *Screen) rowText(b []byte, y int) []byte {
+	start := len(b)
+	end := start
+	for x := range s.emu.Width() {
+		b, end = appendCell(b, s.emu.CellAt(x, y), end)
+	}
+	return b[:end]
+}
+
+// isFrameEnd reports whether a mode reset ends a frame.
+func isFrameEnd(m ansi.Mode, on bool) bool {
+	return !on && m == ansi.ModeSynchronizedOutput
+}

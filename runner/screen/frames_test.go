@@ -1,0 +1,63 @@
+package screen
+
+import (
+	"strings"
+	"testing"
+)
+
+// A row that shows other text at the end of a frame, and then what it showed
+// before, is known to have changed; without frames marked, or with nothing
+// changed at a frame's end, it is not.
+func TestChangedInFrames(t *testing.T) {
+	t.Parallel()
+	const dialog = "\x1b[?2026h\x1b[3;1H\x1b[2KRun ls?\x1b[4;1H\x1b[2K› 1. Yes\x1b[?2026l"
+	const taken = "\x1b[?2026h\x1b[3;1H\x1b[2K\x1b[4;1H\x1b[2K• Running ls\x1b[?2026l"
+	rows := func(s *Screen) string {
+		var b strings.Builder
+		for y, c := range s.ChangedInFrames(nil) {
+			if c {
+				b.WriteByte(byte('0' + y))
+			}
+		}
+		return b.String()
+	}
+	cases := []struct {
+		name, between, want string
+	}{
+		{"taken down and drawn again", taken + dialog, "23"},
+		{"drawn again as it was", dialog, ""},
+		{"the same without frames", strings.ReplaceAll(strings.ReplaceAll(taken+dialog, "\x1b[?2026h", ""), "\x1b[?2026l", ""), ""},
+		{"a spinner elsewhere", "\x1b[?2026h\x1b[1;1H\x1b[2K- working\x1b[?2026l\x1b[?2026h\x1b[1;1H\x1b[2K\\ working\x1b[?2026l", "0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s := New(6, 40)
+			s.Write([]byte(dialog))
+			s.MarkFrames()
+			s.Write([]byte(c.between))
+			if got := rows(s); got != c.want {
+				t.Fatalf("rows changed in frames %q, want %q; screen:\n%s", got, c.want, s.Text())
+			}
+			s.MarkFrames()
+			if got := rows(s); got != "" {
+				t.Fatalf("after MarkFrames: %q", got)
+			}
+		})
+	}
+}
+
+// A program that ends a frame every few bytes gets no more comparisons than
+// its output pays for: the work stays linear in what it writes.
+func TestFramesStayWithinTheirBudget(t *testing.T) {
+	t.Parallel()
+	s := New(40, 120)
+	s.MarkFrames()
+	frame := "\x1b[?2026h\x1b[2J\x1b[?2026l"
+	const n = 10000
+	s.Write([]byte(strings.Repeat(frame, n)))
+	// Each frame blanks every row: 4,800 cells to compare, for 17 bytes.
+	if paid := n * len(frame) * frameBudget; s.frames.compared > paid {
+		t.Fatalf("compared %d cells for %d bytes, more than the %d they pay for", s.frames.compared, n*len(frame), paid)
+	}
+}
