@@ -17,8 +17,10 @@ type sim struct {
 	st *engine.Stepper
 	t0 time.Time
 	// now is the stepper's time, for a test that makes an observation itself.
-	now    time.Time
-	sent   []string
+	now  time.Time
+	sent []string
+	// person says, for each of sent, whether it was a person's answer.
+	person []bool
 	events []engine.Event
 	killed bool
 	result *engine.Result
@@ -49,6 +51,7 @@ func (s *sim) apply(actions []engine.Action) {
 				text = "dry:" + text
 			}
 			s.sent = append(s.sent, text)
+			s.person = append(s.person, a.Person)
 		case *engine.Event:
 			s.events = append(s.events, *a)
 		case engine.Kill:

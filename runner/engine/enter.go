@@ -22,19 +22,24 @@ func (e *Engine) addTyped(s Send) bool {
 		e.addSend(s)
 		return false
 	}
-	first := s
-	first.Data = lines[0]
-	e.addSend(first)
 	var strokes []Stroke
+	if e.typing == nil {
+		first := s
+		first.Data = lines[0]
+		e.addSend(first)
+	} else {
+		// A line before it still waits for its Enter: this one follows.
+		strokes = append(strokes, Stroke{Keystrokes: keys.Keystrokes{Data: lines[0]}, own: !s.Person})
+	}
 	for i, line := range lines {
 		if i > 0 && len(line) > 0 {
-			strokes = append(strokes, Stroke{Keystrokes: keys.Keystrokes{Data: line}})
+			strokes = append(strokes, Stroke{Keystrokes: keys.Keystrokes{Data: line}, own: !s.Person})
 		}
 		text := bytes.TrimRight(line, " ")
 		tail := text[max(0, len(text)-enterTail):]
-		strokes = append(strokes, Stroke{Keystrokes: keys.Keystrokes{Keys: []keys.Key{"enter"}}, shows: string(tail)})
+		strokes = append(strokes, Stroke{Keystrokes: keys.Keystrokes{Keys: []keys.Key{"enter"}}, shows: string(tail), own: !s.Person})
 	}
-	x := &external{byClai: true, person: s.Person}
+	x := &external{}
 	x.strokes, x.strokeAt = strokes, e.now
 	if e.typing != nil {
 		e.typing.strokes = append(e.typing.strokes, strokes...)

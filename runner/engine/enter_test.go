@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
 )
 
@@ -90,4 +91,52 @@ func TestChooseByNumberKeepsItsEnter(t *testing.T) {
 	s.out(time.Millisecond, "Pick one\r\n1. Red\r\n2. Blue\r\nChoice: ")
 	s.advance(150 * time.Millisecond)
 	s.wantSent("2\r")
+}
+
+// A nudge is text: typed into a dialog its letters pick options (Codex CLI
+// declines a command with "n"). While the program waits at a dialog that
+// takes keys, left to a person, no nudge is typed; at a prompt without one it
+// is.
+func TestNoNudgeIntoADialog(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, screen string
+		want         []string
+	}{
+		{"dialog", "Run rm -rf /tmp/x?\r\n› 1. Yes, proceed (y)\r\n  2. No (esc)\r\n", nil},
+		{"prompt", "Done.\r\n› ", []string{"continue"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSim(t, header+`
+settings: {match: screen, settle: 300ms, enter: after-text}
+timeouts: {idle: 10s, prompt: 1h}
+nudge: {sequence: ["continue\r"], gap: 2s, max: 2}
+`, engine.Config{Remote: true, Rows: 10, Cols: 60})
+			s.out(time.Millisecond, c.screen)
+			s.advance(time.Minute)
+			s.wantSent(c.want...)
+		})
+	}
+}
+
+// A person's text answer is a line too: its Enter waits for the text, and is
+// theirs, as the text is.
+func TestPersonsLineEnterAfterText(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"settings: {match: screen, settle: 300ms, enter: after-text}\n", engine.Config{Remote: true, Rows: 10, Cols: 60})
+	s.out(time.Millisecond, "What next? ")
+	s.advance(time.Second)
+	s.wantState(engine.Prompting)
+	text := "fix the tests"
+	if _, err := s.answer(ask.Answer{Text: &text, By: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	s.wantSent("fix the tests")
+	s.out(10*time.Millisecond, "fix the tests")
+	s.advance(300 * time.Millisecond)
+	s.wantSent("fix the tests", "\r")
+	if len(s.person) != 2 || !s.person[0] || !s.person[1] {
+		t.Fatalf("the sends were a person's: %v, want both", s.person)
+	}
 }

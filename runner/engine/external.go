@@ -35,6 +35,9 @@ type Stroke struct {
 	// the program showed since clai last typed (see showsTyped), AwaitLimit
 	// at most, as Await does: a line's Enter waits for its text.
 	shows string
+	// own marks a keystroke of clai's own answer (a line a rule typed apart
+	// from its Enter), not of a person's.
+	own bool
 }
 
 // AwaitLimit bounds how long a Stroke waits for its Await; the screen is
@@ -64,10 +67,6 @@ type External struct {
 type external struct {
 	typist Typist
 	gap    time.Duration
-	// byClai is set for a line clai types apart from its Enter (see
-	// addTyped): its keystrokes are clai's own unless person says it is a
-	// person's answer.
-	byClai, person bool
 	// strokes wait to be typed, the first at strokeAt, then gap apart;
 	// awaitSince is when the first began to wait for its Await; shownAt
 	// when the text a line's Enter waits for showed.
@@ -228,7 +227,7 @@ func (e *Engine) typeStroke() {
 	if next.shows != "" || len(next.Keys) > 0 {
 		s.AppCursor = e.view.appCursor()
 	}
-	if x.byClai && !x.person {
+	if next.own {
 		e.typeOwn(s)
 	} else {
 		e.typeAnswer(s)

@@ -269,6 +269,14 @@ func (e *Engine) checkIdle() {
 		e.emit(Event{Name: EventDefer, Reason: fmt.Sprintf("no output for %s, but the program says it is busy: no nudge", idle)})
 		return
 	}
+	if e.pb.Nudge != nil && e.state == Prompting && len(liveMenus(e.view.text())) > 0 {
+		// A nudge's text typed into a dialog picks options with its letters
+		// (Codex CLI declines a command with "n", approves it with "y"):
+		// the dialog waits for its person instead.
+		e.busySeen = e.now
+		e.emit(Event{Name: EventDefer, Reason: fmt.Sprintf("no output for %s, but the program shows a dialog that takes keys: no nudge", idle)})
+		return
+	}
 	reason := fmt.Sprintf("no output for %s", idle)
 	if e.pb.Nudge == nil {
 		e.toManual(ask.Idle, reason)
