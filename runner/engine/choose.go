@@ -37,6 +37,8 @@ type option struct {
 	alt string
 	// ticked: the option's box is ticked, in a checklist or radiolist.
 	ticked bool
+	// row is the line of the screen the option is on.
+	row int
 }
 
 // menu is the options of a menu found on screen, top to bottom or left to right.
@@ -122,16 +124,19 @@ func findMenus(text string) []menu {
 	}
 	for i, l := range lines {
 		if opts := sideBySideOptions(l); opts != nil {
+			for k := range opts {
+				opts[k].row = i
+			}
 			flush()
 			found = append(found, menu{options: opts, horizontal: true})
 			continue
 		}
 		if m := numberedOption.FindStringSubmatch(l); m != nil {
-			run = append(run, option{label: m[3], number: m[2], marked: m[1] != ""})
+			run = append(run, option{label: m[3], number: m[2], marked: m[1] != "", row: i})
 			continue
 		}
 		if m := radioOption.FindStringSubmatch(l); m != nil {
-			run = append(run, option{label: m[1], radio: true})
+			run = append(run, option{label: m[1], radio: true, row: i})
 			continue
 		}
 		if m := markedOption.FindStringSubmatchIndex(l); m != nil {
@@ -140,13 +145,13 @@ func findMenus(text string) []menu {
 				// The marker need not be on the first option.
 				run = optionsAbove(lines[:i], utf8.RuneCountInString(l[:m[4]]))
 			}
-			run = append(run, option{label: l[m[4]:m[5]], marked: true, radio: radio})
+			run = append(run, option{label: l[m[4]:m[5]], marked: true, radio: radio, row: i})
 			continue
 		}
 		// An unmarked entry of a marker list: indented like the marked one. Radio
 		// buttons mark every entry, so a line without one ends their list.
 		if len(run) > 0 && run[0].number == "" && !run[0].radio && strings.HasPrefix(l, "  ") && strings.TrimSpace(l) != "" {
-			run = append(run, option{label: strings.TrimSpace(l)})
+			run = append(run, option{label: strings.TrimSpace(l), row: i})
 			continue
 		}
 		if strings.TrimSpace(l) != "" {
@@ -218,8 +223,8 @@ func optionsAbove(lines []string, col int) []option {
 		start--
 	}
 	var above []option
-	for _, l := range lines[start:] {
-		above = append(above, option{label: strings.TrimSpace(l)})
+	for k, l := range lines[start:] {
+		above = append(above, option{label: strings.TrimSpace(l), row: start + k})
 	}
 	return above
 }
@@ -431,12 +436,19 @@ func liveMenus(text []byte) []menu {
 // twoDialogs returns why no key may be pressed on the screen, when it shows
 // more than one dialog that may take it (two menus, each with a current
 // option: a folder-trust dialog and a command's approval drawn at once), or
-// "". A key meant for one could land in the other.
+// "". A key meant for one could land in the other. A dialog answered before
+// and unchanged since (left drawn above the next one) takes no key.
 func (e *Engine) twoDialogs(text []byte) string {
 	if e.pb.Settings.Match != playbooks.MatchScreen {
 		return ""
 	}
-	live := liveMenus(text)
+	var live []menu
+	for _, m := range liveMenus(text) {
+		start, end := lineSpan(text, m.options[0].row, m.options[len(m.options)-1].row)
+		if !e.view.stale(text, start, end) {
+			live = append(live, m)
+		}
+	}
 	if len(live) < 2 {
 		return ""
 	}
@@ -445,4 +457,26 @@ func (e *Engine) twoDialogs(text []byte) string {
 		seen[i] = m.describe()
 	}
 	return e.redact(fmt.Sprintf("%d dialogs on screen take keys (%s): a key meant for one could land in another, so none is pressed", len(live), strings.Join(seen, "; ")))
+}
+
+// lineSpan returns where in text its lines first to last (0-based) start and
+// end.
+func lineSpan(text []byte, first, last int) (start, end int) {
+	line := 0
+	start, end = -1, len(text)
+	for i := 0; i <= len(text); i++ {
+		if line == first && start < 0 {
+			start = i
+		}
+		if i == len(text) {
+			break
+		}
+		if text[i] == '\n' {
+			if line == last {
+				return max(start, 0), i
+			}
+			line++
+		}
+	}
+	return max(start, 0), end
 }

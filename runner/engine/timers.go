@@ -170,6 +170,13 @@ func (e *Engine) checkPrompt() {
 	if q == "" || e.view.asAnswered() {
 		return
 	}
+	if !e.wake.IsZero() && e.now.Before(e.wake) {
+		// A rule's answer waits for its cooldown or min_send_interval: the
+		// prompt is answered then, and is no question for a person unless
+		// it is still there after.
+		e.promptAgain = e.wake
+		return
+	}
 	if until := e.lastSend.Add(redrawWait(e.pb.Settings.Settle)); e.redrawnAnswered(until) {
 		e.promptAgain = until
 		return

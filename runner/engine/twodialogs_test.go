@@ -46,3 +46,27 @@ func TestTwoDialogsOnScreenPressNoKey(t *testing.T) {
 		s.wantSent("\r")
 	})
 }
+
+// A dialog answered and left drawn, unchanged, above the next one takes no
+// key: Gemini CLI keeps its answered trust dialog on screen above the
+// approval it draws after it restarts.
+func TestAnsweredDialogAboveTakesNoKey(t *testing.T) {
+	t.Parallel()
+	const trust = "│ Do you trust the files in this folder?      │\r\n" +
+		"│ ● 1. Trust folder (proj)                     │\r\n" +
+		"│   2. Don't trust                             │\r\n"
+	s := newSim(t, header+"settings: {match: screen, settle: 100ms}\nrules:\n"+
+		"  - {name: trust, match: \"Do you trust the files in this folder?\", choose: \"Trust folder\", limit: 1}\n"+
+		"  - {name: allow, match: \"Allow execution of\", choose: \"Allow once\", limit: 1}\n",
+		engine.Config{Interactive: true, Rows: 20, Cols: 60})
+	s.out(time.Millisecond, trust)
+	s.advance(time.Second)
+	s.wantSent("\r")
+	s.out(time.Millisecond, "\r\nrestarting...\r\n"+
+		"│ ? Shell  ls                                  │\r\n"+
+		"│ Allow execution of [Shell]?                  │\r\n"+
+		"│ ● 1. Allow once                              │\r\n"+
+		"│   2. No, suggest changes (esc)               │\r\n")
+	s.advance(time.Second)
+	s.wantSent("\r", "\r")
+}
