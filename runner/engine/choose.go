@@ -480,3 +480,18 @@ func lineSpan(text []byte, first, last int) (start, end int) {
 	}
 	return max(start, 0), end
 }
+
+// twoDialogsHandOver hands the run over to a person, before anything of a
+// rule's, a step's or a refusal's answer is typed or its match used up, when
+// the screen shows two dialogs that take keys (see twoDialogs); it reports
+// whether it did.
+func (e *Engine) twoDialogsHandOver(rule, step, matched string) bool {
+	why := e.twoDialogs(e.view.text())
+	if why == "" {
+		return false
+	}
+	e.choosing = nil
+	e.emit(Event{Name: EventError, Rule: rule, Step: step, Excerpt: matched, Reason: why})
+	e.toManual(ask.Choose, why)
+	return true
+}

@@ -204,8 +204,12 @@ func (e *Engine) refuse(settled bool) {
 		return
 	}
 	e.refusal = nil
+	matched := e.excerpt(lastLine(e.view.text()))
+	if e.twoDialogsHandOver(r.Name, "", matched) {
+		return
+	}
 	vals := e.values(nil, nil)
-	e.act(r.Refusal, r.Env, &vals, r.Name, "", e.excerpt(lastLine(e.view.text())))
+	e.act(r.Refusal, r.Env, &vals, r.Name, "", matched)
 }
 
 // promptPending reports whether the window shows a prompt not yet answered:

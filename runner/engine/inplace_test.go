@@ -83,9 +83,10 @@ rules:
 }
 
 // A prompt a rule answers once its cooldown ends is no question for a
-// person meanwhile: the second approval dialog, drawn 90 ms after the first
-// was answered, waits out the rule's cooldown without a question that would
-// reach every channel and close as moved on a moment later.
+// person meanwhile: the second approval dialog for the same command, drawn
+// in frames 90 ms after the first was answered, waits out the rule's cooldown
+// without a question that would reach every channel and close as moved on a
+// moment later.
 func TestNoQuestionWhileARuleWaitsOutItsCooldown(t *testing.T) {
 	t.Parallel()
 	s := newSim(t, header+`settings: {match: screen, settle: 300ms}
@@ -96,13 +97,13 @@ rules:
     keys: [enter]
     cooldown: 1s
 `, engine.Config{Remote: true, Rows: 12, Cols: 60})
-	dialog := func(cmd string) string {
-		return "\x1b[6;1H\x1b[2KRun this command?\x1b[7;1H\x1b[2K  $ " + cmd + "\x1b[8;1H\x1b[2K  › 1. Yes\x1b[9;1H\x1b[2K    2. No, do not run " + cmd + " (esc)"
-	}
-	s.out(time.Millisecond, dialog("ls -la"))
+	frame := func(s string) string { return "\x1b[?2026h" + s + "\x1b[?2026l" }
+	dialog := frame("\x1b[6;1H\x1b[2KRun this command?\x1b[7;1H\x1b[2K  $ ls -la\x1b[8;1H\x1b[2K  › 1. Yes\x1b[9;1H\x1b[2K    2. No (esc)")
+	s.out(time.Millisecond, dialog)
 	s.advance(400 * time.Millisecond)
 	s.wantSent("\r")
-	s.out(90*time.Millisecond, dialog("git status"))
+	s.out(13*time.Millisecond, frame("\x1b[6;1H\x1b[J\x1b[6;1H• Running ls -la"))
+	s.out(80*time.Millisecond, dialog)
 	s.advance(2 * time.Second)
 	s.wantSent("\r", "\r")
 	if qs := s.questions(engine.EventQuestion); len(qs) != 0 {

@@ -151,6 +151,9 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 		if !e.canSend() {
 			return false, true
 		}
+		if s.Action != nil && e.twoDialogsHandOver("", stepName(s), "") {
+			return false, true
+		}
 		sent := e.act(s.Action, s.Env, nil, "", stepName(s), "")
 		e.advanceStep()
 		return !sent, sent
@@ -172,6 +175,9 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 	}
 	vals := e.valuesFor(&best, text, !readsOnlyMatch(bestCase.Action))
 	matched := e.excerpt(vals.Text)
+	if bestCase.Action != nil && e.twoDialogsHandOver("", stepName(s), matched) {
+		return false, true
+	}
 	e.atQuestion = lastShown(text, best.end)
 	e.view.consume(best.end)
 	sent := e.act(bestCase.Action, bestCase.Env, &vals, "", stepName(s), matched)
@@ -229,6 +235,9 @@ func (e *Engine) evaluateRules() {
 		}
 		// vals.Text is the matched text, already copied out of the window.
 		matched := e.excerpt(vals.Text)
+		if r.Action != nil && e.twoDialogsHandOver(r.Name, "", matched) {
+			return
+		}
 		e.atQuestion = lastShown(text, h.end)
 		e.view.consume(h.end)
 		e.ruleFired[i]++
@@ -288,12 +297,6 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	if vals == nil {
 		v := e.values(nil, nil)
 		vals = &v
-	}
-	if why := e.twoDialogs(e.view.text()); why != "" {
-		e.choosing = nil
-		e.emit(Event{Name: EventError, Rule: rule, Step: step, Excerpt: matched, Reason: why})
-		e.toManual(ask.Choose, why)
-		return false
 	}
 	if a.Kind == playbooks.ActChoose {
 		return e.choose(a, rule, step, matched)

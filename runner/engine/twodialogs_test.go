@@ -70,3 +70,23 @@ func TestAnsweredDialogAboveTakesNoKey(t *testing.T) {
 	s.advance(time.Second)
 	s.wantSent("\r", "\r")
 }
+
+// The trust dialog drawn first and the approval a moment later, above it: by
+// the time the screen is still both are there, and the trust rule's match
+// does not make the approval above it look answered.
+func TestTwoDialogsDrawnApartPressNoKey(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"settings: {match: screen, settle: 1s}\nrules:\n"+
+		"  - {name: trust, match: \"Do you trust the files in this folder?\", choose: \"Trust folder\", limit: 1}\n",
+		engine.Config{Interactive: true, Rows: 20, Cols: 60})
+	s.out(time.Millisecond, "\x1b[10;1H│ Do you trust the files in this folder?      │\r\n"+
+		"│ ● 1. Trust folder (proj)                     │\r\n"+
+		"│   2. Don't trust                             │\r\n")
+	s.out(500*time.Millisecond, "\x1b[2;1H│ ? Shell  git branch -D main                  │\r\n"+
+		"│ Allow execution of [Shell]?                  │\r\n"+
+		"│ ● 1. Allow once                              │\r\n"+
+		"│   2. No, suggest changes (esc)               │\r\n")
+	s.advance(3 * time.Second)
+	s.wantSent()
+	s.wantState(engine.Manual)
+}

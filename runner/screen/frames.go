@@ -16,10 +16,12 @@ import (
 // there went away meanwhile.
 //
 // Only rows whose cells changed in the frame are compared (the emulator marks
-// them), and only within a budget of frameBudget cells per byte written, so a
-// program that ends a frame every few bytes costs linear time: past the budget
-// a frame end is passed over, which at worst misses a row that changed and
-// changed back, as if the program marked no frames.
+// them), and only within a budget: a screenful from each MarkFrames on, so
+// the frames right after a look are compared, and frameBudget cells for each
+// byte written after it, so a program that ends a frame every few bytes costs
+// linear time. Past the budget a frame end is passed over, which at worst
+// misses a row that changed and changed back, as if the program marked no
+// frames.
 type frames struct {
 	marked bool
 	// base holds the rows as the last MarkFrames saw them; changed the rows
@@ -34,7 +36,7 @@ type frames struct {
 
 // frameBudget is how many cells a frame end may compare for each byte the
 // program wrote.
-const frameBudget = 8
+const frameBudget = 16
 
 // MarkFrames starts remembering, from the screen as it is now, which rows
 // show other text at the end of a frame (see ChangedInFrames).
@@ -47,6 +49,7 @@ func (s *Screen) MarkFrames() {
 		f.base = append(f.base, line)
 	}
 	f.changed = f.changed[:0]
+	f.budget = s.emu.Height() * s.emu.Width()
 	clear(s.emu.Touched())
 }
 
