@@ -397,7 +397,22 @@ func (d *decoder) checkTestRefs(pb *Playbook) {
 			names = append(names, s.Name)
 		}
 	}
+	declared := map[string]bool{}
+	var varNames []string
+	for _, v := range pb.Vars {
+		declared[v.Name] = true
+		varNames = append(varNames, v.Name)
+	}
 	for _, t := range pb.Tests {
+		for _, v := range t.Vars {
+			if !declared[v.Name] {
+				msg := fmt.Sprintf("test %q sets vars.%s, which the playbook does not declare", t.Name, v.Name)
+				if c := closest(v.Name, varNames); c != "" {
+					msg += fmt.Sprintf("; did you mean %q?", c)
+				}
+				d.report(v.Pos, diag.Error, "reference", "declare it under the playbook's vars:, or set one it declares", "%s", msg)
+			}
+		}
 		for _, f := range t.Expect.Fired {
 			if !slices.Contains(names, f) {
 				msg := fmt.Sprintf("test %q expects %q to fire, but no rule, danger rule or step has that name", t.Name, f)

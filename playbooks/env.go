@@ -44,6 +44,10 @@ type Values struct {
 	Step     StepInfo
 	Screen   string
 	ExitCode int
+	// Project is the folder the program works in, an absolute path: the
+	// project readOnly(cmd) and projectCode(cmd) check paths against ("":
+	// no absolute path is inside it).
+	Project string
 }
 
 // SetMatch records a match of p in text at loc (Pattern.Find's indices), whose
@@ -179,6 +183,8 @@ func buildEnv(match reflect.Type, groups []string, vars *varsStruct) *Env {
 		{Name: "Step", Type: reflect.TypeFor[StepInfo](), Tag: `expr:"step"`},
 		{Name: "Screen", Type: stringType, Tag: `expr:"screen"`},
 		{Name: "ExitCode", Type: reflect.TypeFor[int](), Tag: `expr:"exit_code"`},
+		{Name: "ReadOnly", Type: commandCheckType, Tag: `expr:"readOnly"`},
+		{Name: "ProjectCode", Type: commandCheckType, Tag: `expr:"projectCode"`},
 	})
 	e.zero = reflect.New(e.root).Interface()
 	return e
@@ -208,6 +214,9 @@ func (e *Env) Value(v Values) any {
 	root.Field(7).Set(reflect.ValueOf(v.Step))
 	root.Field(8).SetString(v.Screen)
 	root.Field(9).SetInt(int64(v.ExitCode))
+	readOnly, projectCode := commandChecks(v.Project)
+	root.Field(10).Set(reflect.ValueOf(readOnly))
+	root.Field(11).Set(reflect.ValueOf(projectCode))
 	return ptr.Interface()
 }
 
@@ -273,8 +282,10 @@ func (e *Env) explain(err error) error {
 		case len(fields) > 0:
 			msg += " (it has " + strings.Join(fields, ", ") + ")"
 		}
+	} else if hint := commandCallHint(msg); hint != "" {
+		msg = strings.TrimSpace(msg) + " " + hint
 	} else if name, ok := strings.CutPrefix(msg, "unknown name "); ok {
-		top := []string{"match", "vars", "env", "state", "elapsed", "idle", "fired", "step", "screen", "exit_code"}
+		top := []string{"match", "vars", "env", "state", "elapsed", "idle", "fired", "step", "screen", "exit_code", "readOnly", "projectCode"}
 		msg = fmt.Sprintf("unknown name %q", name)
 		if s := closest(name, top); s != "" {
 			msg += fmt.Sprintf(", did you mean %q?", s)

@@ -163,6 +163,10 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	if e, ok := present["vars"]; ok {
 		pb.Vars = d.vars(e.value)
 	}
+	if d.base != nil {
+		// The preset's variables, with the playbook's values over them.
+		pb.Vars = mergeByName(d.base.Vars, pb.Vars, func(v Var) string { return v.Name })
+	}
 	varNames := make([]string, len(pb.Vars))
 	for i, v := range pb.Vars {
 		varNames[i] = v.Name

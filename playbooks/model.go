@@ -297,6 +297,11 @@ type Test struct {
 	Output string
 	Cast   string
 	Size   *TermSize
+	// Project is the folder the program is taken to work in, for readOnly
+	// and projectCode, as written ("": the current folder).
+	Project string
+	// Vars override the playbook's variables for this test.
+	Vars   []Var
 	Expect TestExpect
 }
 

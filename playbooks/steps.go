@@ -290,9 +290,14 @@ func (d *decoder) when(n ast.Node, what string, env *Env) *Expr {
 	}
 	prog, err := env.compile(src, true)
 	if err != nil {
-		d.errorAt(d.resolve(n), "expr", "when is an expr-lang expression over match, vars, env, state, elapsed, idle, fired, step, screen and exit_code that yields true or false", "%s: %s", sub(what, "when"), err.Error())
+		hint := "when is an expr-lang expression over match, vars, env, state, elapsed, idle, fired, step, screen and exit_code that yields true or false"
+		if isCommandCallError(err) {
+			hint = "call readOnly and projectCode with the command line as one string, e.g. readOnly(match.cmd) with a group (?P<cmd>…) in the pattern"
+		}
+		d.errorAt(d.resolve(n), "expr", hint, "%s: %s", sub(what, "when"), err.Error())
 		return nil
 	}
+	d.checkConstantCommands(d.pos(d.resolve(n)), sub(what, "when"), prog)
 	return &Expr{Pos: d.pos(d.resolve(n)), Source: src, program: prog}
 }
 
@@ -350,7 +355,7 @@ var TestStates = []string{"starting", "running", "prompting", "nudging", "manual
 func (d *decoder) test(n ast.Node, index int) *Test {
 	what := fmt.Sprintf("tests[%d]", index)
 	t := &Test{Pos: d.pos(d.resolve(n))}
-	present, ok := d.fields(n, what, []string{"name", "output", "cast", "size", "expect"}, func(string, ast.Node) {})
+	present, ok := d.fields(n, what, []string{"name", "output", "cast", "size", "project", "vars", "expect"}, func(string, ast.Node) {})
 	if !ok {
 		return nil
 	}
@@ -375,6 +380,12 @@ func (d *decoder) test(n ast.Node, index int) *Test {
 	}
 	if e, ok := present["size"]; ok {
 		t.Size = d.termSize(e.value, sub(what, "size"))
+	}
+	if e, ok := present["project"]; ok {
+		t.Project, _ = d.text(e.value, sub(what, "project"))
+	}
+	if e, ok := present["vars"]; ok {
+		t.Vars = d.vars(e.value)
 	}
 	if e, ok := present["expect"]; ok {
 		d.fields(e.value, sub(what, "expect"), []string{"state", "sent", "fired", "exit"}, func(key string, v ast.Node) {

@@ -74,14 +74,15 @@ func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) Tes
 		if t.Size == nil {
 			rows, cols = rec.Header().Height, rec.Header().Width
 		}
-		e = engine.NewEngine(pb, engine.Config{DryRun: true, Replay: true, Rows: rows, Cols: cols})
+		e = engine.NewEngine(pb, engine.Config{DryRun: true, Replay: true, Rows: rows, Cols: cols,
+			Vars: testVars(pb, t), Project: testProject(pb, t)})
 		if end, _, err = feed(ctx, e, rec.All(), time.Unix(0, 0).UTC(), take); err != nil {
 			res.Failures = []string{err.Error()}
 			return res
 		}
 	} else {
 		rows, cols := testSize(pb, t)
-		e = engine.NewEngine(pb, engine.Config{Rows: rows, Cols: cols})
+		e = engine.NewEngine(pb, engine.Config{Rows: rows, Cols: cols, Vars: testVars(pb, t), Project: testProject(pb, t)})
 		end = feedTranscript(ctx, e, pb, t.Output, take)
 	}
 	res.State, res.Sent = e.State(), sent.String()

@@ -72,7 +72,7 @@ func replay(ctx context.Context, pb *playbooks.Playbook, header cast.Header, eve
 	redact := redact.New(nil, secretValues(secrets))
 	s := newSession(o, pb, report.NewBuilder(pb, report.Config{Mode: report.ModeReplay, NoTimeline: o.noTimeline, Mask: redact.String}), redact)
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: envMap(o.environ), DryRun: true, Replay: true,
-		Rows: header.Height, Cols: header.Width, Redact: redact.String})
+		Rows: header.Height, Cols: header.Width, Redact: redact.String, Project: projectDir("")})
 	s.engine = eng
 
 	// Virtual time starts when the recording did, if it says when.

@@ -223,7 +223,7 @@ func live(ctx context.Context, o options, pb *playbooks.Playbook, vars map[strin
 	}
 	eng := engine.NewEngine(pb, engine.Config{Vars: vars, Environ: envMap(o.environ), Interactive: o.terminal != nil, DryRun: o.dryRun,
 		Rows: int(spawn.Rows), Cols: int(spawn.Cols), Attached: spawn.TmuxTarget != "", Redact: redact.String,
-		Session: id, Person: who, Remote: o.remote})
+		Session: id, Person: who, Remote: o.remote, Project: projectDir(spawn.Dir)})
 
 	restore := func() {}
 	if t := o.terminal; t != nil {

@@ -28,11 +28,12 @@ const claudeCodeVersion = "2.1.197"
 // keyboard would do in the scripted conversation: answer Claude Code's
 // "What should Claude do instead?" after a refusal, and leave with /exit when
 // the fake model has said its last word. Every preset rule and danger rule
-// runs unchanged.
+// runs unchanged; run_project_code is on, so that npm test is approved.
 const e2ePlaybook = `version: 1
 name: claude-code-e2e
 extends: claude-code
 spawn: {command: [claude]}
+vars: {run_project_code: "yes"}
 rules:
   - name: reply-after-refusal
     match: "What should Claude do instead?"
@@ -62,8 +63,8 @@ func TestPresetDrivesRealClaudeCode(t *testing.T) {
 		name   string
 		danger string                        // the danger rule that must refuse
 		turns  func(outside string) []string // the fake's script, as its flags
-		// npm test runs this often, approved by approve-read-only; in the
-		// first case once before the refusal and once after it.
+		// npm test runs this often, approved by approve-project-code; in
+		// the first case once before the refusal and once after it.
 		approvals int
 	}{
 		{"rm -rf outside the project", "rm-rf-outside", func(out string) []string {
@@ -99,7 +100,7 @@ func TestPresetDrivesRealClaudeCode(t *testing.T) {
 			}
 			want := map[string]int{
 				"theme": 1, "security-notes": 1, "trust-folder": 1,
-				"approve-read-only": c.approvals, "approve-edits": 0,
+				"approve-read-only": 0, "approve-project-code": c.approvals, "approve-edits": 0,
 				"reply-after-refusal": 1, "exit-when-done": 1,
 			}
 			for rule, n := range want {

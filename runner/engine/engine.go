@@ -42,6 +42,9 @@ type Config struct {
 	// handed over to a person then waits timeouts.prompt for an answer
 	// instead of ending at once.
 	Remote bool
+	// Project is the folder the program works in, an absolute path, which
+	// readOnly(cmd) and projectCode(cmd) check paths against.
+	Project string
 }
 
 // Under a flood, matching every read would multiply the cost of many patterns: a

@@ -81,7 +81,7 @@ func (e *Engine) values(h *hit, text []byte) playbooks.Values {
 // valuesFor builds the values of a hit as values does; unless all is set, only
 // the match and the variables, which is all a plain template reads.
 func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
-	v := playbooks.Values{Vars: e.cfg.Vars}
+	v := playbooks.Values{Vars: e.cfg.Vars, Project: e.cfg.Project}
 	if h != nil {
 		v.SetMatch(h.pattern, text, h.loc, e.texts.string(text[h.start:h.end]))
 	}
