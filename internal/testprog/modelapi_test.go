@@ -86,6 +86,28 @@ func TestModelAPIResponses(t *testing.T) {
 	}
 }
 
+// Codex CLI's request for a task title gets the title it asks for, not a
+// command; -done sets the last reply, which every later request gets.
+func TestModelAPIResponsesTitleAndDone(t *testing.T) {
+	url := startModelAPI(t, "-done", "SCRIPT-DONE", "git status")
+	title := `{"model":"m","stream":true,"tools":[],"input":[{"type":"message"}],` +
+		`"text":{"format":{"type":"json_schema","name":"codex_output_schema","strict":true,` +
+		`"schema":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}}}}`
+	if got := post(t, url, "/v1/responses", title); !strings.Contains(got, `"text":"{\"title\":\"Fake task\"}"`) ||
+		strings.Contains(got, "exec_command") {
+		t.Errorf("title request got:\n%s", got)
+	}
+	for _, input := range []string{
+		`[{"type":"function_call_output"}]`,
+		`[{"type":"function_call_output"},{"type":"message"},{"type":"message"}]`, // a nudge after it
+	} {
+		got := post(t, url, "/v1/responses", `{"model":"m","stream":true,"input":`+input+`}`)
+		if !strings.Contains(got, `"text":"SCRIPT-DONE","type":"output_text"`) {
+			t.Errorf("input %s got:\n%s", input, got)
+		}
+	}
+}
+
 func TestModelAPIGemini(t *testing.T) {
 	url := startModelAPI(t, "sudo make install", "write:notes.txt", "edit:README.md:hi:hello")
 	stream := "/v1beta/models/m:streamGenerateContent?alt=sse"
@@ -110,6 +132,37 @@ func TestModelAPIGemini(t *testing.T) {
 			}
 			if sse := strings.Contains(tt.path, "stream"); sse != strings.HasPrefix(got, "data: ") {
 				t.Errorf("streamed = %v, but reply is %q", sse, got)
+			}
+		})
+	}
+}
+
+// Gemini CLI leaves a denied call out of what it sends, and the result before
+// it: each prompt after the first moves past one command, a call counts as
+// done without its result, and -done sets the last reply.
+func TestModelAPIGeminiPromptsAndDone(t *testing.T) {
+	url := startModelAPI(t, "-done", "SCRIPT-DONE", "find sub -delete", "ls -la", "rm -rf /tmp/x")
+	const ctx = `{"text":"<session_context>\nThis is the Gemini CLI."},`
+	call := `{"role":"model","parts":[{"functionCall":{"name":"run_shell_command"}}]},` +
+		`{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command"}}]}`
+	tests := []struct {
+		name, contents, want string
+	}{
+		{"first prompt", `[{"role":"user","parts":[` + ctx + `{"text":"clean up"}]}]`, `"command":"find sub -delete"`},
+		{"a prompt after a denial", `[{"role":"user","parts":[` + ctx + `{"text":"clean up"},{"text":"continue"}]}]`, `"command":"ls -la"`},
+		{"a result after it", `[{"role":"user","parts":[` + ctx + `{"text":"clean up"},{"text":"continue"}]},` + call + `]`, `"command":"rm -rf /tmp/x"`},
+		{"a prompt after the last denial", `[{"role":"user","parts":[` + ctx + `{"text":"clean up"},{"text":"continue"}]},` + call +
+			`,{"role":"user","parts":[{"text":"continue"}]}]`, `{"text":"SCRIPT-DONE"}`},
+		{"a denial dropped the result before it", `[{"role":"user","parts":[` + ctx + `{"text":"clean up"},{"text":"continue"}]},` + call +
+			`,{"role":"model","parts":[{"functionCall":{"name":"run_shell_command"}}]},{"role":"user","parts":[{"text":"continue"}]}]`,
+			`{"text":"SCRIPT-DONE"}`},
+		{"model text is no prompt", `[{"role":"user","parts":[{"text":"clean up"}]},{"role":"model","parts":[{"text":"Sure."}]}]`, `"command":"find sub -delete"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := post(t, url, "/v1beta/models/m:streamGenerateContent?alt=sse", `{"contents":`+tt.contents+`}`)
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("reply lacks %s:\n%s", tt.want, got)
 			}
 		})
 	}

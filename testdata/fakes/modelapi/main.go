@@ -11,13 +11,29 @@
 // Each command given as an argument is asked for in turn: a request that
 // already carries N tool results gets the call for command N+1, and once all
 // were asked for the reply is a short text. So the server keeps no state and
-// a denied command simply ends the agent's turn. An argument "write:PATH"
-// asks to create the file PATH instead (Gemini CLI: write_file; Codex CLI:
-// an apply_patch invocation through exec_command, which Codex turns into an
-// edit); "edit:PATH:OLD:NEW" asks to replace the text OLD in PATH with NEW
-// (Gemini CLI only: replace).
+// a denied command simply ends the agent's turn. Gemini CLI leaves a denied
+// call out of the conversation it sends (and with it the result before it,
+// whose call stays), so for the Gemini API a command counts as done for each
+// call or each result it carries, whichever are more, and for each prompt the
+// user typed after the first (a text part of theirs, such as a nudge's
+// "continue"; not the "<session_context>" part Gemini CLI adds): the next
+// prompt after a denial gets the command after the denied one.
+//
+// An argument "write:PATH" asks to create the file PATH instead (Gemini CLI:
+// write_file; Codex CLI: an apply_patch invocation through exec_command,
+// which Codex turns into an edit); "edit:PATH:OLD:NEW" asks to replace the
+// text OLD in PATH with NEW (Gemini CLI only: replace).
+//
+// Codex CLI also asks for a title for the task, in a request of its own with
+// no tools that wants structured output (text.format of type json_schema):
+// such a request gets a JSON object whose required string properties read
+// "Fake task", never a command, so the commands go to the conversation alone.
+// -done TEXT sets the last reply of both APIs (default "Done."): a test
+// can wait for it on the screen, and each request after it (a nudge) gets
+// it again.
 //
 //	modelapi -addr 127.0.0.1:18181 -log requests.log 'git status' 'sudo make install' write:notes.txt
+//	modelapi -done SCRIPT-DONE 'ls -la'
 //
 // It prints "listening on http://ADDR" once it accepts connections. Non-stream
 // generateContent requests (Gemini CLI's model router) get a fixed JSON answer.
@@ -49,6 +65,7 @@ const fileContent = "hello from the fake model\n"
 // server answers model requests with tool calls for commands, in order.
 type server struct {
 	commands []string
+	done     string // the last reply, once every command was asked for
 
 	mu  sync.Mutex
 	log io.Writer // request log, or nil
@@ -58,12 +75,13 @@ type server struct {
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "`address` to listen on")
 	logPath := flag.String("log", "", "append each request's method, path and body to `file`")
+	doneText := flag.String("done", "Done.", "the reply once every command was asked for")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: modelapi [-addr ADDR] [-log FILE] COMMAND...")
+		fmt.Fprintln(os.Stderr, "usage: modelapi [-addr ADDR] [-log FILE] [-done TEXT] COMMAND...")
 		os.Exit(2)
 	}
-	s := &server{commands: flag.Args()}
+	s := &server{commands: flag.Args(), done: *doneText}
 	if *logPath != "" {
 		f, err := os.OpenFile(*logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
@@ -124,6 +142,12 @@ func (s *server) responses(w http.ResponseWriter, body []byte, id int) {
 		Input []struct {
 			Type string `json:"type"`
 		} `json:"input"`
+		Text struct {
+			Format struct {
+				Type   string     `json:"type"`
+				Schema jsonSchema `json:"schema"`
+			} `json:"format"`
+		} `json:"text"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -137,7 +161,9 @@ func (s *server) responses(w http.ResponseWriter, body []byte, id int) {
 	}
 	respID := fmt.Sprintf("resp_%d", id)
 	var item map[string]any
-	if cmd := s.next(done); cmd != "" {
+	if f := req.Text.Format; f.Type == "json_schema" {
+		item = textItem(id, f.Schema.fill())
+	} else if cmd := s.next(done); cmd != "" {
 		call := map[string]any{
 			"cmd":                 cmd,
 			"sandbox_permissions": "require_escalated",
@@ -153,10 +179,7 @@ func (s *server) responses(w http.ResponseWriter, body []byte, id int) {
 			"name": "exec_command", "arguments": string(args), "status": "completed",
 		}
 	} else {
-		item = map[string]any{
-			"type": "message", "id": fmt.Sprintf("msg_%d", id), "role": "assistant", "status": "completed",
-			"content": []map[string]any{{"type": "output_text", "text": "Done.", "annotations": []any{}}},
-		}
+		item = textItem(id, s.done)
 	}
 	usage := map[string]any{"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -171,11 +194,41 @@ func (s *server) responses(w http.ResponseWriter, body []byte, id int) {
 	}
 }
 
+// textItem is a Responses API output item: the assistant's message text.
+func textItem(id int, text string) map[string]any {
+	return map[string]any{
+		"type": "message", "id": fmt.Sprintf("msg_%d", id), "role": "assistant", "status": "completed",
+		"content": []map[string]any{{"type": "output_text", "text": text, "annotations": []any{}}},
+	}
+}
+
+// jsonSchema is the part of a structured-output schema the fake fills in.
+type jsonSchema struct {
+	Properties map[string]struct {
+		Type string `json:"type"`
+	} `json:"properties"`
+	Required []string `json:"required"`
+}
+
+// fill returns a JSON object with "Fake task" for each required string
+// property of the schema.
+func (sc jsonSchema) fill() string {
+	obj := map[string]string{}
+	for _, name := range sc.Required {
+		if sc.Properties[name].Type == "string" {
+			obj[name] = "Fake task"
+		}
+	}
+	data, _ := json.Marshal(obj)
+	return string(data)
+}
+
 // gemini answers a Gemini API request: streamed requests get a function call
 // (or text) as one server-sent event, plain ones the router's JSON verdict.
 func (s *server) gemini(w http.ResponseWriter, body []byte, stream bool) {
 	var req struct {
 		Contents []struct {
+			Role  string                       `json:"role"`
 			Parts []map[string]json.RawMessage `json:"parts"`
 		} `json:"contents"`
 	}
@@ -187,14 +240,23 @@ func (s *server) gemini(w http.ResponseWriter, body []byte, stream bool) {
 	if !stream {
 		part = map[string]any{"text": `{"complexity_reasoning":"A simple command.","complexity_score":10}`}
 	} else {
-		done := 0
+		calls, results, prompts := 0, 0, 0
 		for _, c := range req.Contents {
 			for _, p := range c.Parts {
+				if _, ok := p["functionCall"]; ok {
+					calls++
+				}
 				if _, ok := p["functionResponse"]; ok {
-					done++
+					results++
+				}
+				var text string
+				if c.Role != "model" && json.Unmarshal(p["text"], &text) == nil &&
+					!strings.HasPrefix(text, "<session_context>") {
+					prompts++
 				}
 			}
 		}
+		done := max(calls, results) + max(prompts-1, 0)
 		if cmd := s.next(done); cmd != "" {
 			call := map[string]any{
 				"name": "run_shell_command",
@@ -221,7 +283,7 @@ func (s *server) gemini(w http.ResponseWriter, body []byte, stream bool) {
 			}
 			part = map[string]any{"functionCall": call}
 		} else {
-			part = map[string]any{"text": "Done."}
+			part = map[string]any{"text": s.done}
 		}
 	}
 	resp := map[string]any{
