@@ -113,11 +113,11 @@ func TestFindingsOfACombinationArePlacedInThePlaybook(t *testing.T) {
 		},
 		{
 			"the playbook's match: stream leaves the preset's choose without a screen", "settings: {match: stream}\n", 5,
-			"settings.match: stream set here leaves the preset claude-code's choose (its lines 29, 37, 44, 50, 62) without the screen it needs to see the menu",
+			"settings.match: stream set here leaves the preset claude-code's choose (its lines 29, 37, 48, 54, 66) without the screen it needs to see the menu",
 		},
 		{
-			"a preset rule answers the playbook's danger example", "danger:\n  - name: list-all\n    match: \"ls -la\"\n    examples: [\"Bash command\\n  ls -la\\nDo you want to proceed?\"]\n", 3,
-			"in the preset claude-code (its line 42): rule \"approve-read-only\" would answer danger rule \"list-all\"",
+			"a preset rule answers the playbook's danger example", "danger:\n  - name: list-all\n    match: \"ls -la\"\n    examples: [\"● Bash(ls -la)\\n  ⎿  Waiting…\\n\\n Bash command\\n\\n   ls -la\\n\\n Do you want to proceed?\"]\n", 3,
+			"in the preset claude-code (its line 46): rule \"approve-read-only\" would answer danger rule \"list-all\"",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -43,7 +43,7 @@ func TestLintFindsWhatRunRefuses(t *testing.T) {
 		{"match: stream for a tmux pane", "settings:\n  match: stream\n",
 			[]string{"pb.yaml:6:10: error: settings.match: stream cannot read a tmux pane: clai reads the pane as a screen [needs-screen]"}},
 		{"a preset's choose under match: stream", "extends: claude-code\nsettings: {match: stream}\n",
-			[]string{"pb.yaml:6:19: error: settings.match: stream set here leaves the preset claude-code's choose (its lines 29, 37, 44, 50, 62) without the screen it needs to see the menu [needs-screen]"}},
+			[]string{"pb.yaml:6:19: error: settings.match: stream set here leaves the preset claude-code's choose (its lines 29, 37, 48, 54, 66) without the screen it needs to see the menu [needs-screen]"}},
 		{"a ${ never closed", "dir: \"${HOME\"\n",
 			[]string{`pb.yaml:5:8: error: spawn.dir: "${HOME": ${ is never closed with } [template]`}},
 		{"an empty ${} beside a template", "env: {DISK: \"{{ vars.disk }}${}\"}\nvars: {disk: a.img}\n",
