@@ -384,6 +384,9 @@ func (e *Engine) Input(now time.Time, n int) []Action {
 		// only what the program shows from now on acts.
 		e.view.answered(false)
 		e.verify = false
+		// The prompt answered is still on screen until the program reacts:
+		// look for one again only once it shows something.
+		e.promptChecked, e.promptAgain = true, time.Time{}
 		if e.state == Prompting {
 			e.setState(Running, "answered at the terminal")
 		}

@@ -110,3 +110,28 @@ danger:
 		})
 	}
 }
+
+// A key typed at the terminal answers the question on screen: the screen
+// still shows it until the program reacts, and no second question opens for
+// it meanwhile (it would reach every channel and close as moved on at once).
+func TestKeyAtTheTerminalOpensNoQuestionForTheSameScreen(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"settings: {match: screen, settle: 300ms}\n", engine.Config{Interactive: true, Rows: 10, Cols: 60})
+	s.out(time.Millisecond, "Run rm -rf /tmp/x?\r\n› 1. Yes\r\n  2. No (esc)\r\n")
+	s.advance(time.Second)
+	s.wantState(engine.Prompting)
+	// Codex CLI sets its window title every second while it waits.
+	s.out(time.Millisecond, "\x1b]0;codex\x07")
+	s.advance(time.Second)
+	s.apply(s.e.Input(s.now, 1))
+	s.advance(50 * time.Millisecond)
+	if qs := s.questions(engine.EventQuestion); len(qs) != 1 {
+		t.Fatalf("questions opened: %d, want 1\n%s", len(qs), s.timeline())
+	}
+	// The program goes on and asks something else: a new question.
+	s.out(10*time.Millisecond, "\x1b[2J\x1b[HName: ")
+	s.advance(time.Second)
+	if qs := s.questions(engine.EventQuestion); len(qs) != 2 {
+		t.Fatalf("questions opened: %d, want 2\n%s", len(qs), s.timeline())
+	}
+}
