@@ -58,6 +58,11 @@ const (
 	batchQuiet   = time.Millisecond
 )
 
+// frameQuiet is how long a program must pause after its output for what the
+// screen shows to count as a frame it showed: a program draws a frame in a
+// burst of writes microseconds apart, and pauses between frames.
+const frameQuiet = 30 * time.Millisecond
+
 // verifyAfter is how long clai waits for any reaction to an answer before it
 // sends the answer once more.
 const verifyAfter = time.Second
@@ -260,6 +265,10 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	e.begin(now)
 	if e.result != nil {
 		return e.end()
+	}
+	if now.Sub(e.lastOutput) >= frameQuiet {
+		// What the screen shows was shown a while: a frame of the program's.
+		e.view.paused()
 	}
 	// A line changed behind the text already seen is seen again as it shows now.
 	e.scratch = e.strip.Settle(e.strip.Append(e.scratch[:0], data))

@@ -42,21 +42,26 @@ rules:
 // Codex CLI asks about the same command twice in a row on the same rows: it
 // takes the first dialog down in one frame (a synchronized update) and draws
 // the second 90 ms later, long before the screen is still. The frame between
-// says the second dialog is new; without frames marked, nothing does, and
-// the dialog is left as it was, answered.
+// says the second dialog is new. A program that marks no frames (Gemini CLI)
+// shows the frame between for as long as it pauses there, and a pause of
+// frameQuiet says the same; taken down and drawn again in one burst, the
+// dialog reads as the one answered.
 func TestSameDialogAgainAfterAFrameWithoutIt(t *testing.T) {
 	t.Parallel()
 	frame := func(s string) string { return "\x1b[?2026h" + s + "\x1b[?2026l" }
 	dialog := "\x1b[6;1H\x1b[2KRun this command?\x1b[7;1H\x1b[2K  $ ls -la\x1b[8;1H\x1b[2K  › 1. Yes\x1b[9;1H\x1b[2K    2. No"
 	taken := "\x1b[6;1H\x1b[J\x1b[6;1H• Running ls -la"
 	history := func(n int) string { return "\x1b[1;1H\x1b[2K" + strings.Repeat("• Ran ls -la ", n) }
+	plain := func(s string) string { return s }
 	for _, c := range []struct {
 		name  string
 		frame func(string) string
+		gap   time.Duration // how long the frame between shows
 		want  []string
 	}{
-		{"with frames", frame, []string{"\r", "\r"}},
-		{"without frames", func(s string) string { return s }, []string{"\r"}},
+		{"with frames", frame, 5 * time.Millisecond, []string{"\r", "\r"}},
+		{"a pause between, without frames", plain, 80 * time.Millisecond, []string{"\r", "\r"}},
+		{"in one burst, without frames", plain, 5 * time.Millisecond, []string{"\r"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -70,7 +75,7 @@ rules:
 			s.advance(400 * time.Millisecond)
 			s.wantSent("\r")
 			s.out(13*time.Millisecond, c.frame(history(1)+taken))
-			s.out(80*time.Millisecond, c.frame(history(1)+dialog))
+			s.out(c.gap, c.frame(history(1)+dialog))
 			s.advance(400 * time.Millisecond)
 			// Redrawn as it is, frame after frame: not new.
 			for range 3 {

@@ -77,6 +77,9 @@ func (v *screenView) write(data []byte) ([]byte, bool) {
 
 func (v *screenView) resize(rows, cols int) { v.scr.Resize(rows, cols) }
 
+// paused marks what the screen shows as a frame the program showed.
+func (v *screenView) paused() { v.scr.EndFrame() }
+
 // text returns the visible screen, with the blanks before the cursor, so that
 // a prompt's trailing space is seen.
 func (v *screenView) text() []byte {

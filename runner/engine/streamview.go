@@ -45,6 +45,9 @@ func (v *streamView) add(text []byte) {
 // as soon as output pauses.
 func (v *streamView) write([]byte) ([]byte, bool) { return nil, false }
 
+// paused does nothing: the stream keeps all that was shown.
+func (v *streamView) paused() {}
+
 // resize does nothing: the stripper, not the window, knows the terminal's size.
 func (v *streamView) resize(int, int) {}
 

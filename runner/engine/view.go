@@ -25,6 +25,9 @@ type view interface {
 	write(data []byte) (reply []byte, settles bool)
 	// resize changes the size of the view to rows×cols.
 	resize(rows, cols int)
+	// paused tells the view that the program paused after its last output
+	// (frameQuiet at least): what it shows was a frame (see screen.EndFrame).
+	paused()
 
 	// text returns what patterns see: valid until the view next changes.
 	text() []byte

@@ -8,7 +8,9 @@ import (
 
 // A program that marks its frames with synchronized output (DEC mode 2026:
 // ESC[?2026h, the frame, ESC[?2026l, as Codex CLI does) shows each frame
-// whole. Between two looks at the screen such a program may show a frame
+// whole; one that marks none (Claude Code, Gemini CLI) writes each frame in a
+// burst, and what the screen shows when the program pauses is a frame too
+// (the caller, who knows the time, says so with EndFrame). Between two looks at the screen such a program may show a frame
 // for a few milliseconds only: a dialog taken down once answered, and the
 // next one drawn on the same rows 90 ms later. The screen remembers which rows
 // showed other text than at the last MarkFrames at the end of a frame, so that
@@ -24,9 +26,11 @@ import (
 // frames.
 type frames struct {
 	marked bool
-	// base holds the rows as the last MarkFrames saw them; changed the rows
-	// that showed other text at the end of a frame since.
+	// base holds the rows as the last MarkFrames saw them, and shown the
+	// text of those that held any; changed the rows that showed other text
+	// at the end of a frame since.
 	base    [][]byte
+	shown   map[string]bool
 	changed []bool
 	// budget is how many cells frame ends may still compare; compared counts
 	// those they did.
@@ -45,8 +49,15 @@ func (s *Screen) MarkFrames() {
 	f := &s.frames
 	f.marked = true
 	f.base = f.base[:0]
+	if f.shown == nil {
+		f.shown = map[string]bool{}
+	}
+	clear(f.shown)
 	for line := range bytes.SplitSeq([]byte(s.text), []byte("\n")) {
 		f.base = append(f.base, line)
+		if len(line) > 0 {
+			f.shown[string(line)] = true
+		}
 	}
 	f.changed = f.changed[:0]
 	f.budget = s.emu.Height() * s.emu.Width()
@@ -54,8 +65,10 @@ func (s *Screen) MarkFrames() {
 }
 
 // ChangedInFrames appends to dst, for each row of the screen, whether the row
-// showed other text than at the last MarkFrames at the end of a frame the
-// program marked with synchronized output, and returns it. Without a
+// showed other text than at the last MarkFrames at the end of a frame (one
+// the program marked with synchronized output, or one EndFrame marked), text
+// that no row showed then (a row that shows what another showed moved, and
+// did not go away), and returns it. Without a
 // MarkFrames, or when the program marks no frames, no row did.
 func (s *Screen) ChangedInFrames(dst []bool) []bool {
 	s.sync()
@@ -95,7 +108,10 @@ func (s *Screen) frameEnded() {
 		if y < len(f.base) {
 			was = f.base[y]
 		}
-		if !bytes.Equal(f.row, was) {
+		// A row that shows what another row showed moved there (the
+		// screen scrolled, a dialog was drawn above another): it did not
+		// go away. A row blanked did.
+		if !bytes.Equal(f.row, was) && (len(f.row) == 0 || !f.shown[string(f.row)]) {
 			for len(f.changed) <= y {
 				f.changed = append(f.changed, false)
 			}
@@ -103,6 +119,15 @@ func (s *Screen) frameEnded() {
 		}
 	}
 	clear(touched)
+}
+
+// EndFrame tells the screen that what it shows now was shown whole: the
+// program paused after writing it (a program that marks no frames writes
+// each one in a burst, and pauses between them), so it is a frame, as a
+// synchronized update's end marks one.
+func (s *Screen) EndFrame() {
+	s.sync()
+	s.frameEnded()
 }
 
 // earnFrames adds the budget that n bytes written give frame ends.

@@ -27,6 +27,10 @@ func TestChangedInFrames(t *testing.T) {
 		{"taken down and drawn again", taken + dialog, "23"},
 		{"drawn again as it was", dialog, ""},
 		{"the same without frames", strings.ReplaceAll(strings.ReplaceAll(taken+dialog, "\x1b[?2026h", ""), "\x1b[?2026l", ""), ""},
+		// The dialog pushed down a row by a line drawn above it: its rows
+		// show what other rows showed, it moved and did not go away; the
+		// row drawn above it changed.
+		{"moved down by a line above", "\x1b[?2026h\x1b[3;1H\x1b[2KAllow ls?\x1b[4;1H\x1b[2KRun ls?\x1b[5;1H\x1b[2K› 1. Yes\x1b[?2026l", "2"},
 		{"a spinner elsewhere", "\x1b[?2026h\x1b[1;1H\x1b[2K- working\x1b[?2026l\x1b[?2026h\x1b[1;1H\x1b[2K\\ working\x1b[?2026l", "0"},
 	}
 	for _, c := range cases {
