@@ -83,11 +83,9 @@ const geminiSettings = `{
 // refuses rm -rf outside the project with Esc, nudges with "continue" after
 // each refusal (which ends Gemini CLI's turn), and quits once the fake says
 // SCRIPT-DONE. Gemini CLI 0.61.0 runs ls, cat, grep and git status, log,
-// diff and show inside the project without asking, so the read-only commands
-// are git ls-files and git ls-files -s, which it does ask about, each in a
-// dialog drawn on the rows of the one before. (The same command twice in a
-// row is left to a person the second time: Gemini CLI marks no frames, and
-// the dialog redrawn the same on the same rows reads as the one answered.)
+// diff and show inside the project without asking, so the read-only command
+// is git ls-files, which it does ask about, twice: the second dialog is drawn
+// the same on the rows of the first, and is approved as a new question.
 //
 // In the second, Gemini CLI is started with -i in a folder it does not trust:
 // its trust dialog and the approval of git branch -D main show at once, and
@@ -108,10 +106,10 @@ func TestPresetDrivesRealGemini(t *testing.T) {
 		s := newGeminiSession(t, geminiPlaybook)
 		find := "find " + filepath.Join(s.proj, "sub") + " -delete"
 		branch := "git branch -D main"
-		lsFiles, lsStage := "git ls-files", "git ls-files -s"
+		lsFiles := "git ls-files"
 		rm := "rm -rf " + s.outside
 		api, served := startFakeAPI(t, fake, []string{"-addr", "127.0.0.1:0", "-log", s.fakeLog,
-			"-done", "SCRIPT-DONE", find, branch, lsFiles, lsStage, rm})
+			"-done", "SCRIPT-DONE", find, branch, lsFiles, lsFiles, rm})
 		answered := map[string]string{} // command → the question answered with Esc
 		rep, err := s.run(t, clai, gemini, api, 100*time.Second, func() {
 			s.escape(t, answered, find, branch)
@@ -134,10 +132,8 @@ func TestPresetDrivesRealGemini(t *testing.T) {
 				t.Errorf("rule %s fired %d times, want %d", rule, rep.Rules[rule], n)
 			}
 		}
-		for _, c := range []string{lsFiles, lsStage} {
-			if n := rep.sendsOn("approve-read-only", "│ ? Shell  "+c+"  "); n != 1 {
-				t.Errorf("approve-read-only sent %d times on the dialog for %s, want 1; timeline:\n%s", n, c, rep.timeline())
-			}
+		if n := rep.sendsOn("approve-read-only", "│ ? Shell  "+lsFiles+"  "); n != 2 {
+			t.Errorf("approve-read-only sent %d times on the dialog for %s, want 2; timeline:\n%s", n, lsFiles, rep.timeline())
 		}
 		if !rep.sent("rm-rf-outside", "keys esc") {
 			t.Errorf("rm-rf-outside did not refuse with Esc; timeline:\n%s", rep.timeline())
@@ -160,10 +156,8 @@ func TestPresetDrivesRealGemini(t *testing.T) {
 			t.Errorf("the model got %d nudges (\"continue\"), want 3, one after each refusal (prompts seen: %q)", n, reqs.allPrompts())
 		}
 		results := reqs.results()
-		for _, c := range []string{lsFiles, lsStage} {
-			if results[c] != 1 {
-				t.Errorf("the model got %d results of %s, want 1 (results: %v)", results[c], c, results)
-			}
+		if results[lsFiles] != 2 {
+			t.Errorf("the model got %d results of %s, want 2 (results: %v)", results[lsFiles], lsFiles, results)
 		}
 		for _, c := range []string{find, branch, rm} {
 			if results[c] != 0 {
