@@ -26,9 +26,10 @@ const claudeCodeVersion = "2.1.197"
 
 // e2ePlaybook is the claude-code preset plus the two things a person at the
 // keyboard would do in the scripted conversation: answer Claude Code's
-// "What should Claude do instead?" after a refusal, and leave with /exit when
-// the fake model has said its last word. Every preset rule and danger rule
-// runs unchanged; run_project_code is on, so that npm test is approved.
+// "What should Claude do instead?" after each refusal (at most three in a
+// run), and leave with /exit when the fake model has said its last word.
+// Every preset rule and danger rule runs unchanged; run_project_code is on,
+// so that npm test is approved.
 const e2ePlaybook = `version: 1
 name: claude-code-e2e
 extends: claude-code
@@ -38,7 +39,7 @@ rules:
   - name: reply-after-refusal
     match: "What should Claude do instead?"
     line: "Never mind, wrap up."
-    limit: 1
+    limit: 3
   - name: exit-when-done
     match: "SCRIPT-DONE"
     line: "/exit"
@@ -134,6 +135,173 @@ func TestPresetDrivesRealClaudeCode(t *testing.T) {
 				t.Errorf("npm test ran: %v, want %v", err == nil, c.approvals > 0)
 			}
 		})
+	}
+}
+
+// e2eQuietPlaybook is e2ePlaybook with the preset's nudge ("continue") after
+// 5s of quiet instead of minutes: Claude Code 2.1.197 draws find as a search
+// ("Searching for 1 pattern…") rather than a Bash( ) line, and after a
+// refusal of it goes back to its prompt without asking "What should Claude do
+// instead?"; a person would write to it there, and the nudge does.
+const e2eQuietPlaybook = e2ePlaybook + `timeouts: {idle: 5s}
+nudge: {gap: 5s}
+`
+
+// The preset against a real Claude Code whose model asks, in turn, for
+// find -delete in the project and git branch -D main (left to a person, who
+// reads each dialog for a moment and refuses it with Esc through clai
+// answer), for git tag -n twice (approved by approve-read-only each time,
+// although the second dialog is drawn the same on the same rows, with no
+// question opened), and for rm -rf of a folder outside the project (refused
+// by the danger rule). Claude Code 2.1.197 runs ls, cat, wc, du, stat,
+// git log, git status and the like without asking; git tag -n is a
+// read-only command it does ask about. After each refusal the conversation
+// goes on: the playbook answers "What should Claude do instead?", and after
+// find's refusal, which asks nothing, the nudge takes Claude Code on.
+func TestPresetLeavesWritesToAPersonInRealClaudeCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs and runs Claude Code from npm; skipped with -short")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: the test's project is a git repository")
+	}
+	claude := installClaudeCode(t)
+	clai := testprog.BuildCommand(t, "./cmd/clai")
+	fake := testprog.Build(t, "anthropic")
+
+	s := newSession(t)
+	s.makeRepo(t)
+	if err := os.WriteFile(filepath.Join(s.root, "claude-e2e.yaml"), []byte(e2eQuietPlaybook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A sessions folder of the run's own, for clai answer; short, since a
+	// socket's path is at most 107 bytes.
+	runtime := filepath.Join(s.root, "rt")
+	if err := os.Mkdir(runtime, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sessionsVars := []string{"XDG_RUNTIME_DIR=" + runtime, "XDG_STATE_HOME=" + filepath.Join(s.root, "state")}
+	s.env = sessionsVars
+
+	find := "find " + filepath.Join(s.proj, "sub") + " -delete"
+	branch := "git branch -D main"
+	tags := "git tag -n"
+	rmOut := "rm -rf " + s.outside
+	script := []string{"-bash", find, "-bash", branch, "-bash", tags, "-bash", tags, "-bash", rmOut, "-say", "SCRIPT-DONE"}
+	api, served := startFakeAPI(t, fake, script)
+
+	p := person{clai: clai, env: append(os.Environ(), sessionsVars...), command: bashDialogCommand, proceed: "Yes", reads: 2 * time.Second}
+	answered, stopPerson := p.answer(map[string]string{find: "esc", branch: "esc"})
+	start := time.Now()
+	rep, err := s.run(t, clai, claude, api)
+	seen := stopPerson()
+	fakeLog := served()
+	if err != nil {
+		t.Fatalf("%v\nfake API:\n%s", err, fakeLog)
+	}
+	t.Logf("the run took %v; the person answered: %v", time.Since(start).Round(time.Millisecond), seen)
+
+	if rep.Outcome != "done" || rep.ExitCode != 0 {
+		t.Errorf("outcome %q, exit %d (%s), want done, 0", rep.Outcome, rep.ExitCode, rep.Reason)
+	}
+	want := map[string]int{
+		"theme": 1, "security-notes": 1, "trust-folder": 1,
+		"approve-read-only": 2, "approve-project-code": 0, "approve-edits": 0,
+		"reply-after-refusal": 2, "exit-when-done": 1,
+		"rm-rf-outside": 1, "curl-pipe-shell": 0, "sudo": 0, "force-push": 0, "chmod-777": 0,
+		"drop-database": 0, "billing": 0,
+	}
+	for rule, n := range want {
+		if rep.Rules[rule] != n {
+			t.Errorf("rule %s fired %d times, want %d", rule, rep.Rules[rule], n)
+		}
+	}
+	if n := rep.events("nudge"); n != 1 {
+		t.Errorf("%d nudges, want 1 (after find's refusal)", n)
+	}
+	// Both git tag -n dialogs approved by the rule, and nothing else; no
+	// question opened on either: it would reach every channel for nothing.
+	approved := map[string]int{}
+	for _, e := range rep.Timeline {
+		if e.Event == "send" && (e.Rule == "approve-read-only" || e.Rule == "approve-project-code") {
+			approved[bashDialogCommand(e.Excerpt)]++
+		}
+	}
+	if approved[tags] != 2 || len(approved) != 1 {
+		t.Errorf("the approval rules approved %v, want %s twice", approved, tags)
+	}
+	if q, n := questionOn(rep.Questions, bashDialogCommand, tags); q != nil {
+		how := "still open"
+		if q.Closed != nil {
+			how = q.Closed.How
+		}
+		t.Errorf("%d questions (the first %s, %s) were opened on a dialog for %s, which the preset approves", n, q.ID, how, tags)
+	}
+	if !rep.sent("rm-rf-outside", "keys esc") {
+		t.Errorf("rm-rf-outside did not refuse with Esc")
+	}
+
+	// find -delete and git branch -D were left to a person: nothing approved
+	// them, one question was opened for each, and the person's Esc answered
+	// it.
+	for _, cmd := range []string{find, branch} {
+		for _, e := range rep.Timeline {
+			if e.Event == "send" && e.Rule != "" && bashDialogCommand(e.Excerpt) == cmd {
+				t.Errorf("rule %s sent %q on the dialog for %s", e.Rule, e.Sent, cmd)
+			}
+		}
+		switch q, n := questionOn(rep.Questions, bashDialogCommand, cmd); {
+		case q == nil:
+			t.Errorf("no question was opened for the dialog for %s", cmd)
+		case n != 1 && cmd == find:
+			// Claude Code shows find as a collapsed search line above the
+			// dialog, whose ● blinks: each blink is output, which closes
+			// the question as moved on, and the still screen opens it
+			// again. Until a question is its prompt rather than the whole
+			// screen, that is counted here, not held to one.
+			t.Logf("%d questions were opened for the dialog for %s, each closed as moved on by a blink above it", n, cmd)
+		case n != 1:
+			t.Errorf("%d questions were opened for the dialog for %s, want 1: the rest reached every channel for nothing", n, cmd)
+		}
+		if !answered[cmd] {
+			t.Errorf("the person never answered a question for %s", cmd)
+		}
+	}
+	rep.checkToolDialogAskedOnce(t)
+	rep.checkTypedOnSight(t)
+
+	// What Claude Code told the model: each refusal, the output of both
+	// git tag -n runs (v1 and its commit's subject), and every turn of the
+	// script.
+	const rejected = "error The user doesn't want to proceed with this tool use."
+	results := fakeResults(fakeLog)
+	for i, want := range []string{rejected, rejected, "ok v1 ", "ok v1 ", rejected} {
+		id := fmt.Sprintf("toolu_fake%02d", i+1) // the fake's id of the script's call i
+		if got := results[id]; len(got) != 1 || !strings.HasPrefix(got[0], want) {
+			t.Errorf("the model got %q for %s (%s), want one result %q…", got, id, script[2*i+1], want)
+		}
+	}
+	if turns := strings.Count(fakeLog, "\nturn "); turns != len(script)/2 {
+		t.Errorf("the fake API served %d turns, want %d", turns, len(script)/2)
+	}
+
+	if _, err := os.Stat(filepath.Join(s.proj, "sub", "keep.txt")); err != nil {
+		t.Errorf("find -delete ran: %v", err)
+	}
+	if out, err := s.git("rev-parse", "--verify", "--quiet", "refs/heads/main"); err != nil {
+		t.Errorf("git branch -D main ran: %v %s", err, out)
+	}
+	s.checkUntouched(t)
+	if t.Failed() {
+		t.Logf("fake API:%s", fakeLog)
+		t.Logf("timeline:\n%s", rep.timeline())
+		for _, q := range rep.Questions {
+			how := "open"
+			if q.Closed != nil {
+				how = q.Closed.How + " " + q.Closed.At.Sub(q.AskedAt).Round(time.Millisecond).String() + " after"
+			}
+			t.Logf("question %s (%s), asked %s, closed %s, on:\n%s", q.ID, q.Reason, q.AskedAt.Sub(start).Round(time.Millisecond), how, q.Screen)
+		}
 	}
 }
 
@@ -236,6 +404,39 @@ func (s *session) run(t *testing.T, clai, claude, api string) (*e2eReport, error
 	return &rep, nil
 }
 
+// makeRepo makes the project a git repository with a folder sub (its file
+// keep.txt), a commit tagged v1, and two branches: main, and work checked
+// out, so that git branch -D main would delete main.
+func (s *session) makeRepo(t *testing.T) {
+	t.Helper()
+	if err := os.Mkdir(filepath.Join(s.proj, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.proj, "sub", "keep.txt"), []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "-A"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"},
+		{"tag", "v1"},
+		{"checkout", "-q", "-b", "work"},
+	} {
+		if out, err := s.git(args...); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+// git runs git in the project, with the session's home, and returns its
+// output.
+func (s *session) git(args ...string) ([]byte, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = s.proj
+	cmd.Env = append(os.Environ(), "HOME="+s.home, "GIT_CONFIG_NOSYSTEM=1")
+	return cmd.CombinedOutput()
+}
+
 // checkUntouched fails t when a dangerous command reached the outside folder.
 func (s *session) checkUntouched(t *testing.T) {
 	t.Helper()
@@ -287,6 +488,41 @@ func startFakeAPI(t *testing.T, fake string, script []string) (url string, serve
 	return url, stop
 }
 
+// bashDialogCommand returns the command of Claude Code's Bash permission
+// dialog on screen (the first row under "Bash command"), or "".
+func bashDialogCommand(screen string) string {
+	if !strings.Contains(screen, "Do you want to proceed?") {
+		return ""
+	}
+	lines := strings.Split(screen, "\n")
+	cmd := ""
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "Bash command" {
+			continue
+		}
+		for _, next := range lines[i+1:] {
+			if next = strings.TrimSpace(next); next != "" {
+				cmd = next
+				break
+			}
+		}
+	}
+	return cmd
+}
+
+// fakeResults maps each tool call's id to the results the fake API logged
+// for it ("ok TEXT" or "error TEXT", the first line of the result).
+func fakeResults(fakeLog string) map[string][]string {
+	results := map[string][]string{}
+	for _, l := range strings.Split(fakeLog, "\n") {
+		if rest, ok := strings.CutPrefix(l, "result "); ok {
+			id, what, _ := strings.Cut(rest, " ")
+			results[id] = append(results[id], what)
+		}
+	}
+	return results
+}
+
 // e2eReport is the part of clai's JSON report the test reads.
 type e2eReport struct {
 	Outcome  string         `json:"outcome"`
@@ -294,11 +530,12 @@ type e2eReport struct {
 	Reason   string         `json:"reason"`
 	Rules    map[string]int `json:"rules"`
 	Timeline []struct {
-		Event   string `json:"event"`
-		Rule    string `json:"rule"`
-		Sent    string `json:"sent"`
-		Excerpt string `json:"excerpt"`
-		Reason  string `json:"reason"`
+		TMs     float64 `json:"t_ms"`
+		Event   string  `json:"event"`
+		Rule    string  `json:"rule"`
+		Sent    string  `json:"sent"`
+		Excerpt string  `json:"excerpt"`
+		Reason  string  `json:"reason"`
 	} `json:"timeline"`
 	Questions []ask.Question `json:"questions"`
 }
@@ -365,6 +602,17 @@ func showsLineStart(screen string, marks []string) bool {
 	return false
 }
 
+// events counts the timeline's events of kind event.
+func (r *e2eReport) events(event string) int {
+	n := 0
+	for _, e := range r.Timeline {
+		if e.Event == event {
+			n++
+		}
+	}
+	return n
+}
+
 // sent reports whether rule sent exactly what.
 func (r *e2eReport) sent(rule, what string) bool {
 	for _, e := range r.Timeline {
@@ -378,7 +626,7 @@ func (r *e2eReport) sent(rule, what string) bool {
 func (r *e2eReport) timeline() string {
 	var b strings.Builder
 	for _, e := range r.Timeline {
-		fmt.Fprintf(&b, "  %s %s %q %q\n", e.Event, e.Rule, e.Sent, e.Excerpt)
+		fmt.Fprintf(&b, "  %8.0fms %s %s %q %q\n", e.TMs, e.Event, e.Rule, e.Sent, e.Excerpt)
 	}
 	return b.String()
 }

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -315,81 +314,13 @@ func (s *codexSession) keepArtifacts(t *testing.T, names ...string) {
 	t.Logf("the run's report, log and requests: %s", dir)
 }
 
-// answerPerson plays the person at the keyboard while the run goes on: each
-// question opened on a command dialog is answered with clai answer, with the
-// keys given for its command (keys), else, a dialog the preset should have
-// answered, with "Yes, proceed (y)" once it has been open for personDelay,
-// so that the conversation goes on. The
-// returned stop function ends it and says what it answered; the map tells,
-// at the end, which commands of keys got their keys.
+// answerPerson plays the person at the keyboard while the run goes on (see
+// person.answer): the keys given for a command answer its dialog, and a
+// dialog the preset should have answered gets "Yes, proceed (y)".
 func (s *codexSession) answerPerson(clai string, keys map[string]string) (map[string]bool, func() []string) {
-	answered := map[string]bool{}
-	var (
-		mu   sync.Mutex
-		seen []string
-	)
-	done, stopped := make(chan struct{}), make(chan struct{})
 	env := append(os.Environ(), "XDG_RUNTIME_DIR="+s.runtime, "XDG_STATE_HOME="+filepath.Join(s.root, "state"))
-	claiCmd := func(args ...string) ([]byte, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, clai, args...)
-		cmd.Env = env
-		return cmd.CombinedOutput()
-	}
-	go func() {
-		defer close(stopped)
-		tried := map[string]bool{}
-		for {
-			select {
-			case <-done:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-			out, err := claiCmd("sessions", "--json")
-			var list []ask.Session
-			if err != nil || json.Unmarshal(out, &list) != nil || len(list) != 1 || list[0].Question == nil {
-				continue
-			}
-			q := list[0].Question
-			cmd := dialogCommand(q.Screen)
-			if cmd == "" || tried[q.ID] {
-				continue
-			}
-			k, mine := keys[cmd]
-			if !mine && time.Since(q.AskedAt) < personDelay {
-				// Not a dialog left to the person: the preset may still
-				// answer it (a rule's cooldown), as it would while a person
-				// reads the question.
-				continue
-			}
-			tried[q.ID] = true
-			args := []string{"answer", "--question", q.ID, "--choose", "Yes, proceed (y)"}
-			if mine {
-				args = []string{"answer", "--question", q.ID, "--keys", k}
-			}
-			out, err = claiCmd(args...)
-			mu.Lock()
-			seen = append(seen, fmt.Sprintf("%s (%s): %s %v %s", q.ID, cmd, strings.Join(args[3:], " "), err, bytes.TrimSpace(out)))
-			if _, ok := keys[cmd]; ok && err == nil {
-				answered[cmd] = true
-			}
-			mu.Unlock()
-		}
-	}()
-	stop := sync.OnceValue(func() []string {
-		close(done)
-		<-stopped
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(seen)
-	})
-	return answered, stop
+	return person{clai: clai, env: env, command: dialogCommand, proceed: "Yes, proceed (y)"}.answer(keys)
 }
-
-// personDelay is how long a question stays open before the person answers
-// one the preset should have answered.
-const personDelay = 5 * time.Second
 
 // dialogCommand returns the command of the approval dialog on screen (its
 // "$ " line), or "".
@@ -408,12 +339,8 @@ func dialogCommand(screen string) string {
 
 // dialogQuestion returns the question opened on the approval dialog for cmd.
 func dialogQuestion(qs []ask.Question, cmd string) *ask.Question {
-	for i := range qs {
-		if dialogCommand(qs[i].Screen) == cmd {
-			return &qs[i]
-		}
-	}
-	return nil
+	q, _ := questionOn(qs, dialogCommand, cmd)
+	return q
 }
 
 // leftBehind lists the processes still running, once wait has passed,
