@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -389,19 +388,11 @@ func (s *session) run(t *testing.T, clai, claude, api string) (*e2eReport, error
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()
-	log, _ := os.ReadFile(logFile)
-	data, err := os.ReadFile(reportFile)
-	if err != nil {
-		return nil, fmt.Errorf("clai run: %v, no report: %v\n%s\nlog:\n%s", runErr, err, out.Bytes(), log)
-	}
-	var rep e2eReport
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("report: %v", err)
-	}
-	if runErr != nil {
+	rep, log, err := readRunReport(reportFile, logFile, runErr, out.Bytes())
+	if err == nil && runErr != nil {
 		t.Logf("clai run: %v\n%s\nlog:\n%s", runErr, out.Bytes(), log)
 	}
-	return &rep, nil
+	return rep, err
 }
 
 // makeRepo makes the project a git repository with a folder sub (its file
@@ -523,23 +514,6 @@ func fakeResults(fakeLog string) map[string][]string {
 	return results
 }
 
-// e2eReport is the part of clai's JSON report the test reads.
-type e2eReport struct {
-	Outcome  string         `json:"outcome"`
-	ExitCode int            `json:"exit_code"`
-	Reason   string         `json:"reason"`
-	Rules    map[string]int `json:"rules"`
-	Timeline []struct {
-		TMs     float64 `json:"t_ms"`
-		Event   string  `json:"event"`
-		Rule    string  `json:"rule"`
-		Sent    string  `json:"sent"`
-		Excerpt string  `json:"excerpt"`
-		Reason  string  `json:"reason"`
-	} `json:"timeline"`
-	Questions []ask.Question `json:"questions"`
-}
-
 // needlessMarks begin a line of the screens Claude Code shows where the run
 // has nobody to ask: the folder-trust dialog, which the preset answers and
 // which stays a moment after, drawn answered; and the screen it leaves at
@@ -600,33 +574,4 @@ func showsLineStart(screen string, marks []string) bool {
 		}
 	}
 	return false
-}
-
-// events counts the timeline's events of kind event.
-func (r *e2eReport) events(event string) int {
-	n := 0
-	for _, e := range r.Timeline {
-		if e.Event == event {
-			n++
-		}
-	}
-	return n
-}
-
-// sent reports whether rule sent exactly what.
-func (r *e2eReport) sent(rule, what string) bool {
-	for _, e := range r.Timeline {
-		if e.Event == "send" && e.Rule == rule && e.Sent == what {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *e2eReport) timeline() string {
-	var b strings.Builder
-	for _, e := range r.Timeline {
-		fmt.Fprintf(&b, "  %8.0fms %s %s %q %q\n", e.TMs, e.Event, e.Rule, e.Sent, e.Excerpt)
-	}
-	return b.String()
 }

@@ -286,19 +286,11 @@ func (s *codexSession) run(t *testing.T, clai, codex string) (*e2eReport, error)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()
-	log, _ := os.ReadFile(logFile)
-	data, err := os.ReadFile(reportFile)
-	if err != nil {
-		return nil, fmt.Errorf("clai run: %v, no report: %v\n%s\nlog:\n%s", runErr, err, out.Bytes(), log)
-	}
-	var rep e2eReport
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("report: %v", err)
-	}
-	if runErr != nil {
+	rep, log, err := readRunReport(reportFile, logFile, runErr, out.Bytes())
+	if err == nil && runErr != nil {
 		t.Logf("clai run: %v\n%s\nlog:\n%s", runErr, out.Bytes(), log)
 	}
-	return &rep, nil
+	return rep, err
 }
 
 // keepArtifacts copies the run's files to the test's artifact folder (kept

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -278,7 +277,7 @@ func (s *geminiSession) git(t *testing.T, args ...string) string {
 // run drives gemini (with args) in the project with clai and the session's
 // playbook, against the Gemini API at api, and returns clai's report. While
 // clai runs, poll is called every 100 ms.
-func (s *geminiSession) run(t *testing.T, clai, gemini, api string, limit time.Duration, poll func(), args ...string) (*geminiReport, error) {
+func (s *geminiSession) run(t *testing.T, clai, gemini, api string, limit time.Duration, poll func(), args ...string) (*e2eReport, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
@@ -322,14 +321,9 @@ func (s *geminiSession) run(t *testing.T, clai, gemini, api string, limit time.D
 			}
 		}
 	}
-	log, _ := os.ReadFile(logFile)
-	data, err := os.ReadFile(reportFile)
+	rep, log, err := readRunReport(reportFile, logFile, runErr, out.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("clai run: %v, no report: %v\n%s\nlog:\n%s", runErr, err, out.Bytes(), log)
-	}
-	var rep geminiReport
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("report: %v", err)
+		return nil, err
 	}
 	if runErr != nil || t.Failed() {
 		t.Logf("clai run: %v\n%s", runErr, out.Bytes())
@@ -339,7 +333,7 @@ func (s *geminiSession) run(t *testing.T, clai, gemini, api string, limit time.D
 			t.Logf("clai's event log:\n%s", log)
 		}
 	})
-	return &rep, nil
+	return rep, nil
 }
 
 // escape answers with Esc, through clai answer, each open question of the
@@ -508,85 +502,4 @@ func (r geminiRequests) results() map[string]int {
 		n[commands[id]]++
 	}
 	return n
-}
-
-// geminiReport is the part of clai's JSON report the test reads.
-type geminiReport struct {
-	Outcome  string         `json:"outcome"`
-	ExitCode int            `json:"exit_code"`
-	Reason   string         `json:"reason"`
-	Rules    map[string]int `json:"rules"`
-	Timeline []struct {
-		Event   string `json:"event"`
-		State   string `json:"state"`
-		Rule    string `json:"rule"`
-		Sent    string `json:"sent"`
-		Excerpt string `json:"excerpt"`
-		Reason  string `json:"reason"`
-		Screen  string `json:"screen"`
-	} `json:"timeline"`
-	Questions []ask.Question `json:"questions"`
-}
-
-// sent reports whether rule sent exactly what.
-func (r *geminiReport) sent(rule, what string) bool {
-	for _, e := range r.Timeline {
-		if e.Event == "send" && e.Rule == rule && e.Sent == what {
-			return true
-		}
-	}
-	return false
-}
-
-// sendsOn counts what rule sent on a screen that shows text.
-func (r *geminiReport) sendsOn(rule, text string) int {
-	n := 0
-	for _, e := range r.Timeline {
-		if e.Event == "send" && e.Rule == rule && strings.Contains(e.Screen, text) {
-			n++
-		}
-	}
-	return n
-}
-
-// refusedOn reports whether the danger rule refused (sent its keys) on a
-// screen that shows text: the danger may have been seen first in the stream,
-// before the dialog was drawn, and its refusal waits for the dialog.
-func (r *geminiReport) refusedOn(rule, text string) bool {
-	return r.sendsOn(rule, text) > 0
-}
-
-// handedOverNaming reports whether the run went to manual for a reason that
-// names every one of texts.
-func (r *geminiReport) handedOverNaming(texts ...string) bool {
-	for _, e := range r.Timeline {
-		all := e.Event == "state" && e.State == "manual"
-		for _, text := range texts {
-			all = all && strings.Contains(e.Reason, text)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *geminiReport) timeline() string {
-	var b strings.Builder
-	for _, e := range r.Timeline {
-		fmt.Fprintf(&b, "  %s %s %s %q %q %q\n", e.Event, e.State, e.Rule, e.Sent, e.Excerpt, e.Reason)
-	}
-	return b.String()
-}
-
-func (r *geminiReport) questions() string {
-	var b strings.Builder
-	for _, q := range r.Questions {
-		how := "open"
-		if q.Closed != nil {
-			how = q.Closed.How
-		}
-		fmt.Fprintf(&b, "  %s %s %q (%s)\n%s\n", q.ID, q.Reason, q.Text, how, q.Screen)
-	}
-	return b.String()
 }
