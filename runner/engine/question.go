@@ -359,22 +359,24 @@ func (e *Engine) keysAnswer(names []string) (Send, string, *ask.Refusal) {
 	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.view.appCursor()}}, "keys " + strings.Join(names, " "), nil
 }
 
-// chooseAnswer picks an option of the question by its label: an entry of the
-// menu on screen is reached as a person would, with its number or the arrow
+// chooseAnswer picks an option of the question by its label (see pickOption):
+// an entry of the menu on screen is reached as a person would, with its number or the arrow
 // keys and Enter; a [y/N]-style choice is typed as a line.
 func (e *Engine) chooseAnswer(label string) (Send, string, *ask.Refusal) {
 	var labels []string
 	for _, o := range e.q.Options {
 		labels = append(labels, o.Label)
 	}
-	pick := -1
-	for i, l := range labels {
-		if l == label || pick < 0 && strings.EqualFold(l, label) {
-			pick = i
+	var names [][]string
+	if menus := e.menus(e.view.text()); len(menus) > 0 && len(menus[0].options) == len(labels) {
+		names = make([][]string, len(labels))
+		for i, o := range menus[0].options {
+			names[i] = optionNames(o)
 		}
 	}
+	pick, why := pickOption(labels, names, label)
 	if pick < 0 {
-		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: fmt.Sprintf("no option %q (the options: %s)", label, strings.Join(labels, " | "))}
+		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: why}
 	}
 	shown := fmt.Sprintf("choose %q", labels[pick])
 	if why := e.twoDialogs(e.view.text()); why != "" {
@@ -435,4 +437,69 @@ func (e *Engine) typeHeld() {
 		// The next question waits for what the program does with it.
 		e.manualSince = e.now
 	}
+}
+
+// optionNames returns the other names an option of a menu on screen answers
+// to besides its label: a tagged item's tag and item ("prod" and "the real
+// thing" of "prod     the real thing", as dialog and whiptail draw them).
+func optionNames(o option) []string {
+	if o.alt == "" || o.alt == o.label || !strings.HasSuffix(o.label, o.alt) {
+		return nil
+	}
+	return []string{strings.TrimSpace(strings.TrimSuffix(o.label, o.alt)), strings.TrimSpace(o.alt)}
+}
+
+// pickOption returns the index of the option an answer names, or -1 and why:
+// its whole label (exactly, then in any case), then one of its other names
+// (names[i], the tag or the item of a tagged option), then a prefix of a label
+// or a name that only one option has. A prefix several options share is
+// refused, with them.
+func pickOption(labels []string, names [][]string, answer string) (int, string) {
+	all := func(i int) []string {
+		if i < len(names) {
+			return append([]string{labels[i]}, names[i]...)
+		}
+		return []string{labels[i]}
+	}
+	for _, same := range []func(a, b string) bool{
+		func(a, b string) bool { return a == b },
+		strings.EqualFold,
+	} {
+		for _, whole := range []bool{true, false} {
+			for i := range labels {
+				names := all(i)
+				if whole {
+					names = names[:1]
+				}
+				for _, n := range names {
+					if same(n, answer) {
+						return i, ""
+					}
+				}
+			}
+		}
+	}
+	if answer != "" {
+		var hits []int
+		for i := range labels {
+			for _, n := range all(i) {
+				if len(n) >= len(answer) && strings.EqualFold(n[:len(answer)], answer) {
+					hits = append(hits, i)
+					break
+				}
+			}
+		}
+		switch len(hits) {
+		case 1:
+			return hits[0], ""
+		case 0:
+		default:
+			var seen []string
+			for _, i := range hits {
+				seen = append(seen, labels[i])
+			}
+			return -1, fmt.Sprintf("%q names more than one option (%s): give more of it", answer, strings.Join(seen, " | "))
+		}
+	}
+	return -1, fmt.Sprintf("no option %q (the options: %s)", answer, strings.Join(labels, " | "))
 }
