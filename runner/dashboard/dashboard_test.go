@@ -141,7 +141,7 @@ func TestTokenIsRequired(t *testing.T) {
 		{"header", func(r *http.Request) { r.Header.Del("Cookie"); r.Header.Set(tokenHeader, testToken) }, http.StatusOK},
 		{"wrong header", func(r *http.Request) { r.Header.Set(tokenHeader, "nope") }, http.StatusUnauthorized},
 	} {
-		for _, path := range []string{"/", "/app.js", "/app.css"} {
+		for _, path := range []string{"/", "/app.js", "/app.css", "/favicon.svg", "/favicon.ico"} {
 			if w := request(h, http.MethodGet, path, "", tc.edit); w.Code != tc.want {
 				t.Errorf("%s: GET %s: %d, want %d: %s", tc.name, path, w.Code, tc.want, w.Body)
 			}

@@ -50,7 +50,8 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // Handler is the dashboard's page and API:
 //
 //	GET  /?token=T    sets the token's cookie and sends the page to /
-//	GET  /            the page; /app.js, /app.css its script and style
+//	GET  /            the page; /app.js, /app.css, /favicon.svg its script,
+//	                  style and icon (also at /favicon.ico)
 //	GET  /api/events  Server-Sent Events: "session" (a session's view),
 //	                  "gone" ({"id"}: a session no longer shown)
 //	POST /api/answer  {"session", "question", "screen_hash", and one of
@@ -66,6 +67,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /{$}", serveAsset("assets/index.html", "text/html; charset=utf-8"))
 	mux.HandleFunc("GET /app.js", serveAsset("assets/app.js", "text/javascript; charset=utf-8"))
 	mux.HandleFunc("GET /app.css", serveAsset("assets/app.css", "text/css; charset=utf-8"))
+	// The page names its icon; a browser that asks for /favicon.ico anyway
+	// gets the same.
+	mux.HandleFunc("GET /favicon.svg", serveAsset("assets/favicon.svg", "image/svg+xml"))
+	mux.HandleFunc("GET /favicon.ico", serveAsset("assets/favicon.svg", "image/svg+xml"))
 	mux.HandleFunc("GET /api/events", s.serveEvents)
 	mux.HandleFunc("POST /api/answer", s.serveAnswer)
 	return s.guard(mux)
