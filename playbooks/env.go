@@ -220,6 +220,10 @@ func (e *Env) Value(v Values) any {
 	return ptr.Interface()
 }
 
+// envRoots are the top-level names of an expression environment, as buildEnv
+// names them.
+var envRoots = []string{"match", "vars", "env", "state", "elapsed", "idle", "fired", "step", "screen", "exit_code", "readOnly", "projectCode"}
+
 // Expr is a compiled boolean expression (a rule's when).
 type Expr struct {
 	Pos
@@ -285,9 +289,8 @@ func (e *Env) explain(err error) error {
 	} else if hint := commandCallHint(msg); hint != "" {
 		msg = strings.TrimSpace(msg) + " " + hint
 	} else if name, ok := strings.CutPrefix(msg, "unknown name "); ok {
-		top := []string{"match", "vars", "env", "state", "elapsed", "idle", "fired", "step", "screen", "exit_code", "readOnly", "projectCode"}
 		msg = fmt.Sprintf("unknown name %q", name)
-		if s := closest(name, top); s != "" {
+		if s := closest(name, envRoots); s != "" {
 			msg += fmt.Sprintf(", did you mean %q?", s)
 		} else if slices.Contains(e.names, name) {
 			msg += fmt.Sprintf(", did you mean vars.%s?", name)

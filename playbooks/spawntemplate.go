@@ -83,13 +83,7 @@ func spawnReads(t *Template) error {
 }
 
 // isEnvRoot reports whether name is a top-level name of an expression environment.
-func isEnvRoot(name string) bool {
-	switch name {
-	case "match", "vars", "env", "state", "elapsed", "idle", "fired", "step", "screen", "exit_code", "readOnly", "projectCode":
-		return true
-	}
-	return false
-}
+func isEnvRoot(name string) bool { return slices.Contains(envRoots, name) }
 
 // identifiers is an ast.Visitor that calls itself for each identifier.
 type identifiers func(id *ast.IdentifierNode)

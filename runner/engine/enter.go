@@ -39,12 +39,10 @@ func (e *Engine) addTyped(s Send) bool {
 		tail := text[max(0, len(text)-enterTail):]
 		strokes = append(strokes, Stroke{Keystrokes: keys.Keystrokes{Keys: []keys.Key{"enter"}}, shows: string(tail), own: !s.Person})
 	}
-	x := &external{}
-	x.strokes, x.strokeAt = strokes, e.now
 	if e.typing != nil {
 		e.typing.strokes = append(e.typing.strokes, strokes...)
 	} else {
-		e.typing = x
+		e.typing = &external{strokes: strokes, strokeAt: e.now}
 	}
 	return true
 }

@@ -224,7 +224,7 @@ func (e *Engine) typeStroke() {
 		x.shownAt = time.Time{}
 	}
 	s := Send{Keystrokes: next.Keystrokes}
-	if next.shows != "" || len(next.Keys) > 0 {
+	if len(next.Keys) > 0 {
 		s.AppCursor = e.view.appCursor()
 	}
 	if next.own {

@@ -360,15 +360,17 @@ func (e *Engine) keysAnswer(names []string) (Send, string, *ask.Refusal) {
 }
 
 // chooseAnswer picks an option of the question by its label (see pickOption):
-// an entry of the menu on screen is reached as a person would, with its number or the arrow
-// keys and Enter; a [y/N]-style choice is typed as a line.
+// an entry of the menu on screen is reached as a person would, with its
+// number or the arrow keys and Enter; a [y/N]-style choice is typed as a line.
 func (e *Engine) chooseAnswer(label string) (Send, string, *ask.Refusal) {
 	var labels []string
 	for _, o := range e.q.Options {
 		labels = append(labels, o.Label)
 	}
+	text := e.view.text()
+	menus := e.menus(text)
 	var names [][]string
-	if menus := e.menus(e.view.text()); len(menus) > 0 && len(menus[0].options) == len(labels) {
+	if len(menus) > 0 && len(menus[0].options) == len(labels) {
 		names = make([][]string, len(labels))
 		for i, o := range menus[0].options {
 			names[i] = optionNames(o)
@@ -379,10 +381,9 @@ func (e *Engine) chooseAnswer(label string) (Send, string, *ask.Refusal) {
 		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: why}
 	}
 	shown := fmt.Sprintf("choose %q", labels[pick])
-	if why := e.twoDialogs(e.view.text()); why != "" {
+	if why := e.twoDialogs(text); why != "" {
 		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: why + "; answer with keys"}
 	}
-	menus := e.menus(e.view.text())
 	if len(menus) == 0 {
 		return typeText([]byte(labels[pick] + "\r")), shown, nil
 	}

@@ -180,20 +180,23 @@ func (v *screenView) denied() { v.track(false) }
 // another command). A copy redrawn as it was is not new.
 func (v *screenView) count(rules []*playbooks.Rule, text []byte) {
 	clear(v.appear)
+	framed := slices.Contains(v.framed, true)
 	for _, r := range rules {
 		was := v.shown[r]
 		var now []string
 		n := 0
 		appeared := false
 		for _, p := range r.Match.Patterns {
+			rows := rowCounter{text: text}
 			p.FindEach(text, func(loc []int) bool {
 				n++
-				copyText := string(text[loc[0]:loc[1]])
-				if !appeared && (!slices.Contains(was, copyText) || v.inFrames(text, loc[0], loc[1])) {
-					appeared = true
+				copyText := text[loc[0]:loc[1]]
+				if !appeared {
+					seen := slices.ContainsFunc(was, func(w string) bool { return w == string(copyText) })
+					appeared = !seen || framed && v.inFrames(rows.at(loc[0]), rows.at(loc[1]))
 				}
 				if len(now) < maxCopies {
-					now = append(now, copyText)
+					now = append(now, string(copyText))
 				}
 				return true
 			})
@@ -205,17 +208,29 @@ func (v *screenView) count(rules []*playbooks.Rule, text []byte) {
 	clear(v.framed)
 }
 
-// inFrames reports whether a row of text[start:end] showed other text at the
+// inFrames reports whether a row from first to last showed other text at the
 // end of a frame between the last two looks.
-func (v *screenView) inFrames(text []byte, start, end int) bool {
-	row := bytes.Count(text[:start], []byte("\n"))
-	last := row + bytes.Count(text[start:end], []byte("\n"))
-	for y := row; y <= last && y < len(v.framed); y++ {
+func (v *screenView) inFrames(first, last int) bool {
+	for y := first; y <= last && y < len(v.framed); y++ {
 		if v.framed[y] {
 			return true
 		}
 	}
 	return false
+}
+
+// rowCounter tells the row of positions in text, asked in increasing order,
+// counting each line end once.
+type rowCounter struct {
+	text     []byte
+	pos, row int
+}
+
+// at returns the row of text[pos], pos no less than asked before.
+func (c *rowCounter) at(pos int) int {
+	c.row += bytes.Count(c.text[c.pos:pos], []byte("\n"))
+	c.pos = pos
+	return c.row
 }
 
 // maxCopies bounds the texts of a rule's copies that count keeps.

@@ -1,7 +1,7 @@
 package screen
 
 import (
-	"bytes"
+	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -10,9 +10,10 @@ import (
 // ESC[?2026h, the frame, ESC[?2026l, as Codex CLI does) shows each frame
 // whole; one that marks none (Claude Code, Gemini CLI) writes each frame in a
 // burst, and what the screen shows when the program pauses is a frame too
-// (the caller, who knows the time, says so with EndFrame). Between two looks at the screen such a program may show a frame
-// for a few milliseconds only: a dialog taken down once answered, and the
-// next one drawn on the same rows 90 ms later. The screen remembers which rows
+// (the caller, who knows the time, says so with EndFrame). Between two looks
+// at the screen a program may show a frame for a few milliseconds only: a
+// dialog taken down once answered, and the next one drawn on the same rows
+// 90 ms later. The screen remembers which rows
 // showed other text than at the last MarkFrames at the end of a frame, so that
 // a caller that looks only once the screen is still learns that what it shows
 // there went away meanwhile.
@@ -26,10 +27,10 @@ import (
 // frames.
 type frames struct {
 	marked bool
-	// base holds the rows as the last MarkFrames saw them, and shown the
-	// text of those that held any; changed the rows that showed other text
-	// at the end of a frame since.
-	base    [][]byte
+	// filled says which rows held text when MarkFrames last looked, and shown
+	// what text they held; changed the rows that showed other text at the
+	// end of a frame since.
+	filled  []bool
 	shown   map[string]bool
 	changed []bool
 	// budget is how many cells frame ends may still compare; compared counts
@@ -48,15 +49,15 @@ func (s *Screen) MarkFrames() {
 	s.sync()
 	f := &s.frames
 	f.marked = true
-	f.base = f.base[:0]
+	f.filled = f.filled[:0]
 	if f.shown == nil {
 		f.shown = map[string]bool{}
 	}
 	clear(f.shown)
-	for line := range bytes.SplitSeq([]byte(s.text), []byte("\n")) {
-		f.base = append(f.base, line)
-		if len(line) > 0 {
-			f.shown[string(line)] = true
+	for line := range strings.SplitSeq(s.text, "\n") {
+		f.filled = append(f.filled, line != "")
+		if line != "" {
+			f.shown[line] = true
 		}
 	}
 	f.changed = f.changed[:0]
@@ -68,8 +69,8 @@ func (s *Screen) MarkFrames() {
 // showed other text than at the last MarkFrames at the end of a frame (one
 // the program marked with synchronized output, or one EndFrame marked), text
 // that no row showed then (a row that shows what another showed moved, and
-// did not go away), and returns it. Without a
-// MarkFrames, or when the program marks no frames, no row did.
+// did not go away), and returns it. Without a MarkFrames, or when no frame
+// ended, no row did.
 func (s *Screen) ChangedInFrames(dst []bool) []bool {
 	s.sync()
 	rows := s.emu.Height()
@@ -104,14 +105,11 @@ func (s *Screen) frameEnded() {
 			continue
 		}
 		f.row = s.rowText(f.row[:0], y)
-		var was []byte
-		if y < len(f.base) {
-			was = f.base[y]
-		}
-		// A row that shows what another row showed moved there (the
+		// A row that shows what a row showed moved there, or stayed (the
 		// screen scrolled, a dialog was drawn above another): it did not
 		// go away. A row blanked did.
-		if !bytes.Equal(f.row, was) && (len(f.row) == 0 || !f.shown[string(f.row)]) {
+		filled := y < len(f.filled) && f.filled[y]
+		if len(f.row) == 0 && filled || len(f.row) > 0 && !f.shown[string(f.row)] {
 			for len(f.changed) <= y {
 				f.changed = append(f.changed, false)
 			}
@@ -126,8 +124,10 @@ func (s *Screen) frameEnded() {
 // each one in a burst, and pauses between them), so it is a frame, as a
 // synchronized update's end marks one.
 func (s *Screen) EndFrame() {
-	s.sync()
-	s.frameEnded()
+	if s.frames.marked {
+		s.sync()
+		s.frameEnded()
+	}
 }
 
 // earnFrames adds the budget that n bytes written give frame ends.
