@@ -215,7 +215,7 @@ func (j *judge) nextValue(p *compiled, f flag, ws []word, i int) string {
 
 // flagValue checks the value v of the flag f.
 func (j *judge) flagValue(p *compiled, f flag, v string, glob bool) string {
-	if f.kind == numValue && !number.MatchString(v) {
+	if f.kind == numValue && !number().MatchString(v) {
 		return fmt.Sprintf("%s: %s takes a number, not %q", p.full, f.name, v)
 	}
 	if why := p.never(v); why != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A program is what the allow-list knows of one program, or of one
@@ -102,7 +103,7 @@ type flag struct {
 
 // number is what a NUM value may be: a count with a sign and a unit (+5, -5,
 // 10K, 1MiB).
-var number = regexp.MustCompile(`^[+-]?[0-9]+[A-Za-z]{0,3}$`)
+var number = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?[0-9]+[A-Za-z]{0,3}$`) })
 
 // parseFlagSpec parses an entry of program.flags into its names.
 func parseFlagSpec(spec string) ([]flag, error) {
@@ -136,7 +137,7 @@ func parseFlagSpec(spec string) ([]flag, error) {
 	}
 	out := make([]flag, 0, len(names))
 	for _, n := range names {
-		if !flagName.MatchString(n) {
+		if !flagName().MatchString(n) {
 			return nil, fmt.Errorf("flag entry %q: %q is not a flag", spec, n)
 		}
 		out = append(out, flag{name: n, arity: ar, kind: kind})
@@ -144,7 +145,7 @@ func parseFlagSpec(spec string) ([]flag, error) {
 	return out, nil
 }
 
-var flagName = regexp.MustCompile(`^(-[A-Za-z0-9]|--?[A-Za-z0-9][A-Za-z0-9-]*)$`)
+var flagName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(-[A-Za-z0-9]|--?[A-Za-z0-9][A-Za-z0-9-]*)$`) })
 
 // parseRefused parses an entry of program.refused: its names, and why.
 func parseRefused(spec string) ([]string, string, error) {
@@ -154,7 +155,7 @@ func parseRefused(spec string) ([]string, string, error) {
 	}
 	fields := strings.Fields(names)
 	for _, n := range fields {
-		if !flagName.MatchString(n) {
+		if !flagName().MatchString(n) {
 			return nil, "", fmt.Errorf("refused entry %q: %q is not a flag", spec, n)
 		}
 	}

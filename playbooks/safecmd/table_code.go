@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // projectPrograms is the allow-list ProjectCode adds to ReadOnly's: the
@@ -131,11 +132,11 @@ var (
 )
 
 // scriptName is what an npm script's name may be.
-var scriptName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]*$`)
+var scriptName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]*$`) })
 
 // checkNpmScript allows a script by name, without arguments for it.
 func checkNpmScript(c *call) string {
-	if len(c.pos) == 1 && !scriptName.MatchString(c.pos[0].value) {
+	if len(c.pos) == 1 && !scriptName().MatchString(c.pos[0].value) {
 		return fmt.Sprintf("%s: %q is not a script's name", c.prog.full, c.pos[0].value)
 	}
 	return ""
@@ -166,7 +167,7 @@ func noCargoPassThrough(c *call) string {
 
 // clippyLint is one argument of cargo clippy after --: -D, -W, -A or -F and a
 // lint, in one word or two.
-var clippyLint = regexp.MustCompile(`^-[DWAF]([a-z][a-z0-9_:-]*)?$|^[a-z][a-z0-9_:-]*$`)
+var clippyLint = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-[DWAF]([a-z][a-z0-9_:-]*)?$|^[a-z][a-z0-9_:-]*$`) })
 
 // checkClippyLints allows after -- only the levels of lints.
 func checkClippyLints(c *call) string {
@@ -178,7 +179,7 @@ func checkClippyLints(c *call) string {
 	}
 	for i, w := range c.pos[c.afterDashDash:] {
 		level := strings.HasPrefix(w.value, "-")
-		if !clippyLint.MatchString(w.value) || (!level && i == 0) {
+		if !clippyLint().MatchString(w.value) || (!level && i == 0) {
 			return fmt.Sprintf("cargo clippy: %q after -- is not a lint level (-D LINT)", w.value)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // readOnlyPrograms is the allow-list of ReadOnly, one entry a program. The
@@ -271,12 +272,14 @@ func checkCd(c *call) string {
 }
 
 // sortKey is a KEYDEF of sort -k.
-var sortKey = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?[bdfgiMhnRrV]*(,[0-9]+(\.[0-9]+)?[bdfgiMhnRrV]*)?$`)
+var sortKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9]+(\.[0-9]+)?[bdfgiMhnRrV]*(,[0-9]+(\.[0-9]+)?[bdfgiMhnRrV]*)?$`)
+})
 
 // checkSortKeys refuses a -k that is not a KEYDEF.
 func checkSortKeys(c *call) string {
 	for _, g := range c.flags {
-		if (g.name == "-k" || g.name == "--key") && !sortKey.MatchString(g.value) {
+		if (g.name == "-k" || g.name == "--key") && !sortKey().MatchString(g.value) {
 			return fmt.Sprintf("sort: %q is not a key", g.value)
 		}
 	}
@@ -284,11 +287,11 @@ func checkSortKeys(c *call) string {
 }
 
 // sedPrint is the one sed script allowed: print lines N to M.
-var sedPrint = regexp.MustCompile(`^([0-9]+|\$)(,([0-9]+|\$))?p$`)
+var sedPrint = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]+|\$)(,([0-9]+|\$))?p$`) })
 
 // checkSed allows only a script that prints lines by number.
 func checkSed(c *call) string {
-	if len(c.pos) == 0 || !sedPrint.MatchString(c.pos[0].value) {
+	if len(c.pos) == 0 || !sedPrint().MatchString(c.pos[0].value) {
 		return "sed: a script other than N,Mp can write files or run programs"
 	}
 	return ""
