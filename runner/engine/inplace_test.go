@@ -50,7 +50,8 @@ func TestSameDialogAgainAfterAFrameWithoutIt(t *testing.T) {
 	t.Parallel()
 	frame := func(s string) string { return "\x1b[?2026h" + s + "\x1b[?2026l" }
 	dialog := "\x1b[6;1H\x1b[2KRun this command?\x1b[7;1H\x1b[2K  $ ls -la\x1b[8;1H\x1b[2K  › 1. Yes\x1b[9;1H\x1b[2K    2. No"
-	taken := "\x1b[6;1H\x1b[J\x1b[6;1H• Running ls -la"
+	// The frame between, drawn whole: the cursor ends below what it drew.
+	taken := "\x1b[6;1H\x1b[J\x1b[6;1H• Running ls -la\r\n  └ total 8\r\n"
 	history := func(n int) string { return "\x1b[1;1H\x1b[2K" + strings.Repeat("• Ran ls -la ", n) }
 	plain := func(s string) string { return s }
 	for _, c := range []struct {

@@ -81,8 +81,12 @@ func (s *Screen) ChangedInFrames(dst []bool) []bool {
 }
 
 // frameEnded compares the rows whose cells changed since the last frame end
-// with the rows MarkFrames saw, within the budget.
-func (s *Screen) frameEnded() {
+// with the rows MarkFrames saw, within the budget. A frame the program marked
+// (synchronized output) is whole; one a pause marks (paused) may be a frame
+// cut short, its rest late under load: a program that marks none erases rows
+// and writes them again, so a row blanked or the row the cursor is on (written
+// up to there) does not count.
+func (s *Screen) frameEnded(paused bool) {
 	f := &s.frames
 	if !f.marked {
 		return
@@ -100,6 +104,7 @@ func (s *Screen) frameEnded() {
 	}
 	f.budget -= n * cols
 	f.compared += n * cols
+	cy, _ := s.cursor()
 	for y, t := range touched {
 		if t == nil {
 			continue
@@ -109,6 +114,9 @@ func (s *Screen) frameEnded() {
 		// screen scrolled, a dialog was drawn above another): it did not
 		// go away. A row blanked did.
 		filled := y < len(f.filled) && f.filled[y]
+		if paused && (len(f.row) == 0 || y == cy) {
+			continue
+		}
 		if len(f.row) == 0 && filled || len(f.row) > 0 && !f.shown[string(f.row)] {
 			for len(f.changed) <= y {
 				f.changed = append(f.changed, false)
@@ -126,7 +134,7 @@ func (s *Screen) frameEnded() {
 func (s *Screen) EndFrame() {
 	if s.frames.marked {
 		s.sync()
-		s.frameEnded()
+		s.frameEnded(true)
 	}
 }
 

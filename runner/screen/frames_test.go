@@ -66,3 +66,37 @@ func TestFramesStayWithinTheirBudget(t *testing.T) {
 		t.Fatalf("compared %d cells for %d bytes, more than the %d they pay for", s.frames.compared, n*len(frame), paid)
 	}
 }
+
+// A pause may cut a frame short, its rest late under load: a program that
+// marks no frames erases rows and writes them again, so what a pause shows
+// counts only on rows above the cursor that hold text. Rows erased and the
+// row written up to the cursor do not count; a row written whole does.
+func TestPauseFramesCountWholeRowsOnly(t *testing.T) {
+	t.Parallel()
+	const dialog = "\x1b[3;1H\x1b[2KRun ls?\x1b[4;1H\x1b[2K› 1. Yes\x1b[6;1H"
+	for _, c := range []struct {
+		name, cut, want string
+	}{
+		{"erased, then cut in the first row", "\x1b[3;1H\x1b[J\x1b[3;1HRun", ""},
+		{"a row written whole above the cursor", "\x1b[3;1H\x1b[J\x1b[3;1H• Running ls\r\n", "2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s := New(6, 40)
+			s.Write([]byte(dialog))
+			s.MarkFrames()
+			s.Write([]byte(c.cut))
+			s.EndFrame()
+			s.Write([]byte(dialog))
+			var got strings.Builder
+			for y, changed := range s.ChangedInFrames(nil) {
+				if changed {
+					got.WriteByte(byte('0' + y))
+				}
+			}
+			if got.String() != c.want {
+				t.Fatalf("rows changed %q, want %q", got.String(), c.want)
+			}
+		})
+	}
+}

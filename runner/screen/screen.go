@@ -595,7 +595,7 @@ func (s *Screen) registerHandlers() {
 					m = ansi.DECMode(n)
 				}
 				if isFrameEnd(m, c.on) {
-					s.frameEnded()
+					s.frameEnded(false)
 				}
 				if _, ok := s.modes[m]; !ok {
 					params[i] = ansi.Param(parser.MissingParam)
