@@ -209,6 +209,11 @@ func TestAResultShowsUnderItsOwnSession(t *testing.T) {
 		t.Fatalf("the first session's answer: %v", err)
 	}
 	// The second session's card is drawn again, its question still open.
+	// Its listing says so too, as a real session's does: the hub lists the
+	// sessions every second and would draw the card back as it was.
+	src.b.mu.Lock()
+	src.b.session.State = "manual"
+	src.b.mu.Unlock()
 	src.b.updates <- ask.Update{Kind: ask.UpdateState, State: "manual", At: time.Now()}
 	if err := chromedp.Do(ctx, chromedp.WaitVisible(second+` .badge.s-manual`)); err != nil {
 		t.Fatalf("the second session's card is not redrawn: %v", err)
