@@ -164,8 +164,12 @@ type Engine struct {
 	// q is the open question, nil when none is; qSeq counts the questions
 	// asked. asking is set while a hand-over waits for the output to settle
 	// to ask, for askWhy and askDetail.
-	q         *ask.Question
-	qSeq      int
+	q    *ask.Question
+	qSeq int
+	// qKey is the region that asks of the open question as it opened (see
+	// promptKey), and qRow the cursor's row then.
+	qKey      string
+	qRow      int
 	asking    bool
 	askWhy    ask.Reason
 	askDetail string
@@ -286,7 +290,14 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	e.promptChecked, e.promptAgain = false, time.Time{}
 	e.verify = false
 	e.nudges = 0
-	if len(text) > 0 {
+	// Whether what changed leaves the prompt of the open question as it was
+	// is known from the stream's redraws before the danger scan takes them,
+	// and from the view once it holds the output.
+	elsewhere := len(text) > 0 && e.q != nil && e.strip.redrawnElsewhere(text, e.qRow)
+	e.scanDanger(text)
+	e.view.add(text)
+	settles := e.draw(data)
+	if len(text) > 0 && !e.promptStands(elsewhere) {
 		switch e.state {
 		case Prompting, Nudging:
 			e.setState(Running, "output resumed")
@@ -294,9 +305,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 			e.movedOn()
 		}
 	}
-	e.scanDanger(text)
-	e.view.add(text)
-	if e.draw(data) {
+	if settles {
 		// Matched by the timer once the view has been still (see eachTimer).
 		return e.end()
 	}

@@ -414,7 +414,7 @@ func (e *Engine) send(s Send, shown, rule, step, matched string) {
 	e.wake = time.Time{}
 	// Only fresh text acts from now on: what was shown before the answer
 	// never answers again.
-	e.answeredLine = askedLine(e.view.text())
+	e.answeredLine = e.askedLine(e.view.text())
 	e.view.answered(true)
 }
 

@@ -45,10 +45,58 @@ func (e *Engine) Question() *ask.Question { return e.q }
 // Shown returns what a person sees now, secrets masked: the screen in screen
 // matching, else the tail of the output; and its hash, which a question and an
 // answer carry so that an answer for another screen is refused.
+//
+// While a question is open its prompt is what the hash stands for: the
+// question stays open only while the region that asks stays as it was (see
+// promptStands), so every screen shown meanwhile has the question's hash, and
+// a clock or a spinner elsewhere makes no answer stale.
 func (e *Engine) Shown() (text, hash string) {
 	text = strings.TrimRight(e.view.tail(e.redact), " \n")
+	if e.q != nil {
+		return text, e.q.ScreenHash
+	}
+	return text, shownHash(text)
+}
+
+// shownHash is the hash of what a person sees.
+func shownHash(text string) string {
 	sum := sha256.Sum256([]byte(text))
-	return text, hex.EncodeToString(sum[:8])
+	return hex.EncodeToString(sum[:8])
+}
+
+// promptKey is the region of the view that asks, as it shows now: the line
+// that asks, the entries of a menu below it as they show (with the mark of
+// the one the cursor is on), and, on a screen, the row the cursor waits on.
+// A question is this region: what changes elsewhere (a clock, a spinner, a
+// status line) leaves it as it is.
+func (e *Engine) promptKey() string {
+	text := e.view.text()
+	line := e.askedLine(text)
+	var b strings.Builder
+	b.WriteString(line)
+	b.WriteByte(0)
+	b.Write(e.view.cursorRow(text))
+	for _, l := range lastLines(text, 12) {
+		if strings.TrimSpace(unframe(l)) == line {
+			break
+		}
+		if isOption(l) {
+			b.WriteByte(0)
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// promptStands reports whether the output just taken in left the open
+// question's prompt as it asked: the region that asks is as it was and, on
+// a stream, which shows a row drawn again as new text, all the output was
+// rows drawn again elsewhere (elsewhere, see Stripper.redrawnElsewhere).
+func (e *Engine) promptStands(elsewhere bool) bool {
+	if e.q == nil || e.ext != nil || e.promptKey() != e.qKey {
+		return false
+	}
+	return elsewhere || e.view.inPlace()
 }
 
 // ShownColoured returns the screen with its colours, as escape sequences,
@@ -85,17 +133,19 @@ func (e *Engine) askSettled() {
 }
 
 // open opens a question for why: its text is the question line given, or,
-// for none or an option of a menu, the line above that asks.
+// for none or a line that does not ask itself (an entry of a menu, a row of
+// buttons, a line of key hints), the line that asks (see askedLine).
 func (e *Engine) open(why ask.Reason, detail, line string) {
 	if e.ext != nil {
 		return // the program asks through its own channel meanwhile
 	}
 	text := e.view.text()
-	if line == "" || isOption(line) {
-		line = askedLine(text)
+	if line == "" || !asksItself(line) {
+		line = e.askedLine(text)
 	}
-	shown, hash := e.Shown()
+	shown, _ := e.Shown()
 	e.qSeq++
+	e.qKey, e.qRow = e.promptKey(), e.strip.cursorRow()
 	e.q = &ask.Question{
 		ID:         fmt.Sprintf("q%d", e.qSeq),
 		Session:    e.cfg.Session,
@@ -105,7 +155,7 @@ func (e *Engine) open(why ask.Reason, detail, line string) {
 		Text:       e.redact(line),
 		Options:    e.optionsOf(text, line),
 		Screen:     shown,
-		ScreenHash: hash,
+		ScreenHash: shownHash(shown),
 		AskedAt:    e.now,
 	}
 	e.emit(Event{Name: EventQuestion, Question: e.q, Excerpt: e.q.Text, Reason: string(why)})
@@ -135,21 +185,68 @@ func (e *Engine) closed(c ask.Closed) *ask.Question {
 }
 
 // askedLine returns the line of text that asks: the last line that reads as
-// a question, above a menu's options if there is one; else the last line.
-func askedLine(text []byte) string {
-	lines := lastLines(text, 12)
-	for _, l := range lines {
-		if isOption(l) {
-			continue
-		}
-		if isQuestion(l) || strings.HasSuffix(strings.TrimSpace(unframe(l)), "?") {
-			return strings.TrimSpace(unframe(l))
+// a question; else, where a menu shows, the line right above its first entry
+// (a dialog's prompt); else the last line. An entry of a menu, a row of
+// buttons (<  OK  >  <Cancel>) or a line of key hints (↑/↓ to navigate) is
+// never the line that asks.
+func (e *Engine) askedLine(text []byte) string {
+	var entries map[string]bool
+	for _, m := range e.view.shadedMenus(text) {
+		for _, o := range m.options {
+			if entries == nil {
+				entries = map[string]bool{}
+			}
+			entries[o.label] = true
 		}
 	}
-	if len(lines) > 0 {
+	return askedLineOf(text, func(l string) bool { return isOption(l) || entries[strings.TrimSpace(unframe(l))] })
+}
+
+// askedLineOf is askedLine where isEntry tells the entries of menus.
+func askedLineOf(text []byte, isEntry func(string) bool) string {
+	lines := lastLines(text, 12)
+	aboveMenu, belowIsOption := "", false
+	for _, l := range lines {
+		if isEntry(l) {
+			belowIsOption = true
+			continue
+		}
+		if isAside(l) {
+			continue
+		}
+		t := strings.TrimSpace(unframe(l))
+		if isQuestion(l) || strings.HasSuffix(t, "?") {
+			return t
+		}
+		if belowIsOption {
+			aboveMenu = t
+		}
+		belowIsOption = false
+	}
+	switch {
+	case aboveMenu != "":
+		return aboveMenu
+	case len(lines) > 0:
 		return strings.TrimSpace(unframe(lines[0]))
 	}
 	return ""
+}
+
+// asksItself reports whether line is a question's own line: it reads as
+// one, and is no entry of a menu, row of buttons or line of key hints.
+func asksItself(line string) bool {
+	return isQuestion(line) && !isOption(line) && !isAside(line)
+}
+
+// hintLine tells which keys a menu takes: "↑/↓ to navigate · Esc to
+// cancel", "↑↓ navigate • ⏎ select", "(Use arrow keys)".
+var hintLine = regexp.MustCompile(`(?i)\bto (select|navigate|cancel|confirm|toggle)\b|\bnavigate\b|⏎|\buse arrow keys\b`)
+
+// isAside reports whether a line is a row of buttons or of key hints, which
+// go with a question but never ask it.
+func isAside(l string) bool {
+	l = strings.TrimSpace(unframe(l))
+	return buttonRow.MatchString(l) || hintLine.MatchString(l)
 }
 
 // isOption reports whether a line is an entry of a menu.
@@ -268,7 +365,7 @@ func (e *Engine) typeAnswer(s Send) {
 	s.Person = true
 	e.addTyped(s)
 	e.lastSend, e.sent = e.now, true
-	e.answeredLine = askedLine(e.view.text())
+	e.answeredLine = e.askedLine(e.view.text())
 	e.view.answered(false)
 }
 
@@ -278,7 +375,7 @@ func (e *Engine) typeOwn(s Send) {
 	e.addSend(s)
 	e.lastSend, e.sent = e.now, true
 	e.wake = time.Time{}
-	e.answeredLine = askedLine(e.view.text())
+	e.answeredLine = e.askedLine(e.view.text())
 	e.view.answered(true)
 }
 

@@ -282,6 +282,23 @@ func (v *screenView) tail(redact func(string) string) string { return redact(v.s
 
 func (v *screenView) appCursor() bool { return v.scr.AppCursor() }
 
+func (v *screenView) cursorRow(text []byte) []byte {
+	row, _ := v.scr.Cursor()
+	for ; row > 0; row-- {
+		i := bytes.IndexByte(text, '\n')
+		if i < 0 {
+			return nil
+		}
+		text = text[i+1:]
+	}
+	if i := bytes.IndexByte(text, '\n'); i >= 0 {
+		return text[:i]
+	}
+	return text
+}
+
+func (v *screenView) inPlace() bool { return true }
+
 func (v *screenView) shadedMenus(text []byte) []menu { return shadedMenus(text, v.scr) }
 
 // changes tracks which cells of the screen are fresh: changed since the last

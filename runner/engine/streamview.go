@@ -108,4 +108,8 @@ func (v *streamView) tail(redact func(string) string) string {
 
 func (v *streamView) appCursor() bool { return false }
 
+func (v *streamView) cursorRow([]byte) []byte { return nil }
+
+func (v *streamView) inPlace() bool { return false }
+
 func (v *streamView) shadedMenus([]byte) []menu { return nil }

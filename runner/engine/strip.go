@@ -489,6 +489,37 @@ func (s *Stripper) redraws() []redraw {
 	return s.line.redraws
 }
 
+// cursorRow returns the cursor's row on the screen, from 0 at the top.
+func (s *Stripper) cursorRow() int { return s.line.y }
+
+// redrawnElsewhere reports whether text, as the last Append and the Settle
+// calls after it passed it on, holds nothing but rows drawn again other than
+// row y, and the cursor is back on row y: the program changed what it shows
+// elsewhere (a clock, a spinner, a status line) and left row y as it was.
+func (s *Stripper) redrawnElsewhere(text []byte, y int) bool {
+	if s.line.y != y || len(s.line.redraws) == 0 {
+		return false
+	}
+	at := 0
+	for _, r := range s.line.redraws {
+		if r.y == y || r.at < at || r.at+r.n > len(text) || !onlyNewlines(text[at:r.at]) {
+			return false
+		}
+		at = r.at + r.n
+	}
+	return onlyNewlines(text[at:])
+}
+
+// onlyNewlines reports whether b holds nothing but line ends.
+func onlyNewlines(b []byte) bool {
+	for _, c := range b {
+		if c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
 // Flush returns the text held back at the end of the stream: a line that changed,
 // and the first bytes of a character that never ended.
 func (s *Stripper) Flush(dst []byte) []byte {

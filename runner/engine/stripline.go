@@ -455,7 +455,7 @@ func (l *termLine) flush(dst []byte) []byte {
 
 // redraw passes on the row again, as it shows now.
 func (l *termLine) redraw(dst []byte) []byte {
-	l.redraws = append(l.redraws, sameEnds(len(dst), l.shown, l.buf))
+	l.redraws = append(l.redraws, sameEnds(len(dst), l.y, l.shown, l.buf))
 	l.carried = false
 	return append(dst, l.buf...)
 }
@@ -810,14 +810,15 @@ func (l *termLine) fixWide() {
 
 // redraw is a row passed on again: its text starts at at in the output and is n
 // bytes long; its first head and last tail bytes are as they were in the
-// version passed on before.
+// version passed on before; y is the row's place on the screen.
 type redraw struct {
 	at, n, head, tail int
+	y                 int
 }
 
 // sameEnds compares the version of a row passed on before with the new one.
-func sameEnds(at int, old, row []byte) redraw {
-	r := redraw{at: at, n: len(row)}
+func sameEnds(at, y int, old, row []byte) redraw {
+	r := redraw{at: at, n: len(row), y: y}
 	most := min(len(old), len(row))
 	for r.head < most && old[r.head] == row[r.head] {
 		r.head++

@@ -208,7 +208,7 @@ func (e *Engine) redrawnAnswered(until time.Time) bool {
 		return false
 	}
 	text := e.view.text()
-	line := askedLine(text)
+	line := e.askedLine(text)
 	if line != e.answeredLine {
 		return false
 	}
@@ -250,6 +250,9 @@ func (e *Engine) dryEnd() time.Time {
 }
 
 func (e *Engine) enterPrompting(reason, question string) {
+	if !asksItself(question) {
+		question = e.askedLine(e.view.text())
+	}
 	question = e.redact(question)
 	e.question = question
 	e.promptSince = e.now

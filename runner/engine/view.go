@@ -84,6 +84,13 @@ type view interface {
 	// tail returns the last output for a message, masked by redact before it
 	// is cut.
 	tail(redact func(string) string) string
+	// cursorRow returns the row of text (as text returned it) the cursor is
+	// on, where a program waits for what is typed; nil on a stream, whose
+	// last line is what the program wrote last, wherever it drew it.
+	// inPlace reports whether the view shows each row where the program
+	// drew it (a screen), so that a row drawn again changes nothing else.
+	cursorRow(text []byte) []byte
+	inPlace() bool
 	// appCursor reports whether the program asked for the arrow keys'
 	// application cursor mode.
 	appCursor() bool

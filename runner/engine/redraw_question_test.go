@@ -1,0 +1,103 @@
+package engine_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/engine"
+)
+
+// A clock redrawn elsewhere on the screen while a prompt waits neither
+// closes its question nor makes an answer to it stale.
+func TestATickerDoesNotReopenTheQuestion(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"stream", "screen"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := newSim(t, header+"settings: {match: "+mode+", settle: 100ms}\ntimeouts: {prompt: 1h}\n", engine.Config{Rows: 10, Cols: 60, Remote: true})
+			tick := func(n int) string { return fmt.Sprintf("\x1b7\x1b[1;1H\x1b[2Kuptime %ds\x1b8", n) }
+			s.out(time.Millisecond, tick(0)+"\x1b[3;1HMigrate now? [y/N] ")
+			s.advance(200 * time.Millisecond)
+			q := s.e.Question()
+			if q == nil {
+				t.Fatalf("no question\n%s", s.timeline())
+			}
+			for n := 2; n <= 12; n += 2 {
+				s.out(2*time.Second, tick(n))
+				s.advance(200 * time.Millisecond)
+			}
+			if opened := s.questions(engine.EventQuestion); len(opened) != 1 {
+				t.Fatalf("%d questions for one prompt\n%s", len(opened), s.timeline())
+			}
+			s.wantState(engine.Prompting)
+			if _, err := s.answer(ask.Answer{Question: q.ID, ScreenHash: q.ScreenHash, Choose: "y"}); err != nil {
+				t.Fatalf("the answer to the first question: %v\n%s", err, s.timeline())
+			}
+			s.wantSent("y\r")
+		})
+	}
+}
+
+// A spinner turning beside a menu, and a screen repainted whole every two
+// seconds as watch(1) does, leave the question as it is; the menu's mark
+// moved to another entry, or the prompt's line changed, is a new question.
+func TestQuestionIsItsPromptNotTheScreen(t *testing.T) {
+	t.Parallel()
+	menu := func(current int) string {
+		var b strings.Builder
+		b.WriteString("\x1b[3;1HDeploy where?")
+		for i, o := range []string{"staging", "prod"} {
+			mark := " "
+			if i == current {
+				mark = "❯"
+			}
+			fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K%s %d. %s", 4+i, mark, i+1, o)
+		}
+		return b.String() + "\x1b[6;1H"
+	}
+	spinner := func(n int) string { return "\x1b7\x1b[1;1H\x1b[2K" + string("|/-\\"[n%4]) + " building\x1b8" }
+	watch := func(n int) string {
+		return fmt.Sprintf("\x1b[H\x1b[2JEvery 2.0s: date    %02d:00\r\n\r\nMigrate now? [y/N] ", n)
+	}
+	for _, c := range []struct {
+		name, mode   string
+		first, again func(n int) string
+		// change is drawn last: a new question, or "" for none.
+		change string
+	}{
+		{"spinner beside a menu", "stream", func(n int) string { return spinner(n) + menu(0) }, spinner, "\x1b[4;1H\x1b[2K  1. staging\x1b[5;1H\x1b[2K❯ 2. prod\x1b[6;1H"},
+		{"spinner beside a menu", "screen", func(n int) string { return spinner(n) + menu(0) }, spinner, "\x1b[4;1H\x1b[2K  1. staging\x1b[5;1H\x1b[2K❯ 2. prod\x1b[6;1H"},
+		{"watch", "screen", watch, watch, "\x1b[H\x1b[2JEvery 2.0s: date    99:00\r\n\r\nMigrate later? [y/N] "},
+	} {
+		t.Run(c.name+"/"+c.mode, func(t *testing.T) {
+			t.Parallel()
+			s := newSim(t, header+"settings: {match: "+c.mode+", settle: 100ms}\ntimeouts: {prompt: 1h}\n", engine.Config{Rows: 10, Cols: 60, Remote: true})
+			s.out(time.Millisecond, c.first(0))
+			s.advance(200 * time.Millisecond)
+			q := s.e.Question()
+			if q == nil {
+				t.Fatalf("no question\n%s", s.timeline())
+			}
+			for n := 1; n <= 5; n++ {
+				s.out(2*time.Second, c.again(n))
+				s.advance(200 * time.Millisecond)
+				if _, hash := s.e.Shown(); hash != q.ScreenHash {
+					t.Fatalf("the screen's hash %s at a question of %s", hash, q.ScreenHash)
+				}
+			}
+			if opened := s.questions(engine.EventQuestion); len(opened) != 1 {
+				t.Fatalf("%d questions for one prompt\n%s", len(opened), s.timeline())
+			}
+			s.out(2*time.Second, c.change)
+			s.advance(200 * time.Millisecond)
+			if opened := s.questions(engine.EventQuestion); len(opened) != 2 {
+				t.Fatalf("%d questions after the prompt changed, want 2\n%s", len(opened), s.timeline())
+			}
+			_, err := s.answer(ask.Answer{Question: s.e.Question().ID, ScreenHash: q.ScreenHash, Choose: "y"})
+			wantRefused(t, err, ask.RefusedStale)
+		})
+	}
+}
