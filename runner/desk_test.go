@@ -175,8 +175,12 @@ danger:
 		t.Fatalf("answer: %+v, %v", sent, err)
 	}
 	rep = <-reports
-	// The program ended after the hand-over: the run ends in MANUAL.
-	wantOutcome(t, rep, engine.Manual, engine.ExitManual)
+	// A person took the hand-over: the run ends as the program did, and
+	// says who decided.
+	wantOutcome(t, rep, engine.Done, engine.ExitDone)
+	if rep.DecidedBy != "alice through cli" || !strings.Contains(rep.Reason, "alice through cli decided at the hand-over") {
+		t.Fatalf("decided by %q: %s", rep.DecidedBy, rep.Reason)
+	}
 	if !strings.Contains(out.String(), "got: N") {
 		t.Fatalf("the program got:\n%q", out.String())
 	}

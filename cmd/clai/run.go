@@ -247,6 +247,9 @@ func finishRun(c *cli.Context, rep *report.Report, out *outputs, reports []strin
 		return startErr
 	case rep.ExitCode != 0:
 		return &exitError{code: rep.ExitCode, err: fmt.Errorf("%s: %s", rep.Outcome, rep.Reason)}
+	case rep.DecidedBy != "":
+		// A success a person decided says so, as a failure would.
+		fmt.Fprintf(c.App.ErrWriter, "clai: %s: %s\n", rep.Outcome, rep.Reason)
 	}
 	return nil
 }

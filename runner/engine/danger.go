@@ -169,10 +169,15 @@ func (e *Engine) onDanger(hits []dangerHit, added bool) {
 			worst = h
 		}
 	}
+	reason := fmt.Sprintf("danger rule %q matched %q", worst.rule.Name, worst.text)
+	if e.state == Manual && e.result == nil && e.decidedBy != "" && worst.rule.Action == playbooks.DangerManual {
+		// A new hand-over while a person drives: what they decided was
+		// about the one before, and this one waits for them again.
+		e.decidedBy, e.manualCause = "", reason
+	}
 	if e.state == Manual || e.result != nil {
 		return
 	}
-	reason := fmt.Sprintf("danger rule %q matched %q", worst.rule.Name, worst.text)
 	switch worst.rule.Action {
 	case playbooks.DangerAbort:
 		e.finish(Aborted, ExitDanger, reason, true)

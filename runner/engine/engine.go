@@ -153,12 +153,15 @@ type Engine struct {
 	// answeredLine is the line that asked on the screen the last answer
 	// answered (clai's or a person's), and promptAgain when the prompt check
 	// looks again at a screen that only redraws it (see redrawnAnswered).
-	answeredLine  string
-	promptAgain   time.Time
-	promptSince   time.Time
-	question      string
-	manualSince   time.Time
-	manualCause   string // what handed the run over to a person
+	answeredLine string
+	promptAgain  time.Time
+	promptSince  time.Time
+	question     string
+	manualSince  time.Time
+	manualCause  string // what handed the run over to a person
+	// decidedBy names who took the hand-over: answered after it or typed at
+	// the terminal; "" until someone does.
+	decidedBy     string
 	lastInterrupt time.Time
 
 	// q is the open question, nil when none is; qSeq counts the questions
@@ -398,6 +401,9 @@ func (e *Engine) Input(now time.Time, n int) []Action {
 	if e.result == nil {
 		e.emit(Event{Name: EventInput, Bytes: n})
 		e.answeredAtTerminal(n)
+		if e.state == Manual {
+			e.decidedBy = "the person at the terminal"
+		}
 		// The person answered what was shown: as after clai's own answer,
 		// only what the program shows from now on acts.
 		e.view.answered(false)
@@ -475,22 +481,29 @@ func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
 	if status.PaneClosed {
 		ended = "the pane closed"
 	}
+	if e.state == Manual && e.decidedBy == "" {
+		e.finishChild(Manual, ExitManual, fmt.Sprintf("%s after the hand-over to a person (%s), which nobody took", ended, e.manualCause), status)
+		return e.end()
+	}
+	// A hand-over a person took ends as the program does, saying who decided.
+	decided := ""
+	if e.decidedBy != "" {
+		decided = fmt.Sprintf(", after %s decided at the hand-over (%s)", e.decidedBy, e.manualCause)
+	}
 	switch {
-	case e.state == Manual:
-		e.finishChild(Manual, ExitManual, fmt.Sprintf("%s after the hand-over to a person (%s)", ended, e.manualCause), status)
 	case e.stepIdx < len(e.pb.Steps):
 		s := e.pb.Steps[e.stepIdx]
-		e.finishChild(Failed, ExitFailed, fmt.Sprintf("%s while step %s waited for %s; last output: %q", ended, stepName(s), describeWait(s), e.tail()), status)
+		e.finishChild(Failed, ExitFailed, fmt.Sprintf("%s%s while step %s waited for %s; last output: %q", ended, decided, stepName(s), describeWait(s), e.tail()), status)
 	case status.PaneClosed && e.cfg.Attached:
 		// The person's pane is gone, and with it what clai watched over.
-		e.finishChild(Done, ExitDone, "the pane closed", status)
+		e.finishChild(Done, ExitDone, "the pane closed"+decided, status)
 	case status.PaneClosed:
 		// The program clai started did not end by itself: its pane was killed.
-		e.finishChild(Failed, ExitFailed, "the pane closed before its program ended", status)
+		e.finishChild(Failed, ExitFailed, "the pane closed before its program ended"+decided, status)
 	case status.Code != 0 || status.Signaled():
-		e.finishChild(Failed, ExitFailed, "the program failed: "+status.String(), status)
+		e.finishChild(Failed, ExitFailed, "the program failed: "+status.String()+decided, status)
 	default:
-		e.finishChild(Done, ExitDone, "the program ended: "+status.String(), status)
+		e.finishChild(Done, ExitDone, "the program ended: "+status.String()+decided, status)
 	}
 	return e.end()
 }
@@ -580,6 +593,7 @@ func (e *Engine) toManual(why ask.Reason, reason string) {
 	e.verify = false
 	e.manualSince = e.now
 	e.manualCause = reason
+	e.decidedBy = ""
 	e.setState(Manual, reason)
 	if !e.cfg.Interactive && !e.cfg.Replay && !e.cfg.Remote {
 		// Nobody can take over: waiting would only run into a timeout.
@@ -611,7 +625,7 @@ func (e *Engine) finishChild(s State, code int, reason string, status ExitStatus
 	if s.Final() {
 		e.setState(s, reason)
 	}
-	e.result = &Result{State: s, ExitCode: code, Reason: reason, Child: &status}
+	e.result = &Result{State: s, ExitCode: code, Reason: reason, Child: &status, DecidedBy: e.decidedBy}
 	e.emit(Event{Name: EventFinish, State: s, Reason: reason})
 	e.out = append(e.out, Finish{Result: *e.result})
 }

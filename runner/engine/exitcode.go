@@ -20,7 +20,9 @@ const (
 	ExitUsage = 2
 	// ExitDanger: a danger rule aborted the run.
 	ExitDanger = 3
-	// ExitManual: the run ended in MANUAL or at a prompt nobody answered.
+	// ExitManual: the run ended in MANUAL with a hand-over nobody took, or
+	// at a prompt nobody answered. A hand-over a person took ends as the
+	// program does (see Result.DecidedBy).
 	ExitManual = 4
 	// ExitRefused: clai answer's answer was refused (the question closed,
 	// the screen changed, a bad answer, the run ended), or there was no

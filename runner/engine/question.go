@@ -316,6 +316,7 @@ func (e *Engine) Answer(now time.Time, a ask.Answer) ([]Action, ask.Sent, error)
 	decision := "answered by " + who(a)
 	if e.state == Manual {
 		decision = fmt.Sprintf("a person's decision (%s) after the hand-over: %s", who(a), e.manualCause)
+		e.decidedBy = who(a)
 	}
 	q := e.closed(ask.Closed{How: ask.Answered, By: a.By, Channel: a.Channel, Sent: shown})
 	e.emit(Event{Name: EventAnswer, Question: q, Sent: shown, Reason: decision, Channel: a.Channel, By: a.By})

@@ -40,6 +40,11 @@ type Result struct {
 	State    State
 	ExitCode int
 	Reason   string
+	// DecidedBy names who took the last hand-over to a person (a person's
+	// answer after it, or the person typing at the terminal), "" when there
+	// was none or nobody took it. A run whose hand-over was taken ends with
+	// the program's own outcome; one nobody took ends in MANUAL (ExitManual).
+	DecidedBy string
 	// Child is how the program ended; nil when it was still running and clai
 	// ended it (the driver reports the final status).
 	Child *ExitStatus

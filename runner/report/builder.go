@@ -158,6 +158,7 @@ func (b *Builder) Finish(res engine.Result, fired map[string]int, child *engine.
 	rep.StartedAt = b.start
 	rep.DurationMS = end.Sub(b.start).Milliseconds()
 	rep.Outcome, rep.ExitCode, rep.Reason = res.State, res.ExitCode, b.mask(res.Reason)
+	rep.DecidedBy = b.mask(res.DecidedBy)
 	if child != nil && !child.PaneClosed {
 		rep.Child = &Child{Code: child.Code, Signal: child.Signal}
 	}

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -131,6 +132,9 @@ func (rep *Report) htmlView() *htmlView {
 		{Name: "Reason", Value: visible(rep.Reason)},
 		{Name: "Program", Value: visible(rep.childStatus())},
 		{Name: "Duration", Value: rep.duration()},
+	}
+	if rep.DecidedBy != "" {
+		v.Summary = slices.Insert(v.Summary, 5, htmlField{Name: "Decided by", Value: visible(rep.DecidedBy)})
 	}
 	if at := rep.startedAt(); at != "" {
 		v.Summary = append(v.Summary, htmlField{Name: "Started", Value: at})

@@ -75,6 +75,9 @@ func (rep *Report) writeMarkdown(w io.Writer) error {
 	p("| Outcome | **%s** |\n", rep.statusWord())
 	p("| Exit code | %d |\n", rep.ExitCode)
 	p("| Reason | %s |\n", mdText(rep.Reason))
+	if rep.DecidedBy != "" {
+		p("| Decided by | %s |\n", mdText(rep.DecidedBy))
+	}
 	p("| Program | %s |\n", mdText(rep.childStatus()))
 	if text := rep.outputErrorText(); text != "" {
 		p("| Not written | %s |\n", mdText(text))

@@ -30,6 +30,9 @@ type Report struct {
 	Outcome    engine.State `json:"outcome"`
 	ExitCode   int          `json:"exit_code"`
 	Reason     string       `json:"reason"`
+	// DecidedBy names who took the last hand-over to a person, when someone
+	// did: the run then ends as the program does, not in MANUAL.
+	DecidedBy string `json:"decided_by,omitempty"`
 	// Child is how the program ended; null when it could not be started, or
 	// when its tmux pane closed and how it ended is not known.
 	Child *Child `json:"child"`
