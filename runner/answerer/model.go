@@ -46,8 +46,9 @@ type Request struct {
 	Screen   string     `json:"screen"`
 	Playbook Playbook   `json:"playbook"`
 	History  []Exchange `json:"history"`
-	// Summarize asks for a one-line summary of the question too.
-	Summarize bool `json:"summarize,omitempty"`
+	// Summarize asks for a one-line summary of the question too; it is
+	// always sent, false included.
+	Summarize bool `json:"summarize"`
 }
 
 // Playbook is what the model is told of the playbook.

@@ -16,6 +16,8 @@ const maxStderr = 512
 // commandTarget runs a program with the notification's JSON on its stdin.
 type commandTarget struct {
 	argv []string
+	// env is the program's environment (see childEnviron).
+	env []string
 }
 
 func (t *commandTarget) Name() string { return "command " + filepath.Base(t.argv[0]) }
@@ -27,7 +29,7 @@ func (t *commandTarget) Deliver(ctx context.Context, n *Notification) error {
 	if err != nil {
 		return fmt.Errorf("encode the notification: %w", err)
 	}
-	_, stderr, err := procgroup.Run(ctx, t.argv, body, 0, maxStderr)
+	_, stderr, err := procgroup.Run(ctx, t.argv, t.env, body, 0, maxStderr)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: killed: %w", t.Name(), context.Cause(ctx))
 	}
