@@ -43,6 +43,9 @@ type Answerer struct {
 	// Command is a program (argv, no shell) that reads the request's JSON on
 	// stdin and writes the reply's JSON on stdout.
 	Command []string
+	// PassEnv (env:) names the variables a command is given although they
+	// back secrets or look like credentials.
+	PassEnv []string
 	// API, URL, Model and Key reach a model over HTTP; Key is nil for an
 	// endpoint that takes none.
 	API   AnswererAPI
@@ -64,7 +67,7 @@ type Answerer struct {
 }
 
 // answererKeys are an answerer's keys in documentation order.
-var answererKeys = []string{"command", "api", "url", "model", "key", "timeout", "min_confidence", "allow", "deny", "summarize"}
+var answererKeys = []string{"command", "env", "api", "url", "model", "key", "timeout", "min_confidence", "allow", "deny", "summarize"}
 
 // answerer decodes an answerer: section; inConfig says it is the user
 // config's.
@@ -75,6 +78,8 @@ func (d *decoder) answerer(n ast.Node, inConfig bool) *Answerer {
 		switch key {
 		case "command":
 			a.Command = d.command(v, sub(what, key), "[ask-model, --json]")
+		case "env":
+			a.PassEnv = d.childEnv(v, sub(what, key))
 		case "api":
 			a.API = AnswererAPI(d.enum(v, sub(what, key), []string{string(APIOpenAI), string(APIAnthropic)}))
 		case "url":
@@ -125,6 +130,7 @@ func (d *decoder) answererKind(n ast.Node, a *Answerer, present map[string]entry
 			}
 		}
 	case hasAPI:
+		d.onlyForCommand(present, "answerer")
 		if a.API != "" && a.URL == "" {
 			a.URL = DefaultAnswererURL[a.API]
 		}

@@ -72,6 +72,9 @@ type Notify struct {
 	Webhook *Webhook
 	// Command is a program (argv, no shell) that gets the JSON on stdin.
 	Command []string
+	// PassEnv (env:) names the variables a command is given although they
+	// back secrets or look like credentials.
+	PassEnv []string
 	// Desktop is a desktop notification (notify-send, osascript).
 	Desktop bool
 	// On are the events the target is told of.
@@ -147,7 +150,7 @@ var tokenPlaces = map[string]string{
 var secretQueryKey = regexp.MustCompile(`(?i)token|secret|pass|key|auth|credential`)
 
 // notifyKeys are a target's keys in documentation order.
-var notifyKeys = []string{"url", "webhook", "command", "desktop", "on", "rate", "dedup", "timeout", "dashboard_link"}
+var notifyKeys = []string{"url", "webhook", "command", "env", "desktop", "on", "rate", "dedup", "timeout", "dashboard_link"}
 
 // notifyList decodes a notify: list; inConfig says it is the user config's.
 func (d *decoder) notifyList(n ast.Node, inConfig bool) []*Notify {
@@ -177,6 +180,8 @@ func (d *decoder) notifyTarget(n ast.Node, index int, inConfig bool) *Notify {
 		case "command":
 			t.Kind = NotifyCommand
 			t.Command = d.command(v, sub(what, "command"), "[notify-me, --urgent]")
+		case "env":
+			t.PassEnv = d.childEnv(v, sub(what, "env"))
 		case "desktop":
 			t.Kind = NotifyDesktop
 			t.Desktop, _ = d.boolean(v, sub(what, "desktop"))
@@ -202,6 +207,9 @@ func (d *decoder) notifyTarget(n ast.Node, index int, inConfig bool) *Notify {
 		if e, has := present[k]; has {
 			kinds = append(kinds, e)
 		}
+	}
+	if t.Kind != NotifyCommand {
+		d.onlyForCommand(present, what)
 	}
 	switch {
 	case len(kinds) > 1:

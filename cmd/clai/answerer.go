@@ -8,6 +8,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/answerer"
+	"github.com/clai-sh/clai/runner/notify"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -29,7 +30,7 @@ func openAnswerer(pb *playbooks.Playbook, cfg *playbooks.Config, environ []strin
 	if spec == nil {
 		return nil, nil
 	}
-	model, err := answerer.Open(spec, environ, resolve)
+	model, err := answerer.Open(spec, notify.Environment{Environ: environ, ResolvePath: resolve, Secrets: playbooks.SecretVariables(pb, cfg)})
 	if err != nil {
 		return nil, usage(err)
 	}

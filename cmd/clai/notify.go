@@ -45,7 +45,9 @@ func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []strin
 	if len(specs) == 0 {
 		return nil, nil
 	}
-	env := notify.Environment{Environ: environ, ResolvePath: pb.ResolvePath}
+	// A command: target's program is not given the variables behind the
+	// secrets of the playbook and the config, unless its env: names them.
+	env := notify.Environment{Environ: environ, ResolvePath: pb.ResolvePath, Secrets: playbooks.SecretVariables(pb, cfg)}
 	routes := make([]notify.Route, 0, len(specs))
 	var errs []error
 	for _, s := range specs {

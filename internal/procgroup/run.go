@@ -14,17 +14,19 @@ import (
 // its stdout than Run keeps.
 var ErrTooLong = errors.New("the program wrote more than it may")
 
-// Run runs argv with stdin as its input, in a process group of its own that
+// Run runs argv with stdin as its input and env as its environment (nil:
+// this process's own, as exec gives it), in a process group of its own that
 // is killed whole when ctx ends (Own). It keeps at most maxOut bytes of the
 // program's stdout, and ends it at once, with ErrTooLong as ctx's cause,
 // when it writes more; maxOut 0 discards stdout. It keeps the first maxErr
 // bytes of its stderr. err is the program's (an *exec.ExitError), or ctx's
 // cause once ctx ended.
-func Run(ctx context.Context, argv []string, stdin []byte, maxOut, maxErr int) (stdout []byte, stderr string, err error) {
+func Run(ctx context.Context, argv, env []string, stdin []byte, maxOut, maxErr int) (stdout []byte, stderr string, err error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Env = env
 	out := &capped{max: maxOut, full: func() { cancel(ErrTooLong) }}
 	if maxOut > 0 {
 		cmd.Stdout = out

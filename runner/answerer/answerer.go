@@ -2,6 +2,7 @@ package answerer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -232,7 +233,7 @@ func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, re
 		} else if ctx.Err() == context.DeadlineExceeded {
 			why = fmt.Sprintf("the model gave no reply within %s: %v", a.spec.Timeout, err)
 		}
-		a.record(q, Failed, nil, why)
+		a.recordFailed(q, why, err)
 		return
 	}
 	answer, why := a.gates.Check(q, desk.Screen(), reply, dangerSince)
@@ -280,9 +281,20 @@ func (a *Answerer) Decisions() ([]Decision, int) {
 	return append([]Decision(nil), a.decisions...), a.dropped
 }
 
+// recordFailed logs and keeps that the model gave no usable reply to q:
+// why, and the excerpt of a reply that was read but cannot be used.
+func (a *Answerer) recordFailed(q ask.Question, why string, err error) {
+	var re *ReplyError
+	if errors.As(err, &re) {
+		a.record(q, Failed, nil, why, zap.String("reply", re.Excerpt))
+		return
+	}
+	a.record(q, Failed, nil, why)
+}
+
 // record logs a decision on q, and keeps it for the report; why says why
-// it was not answered.
-func (a *Answerer) record(q ask.Question, decision string, r *Reply, why string) {
+// it was not answered; extra are more fields of its log line.
+func (a *Answerer) record(q ask.Question, decision string, r *Reply, why string, extra ...zap.Field) {
 	a.mu.Lock()
 	if len(a.decisions) < MaxDecisions {
 		a.decisions = append(a.decisions, Decision{Question: q.ID, Decision: decision, Model: a.model.Name(), Reply: r, Why: why})
@@ -303,5 +315,5 @@ func (a *Answerer) record(q ask.Question, decision string, r *Reply, why string)
 			fs = append(fs, zap.String("summary", r.Summary))
 		}
 	}
-	a.log.Info(LogEvent, append(fs, fields...)...)
+	a.log.Info(LogEvent, append(append(fs, fields...), extra...)...)
 }

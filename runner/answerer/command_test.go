@@ -3,12 +3,14 @@ package answerer_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/redact"
 	"github.com/clai-sh/clai/runner/answerer"
 )
 
@@ -79,5 +81,64 @@ func TestCommandModelThatHangsIsKilled(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the call of a hanging command did not end")
+	}
+}
+
+// A command model is named as a person would recognise it: the program and
+// its script, subcommand or model, each bounded, never a credential.
+func TestCommandModelName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		argv    []string
+		secrets []string
+		want    string
+	}{
+		{[]string{"python3", "ask.py"}, nil, "command python3 ask.py"},
+		{[]string{"/usr/bin/python3", "-u", "/home/me/models/ask.py", "--fast"}, nil, "command python3 ask.py"},
+		{[]string{"llm", "-m", "gpt-4o"}, nil, "command llm gpt-4o"},
+		{[]string{"claude", "-p"}, nil, "command claude"},
+		{[]string{"ask", "--api-key", "sk-live-1234", "wrapper.sh"}, nil, "command ask wrapper.sh"},
+		{[]string{"ask", "--token=abc", "run"}, nil, "command ask run"},
+		{[]string{"ask", "sk-live-1234"}, []string{"sk-live-1234"}, "command ask " + redact.Mask},
+		{[]string{"ask", "a\x1b[2Jb\u202e" + strings.Repeat("x", 60)}, nil, "command ask a [2Jb " + strings.Repeat("x", 32) + "…"},
+	} {
+		if got := (&answerer.Command{Argv: tc.argv, Secrets: tc.secrets}).Name(); got != tc.want {
+			t.Errorf("the name of %q is %q, want %q", tc.argv, got, tc.want)
+		}
+	}
+}
+
+// A reply that is no JSON, or whose answer cannot be typed, is kept in the
+// error as a bounded excerpt: secrets masked, control characters escaped.
+func TestCommandModelQuotesAnUnusableReply(t *testing.T) {
+	t.Parallel()
+	m := &answerer.Command{
+		Argv:    []string{script(t, `printf 'Error: model sk-live-1234 is\033[31m down\n'; yes 'more text' | head -c 4000`)},
+		Secrets: []string{"sk-live-1234"},
+	}
+	_, err := m.Ask(t.Context(), answerer.Request{Question: "Continue?"})
+	var re *answerer.ReplyError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "no JSON object") {
+		t.Fatalf("error %v, want a *ReplyError saying no JSON object", err)
+	}
+	want := `Error: model ` + redact.Mask + ` is\u001B[31m down\nmore text\nmore text`
+	if !strings.HasPrefix(re.Excerpt, want) || !strings.HasSuffix(re.Excerpt, "…") || len([]rune(re.Excerpt)) > answerer.MaxExcerpt+1+40 {
+		t.Errorf("excerpt %q (%d characters), want it to start %q and be cut", re.Excerpt, len([]rune(re.Excerpt)), want)
+	}
+	if strings.Contains(re.Excerpt, "sk-live") || strings.ContainsAny(re.Excerpt, "\x1b\n") {
+		t.Errorf("excerpt %q shows a secret or a control character", re.Excerpt)
+	}
+}
+
+// The request always says whether a summary is wanted, false included, as
+// docs/answerer.md shows it.
+func TestRequestAlwaysSaysSummarize(t *testing.T) {
+	t.Parallel()
+	data, err := json.Marshal(answerer.Request{Question: "Continue?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"summarize":false`) {
+		t.Errorf("the request %s does not say summarize: false", data)
 	}
 }

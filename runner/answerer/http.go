@@ -85,7 +85,7 @@ func (h *HTTP) Ask(ctx context.Context, req Request) (Reply, error) {
 	}
 	r, err := parseReply(text)
 	if err != nil {
-		return Reply{}, fmt.Errorf("%s: %w", h.Name(), err)
+		return Reply{}, fmt.Errorf("%s: %w", h.Name(), withExcerpt(err, text, h.secrets()))
 	}
 	return r, nil
 }
@@ -156,6 +156,14 @@ func (h *HTTP) content(raw []byte) ([]byte, error) {
 		return nil, errors.New("the reply has no choices")
 	}
 	return []byte(chat.Choices[0].Message.Content), nil
+}
+
+// secrets are the values masked where a reply is quoted: the key.
+func (h *HTTP) secrets() []string {
+	if h.Key == "" {
+		return nil
+	}
+	return []string{h.Key}
 }
 
 // masked hides the key in err's message.

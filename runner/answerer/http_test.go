@@ -1,10 +1,12 @@
 package answerer_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/redact"
 	"github.com/clai-sh/clai/runner/answerer"
 	"github.com/clai-sh/clai/runner/answerer/answerertest"
 )
@@ -76,5 +78,20 @@ func TestHTTPModelThatHangsIsCut(t *testing.T) {
 	defer cancel()
 	if _, err := m.Ask(ctx, answerer.Request{Question: "Continue?"}); err == nil {
 		t.Error("a model that never replies gave a reply")
+	}
+}
+
+// An API model's reply that is no JSON is quoted in its error, the key
+// masked.
+func TestHTTPModelQuotesAnUnusableReplyWithoutTheKey(t *testing.T) {
+	t.Parallel()
+	m := serve(t, &answerertest.API{Kind: "openai", Key: "sk-secret-key", Reply: "Sorry, sk-secret-key is over its quota."})
+	_, err := m.Ask(t.Context(), answerer.Request{Question: "Continue?"})
+	var re *answerer.ReplyError
+	if !errors.As(err, &re) {
+		t.Fatalf("error %v, want a *ReplyError", err)
+	}
+	if want := "Sorry, " + redact.Mask + " is over its quota."; re.Excerpt != want {
+		t.Errorf("excerpt %q, want %q", re.Excerpt, want)
 	}
 }

@@ -17,8 +17,9 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/clai-sh/clai/runner/ask"
 )
 
 // Bounds of what a model is given and what is taken from it.
@@ -45,8 +46,9 @@ type Request struct {
 	Screen   string     `json:"screen"`
 	Playbook Playbook   `json:"playbook"`
 	History  []Exchange `json:"history"`
-	// Summarize asks for a one-line summary of the question too.
-	Summarize bool `json:"summarize,omitempty"`
+	// Summarize asks for a one-line summary of the question too; it is
+	// always sent, false included.
+	Summarize bool `json:"summarize"`
 }
 
 // Playbook is what the model is told of the playbook.
@@ -113,20 +115,21 @@ func parseReply(text []byte) (Reply, error) {
 	return Reply{}, errNoJSON
 }
 
-// checkReply refuses a reply whose answer cannot be typed as given (too
-// long, not UTF-8, a control character) or whose confidence is no number
+// checkReply refuses a reply whose answer cannot be typed as given (longer
+// than MaxAnswer, or refused by ask.CheckText, the rule of every text answer:
+// not UTF-8, a control or format character) or whose confidence is no number
 // from 0 to 1; the reason and the summary are made one printable line and
 // shortened.
 func checkReply(r Reply) (Reply, error) {
 	switch {
 	case len(r.Answer) > MaxAnswer:
 		return Reply{}, fmt.Errorf("the answer is longer than %d bytes", MaxAnswer)
-	case !utf8.ValidString(r.Answer):
-		return Reply{}, errors.New("the answer is not UTF-8")
-	case strings.ContainsFunc(r.Answer, hidden):
-		return Reply{}, errors.New("the answer holds a control or format character")
 	case math.IsNaN(r.Confidence) || r.Confidence < 0 || r.Confidence > 1:
 		return Reply{}, fmt.Errorf("the confidence %v is not from 0 to 1", r.Confidence)
+	}
+	if err := ask.CheckText(r.Answer); err != nil {
+		// The rule a person's text answer is held to.
+		return Reply{}, fmt.Errorf("the answer cannot be typed: %w", err)
 	}
 	r.Reason = oneLine(r.Reason, MaxReason)
 	r.Summary = oneLine(r.Summary, MaxSummary)
@@ -137,7 +140,7 @@ func checkReply(r Reply) (Reply, error) {
 func oneLine(s string, n int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.Map(func(r rune) rune {
-		if hidden(r) {
+		if ask.Hidden(r) {
 			return ' '
 		}
 		return r
@@ -147,11 +150,4 @@ func oneLine(s string, n int) string {
 		s = string([]rune(s)[:n-1]) + "…"
 	}
 	return s
-}
-
-// hidden reports whether r is a character a terminal does not show as
-// itself: a control character, a format character (bidi overrides,
-// zero-width ones) or a line or paragraph separator.
-func hidden(r rune) bool {
-	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
 }

@@ -156,3 +156,16 @@ func TestWatchDryRunSaysWhatItWouldAnswer(t *testing.T) {
 		t.Errorf("notices %q", notices)
 	}
 }
+
+// A model reply that is no JSON is quoted in the decision's log line, so
+// that a wrapper that writes something else can be debugged.
+func TestWatchLogsAnUnusableReply(t *testing.T) {
+	t.Parallel()
+	q, screen := question("Continue? [Y/n]", "Continue? [Y/n]", "Y", "n")
+	model := &answerer.Command{Argv: []string{script(t, `echo 'Traceback: no module named "openai"'`)}}
+	_, logs, _ := runWatch(t, model, q, screen, false)
+	d := decision(t, logs)
+	if d["decision"] != answerer.Failed || d["reply"] != `Traceback: no module named "openai"\n` || d["model"] != "command model" {
+		t.Errorf("logged %v, want failed with the reply quoted", d)
+	}
+}

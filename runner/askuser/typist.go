@@ -108,10 +108,8 @@ func other(q Question, text string) ([]engine.Stroke, string, *ask.Refusal) {
 	if strings.TrimSpace(text) == "" {
 		return nil, "", bad("the text is empty")
 	}
-	for _, c := range []byte(text) {
-		if c < 0x20 || c == 0x7f {
-			return nil, "", bad("the text is one line without control characters")
-		}
+	if err := ask.CheckText(text); err != nil {
+		return nil, "", bad("%s", err)
 	}
 	var strokes []engine.Stroke
 	typed := engine.Stroke{Keystrokes: keys.Keystrokes{Data: []byte(text)},

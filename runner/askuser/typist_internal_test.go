@@ -59,6 +59,10 @@ func TestTypistStrokes(t *testing.T) {
 		{Choices: []string{"Red", "Blue"}},
 		{Text: text("  ")},
 		{Text: text("two\nlines")},
+		{Text: text("Green\u009b2J")},
+		{Text: text("Green\u0085")},
+		{Text: text("\u202eGreen")},
+		{Text: text("Gr\u200been")},
 		{},
 	} {
 		if _, _, refusal := (typist{call: Call{Questions: []Question{single}}}).Strokes(a); refusal == nil || refusal.Code != ask.RefusedBadAnswer {

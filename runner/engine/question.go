@@ -428,15 +428,11 @@ func (e *Engine) asked(id string) bool {
 	return n >= 1 && n <= e.qSeq
 }
 
-// textAnswer types a line, followed by Enter.
+// textAnswer types a line, followed by Enter, when it is one that
+// ask.CheckText takes (the rule for people, models and learned answers).
 func (e *Engine) textAnswer(text string) (Send, string, *ask.Refusal) {
-	if len(text) > maxAnswerText {
-		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: fmt.Sprintf("a text answer is at most %d bytes", maxAnswerText)}
-	}
-	for _, c := range []byte(text) {
-		if c < 0x20 && c != '\t' || c == 0x7f {
-			return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: "a text answer is one line without control characters (send keys for those)"}
-		}
+	if err := ask.CheckText(text); err != nil {
+		return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: err.Error()}
 	}
 	data := append([]byte(text), '\r')
 	return typeText(data), string(data), nil

@@ -149,6 +149,31 @@ func TestBadAnswersAreRefused(t *testing.T) {
 	}
 }
 
+// A person's text answer holding what a terminal does not show as itself (a
+// C1 control such as CSI or NEL, a bidi override, a zero-width character) is
+// refused with the reason naming the character, and nothing is typed; the
+// same text without it is typed.
+func TestHiddenCharactersInAPersonsTextAreRefused(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+"settings: {settle: 100ms}\ntimeouts: {prompt: 1m}\n", engine.Config{})
+	s.out(time.Millisecond, "Project name: ")
+	s.advance(200 * time.Millisecond)
+	for _, c := range []struct{ text, code string }{
+		{"demo\u009b2J", "U+009B"}, {"demo\u0085rm", "U+0085"}, {"\u202eomed", "U+202E"}, {"de\u200bmo", "U+200B"}, {"de\tmo", "U+0009"},
+	} {
+		_, err := s.answer(ask.Answer{Question: "q1", Text: text(c.text), By: "alice", Channel: ask.ChannelCLI})
+		wantRefused(t, err, ask.RefusedBadAnswer)
+		if !strings.Contains(err.Error(), c.code) || !strings.Contains(err.Error(), "send keys") {
+			t.Errorf("refusal of %q: %v, want it to name %s and keys", c.text, err, c.code)
+		}
+	}
+	s.wantSent()
+	if _, err := s.answer(ask.Answer{Question: "q1", Text: text("démo ☕"), Channel: ask.ChannelCLI}); err != nil {
+		t.Fatal(err)
+	}
+	s.wantSent("démo ☕\r")
+}
+
 // Headless, a danger hand-over ends the run at once; with a person who may
 // answer from elsewhere it opens a question once the output settles. The
 // answer is typed as the person's decision, logged as such, and the run stays

@@ -27,6 +27,9 @@ type Environment struct {
 	Environ []string
 	// ResolvePath makes a relative path absolute (nil: as it is).
 	ResolvePath func(string) string
+	// Secrets name the variables behind secrets (playbooks.SecretVariables):
+	// a command target's program is not given them (see internal/childenv).
+	Secrets []string
 }
 
 // Open makes the target spec describes. Its error names the target as
@@ -40,7 +43,7 @@ func Open(spec *playbooks.Notify, env Environment) (Target, error) {
 	case playbooks.NotifyWebhook:
 		t, err = openWebhook(spec.Webhook, env)
 	case playbooks.NotifyCommand:
-		t = &commandTarget{argv: spec.Command}
+		t = openCommand(spec, env)
 	case playbooks.NotifyDesktop:
 		t = openDesktop()
 	default:

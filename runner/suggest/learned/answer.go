@@ -14,7 +14,8 @@ import (
 // given returns the answer a person gave to the closed question q, as it is
 // stored (without where and when), or why it is not learned: only a
 // person's line or option at a prompt is, never clai's own answers, keys, a
-// hand-over's decision, or anything a secret may be in.
+// hand-over's decision, anything a secret may be in, or a text that
+// ask.CheckText refuses.
 func given(q ask.Question, secret func(text string) bool) (Answer, string) {
 	c := q.Closed
 	switch {
@@ -50,6 +51,9 @@ func given(q ask.Question, secret func(text string) bool) (Answer, string) {
 		}
 	default:
 		return Answer{}, "keys, which are not learned"
+	}
+	if err := ask.CheckText(a.Text); err != nil {
+		return Answer{}, "it cannot be typed as a text answer: " + err.Error()
 	}
 	return a, ""
 }

@@ -50,6 +50,8 @@ rules:
 		{"a playbook's secret", closed("Vault code:", nil, ask.ChannelCLI, "1234\r"), "", "", "the question asks for a secret"},
 		{"masked", closed("Name:", nil, ask.ChannelCLI, "x"+redact.Mask+"\r"), "", "", "it holds a secret"},
 		{"masked question", closed("Use "+redact.Mask+"?", nil, ask.ChannelCLI, "y\r"), "", "", "it holds a secret"},
+		{"a CSI in a line", closed("Name:", nil, ask.ChannelCLI, "demo\u009b2J\r"), "", "", "it cannot be typed as a text answer: a text answer is one line of visible characters: it holds U+009B (a control character) at byte 4; send keys for control characters"},
+		{"a bidi override in a line", closed("Name:", nil, ask.ChannelDashboard, "\u202eomed\r"), "", "", "it cannot be typed as a text answer: a text answer is one line of visible characters: it holds U+202E (a format character: a bidi control or an invisible one) at byte 0; send keys for control characters"},
 		{"moved on", ask.Question{Reason: ask.Prompt, Text: "x", Closed: &ask.Closed{How: ask.MovedOn}}, "", "", "not answered"},
 	} {
 		a, why := given(tc.q, secret)

@@ -194,6 +194,13 @@ func (l *Learner) answerSuggestions(q ask.Question) []ask.Suggestion {
 	}
 	out := make([]ask.Suggestion, 0, len(given))
 	for _, g := range given {
+		if err := ask.CheckText(g.Text); err != nil {
+			// Stored before text answers were held to the rule: never
+			// offered again.
+			l.log.Info(LogEvent, zap.String("event", LogEvent), zap.String("decision", "skipped"), zap.String("question", q.ID),
+				zap.String("why", "a stored answer cannot be typed: "+err.Error()))
+			continue
+		}
 		s := ask.Suggestion{Text: g.Text, Confidence: g.Share, Count: g.Count, Source: string(playbooks.SourceAnswers)}
 		if label := optionLabel(q.Options, g.Text); label != "" && g.Kind != KindText {
 			s.Text, s.Option = label, true

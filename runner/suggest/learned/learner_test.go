@@ -247,3 +247,34 @@ func TestHistorySuggestions(t *testing.T) {
 		t.Fatal("the history source without its engine suggests")
 	}
 }
+
+// TestStoredHiddenTextIsNeverOffered: an answer stored before text answers
+// were held to ask.CheckText (an old database's row with a C1 control, a
+// bidi override or a zero-width character) is never offered back as a
+// suggestion, so no button or auto_answer types it; a clean one beside it
+// still is.
+func TestStoredHiddenTextIsNeverOffered(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "learned.db")
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range []string{"demo\u009b2J", "demo\u0085", "\u202eomed", "de\u200bmo", "demo", "demo\u009b2J"} {
+		a := Answer{Question: "Project name:", Template: Template("Project name:"), Kind: KindText, Text: text,
+			Playbook: "p", Program: "tool", Channel: ask.ChannelCLI, At: time.Unix(int64(i), 0)}
+		if err := s.Record(t.Context(), a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	l := New(path, load(t, "suggest: {auto_answer: {min_count: 1, min_confidence: 0.1}}\n"))
+	updates := make(chan ask.Update)
+	desk := &fakeDesk{dir: t.TempDir(), updates: updates}
+	l.Watch(desk)
+	defer func() { close(updates); l.Close() }()
+	got := l.Suggest(ask.Question{ID: "q1", Reason: ask.Prompt, Text: "Project name:"})
+	if len(got) != 1 || got[0].Text != "demo" {
+		t.Fatalf("suggestions %+v, want only the clean \"demo\"", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
 )
 
@@ -53,6 +54,8 @@ func Propose(pb *playbooks.Playbook, repeated []Repeated, minShare float64) []Pr
 			p.Skipped = fmt.Sprintf("%q is a menu's entry: a choose: rule needs settings.match: screen", r.Text)
 		case r.Kind == KindOption && !slices.Contains(r.Options, r.Text):
 			p.Skipped = fmt.Sprintf("%q is a menu's entry, and the menu's options were not kept", r.Text)
+		case ask.CheckText(r.Text) != nil:
+			p.Skipped = fmt.Sprintf("the answer %q cannot be typed as a text answer: %v", r.Text, ask.CheckText(r.Text))
 		case strings.Contains(r.Text, "{{"):
 			p.Skipped = fmt.Sprintf("the answer %q would read as a template", r.Text)
 		case dangerMatches(pb, r.Example) != "":

@@ -28,6 +28,7 @@ danger:
 		{Template: "Trust this folder?", Example: "Trust this folder?", Given: Given{Kind: KindOption, Text: "Yes", Count: 5, Share: 1}},
 		{Template: "Name:", Example: "Name:", Given: Given{Kind: KindText, Text: "a", Count: 3, Share: 0.5}},
 		{Template: "Tpl:", Example: "Tpl:", Given: Given{Kind: KindText, Text: "{{ x }}", Count: 3, Share: 1}},
+		{Template: "Tag:", Example: "Tag:", Given: Given{Kind: KindText, Text: "v1\u202e", Count: 3, Share: 1}},
 	}
 	var b strings.Builder
 	WriteYAML(&b, "p", Propose(pb, repeated, 0.8))
@@ -37,6 +38,7 @@ danger:
 		`# Not proposed for "Trust this folder?": "Yes" is a menu's entry: a choose: rule needs settings.match: screen.`,
 		`# Not proposed for "Name:": people disagree: "a" is 50% of the answers.`,
 		`# Not proposed for "Tpl:": the answer "{{ x }}" would read as a template.`,
+		`# Not proposed for "Tag:": the answer "v1\u202e" cannot be typed as a text answer: a text answer is one line of visible characters: it holds U+202E`,
 		`match: {regex: 'Overwrite\s+\S+\?\s+\[y/N\]'}`,
 		`examples: ["Overwrite ./a'b.txt? [y/N]"]`,
 		`- name: learned-overwrite-again-yn`,
