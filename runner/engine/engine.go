@@ -107,7 +107,13 @@ type Engine struct {
 	lastFire    map[*playbooks.Rule]time.Time
 
 	lastOutput time.Time
-	lastSend   time.Time
+	// changedAt is when the program last wrote more than rows drawn again
+	// elsewhere (see Stripper.drewElsewhere): a prompt settles from then.
+	// aside counts the bytes of such rows the stream took in since: they
+	// end a stream's text, after the prompt they leave as it was.
+	changedAt time.Time
+	aside     int
+	lastSend  time.Time
 	// busySeen is when the idle timer last found the program saying it is busy.
 	busySeen time.Time
 	// extClosed is when a source's question last closed: until then the
@@ -260,7 +266,7 @@ func (e *Engine) firedCounts() map[string]int {
 // Start begins the run at now.
 func (e *Engine) Start(now time.Time) []Action {
 	e.begin(now)
-	e.start, e.lastOutput, e.stepSince = now, now, now
+	e.start, e.lastOutput, e.changedAt, e.stepSince = now, now, now, now
 	e.emit(Event{Name: EventStart, Reason: e.pb.Name})
 	e.setState(Running, "program started")
 	e.evaluate()
@@ -290,16 +296,24 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 		return e.end()
 	}
 	e.lastOutput = now
-	e.promptChecked, e.promptAgain = false, time.Time{}
 	e.verify = false
 	e.nudges = 0
-	// Whether what changed leaves the prompt of the open question as it was
-	// is known from the stream's redraws before the danger scan takes them,
-	// and from the view once it holds the output.
-	elsewhere := len(text) > 0 && e.q != nil && e.strip.redrawnElsewhere(text, e.qRow)
+	// Output that only draws elsewhere (a clock, a spinner, a status line)
+	// leaves where the program waits as it was: a prompt shown there has
+	// settled all the same, and the question open on it stands if the view
+	// says its prompt is as it was.
+	elsewhere, atText := e.strip.drewElsewhere()
+	elsewhere = elsewhere && len(text) > 0
+	e.promptChecked, e.promptAgain = false, time.Time{}
+	if elsewhere && atText {
+		e.aside += len(text)
+	} else {
+		e.changedAt, e.aside = now, 0
+	}
 	e.scanDanger(text)
 	e.view.add(text)
 	settles := e.draw(data)
+	elsewhere = elsewhere && e.q != nil && e.strip.cursorRow() == e.qRow
 	if len(text) > 0 && !e.promptStands(elsewhere) {
 		switch e.state {
 		case Prompting, Nudging:
@@ -605,8 +619,8 @@ func (e *Engine) toManual(why ask.Reason, reason string) {
 
 func (e *Engine) manualDeadline() time.Time {
 	from := e.manualSince
-	if e.lastOutput.After(from) {
-		from = e.lastOutput
+	if e.changedAt.After(from) {
+		from = e.changedAt
 	}
 	return from.Add(e.pb.Timeouts.Prompt)
 }

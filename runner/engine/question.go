@@ -71,7 +71,7 @@ func shownHash(text string) string {
 // status line) leaves it as it is.
 func (e *Engine) promptKey() string {
 	text := e.view.text()
-	line := e.askedLine(text)
+	line := e.askedLine(e.promptText())
 	var b strings.Builder
 	b.WriteString(line)
 	b.WriteByte(0)
@@ -88,10 +88,23 @@ func (e *Engine) promptKey() string {
 	return b.String()
 }
 
+// promptText is what the prompt detector reads: the view's text, less the
+// rows a stream took in at its end that were only drawn again elsewhere (a
+// clock, a spinner), which would hide the prompt they left as it was. A
+// screen shows each row where it is.
+func (e *Engine) promptText() []byte {
+	text := e.view.text()
+	if e.view.inPlace() {
+		return text
+	}
+	return text[:len(text)-min(e.aside, len(text))]
+}
+
 // promptStands reports whether the output just taken in left the open
 // question's prompt as it asked: the region that asks is as it was and, on
-// a stream, which shows a row drawn again as new text, all the output was
-// rows drawn again elsewhere (elsewhere, see Stripper.redrawnElsewhere).
+// a stream, which shows a row drawn again as new text, the output only drew
+// elsewhere than on the question's row (elsewhere, see
+// Stripper.drewElsewhere).
 func (e *Engine) promptStands(elsewhere bool) bool {
 	if e.q == nil || e.ext != nil || e.promptKey() != e.qKey {
 		return false
@@ -115,11 +128,11 @@ func (e *Engine) askLater(why ask.Reason, detail string) {
 }
 
 // askAt is when the question a hand-over waits to ask opens: once the output
-// has been quiet for settle.
+// has been quiet for settle, but for rows drawn again elsewhere.
 func (e *Engine) askAt() time.Time {
 	from := e.manualSince
-	if e.lastOutput.After(from) {
-		from = e.lastOutput
+	if e.changedAt.After(from) {
+		from = e.changedAt
 	}
 	return from.Add(e.pb.Settings.Settle)
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/binary"
 	"unicode/utf8"
 )
@@ -492,32 +493,20 @@ func (s *Stripper) redraws() []redraw {
 // cursorRow returns the cursor's row on the screen, from 0 at the top.
 func (s *Stripper) cursorRow() int { return s.line.y }
 
-// redrawnElsewhere reports whether text, as the last Append and the Settle
-// calls after it passed it on, holds nothing but rows drawn again other than
-// row y, and the cursor is back on row y: the program changed what it shows
-// elsewhere (a clock, a spinner, a status line) and left row y as it was.
-func (s *Stripper) redrawnElsewhere(text []byte, y int) bool {
-	if s.line.y != y || len(s.line.redraws) == 0 {
-		return false
+// drewElsewhere reports whether the last Append and the Settle calls after
+// it drew only elsewhere than where the program waits: the cursor is back on
+// the row it began on, and the row shows what it showed. What they passed on
+// is then rows of a clock, a spinner or a status line, drawn around a prompt
+// they left as it was. atText reports whether that row holds text: a prompt
+// may be there; a blank one is where a program parks the cursor as it draws
+// a screen in several writes.
+func (s *Stripper) drewElsewhere() (elsewhere, atText bool) {
+	l := &s.line
+	if l.y != l.startY {
+		return false, false
 	}
-	at := 0
-	for _, r := range s.line.redraws {
-		if r.y == y || r.at < at || r.at+r.n > len(text) || !onlyNewlines(text[at:r.at]) {
-			return false
-		}
-		at = r.at + r.n
-	}
-	return onlyNewlines(text[at:])
-}
-
-// onlyNewlines reports whether b holds nothing but line ends.
-func onlyNewlines(b []byte) bool {
-	for _, c := range b {
-		if c != '\n' {
-			return false
-		}
-	}
-	return true
+	l.nowText = l.rowText(l.nowText[:0])
+	return bytes.Equal(l.nowText, l.startText), len(l.startText) > 0
 }
 
 // Flush returns the text held back at the end of the stream: a line that changed,

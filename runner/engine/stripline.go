@@ -50,8 +50,12 @@ type termLine struct {
 	// which the stream holds on a line that ended, not on its current line.
 	revisited bool
 	detached  bool
-	// redraws lists the rows passed on again since the last write began.
-	redraws []redraw
+	// redraws lists the rows passed on again since the last write began;
+	// startY is the cursor's row as it began, and startText the row's text
+	// then; nowText is a buffer for the row's text now.
+	redraws            []redraw
+	startY             int
+	startText, nowText []byte
 	screenRows
 	saveCol  int
 	saveY    int
@@ -133,6 +137,16 @@ func (l *termLine) beginWrite(dst []byte) {
 		l.at = len(dst)
 	}
 	l.redraws = l.redraws[:0]
+	l.startY = l.y
+	l.startText = l.rowText(l.startText[:0])
+}
+
+// rowText appends the text of the cursor's row between writes.
+func (l *termLine) rowText(b []byte) []byte {
+	if l.edited {
+		return l.render(b)
+	}
+	return append(b, l.saved...)
 }
 
 // endWrite ends a write: the text passed on in it for the row and the rows
@@ -455,7 +469,7 @@ func (l *termLine) flush(dst []byte) []byte {
 
 // redraw passes on the row again, as it shows now.
 func (l *termLine) redraw(dst []byte) []byte {
-	l.redraws = append(l.redraws, sameEnds(len(dst), l.y, l.shown, l.buf))
+	l.redraws = append(l.redraws, sameEnds(len(dst), l.shown, l.buf))
 	l.carried = false
 	return append(dst, l.buf...)
 }
@@ -810,15 +824,14 @@ func (l *termLine) fixWide() {
 
 // redraw is a row passed on again: its text starts at at in the output and is n
 // bytes long; its first head and last tail bytes are as they were in the
-// version passed on before; y is the row's place on the screen.
+// version passed on before.
 type redraw struct {
 	at, n, head, tail int
-	y                 int
 }
 
 // sameEnds compares the version of a row passed on before with the new one.
-func sameEnds(at, y int, old, row []byte) redraw {
-	r := redraw{at: at, n: len(row), y: y}
+func sameEnds(at int, old, row []byte) redraw {
+	r := redraw{at: at, n: len(row)}
 	most := min(len(old), len(row))
 	for r.head < most && old[r.head] == row[r.head] {
 		r.head++

@@ -78,7 +78,9 @@ func (e *Engine) stateTimers(yield func(timer) bool, settle time.Time) {
 	t := e.pb.Timeouts
 	switch e.state {
 	case Running:
-		if !e.promptChecked && !yield(due(settle, (*Engine).checkPrompt)) {
+		// A prompt has settled once the program wrote nothing but rows
+		// drawn again elsewhere for settle.
+		if !e.promptChecked && !yield(due(e.changedAt.Add(e.pb.Settings.Settle), (*Engine).checkPrompt)) {
 			return
 		}
 		if !e.promptAgain.IsZero() && !yield(due(e.promptAgain, (*Engine).recheckPrompt)) {
@@ -164,7 +166,7 @@ func (e *Engine) unanswered() {
 // checkPrompt looks once the output settles for a prompt nothing answers.
 func (e *Engine) checkPrompt() {
 	e.promptChecked = true
-	q := detectPrompt(e.view.text())
+	q := detectPrompt(e.promptText())
 	// A screen clai just answered still shows the question: the answer's
 	// check (verify) is what follows it, not the prompt detector.
 	if q == "" || e.view.asAnswered() {

@@ -1,7 +1,7 @@
 // Command prompter asks questions in a terminal, like an installer or a
 // scaffolder, and echoes each answer as "got: ANSWER".
 //
-//	prompter -q "Project name: " -q "Continue? [y/n] " [-secret 2] [-after SEQ] [-stamp FILE]
+//	prompter -q "Project name: " -q "Continue? [y/n] " [-secret 2] [-after SEQ] [-stamp FILE] [-tick 200ms]
 //
 // Question N given by -secret (1-based) is read with echo off, the way a
 // password prompt does it: echo is turned off before the question is printed,
@@ -9,7 +9,10 @@
 // each question in a write of its own, a moment later, as Node's readline
 // follows its prompt with an escape sequence (bracketed paste on, a cursor
 // move). -stamp appends to FILE, for each answer, the time its last byte was
-// read, in Unix nanoseconds, a line each. It exits 0 after the last answer and 3 if input ends early.
+// read, in Unix nanoseconds, a line each. -tick draws a clock ("uptime 1.2s")
+// on the first row every DURATION while it asks, as a status line does: the
+// cursor saved, moved there and back, the questions from the third row on.
+// It exits 0 after the last answer and 3 if input ends early.
 package main
 
 import (
@@ -19,6 +22,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
@@ -35,7 +39,12 @@ func main() {
 	secret := flag.Int("secret", 0, "ask question `N` (1-based) with echo off")
 	after := flag.String("after", "", "write `SEQ` after each question, in a write of its own")
 	stamp := flag.String("stamp", "", "append the time each answer was read to `FILE`")
+	tick := flag.Duration("tick", 0, "draw a clock on the first row every `DURATION`")
 	flag.Parse()
+	if *tick > 0 {
+		out.WriteString("\x1b[2J\x1b[3;1H")
+		go drawClock(*tick, time.Now())
+	}
 	if len(qs) == 0 {
 		qs = questions{"Name: "}
 	}
@@ -45,7 +54,7 @@ func main() {
 		if i+1 == *secret {
 			answer, err = readSecret(q)
 		} else {
-			fmt.Print(q)
+			out.WriteString(q)
 			writeAfter(*after)
 			answer, err = readLine(os.Stdin)
 		}
@@ -56,7 +65,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "\nprompter: question %d: %v\n", i+1, err)
 			os.Exit(3)
 		}
-		fmt.Printf("got: %s\n", answer)
+		out.WriteString(fmt.Sprintf("got: %s\n", answer))
 	}
 }
 
@@ -70,7 +79,27 @@ func writeAfter(seq string) {
 		return
 	}
 	time.Sleep(afterPause)
-	_, _ = os.Stdout.WriteString(seq)
+	out.WriteString(seq)
+}
+
+// out is the terminal, written a whole write at a time: the clock's writes
+// never split a question's.
+var out = &lockedWriter{}
+
+type lockedWriter struct{ mu sync.Mutex }
+
+func (w *lockedWriter) WriteString(s string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, _ = os.Stdout.WriteString(s)
+}
+
+// drawClock draws the time since start on the first row every tick, and
+// puts the cursor back where it was.
+func drawClock(tick time.Duration, start time.Time) {
+	for range time.Tick(tick) {
+		out.WriteString(fmt.Sprintf("\x1b7\x1b[1;1H\x1b[2Kuptime %.1fs\x1b8", time.Since(start).Seconds()))
+	}
 }
 
 // writeStamp appends at to the file named stamp, if any, in Unix nanoseconds.
@@ -117,7 +146,7 @@ func readLine(r io.Reader) (string, error) {
 func readSecret(q string) (string, error) {
 	fd := int(os.Stdin.Fd())
 	if !term.IsTerminal(fd) {
-		fmt.Print(q)
+		out.WriteString(q)
 		return readLine(os.Stdin)
 	}
 	state, err := term.MakeRaw(fd)
@@ -125,7 +154,7 @@ func readSecret(q string) (string, error) {
 		return "", err
 	}
 	defer func() { _ = term.Restore(fd, state) }()
-	fmt.Print(q)
+	out.WriteString(q)
 	var line []byte
 	b := make([]byte, 1)
 	for {
@@ -134,7 +163,7 @@ func readSecret(q string) (string, error) {
 		}
 		switch b[0] {
 		case '\r', '\n':
-			fmt.Print("\r\n")
+			out.WriteString("\r\n")
 			return string(line), nil
 		case 3: // Ctrl-C: raw mode has no signals
 			return "", errors.New("interrupted")
