@@ -109,10 +109,7 @@ type Engine struct {
 	lastOutput time.Time
 	// changedAt is when the program last wrote more than rows drawn again
 	// elsewhere (see Stripper.drewElsewhere): a prompt settles from then.
-	// aside counts the bytes of such rows the stream took in since: they
-	// end a stream's text, after the prompt they leave as it was.
 	changedAt time.Time
-	aside     int
 	lastSend  time.Time
 	// busySeen is when the idle timer last found the program saying it is busy.
 	busySeen time.Time
@@ -305,13 +302,16 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	elsewhere, atText := e.strip.drewElsewhere()
 	elsewhere = elsewhere && len(text) > 0
 	e.promptChecked, e.promptAgain = false, time.Time{}
-	if elsewhere && atText {
-		e.aside += len(text)
-	} else {
-		e.changedAt, e.aside = now, 0
+	aside := elsewhere && atText
+	if !aside {
+		e.changedAt = now
 	}
 	e.scanDanger(text)
-	e.view.add(text)
+	if aside {
+		e.view.addElsewhere(text)
+	} else {
+		e.view.add(text)
+	}
 	settles := e.draw(data)
 	elsewhere = elsewhere && e.q != nil && e.strip.cursorRow() == e.qRow
 	if len(text) > 0 && !e.promptStands(elsewhere) {

@@ -12,7 +12,7 @@ import (
 // sim drives an engine in virtual time, through a Stepper, and records what it
 // asks for.
 type sim struct {
-	t  *testing.T
+	t  testing.TB
 	e  *engine.Engine
 	st *engine.Stepper
 	t0 time.Time
@@ -26,7 +26,7 @@ type sim struct {
 	result *engine.Result
 }
 
-func newSim(t *testing.T, yaml string, cfg engine.Config) *sim {
+func newSim(t testing.TB, yaml string, cfg engine.Config) *sim {
 	t.Helper()
 	pb, findings := playbooks.Parse("test.yaml", []byte(yaml))
 	if pb == nil {

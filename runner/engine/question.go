@@ -71,7 +71,7 @@ func shownHash(text string) string {
 // status line) leaves it as it is.
 func (e *Engine) promptKey() string {
 	text := e.view.text()
-	line := e.askedLine(e.promptText())
+	line := e.askedLine(e.view.promptText())
 	var b strings.Builder
 	b.WriteString(line)
 	b.WriteByte(0)
@@ -86,18 +86,6 @@ func (e *Engine) promptKey() string {
 		}
 	}
 	return b.String()
-}
-
-// promptText is what the prompt detector reads: the view's text, less the
-// rows a stream took in at its end that were only drawn again elsewhere (a
-// clock, a spinner), which would hide the prompt they left as it was. A
-// screen shows each row where it is.
-func (e *Engine) promptText() []byte {
-	text := e.view.text()
-	if e.view.inPlace() {
-		return text
-	}
-	return text[:len(text)-min(e.aside, len(text))]
 }
 
 // promptStands reports whether the output just taken in left the open

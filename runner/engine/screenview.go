@@ -68,6 +68,11 @@ func newScreenView(rows, cols int) *screenView {
 // add takes nothing in: the screen is written what the program wrote.
 func (v *screenView) add([]byte) {}
 
+// addElsewhere takes in nothing: the screen shows rows where they are drawn.
+func (v *screenView) addElsewhere([]byte) {}
+
+func (v *screenView) promptText() []byte { return v.text() }
+
 // write writes data to the screen, which is matched once it has been still for
 // settle.
 func (v *screenView) write(data []byte) ([]byte, bool) {

@@ -13,6 +13,9 @@ type streamView struct {
 	// window is the stripped output not yet consumed, in backing.
 	window  []byte
 	backing []byte
+	// aside is how many bytes at the end of the window are rows drawn
+	// elsewhere (see addElsewhere).
+	aside int
 	// recent is the latest output, answered or not, for the messages that
 	// quote it.
 	recent recentOutput
@@ -22,6 +25,7 @@ type streamView struct {
 // window is a slice of a backing array four times its size, so dropping old text is
 // a reslice and the bytes are moved only when the array is used up.
 func (v *streamView) add(text []byte) {
+	v.aside = 0
 	v.recent.add(text)
 	if v.backing == nil {
 		v.backing = make([]byte, 0, 4*v.limit)
@@ -40,6 +44,19 @@ func (v *streamView) add(text []byte) {
 	}
 	v.window = append(v.window, text...)
 }
+
+// addElsewhere adds rows drawn again elsewhere than where the program waits
+// (a clock, a spinner) in place of those the last such output added, if
+// they still end the window: the window keeps one version of a clock, not
+// its every tick, which would push the prompt out of it.
+func (v *streamView) addElsewhere(text []byte) {
+	v.window = v.window[:len(v.window)-min(v.aside, len(v.window))]
+	v.add(text)
+	v.aside = min(len(text), len(v.window))
+}
+
+// promptText is the window less the rows drawn elsewhere that end it.
+func (v *streamView) promptText() []byte { return v.window[:len(v.window)-v.aside] }
 
 // write takes nothing in: the stream is the stripped text add takes, matched
 // as soon as output pauses.
@@ -69,10 +86,13 @@ func (v *streamView) find(l *locs, m *pattern.Matcher, text []byte) (hit, bool) 
 }
 
 // consume drops the window up to end.
-func (v *streamView) consume(end int) { v.window = v.window[end:] }
+func (v *streamView) consume(end int) {
+	v.window = v.window[end:]
+	v.aside = min(v.aside, len(v.window))
+}
 
 // answered empties the window.
-func (v *streamView) answered(bool) { v.window = v.window[:0] }
+func (v *streamView) answered(bool) { v.window, v.aside = v.window[:0], 0 }
 
 // asAnswered is false: an answer emptied the window, and what is in it came
 // after.
@@ -82,7 +102,7 @@ func (v *streamView) asAnswered() bool { return false }
 func (v *streamView) stale([]byte, int, int) bool { return false }
 
 // denied empties the window.
-func (v *streamView) denied() { v.window = v.window[:0] }
+func (v *streamView) denied() { v.window, v.aside = v.window[:0], 0 }
 
 // count counts nothing: every match in the window is new.
 func (v *streamView) count([]*playbooks.Rule, []byte) {}

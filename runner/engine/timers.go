@@ -166,7 +166,7 @@ func (e *Engine) unanswered() {
 // checkPrompt looks once the output settles for a prompt nothing answers.
 func (e *Engine) checkPrompt() {
 	e.promptChecked = true
-	q := detectPrompt(e.promptText())
+	q := detectPrompt(e.view.promptText())
 	// A screen clai just answered still shows the question: the answer's
 	// check (verify) is what follows it, not the prompt detector.
 	if q == "" || e.view.asAnswered() {

@@ -23,6 +23,13 @@ type view interface {
 	// writes) rather than for output to pause.
 	add(text []byte)
 	write(data []byte) (reply []byte, settles bool)
+	// addElsewhere takes in output that only drew rows elsewhere than where
+	// the program waits (a clock, a spinner): a stream keeps the latest
+	// version of them at its end, not every tick, and promptText, what the
+	// prompt detector reads, leaves them out, as they would hide the prompt
+	// they left as it was. A screen shows each row where it is drawn.
+	addElsewhere(text []byte)
+	promptText() []byte
 	// resize changes the size of the view to rows×cols.
 	resize(rows, cols int)
 	// paused tells the view that the program paused after its last output
