@@ -291,6 +291,9 @@ func (n *Ntfy) post(ctx context.Context, msg ntfyPublish) error {
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxResponse))
+	if refusedStatus(resp.StatusCode) {
+		return &refusedError{fmt.Errorf("status %d", resp.StatusCode)}
+	}
 	if resp.StatusCode/100 != 2 {
 		return fmt.Errorf("status %d", resp.StatusCode)
 	}

@@ -2,8 +2,10 @@ package channel
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"sync"
 	"time"
 
@@ -174,13 +176,28 @@ func (o *outbox) retry(stop context.Context, what string, attempts int, call fun
 		if o.ctx.Err() != nil {
 			return false
 		}
-		last := attempts > 0 && attempt >= attempts
+		var refused *refusedError
+		last := attempts > 0 && attempt >= attempts || errors.As(err, &refused)
 		o.log.Warn(LogFailed, zap.String("event", LogFailed), zap.String("channel", o.channel), zap.String("method", what),
 			zap.Int("attempt", attempt), zap.Bool("given_up", last), zap.String("error", err.Error()))
 		if last || !o.sleep(stop, jitter(backoff(attempt))) {
 			return false
 		}
 	}
+}
+
+// refusedError is the service's refusal of a request that would be refused
+// again as it is (a bad request, a token it does not take, a chat it does
+// not know): it is not tried again.
+type refusedError struct{ err error }
+
+func (e *refusedError) Error() string { return e.err.Error() }
+func (e *refusedError) Unwrap() error { return e.err }
+
+// refusedStatus says whether an HTTP status refuses a request for good:
+// a client error, but for a timeout or too many requests.
+func refusedStatus(status int) bool {
+	return status/100 == 4 && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests
 }
 
 // jitter is d less up to half of it at random, so that channels which

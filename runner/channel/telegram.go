@@ -431,7 +431,12 @@ func (t *Telegram) callOnce(ctx context.Context, method string, params, result a
 	case errors.As(err, &flood):
 		return fmt.Errorf("telegram %s: %w", method, err)
 	}
-	return errors.New(t.mask(fmt.Sprintf("telegram %s: %v", method, err)))
+	masked := errors.New(t.mask(fmt.Sprintf("telegram %s: %v", method, err)))
+	var refused *refusedError
+	if errors.As(err, &refused) {
+		return &refusedError{masked}
+	}
+	return masked
 }
 
 // holdOff has every call wait d from now (MaxRetryAfter at most), as the
@@ -504,7 +509,11 @@ func (t *Telegram) do(ctx context.Context, method string, params, result any) er
 		return &floodError{wait: time.Duration(seconds) * time.Second}
 	}
 	if !r.OK {
-		return fmt.Errorf("status %d: %d %s", resp.StatusCode, r.ErrorCode, cut(r.Description, 200))
+		err := fmt.Errorf("status %d: %d %s", resp.StatusCode, r.ErrorCode, cut(r.Description, 200))
+		if refusedStatus(r.ErrorCode) {
+			return &refusedError{err}
+		}
+		return err
 	}
 	if result == nil {
 		return nil

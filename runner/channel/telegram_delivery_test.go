@@ -201,3 +201,35 @@ func TestTelegramOverlongMessageIsLogged(t *testing.T) {
 		t.Errorf("typed %+v", taken)
 	}
 }
+
+// TestTelegramRefusalIsNotTriedAgain: a call the Bot API refuses for good
+// (400: the press's query is too old to answer) is given up at once, not
+// tried again; one that fails (a 502) is.
+func TestTelegramRefusalIsNotTriedAgain(t *testing.T) {
+	t.Parallel()
+	fake := channeltest.NewTelegram(t, token)
+	fake.Hook = func(method string, w http.ResponseWriter, r *http.Request) bool {
+		if method != "answerCallbackQuery" {
+			return false
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"ok":false,"error_code":400,"description":"Bad Request: query is too old and response timeout expired or query ID is invalid"}`)
+		return true
+	}
+	desk := newFakeDesk()
+	log, obs := logs()
+	clock := &virtualClock{}
+	startTelegramSleeping(t, fake, desk, log, clock.Sleep)
+	fake.Press(chat, alice, 1, "c1|7f3c2a1e|q1|h1|0")
+	waitLogs(t, obs, channel.LogFailed, 1)
+	e := obs.FilterMessage(channel.LogFailed).All()[0].ContextMap()
+	if e["given_up"] != true || e["attempt"] != int64(1) {
+		t.Errorf("the failure: %v", e)
+	}
+	fake.Snapshot(func(f *channeltest.Telegram) {
+		if n := f.Calls("answerCallbackQuery"); n != 1 {
+			t.Errorf("answerCallbackQuery called %d times, want once", n)
+		}
+	})
+}
