@@ -85,6 +85,9 @@ func (o *outbox) ask(q *ask.Question, what string, send func(stop, ctx context.C
 		defer o.wg.Done()
 		defer cancel()
 		sent := o.retry(stop, what, 0, func(ctx context.Context) error { return send(stop, ctx) })
+		if !sent && stop.Err() == nil {
+			return // refused for good: logged as given up
+		}
 		var closed *ask.Question
 		select {
 		case closed = <-d.closed:
