@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -157,7 +158,7 @@ func (b Button) Encode() string {
 // ParseButton reads a button's data; anything else is an error.
 func ParseButton(data string) (Button, error) {
 	if len(data) > MaxButtonData {
-		return Button{}, errors.New("the button's data is too long")
+		return Button{}, fmt.Errorf("the button's data is %d bytes, more than %d", len(data), MaxButtonData)
 	}
 	parts := strings.Split(data, "|")
 	if len(parts) != 5 || parts[0] != "c1" {
@@ -369,24 +370,83 @@ func closedText(q *ask.Question) string {
 	case c == nil:
 		return "closed"
 	case c.How == ask.Answered:
-		return fmt.Sprintf("answered by %s via %s: %s", cut(c.By, 64), c.Channel, cut(c.Sent, 200))
+		return fmt.Sprintf("answered by %s via %s: %s", cut(readable(c.By), 64), readable(c.Channel), cut(readable(c.Sent), 200))
 	case c.How == ask.MovedOn:
 		return "moved on: the program went on by itself"
 	}
 	return "closed: the run ended"
 }
 
+// readable is what was typed as a person reads it, on one line: Enter is
+// " ⏎", a tab "⇥", escape "␛", the other C0 controls their control
+// pictures, and C1 controls, line and paragraph separators and bidi
+// controls \uXXXX; never the raw control characters. Invalid UTF-8 shows as
+// U+FFFD.
+func readable(s string) string {
+	if !strings.ContainsFunc(s, unreadable) && utf8.ValidString(s) {
+		return s
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\r' || r == '\n':
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
+				b.WriteByte(' ')
+			}
+			if r == '\r' {
+				b.WriteRune('⏎')
+			} else {
+				b.WriteRune('␤')
+			}
+		case r == '\t':
+			b.WriteRune('⇥')
+		case r == 0x1b:
+			b.WriteRune('␛')
+		case r < 0x20:
+			b.WriteRune(0x2400 + r)
+		case r == 0x7f:
+			b.WriteRune('␡')
+		case unreadable(r):
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// unreadable reports whether r is a control character, breaks a line or
+// changes the direction of text.
+func unreadable(r rune) bool {
+	return r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029 ||
+		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+// watchKinds are the updates a channel tells of.
+var watchKinds = []string{ask.UpdateQuestion, ask.UpdateClosed}
+
 // serve is a channel's loop: it tells the service of each update of desk
 // until the run ends or ctx does, and hands what people send through the
-// service to handle. read runs on a goroutine of its own and sends into a
-// channel of buffer places; it ends with ctx.
-func serve[T any](ctx context.Context, desk ask.Desk, buffer int,
+// service to handle. tell and handle send through the outbox, so that the
+// loop never waits for the service. read runs on a goroutine of its own
+// and sends into a channel of buffer places; it ends with ctx. At the run's
+// end the questions still open are closed as ended, and serve returns once
+// the outbox has delivered what it holds or ctx has ended.
+func serve[T any](ctx context.Context, desk ask.Desk, ob outboxConfig, buffer int,
 	read func(context.Context, chan<- T),
-	tell func(context.Context, ask.Desk, ask.Update),
-	handle func(context.Context, ask.Desk, T)) error {
+	tell func(*outbox, ask.Desk, ask.Update),
+	handle func(context.Context, *outbox, ask.Desk, T)) error {
 	ctx, cancel := context.WithCancel(ctx)
+	out := newOutbox(ctx, ob.channel, ob.log, ob.sleep)
+	defer out.wait()
 	defer cancel()
-	updates := desk.Watch(ctx)
+	var updates <-chan ask.Update
+	if kw, ok := desk.(ask.KindWatcher); ok {
+		updates = kw.WatchKinds(ctx, watchKinds...)
+	} else {
+		updates = desk.Watch(ctx)
+	}
 	inputs := make(chan T, buffer)
 	go read(ctx, inputs)
 	for {
@@ -397,12 +457,23 @@ func serve[T any](ctx context.Context, desk ask.Desk, buffer int,
 			if !ok {
 				return nil
 			}
-			tell(ctx, desk, u)
 			if u.Kind == ask.UpdateEnd {
+				out.closeAll()
+			}
+			tell(out, desk, u)
+			if u.Kind == ask.UpdateEnd {
+				out.wait()
 				return nil
 			}
 		case in := <-inputs:
-			handle(ctx, desk, in)
+			handle(ctx, out, desk, in)
 		}
 	}
+}
+
+// outboxConfig is what serve makes a Serve's outbox with.
+type outboxConfig struct {
+	channel string
+	log     *zap.Logger
+	sleep   func(context.Context, time.Duration) bool
 }

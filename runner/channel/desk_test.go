@@ -69,7 +69,7 @@ func (d *fakeDesk) Answer(_ context.Context, a ask.Answer) (ask.Sent, error) {
 	}
 	sent := "choose " + a.Choose
 	if a.Text != nil {
-		sent = *a.Text
+		sent = *a.Text + "\r" // a line is typed with Enter, as the run says
 	}
 	return ask.Sent{Question: q.ID, Sent: sent}, nil
 }
@@ -155,4 +155,82 @@ func waitLogs(t *testing.T, obs *observer.ObservedLogs, event string, n int) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// closeQuestion closes the open question q as answered by who through
+// channel with sent typed, and tells the watcher, as a run does.
+func (d *fakeDesk) closeQuestion(q *ask.Question, how, by, channel, sent string) {
+	d.mu.Lock()
+	if d.session.Question != nil && d.session.Question.ID == q.ID {
+		d.session.Question = nil
+	}
+	d.mu.Unlock()
+	c := *q
+	c.Closed = &ask.Closed{How: how, By: by, Channel: channel, Sent: sent}
+	d.watch <- ask.Update{Kind: ask.UpdateClosed, Question: &c}
+}
+
+// gate is a wait between attempts that ends only once the test opens it
+// (then every wait passes at once), or with its context.
+type gate struct {
+	open  chan struct{}
+	waits chan struct{}
+}
+
+func newGate() *gate { return &gate{open: make(chan struct{}), waits: make(chan struct{}, 64)} }
+
+// Sleep waits until the gate opens or ctx ends, and says which.
+func (g *gate) Sleep(ctx context.Context, _ time.Duration) bool {
+	select {
+	case g.waits <- struct{}{}:
+	default:
+	}
+	select {
+	case <-g.open:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// waiting waits until a delivery waits at the gate; a generous deadline
+// only catches a hang.
+func (g *gate) waiting(t *testing.T) {
+	t.Helper()
+	select {
+	case <-g.waits:
+	case <-time.After(60 * time.Second):
+		t.Fatal("nothing ever waited at the gate")
+	}
+}
+
+// server is a fake service's state a test switches: down refuses what it
+// is asked to refuse, and refused counts the refusals.
+type server struct {
+	mu      sync.Mutex
+	down    func(body string) bool
+	refused int
+}
+
+// refuse says whether a request with body is refused now, and counts it.
+func (s *server) refuse(body string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down != nil && s.down(body) {
+		s.refused++
+		return true
+	}
+	return false
+}
+
+func (s *server) set(down func(body string) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = down
+}
+
+func (s *server) refusals() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
 }

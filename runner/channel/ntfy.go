@@ -46,6 +46,9 @@ type NtfyConfig struct {
 	// Log gets a line for each input ignored or refused, each answer and
 	// each failure of the service.
 	Log *zap.Logger
+	// Sleep waits d or until ctx ends, and says whether d passed: the wait
+	// between attempts (nil: the wall clock's), which a test makes virtual.
+	Sleep func(ctx context.Context, d time.Duration) bool
 }
 
 // Ntfy publishes each question to a topic with an action button per option;
@@ -87,6 +90,9 @@ func NewNtfy(cfg NtfyConfig) (*Ntfy, error) {
 	if n.cfg.CallTimeout <= 0 {
 		n.cfg.CallTimeout = CallTimeout
 	}
+	if n.cfg.Sleep == nil {
+		n.cfg.Sleep = sleep
+	}
 	return n, nil
 }
 
@@ -97,24 +103,35 @@ func (n *Ntfy) Name() string { return ask.ChannelNtfy }
 func (n *Ntfy) ReplyTopic() string { return n.reply }
 
 // Serve publishes desk's questions and takes the presses until the run ends
-// or ctx ends.
+// or ctx ends. A question's publish is tried until it succeeds or the
+// question closes; once a published question closes, a follow-up says how.
 func (n *Ntfy) Serve(ctx context.Context, desk ask.Desk) error {
-	return serve(ctx, desk, 16, n.subscribe, n.tell, n.press)
+	return serve(ctx, desk, outboxConfig{channel: n.Name(), log: n.log, sleep: n.cfg.Sleep}, 16, n.subscribe, n.tell, n.press)
 }
 
-func (n *Ntfy) tell(ctx context.Context, desk ask.Desk, u ask.Update) {
+// topicLane is the lane of what is published that is not a question.
+const topicLane = "topic"
+
+func (n *Ntfy) tell(out *outbox, desk ask.Desk, u ask.Update) {
 	s := desk.Session()
 	switch {
 	case u.Kind == ask.UpdateQuestion && u.Question != nil:
-		n.ask(ctx, s, u.Question)
+		n.ask(out, s, u.Question)
+	case u.Kind == ask.UpdateClosed && u.Question != nil:
+		out.close(u.Question)
 	case u.Kind == ask.UpdateEnd:
-		n.publish(ctx, ntfyPublish{Title: "clai: " + s.Name + " ended", Message: fmt.Sprintf("session %s ended: %s", s.ID, u.Outcome), Tags: []string{"checkered_flag"}})
+		msg := ntfyPublish{Title: "clai: " + s.Name + " ended", Message: fmt.Sprintf("session %s ended: %s", s.ID, u.Outcome), Tags: []string{"checkered_flag"}}
+		out.reply(topicLane, "publish", func(ctx context.Context) error { return n.publish(ctx, msg) })
 	}
 }
 
 // ask publishes q with an action per suggestion, then per option,
-// MaxNtfyActions at most; the others are listed.
-func (n *Ntfy) ask(ctx context.Context, s ask.Session, q *ask.Question) {
+// MaxNtfyActions at most; the others are listed. Once it closes, a
+// follow-up says how.
+func (n *Ntfy) ask(out *outbox, s ask.Session, q *ask.Question) {
+	if out.asked(q.ID) {
+		return
+	}
 	msg := ntfyPublish{Title: "clai: " + s.Name + " asks", Message: questionText(s, q), Tags: []string{"question"}, Priority: 4}
 	for _, b := range Buttons(q, MaxNtfyActions) {
 		a := ntfyAction{Action: "http", Label: cut(b.Label(q), 40), URL: n.server + "/" + n.reply,
@@ -128,12 +145,25 @@ func (n *Ntfy) ask(ctx context.Context, s ask.Session, q *ask.Question) {
 		msg.Message += fmt.Sprintf("\nanswer: clai answer --question %s %s TEXT", q.ID, s.ID)
 	}
 	msg.Message = cut(msg.Message, maxMessage)
-	n.publish(ctx, msg)
+	out.ask(q, "publish",
+		func(_, ctx context.Context) error { return n.publish(ctx, msg) },
+		func(ctx context.Context, closed *ask.Question) error { return n.publish(ctx, ntfyClosed(s, q, closed)) })
+}
+
+// ntfyClosed is the follow-up of question q, published, once it closed
+// (closed.Closed says how): ntfy cannot edit a message it delivered.
+func ntfyClosed(s ask.Session, q, closed *ask.Question) ntfyPublish {
+	tag := "heavy_check_mark"
+	if closed.Closed == nil || closed.Closed.How != ask.Answered {
+		tag = "fast_forward"
+	}
+	return ntfyPublish{Title: fmt.Sprintf("clai: %s, question %s closed", s.Name, q.ID),
+		Message: cut(fmt.Sprintf("%s\n— %s", cut(q.Text, 300), closedText(closed)), maxMessage), Tags: []string{tag}, Priority: 2}
 }
 
 // press answers the question of a pressed button; a stale or forged one is
 // told that the question has moved on.
-func (n *Ntfy) press(ctx context.Context, desk ask.Desk, m ntfyMessage) {
+func (n *Ntfy) press(ctx context.Context, out *outbox, desk ask.Desk, m ntfyMessage) {
 	if !n.limiter.allow() {
 		n.log.Info(LogIgnored, zap.String("event", LogIgnored), zap.String("channel", n.Name()), zap.String("reason", "more inputs than the rate allows"))
 		return
@@ -146,7 +176,8 @@ func (n *Ntfy) press(ctx context.Context, desk ask.Desk, m ntfyMessage) {
 	_, err = Press(ctx, desk, b, "ntfy", n.Name())
 	if err != nil {
 		n.log.Info(LogRefused, zap.String("event", LogRefused), zap.String("channel", n.Name()), zap.String("reason", err.Error()))
-		n.publish(ctx, ntfyPublish{Title: "clai: " + desk.Session().Name, Message: MovedOn + ": nothing was typed"})
+		msg := ntfyPublish{Title: "clai: " + desk.Session().Name, Message: MovedOn + ": nothing was typed"}
+		out.reply(topicLane, "publish", func(ctx context.Context) error { return n.publish(ctx, msg) })
 		return
 	}
 	n.log.Info(LogAnswer, zap.String("event", LogAnswer), zap.String("channel", n.Name()), zap.String("by", "ntfy"))
@@ -170,7 +201,7 @@ func (n *Ntfy) subscribe(ctx context.Context, presses chan<- ntfyMessage) {
 		if err != nil {
 			n.failed("subscribe", err)
 		}
-		if !sleep(ctx, backoff(failures)) {
+		if !n.cfg.Sleep(ctx, jitter(backoff(failures))) {
 			return
 		}
 	}
@@ -201,7 +232,12 @@ func (n *Ntfy) stream(ctx context.Context, since string, presses chan<- ntfyMess
 			continue
 		}
 		last = m.ID
-		if m.Topic != n.reply || len(m.Message) > MaxText || !n.remember(m.ID) {
+		if m.Topic != n.reply || !n.remember(m.ID) {
+			continue
+		}
+		if len(m.Message) > MaxText {
+			n.log.Info(LogIgnored, zap.String("event", LogIgnored), zap.String("channel", n.Name()), zap.Int("bytes", len(m.Message)),
+				zap.String("reason", fmt.Sprintf("a message on the reply topic of %d bytes, more than %d", len(m.Message), MaxText)))
 			continue
 		}
 		select {
@@ -230,12 +266,10 @@ func (n *Ntfy) remember(id string) bool {
 	return true
 }
 
-// publish posts msg to the topic; a failure is logged.
-func (n *Ntfy) publish(ctx context.Context, msg ntfyPublish) {
+// publish posts msg to the topic.
+func (n *Ntfy) publish(ctx context.Context, msg ntfyPublish) error {
 	msg.Topic = n.cfg.Topic
-	if err := n.post(ctx, msg); err != nil {
-		n.failed("publish", err)
-	}
+	return n.post(ctx, msg)
 }
 
 func (n *Ntfy) post(ctx context.Context, msg ntfyPublish) error {
@@ -257,6 +291,9 @@ func (n *Ntfy) post(ctx context.Context, msg ntfyPublish) error {
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxResponse))
+	if refusedStatus(resp.StatusCode) {
+		return &refusedError{fmt.Errorf("status %d", resp.StatusCode)}
+	}
 	if resp.StatusCode/100 != 2 {
 		return fmt.Errorf("status %d", resp.StatusCode)
 	}

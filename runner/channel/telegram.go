@@ -70,20 +70,12 @@ type Telegram struct {
 	client  *http.Client
 	log     *zap.Logger
 	limiter *limiter
-	// sent are the messages of each question, to edit when it closes.
-	sent map[string][]tgSent
 	// offset is the next update wanted.
 	offset int64
 	// resumeAt is when the Bot API takes calls again, after it said there
 	// were too many.
 	mu       sync.Mutex
 	resumeAt time.Time
-}
-
-type tgSent struct {
-	chat    int64
-	message int64
-	text    string
 }
 
 // NewTelegram returns the channel; nothing is sent before Serve.
@@ -99,7 +91,7 @@ func NewTelegram(cfg TelegramConfig) (*Telegram, error) {
 		return nil, errors.New("telegram: no chat is allowed")
 	}
 	t := &Telegram{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), client: cfg.Client, log: cfg.Log,
-		limiter: newLimiter(InputRate, InputPer), sent: map[string][]tgSent{}}
+		limiter: newLimiter(InputRate, InputPer)}
 	if t.client == nil {
 		t.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
@@ -122,39 +114,43 @@ func NewTelegram(cfg TelegramConfig) (*Telegram, error) {
 func (t *Telegram) Name() string { return ask.ChannelTelegram }
 
 // Serve asks desk's questions in the allowed chats and takes their answers
-// until the run ends or ctx ends.
+// until the run ends or ctx ends. A question's message is sent to each
+// chat until it is delivered or the question closes; once a delivered
+// question closes, its message is edited to say how.
 func (t *Telegram) Serve(ctx context.Context, desk ask.Desk) error {
-	return serve(ctx, desk, maxUpdates, t.poll, t.tell, t.handle)
+	return serve(ctx, desk, outboxConfig{channel: t.Name(), log: t.log, sleep: t.cfg.Sleep}, maxUpdates, t.poll, t.tell, t.handle)
 }
 
 // tell sends what the people in the chats are told of u.
-func (t *Telegram) tell(ctx context.Context, desk ask.Desk, u ask.Update) {
+func (t *Telegram) tell(out *outbox, desk ask.Desk, u ask.Update) {
 	switch u.Kind {
 	case ask.UpdateQuestion:
 		if u.Question != nil {
-			t.ask(ctx, desk.Session(), u.Question)
+			t.ask(out, desk.Session(), u.Question)
 		}
 	case ask.UpdateClosed:
 		if u.Question != nil {
-			t.closeQuestion(ctx, u.Question)
+			out.close(u.Question)
 		}
 	case ask.UpdateEnd:
-		for id := range t.sent {
-			t.closeQuestion(ctx, &ask.Question{ID: id, Closed: &ask.Closed{How: ask.Ended}})
-		}
 		s := desk.Session()
 		code := ""
 		if u.ExitCode != nil {
 			code = fmt.Sprintf(", exit code %d", *u.ExitCode)
 		}
 		for _, chat := range t.cfg.Chats {
-			t.send(ctx, chat, fmt.Sprintf("clai: %s (session %s) ended: %s%s", s.Name, s.ID, u.Outcome, code), nil)
+			t.reply(out, chat, fmt.Sprintf("clai: %s (session %s) ended: %s%s", s.Name, s.ID, u.Outcome, code))
 		}
 	}
 }
 
-// ask sends q to each chat with a button per suggestion, then per option.
-func (t *Telegram) ask(ctx context.Context, s ask.Session, q *ask.Question) {
+// ask sends q to each chat with a button per suggestion, then per option;
+// once it closes, each message delivered is edited to say how, without
+// buttons.
+func (t *Telegram) ask(out *outbox, s ask.Session, q *ask.Question) {
+	if out.asked(q.ID) {
+		return
+	}
 	text := questionText(s, q)
 	var keyboard [][]tgButton
 	for _, b := range Buttons(q, 0) {
@@ -165,42 +161,37 @@ func (t *Telegram) ask(ctx context.Context, s ask.Session, q *ask.Question) {
 	}
 	text = cut(text, maxMessage)
 	for _, chat := range t.cfg.Chats {
-		if id, ok := t.send(ctx, chat, text, keyboard); ok {
-			t.sent[q.ID] = append(t.sent[q.ID], tgSent{chat: chat, message: id, text: text})
+		params := map[string]any{"chat_id": chat, "text": text}
+		if len(keyboard) > 0 {
+			params["reply_markup"] = map[string]any{"inline_keyboard": keyboard}
 		}
+		var message int64
+		out.ask(q, "sendMessage",
+			func(stop, ctx context.Context) error {
+				var msg tgMessage
+				if err := t.callWaiting(stop, ctx, "sendMessage", params, &msg, t.cfg.CallTimeout); err != nil {
+					return err
+				}
+				message = msg.MessageID
+				return nil
+			},
+			func(ctx context.Context, closed *ask.Question) error {
+				edit := map[string]any{"chat_id": chat, "message_id": message, "text": cut(text+"\n— "+closedText(closed), maxMessage)}
+				return t.call(ctx, "editMessageText", edit, nil)
+			})
 	}
 }
 
-// closeQuestion edits q's messages to say how it closed, without buttons.
-func (t *Telegram) closeQuestion(ctx context.Context, q *ask.Question) {
-	msgs := t.sent[q.ID]
-	delete(t.sent, q.ID)
-	for _, m := range msgs {
-		params := map[string]any{"chat_id": m.chat, "message_id": m.message,
-			"text": cut(m.text+"\n— "+closedText(q), maxMessage)}
-		if err := t.call(ctx, "editMessageText", params, nil); err != nil {
-			t.failed("editMessageText", err)
-		}
-	}
+// chatLane is the lane of the replies to chat: they keep their order.
+func chatLane(chat int64) string { return fmt.Sprintf("chat %d", chat) }
+
+// reply sends text to chat after the replies before it.
+func (t *Telegram) reply(out *outbox, chat int64, text string) {
+	t.replyParams(out, chat, map[string]any{"chat_id": chat, "text": text})
 }
 
-// send sends text to chat, with keyboard when not empty; it returns the
-// message's id.
-func (t *Telegram) send(ctx context.Context, chat int64, text string, keyboard [][]tgButton) (int64, bool) {
-	params := map[string]any{"chat_id": chat, "text": text}
-	if len(keyboard) > 0 {
-		params["reply_markup"] = map[string]any{"inline_keyboard": keyboard}
-	}
-	return t.sendParams(ctx, params)
-}
-
-func (t *Telegram) sendParams(ctx context.Context, params map[string]any) (int64, bool) {
-	var msg tgMessage
-	if err := t.call(ctx, "sendMessage", params, &msg); err != nil {
-		t.failed("sendMessage", err)
-		return 0, false
-	}
-	return msg.MessageID, true
+func (t *Telegram) replyParams(out *outbox, chat int64, params map[string]any) {
+	out.reply(chatLane(chat), "sendMessage", func(ctx context.Context) error { return t.call(ctx, "sendMessage", params, nil) })
 }
 
 // poll reads the updates by long polling and hands them to inputs until ctx
@@ -244,28 +235,35 @@ func (t *Telegram) poll(ctx context.Context, inputs chan<- tgUpdate) {
 }
 
 // handle obeys an update from an allowed chat and user; any other is
-// ignored and logged.
-func (t *Telegram) handle(ctx context.Context, desk ask.Desk, u tgUpdate) {
+// ignored and logged, and so is a message longer than MaxText (its size
+// and sender, never its text).
+func (t *Telegram) handle(ctx context.Context, out *outbox, desk ask.Desk, u tgUpdate) {
 	chat, user, kind := u.origin()
 	if kind == "" {
 		return
 	}
+	ignore := func(reason string, fields ...zap.Field) {
+		t.log.Info(LogIgnored, append([]zap.Field{zap.String("event", LogIgnored), zap.String("channel", t.Name()),
+			zap.Int64("chat", chat), zap.Int64("user", user), zap.String("reason", reason)}, fields...)...)
+	}
 	if !t.allowed(chat, user) {
-		t.log.Info(LogIgnored, zap.String("event", LogIgnored), zap.String("channel", t.Name()),
-			zap.Int64("chat", chat), zap.Int64("user", user), zap.String("reason", "not allow-listed"))
+		ignore("not allow-listed")
 		return
 	}
 	if !t.limiter.allow() {
-		t.log.Info(LogIgnored, zap.String("event", LogIgnored), zap.String("channel", t.Name()),
-			zap.Int64("chat", chat), zap.Int64("user", user), zap.String("reason", "more inputs than the rate allows"))
+		ignore("more inputs than the rate allows")
 		return
 	}
 	by := fmt.Sprintf("telegram:%d", user)
 	if kind == "callback" {
-		t.press(ctx, desk, u.CallbackQuery, by)
+		t.press(ctx, out, desk, u.CallbackQuery, by)
 		return
 	}
-	t.command(ctx, desk, chat, u.Message.Text, by)
+	if size := len(u.Message.Text); size > MaxText {
+		ignore(fmt.Sprintf("a message of %d bytes, more than %d", size, MaxText), zap.Int("bytes", size))
+		return
+	}
+	t.command(ctx, out, desk, chat, u.Message.Text, by)
 }
 
 func (t *Telegram) allowed(chat, user int64) bool {
@@ -277,47 +275,68 @@ func (t *Telegram) allowed(chat, user int64) bool {
 
 // press answers the question of a button; the person is told what was
 // typed, or that the question has moved on.
-func (t *Telegram) press(ctx context.Context, desk ask.Desk, cq *tgCallback, by string) {
+func (t *Telegram) press(ctx context.Context, out *outbox, desk ask.Desk, cq *tgCallback, by string) {
 	reply := MovedOn
 	b, err := ParseButton(cq.Data)
 	if err == nil {
 		var sent ask.Sent
 		sent, err = Press(ctx, desk, b, by, t.Name())
 		if err == nil {
-			reply = "sent: " + sent.Sent
+			reply = "sent: " + readable(sent.Sent)
 		}
 	}
 	t.logAnswer(by, err)
-	if err := t.call(ctx, "answerCallbackQuery", map[string]any{"callback_query_id": cq.ID, "text": cut(reply, 190)}, nil); err != nil {
-		t.failed("answerCallbackQuery", err)
-	}
+	params := map[string]any{"callback_query_id": cq.ID, "text": cut(reply, 190)}
+	out.reply(chatLane(cq.Message.Chat.ID), "answerCallbackQuery", func(ctx context.Context) error {
+		return t.call(ctx, "answerCallbackQuery", params, nil)
+	})
 }
 
-// command obeys /status, /answer SESSION TEXT and /view SESSION.
-func (t *Telegram) command(ctx context.Context, desk ask.Desk, chat int64, text, by string) {
+// command obeys /status, /answer SESSION TEXT, /view SESSION and /help;
+// anything else is answered with the help.
+func (t *Telegram) command(ctx context.Context, out *outbox, desk ask.Desk, chat int64, text, by string) {
 	s := desk.Session()
 	name, rest, _ := strings.Cut(strings.TrimSpace(text), " ")
 	name, _, _ = strings.Cut(name, "@") // /status@my_bot in a group
 	switch name {
 	case "/status":
-		t.send(ctx, chat, cut(statusText(s), maxMessage), nil)
+		t.reply(out, chat, cut(statusText(s), maxMessage))
 	case "/view":
-		if !names(s, strings.TrimSpace(rest)) {
-			t.send(ctx, chat, "no such session here: /view "+s.ID, nil)
+		session := strings.TrimSpace(rest)
+		if !names(s, session) {
+			t.reply(out, chat, viewUsage(s, session))
 			return
 		}
 		screen := desk.Screen().Text
 		body := "<pre>" + html.EscapeString(cut(excerpt(screen, 60, 200), maxMessage-20)) + "</pre>"
-		t.sendParams(ctx, map[string]any{"chat_id": chat, "text": body, "parse_mode": "HTML"})
+		t.replyParams(out, chat, map[string]any{"chat_id": chat, "text": body, "parse_mode": "HTML"})
 	case "/answer":
 		session, answer, ok := strings.Cut(strings.TrimLeft(rest, " "), " ")
 		if !ok || !names(s, session) {
-			t.send(ctx, chat, "write /answer "+s.ID+" TEXT", nil)
+			t.reply(out, chat, "write /answer "+s.ID+" TEXT")
 			return
 		}
-		reply := t.answerText(ctx, desk, s, answer, by)
-		t.send(ctx, chat, reply, nil)
+		t.reply(out, chat, t.answerText(ctx, desk, s, answer, by))
+	default:
+		t.reply(out, chat, helpText(s))
 	}
+}
+
+// viewUsage is the reply to a /view that names no session of this run.
+func viewUsage(s ask.Session, asked string) string {
+	if asked == "" {
+		return fmt.Sprintf("/view needs the session: write /view %s (or /view %s) to see the screen of %s.", s.ID, s.Name, s.Name)
+	}
+	return fmt.Sprintf("there is no session \"%s\" here; this bot serves %s: write /view %s.", cut(readable(asked), 64), s.Name, s.ID)
+}
+
+// helpText lists the commands, for s.
+func helpText(s ask.Session) string {
+	return fmt.Sprintf(`clai serves %s (session %s) here. Press a question's buttons to answer it, or:
+/status — the session, its state and its open question
+/answer %s TEXT — type TEXT as the answer to the open question
+/view %s — the screen as it is now
+/help — this list`, s.Name, s.ID, s.ID, s.ID)
 }
 
 // answerText types text as the answer to the open question.
@@ -335,7 +354,7 @@ func (t *Telegram) answerText(ctx context.Context, desk ask.Desk, s ask.Session,
 	case err != nil:
 		return cut(err.Error(), 300)
 	}
-	return "sent: " + sent.Sent
+	return "sent: " + readable(sent.Sent)
 }
 
 func (t *Telegram) logAnswer(by string, err error) {
@@ -378,9 +397,15 @@ func (t *Telegram) call(ctx context.Context, method string, params, result any) 
 // the wait it asks for, floodAttempts times at most. Its error never holds
 // the token.
 func (t *Telegram) callTimeout(ctx context.Context, method string, params, result any, timeout time.Duration) error {
+	return t.callWaiting(ctx, ctx, method, params, result, timeout)
+}
+
+// callWaiting is callTimeout whose waits for the Bot API's turn end with
+// stop, while a call under way ends with ctx only.
+func (t *Telegram) callWaiting(stop, ctx context.Context, method string, params, result any, timeout time.Duration) error {
 	for attempt := 1; ; attempt++ {
-		if !t.waitTurn(ctx) {
-			return fmt.Errorf("telegram %s: waiting as the Bot API asked: %w", method, ctx.Err())
+		if !t.waitTurn(stop) {
+			return fmt.Errorf("telegram %s: waiting as the Bot API asked: %w", method, context.Cause(stop))
 		}
 		err := t.callOnce(ctx, method, params, result, timeout)
 		var flood *floodError
@@ -406,7 +431,12 @@ func (t *Telegram) callOnce(ctx context.Context, method string, params, result a
 	case errors.As(err, &flood):
 		return fmt.Errorf("telegram %s: %w", method, err)
 	}
-	return errors.New(t.mask(fmt.Sprintf("telegram %s: %v", method, err)))
+	masked := errors.New(t.mask(fmt.Sprintf("telegram %s: %v", method, err)))
+	var refused *refusedError
+	if errors.As(err, &refused) {
+		return &refusedError{masked}
+	}
+	return masked
 }
 
 // holdOff has every call wait d from now (MaxRetryAfter at most), as the
@@ -479,7 +509,11 @@ func (t *Telegram) do(ctx context.Context, method string, params, result any) er
 		return &floodError{wait: time.Duration(seconds) * time.Second}
 	}
 	if !r.OK {
-		return fmt.Errorf("status %d: %d %s", resp.StatusCode, r.ErrorCode, cut(r.Description, 200))
+		err := fmt.Errorf("status %d: %d %s", resp.StatusCode, r.ErrorCode, cut(r.Description, 200))
+		if refusedStatus(r.ErrorCode) {
+			return &refusedError{err}
+		}
+		return err
 	}
 	if result == nil {
 		return nil
@@ -527,13 +561,13 @@ type (
 )
 
 // origin is the chat and user of u and whether it is a "callback" or a
-// "command"; "" for an update clai does not read.
+// text "message"; "" for an update clai does not read.
 func (u tgUpdate) origin() (chat, user int64, kind string) {
 	switch {
-	case u.CallbackQuery != nil && u.CallbackQuery.Message != nil && len(u.CallbackQuery.Data) <= MaxButtonData:
+	case u.CallbackQuery != nil && u.CallbackQuery.Message != nil:
 		return u.CallbackQuery.Message.Chat.ID, u.CallbackQuery.From.ID, "callback"
-	case u.Message != nil && u.Message.From != nil && strings.HasPrefix(u.Message.Text, "/") && len(u.Message.Text) <= MaxText:
-		return u.Message.Chat.ID, u.Message.From.ID, "command"
+	case u.Message != nil && u.Message.From != nil && u.Message.Text != "":
+		return u.Message.Chat.ID, u.Message.From.ID, "message"
 	}
 	return 0, 0, ""
 }

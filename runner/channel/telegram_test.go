@@ -189,7 +189,7 @@ func TestTelegramCommands(t *testing.T) {
 		if !strings.Contains(msgs[2].Text, "/answer 7f3c2a1e TEXT") {
 			t.Errorf("/answer to another session: %q", msgs[2].Text)
 		}
-		if msgs[3].Text != "sent: demo project" {
+		if msgs[3].Text != "sent: demo project ⏎" {
 			t.Errorf("/answer: %q", msgs[3].Text)
 		}
 	})
@@ -211,6 +211,7 @@ func TestTelegramInputRateIsBounded(t *testing.T) {
 		fake.Send(chat, alice, "/status")
 	}
 	waitLogs(t, obs, channel.LogIgnored, 10)
+	fake.Wait(t, "the replies", func(f *channeltest.Telegram) bool { return len(f.Messages()) >= channel.InputRate })
 	fake.Snapshot(func(f *channeltest.Telegram) {
 		if n := len(f.Messages()); n != channel.InputRate {
 			t.Errorf("%d replies, want %d", n, channel.InputRate)
