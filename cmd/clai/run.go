@@ -115,7 +115,8 @@ func runCommand() *cli.Command {
 				defer rec.Close()
 				report, err := runner.ReplayReader(c.Context, pb, rec, opts...)
 				var pe *cast.ParseError
-				if errors.As(err, &pe) {
+				var tl *cast.TooLargeError
+				if errors.As(err, &pe) || errors.As(err, &tl) {
 					return usageError("--replay: %v", err)
 				} else if err != nil {
 					return err
