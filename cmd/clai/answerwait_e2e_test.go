@@ -34,7 +34,6 @@ func TestAnswerWaitBackToBack(t *testing.T) {
 		t.Fatalf("clai answer --wait --choose prod: exit %d\n%s%s", code, stdout, stderr)
 	}
 
-
 	select {
 	case err := <-exited:
 		if err != nil {
