@@ -399,6 +399,16 @@ func (s *sessionServer) ready(d ask.Desk) {
 	}()
 }
 
+// registered waits until the run is registered and reports whether it is:
+// whether clai answer can reach it. It is called after ready.
+func (s *sessionServer) registered() bool {
+	if !s.started {
+		return false
+	}
+	<-s.done
+	return s.err == nil
+}
+
 // close stops serving and removes the run's entry, once the run is over. A
 // registration that failed is said on warn then, when the terminal is the
 // person's again.
