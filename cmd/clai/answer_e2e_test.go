@@ -87,7 +87,7 @@ func (e *sessionsEnv) sessions(t *testing.T) []ask.Session {
 
 // waitQuestion waits until the only session has the open question id; a
 // generous deadline only catches a hang, or a run that ended.
-func (e *sessionsEnv) waitQuestion(t *testing.T, id string, exited <-chan error, out *bytes.Buffer) ask.Session {
+func (e *sessionsEnv) waitQuestion(t *testing.T, id string, exited <-chan error, out fmt.Stringer) ask.Session {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {

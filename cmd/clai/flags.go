@@ -22,9 +22,8 @@ func hoistFlags(args []string, commands []*cli.Command) []string {
 	}
 	takesValue := map[string]bool{}
 	for _, f := range commands[i].Flags {
-		_, isBool := f.(*cli.BoolFlag)
 		for _, name := range f.Names() {
-			takesValue[name] = !isBool
+			takesValue[name] = !standsAlone(f)
 		}
 	}
 	head := append([]string(nil), args[:2]...)
@@ -48,4 +47,17 @@ func hoistFlags(args []string, commands []*cli.Command) []string {
 		}
 	}
 	return append(append(head, positional...), tail...)
+}
+
+// standsAlone reports whether flag f takes no separate value: a bool flag,
+// or one whose value says it is one (--wait, which takes --wait=2m too).
+func standsAlone(f cli.Flag) bool {
+	switch f := f.(type) {
+	case *cli.BoolFlag:
+		return true
+	case *cli.GenericFlag:
+		b, ok := f.Value.(interface{ IsBoolFlag() bool })
+		return ok && b.IsBoolFlag()
+	}
+	return false
 }

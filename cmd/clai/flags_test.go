@@ -17,6 +17,8 @@ func TestHoistFlags(t *testing.T) {
 		"clai run pb.yaml one --quiet -- two":              "clai run --quiet pb.yaml one -- two",
 		"clai lint a.yaml --format json b.yaml":            "clai lint --format json a.yaml b.yaml",
 		"clai record --out s.cast -- sh -c 'echo --quiet'": "clai record --out s.cast -- sh -c 'echo --quiet'",
+		"clai answer s --wait --choose N":                  "clai answer --wait --choose N s",
+		"clai answer s --wait=2m yes":                      "clai answer --wait=2m s yes",
 	}
 	for in, want := range cases {
 		if got := strings.Join(hoistFlags(strings.Fields(in), cmds), " "); got != want {

@@ -115,7 +115,8 @@ func runCommand() *cli.Command {
 				defer rec.Close()
 				report, err := runner.ReplayReader(c.Context, pb, rec, opts...)
 				var pe *cast.ParseError
-				if errors.As(err, &pe) {
+				var tl *cast.TooLargeError
+				if errors.As(err, &pe) || errors.As(err, &tl) {
 					return usageError("--replay: %v", err)
 				} else if err != nil {
 					return err
@@ -157,11 +158,15 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			// Whether a headless run waits at a question for an answer from
+			// elsewhere.
+			remote := c.Bool("remote")
 			if ans != nil {
 				opts = append(opts, runner.WithDesk(ans.Watch))
 				if !c.Bool("dry-run") {
 					// A headless run waits at a question for it.
 					opts = append(opts, runner.WithRemote(true))
+					remote = true
 				}
 			}
 			// People's answers are learned; the playbook's suggest: offers
@@ -169,9 +174,9 @@ func runCommand() *cli.Command {
 			learner := openLearner(pb, logger, c.Bool("dry-run"), c.App.ErrWriter, &opts)
 			var notifier *notify.Sender
 			var channels *channel.Set
+			// Nobody is told of a question the run answers itself.
+			tri := newRunTriage(ans, learner)
 			if !c.Bool("dry-run") {
-				// Nobody is told of a question the run answers itself.
-				tri := newRunTriage(ans, learner)
 				if notifier, err = openNotifier(cfg, pb, os.Environ(), logger, tri); err != nil {
 					return err
 				}
@@ -182,9 +187,11 @@ func runCommand() *cli.Command {
 			}
 			if notifier != nil {
 				opts = append(opts, runner.WithDesk(notifier.Watch), runner.WithRemote(true))
+				remote = true
 			}
 			if channels != nil {
 				opts = append(opts, runner.WithDesk(channels.Watch), runner.WithRemote(true))
+				remote = true
 			}
 			if questions, ok := claudeQuestions(pb, append(slices.Clone(pb.Spawn.Command), extra...), os.Getenv, time.Now(), c.App.ErrWriter); ok {
 				opts = append(opts, questions)
@@ -192,7 +199,14 @@ func runCommand() *cli.Command {
 			// The run is registered and served while it lives (clai
 			// sessions, clai answer).
 			served := newSessionServer(c.App.ErrWriter)
-			report, err := runner.Run(c.Context, pb, append(opts, runner.WithDesk(served.ready))...)
+			opts = append(opts, runner.WithDesk(served.ready))
+			// Headless, each question a person may answer from elsewhere is
+			// said on stderr, with where to answer it.
+			hints := hintsFor(term == nil, c.Bool("quiet"), remote, c.App.ErrWriter, served, tri)
+			if hints != nil {
+				opts = append(opts, runner.WithDesk(hints.watch))
+			}
+			report, err := runner.Run(c.Context, pb, opts...)
 			served.close(c.App.ErrWriter)
 			if ans != nil {
 				// First: the notifications it holds back are then told.
@@ -204,6 +218,9 @@ func runCommand() *cli.Command {
 			closeAfterRun(notifier, channels)
 			if learner != nil {
 				learner.Close()
+			}
+			if hints != nil {
+				hints.wait()
 			}
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused

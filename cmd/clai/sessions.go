@@ -141,6 +141,7 @@ func ago(now, t time.Time) string {
 }
 
 func answerCommand() *cli.Command {
+	wait := new(waitValue)
 	return &cli.Command{
 		Name:      "answer",
 		Usage:     "answer the open question of a running session",
@@ -151,12 +152,16 @@ func answerCommand() *cli.Command {
 			"the open question of SESSION: its id, or a prefix of its name that only it has. SESSION\n" +
 			"may be left out when exactly one question is open on this machine. The answer goes\n" +
 			"the way the playbook's own do, and is refused, never typed, if the question closed or\n" +
-			"the screen changed meanwhile. Exit codes: 0 typed, 5 refused (the reason on stderr),\n" +
-			"1 no such session, 2 usage.",
+			"the screen changed meanwhile. With --wait, a session with no open question (or not\n" +
+			"the one --question names) is watched until its next question opens, which is then\n" +
+			"answered: --wait waits 30s, --wait=2m as long as given. Exit codes: 0 typed, 5 refused\n" +
+			"(the reason on stderr; also a run that ended while --wait waited), 1 no such session,\n" +
+			"2 usage, 124 --wait ran out.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "choose", Usage: "pick the option `LABEL` (as choose: does); repeated, the options of a question that takes several"},
 			&cli.StringSliceFlag{Name: "keys", Usage: "type the keys `KEY` (repeatable; names as the playbook's keys: takes them)"},
 			&cli.StringFlag{Name: "question", Usage: "answer only the question `ID` (as clai sessions shows it); refused if it is no longer open"},
+			&cli.GenericFlag{Name: "wait", Value: wait, Usage: "when no question is open, wait for the next one and answer it: --wait for 30s, --wait=`DURATION` (2m) for longer"},
 		},
 		Action: stopOnSignal(func(c *cli.Context) error {
 			target, a, err := parseAnswer(c)
@@ -167,19 +172,31 @@ func answerCommand() *cli.Command {
 			if err != nil {
 				return failure(err)
 			}
-			s, err := pickSession(live, target, a.Question)
+			s, err := pickSession(live, target, a.Question, wait.d > 0)
 			if err != nil {
 				return err
 			}
-			if a.Question == "" {
-				a.Question = s.session.Question.ID
+			client := sessions.NewClient(s.socket)
+			var sent ask.Sent
+			if wait.d > 0 {
+				sent, err = answerWhenOpen(c.Context, client, s.session, a, wait.d)
+			} else {
+				if a.Question == "" {
+					a.Question = s.session.Question.ID
+				}
+				ctx, cancel := context.WithTimeout(c.Context, answerTimeout)
+				defer cancel()
+				sent, err = client.Answer(ctx, a)
 			}
-			ctx, cancel := context.WithTimeout(c.Context, answerTimeout)
-			defer cancel()
-			sent, err := sessions.NewClient(s.socket).Answer(ctx, a)
+			if a.Question == "" {
+				a.Question = sent.Question
+			}
 			var refusal *ask.Refusal
-			if errors.As(err, &refusal) {
-				return &exitError{code: engine.ExitRefused, err: fmt.Errorf("session %s (%s), question %s: %s (%s)", oneLine(s.session.ID, 40), oneLine(s.session.Name, 40), oneLine(a.Question, 40), oneLine(refusal.Reason, 200), oneLine(refusal.Code, 20))}
+			var coded *exitError
+			if errors.As(err, &coded) {
+				return err
+			} else if errors.As(err, &refusal) {
+				return &exitError{code: engine.ExitRefused, err: fmt.Errorf("session %s (%s)%s: %s (%s)", oneLine(s.session.ID, 40), oneLine(s.session.Name, 40), questionPart(a.Question), oneLine(refusal.Reason, 200), oneLine(refusal.Code, 20))}
 			} else if err != nil {
 				return failure(err)
 			}
@@ -187,6 +204,14 @@ func answerCommand() *cli.Command {
 			return err
 		}),
 	}
+}
+
+// questionPart names the question id in a message, "" for none.
+func questionPart(id string) string {
+	if id == "" {
+		return ""
+	}
+	return ", question " + oneLine(id, 40)
 }
 
 // parseAnswer reads the answer and the session it is for (empty: the one
@@ -258,9 +283,9 @@ type picked struct {
 // pickSession finds the session to answer: target's id, or the only
 // session whose name starts with target; without target, the only session
 // with an open question (with question, the one whose open question it is,
-// else the only session). An answer needs an open question unless question
-// names one.
-func pickSession(live []sessions.Found, target, question string) (picked, error) {
+// else the only session; with wait and none open, the only session). An
+// answer needs an open question unless question names one or it waits.
+func pickSession(live []sessions.Found, target, question string, wait bool) (picked, error) {
 	var candidates []sessions.Found
 	switch {
 	case target != "":
@@ -278,6 +303,12 @@ func pickSession(live []sessions.Found, target, question string) (picked, error)
 		}
 	default:
 		candidates = withQuestion(live, "")
+		if len(candidates) == 0 && wait {
+			candidates = live
+		}
+		if len(candidates) == 0 && wait {
+			return picked{}, failure(errors.New("no session is running (see clai sessions)"))
+		}
 		if len(candidates) == 0 {
 			return picked{}, &exitError{code: engine.ExitRefused, err: errors.New("no question is open on this machine (see clai sessions)")}
 		}
@@ -293,7 +324,7 @@ func pickSession(live []sessions.Found, target, question string) (picked, error)
 		return picked{}, failure(errors.New("no session is running (see clai sessions)"))
 	}
 	f := candidates[0]
-	if question == "" && f.Session.Question == nil {
+	if question == "" && !wait && f.Session.Question == nil {
 		return picked{}, &exitError{code: engine.ExitRefused, err: fmt.Errorf("session %s (%s) has no open question", f.Session.ID, f.Session.Name)}
 	}
 	return picked{session: f.Session, socket: f.Socket}, nil
@@ -366,6 +397,16 @@ func (s *sessionServer) ready(d ask.Desk) {
 		defer close(s.done)
 		s.entry, s.err = s.reg.Register(d, nil)
 	}()
+}
+
+// registered waits until the run is registered and reports whether it is:
+// whether clai answer can reach it. It is called after ready.
+func (s *sessionServer) registered() bool {
+	if !s.started {
+		return false
+	}
+	<-s.done
+	return s.err == nil
 }
 
 // close stops serving and removes the run's entry, once the run is over. A

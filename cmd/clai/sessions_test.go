@@ -27,6 +27,7 @@ func TestPickSession(t *testing.T) {
 	}
 	tests := []struct {
 		name, target, question string
+		wait                   bool
 		live                   []sessions.Found
 		want                   string // the id picked
 		code                   int    // else the exit code
@@ -45,11 +46,16 @@ func TestPickSession(t *testing.T) {
 		{name: "the session whose question it is", question: "q4", live: live, want: "c3"},
 		{name: "nothing runs", question: "q1", code: 5, says: "no question q1 is open on this machine"},
 		{name: "nothing runs at all", target: "x", code: 1, says: `no running session has the id "x"`},
+		{name: "waits for a session's next question", target: "deploy-d", wait: true, live: live, want: "b2"},
+		{name: "waits in the only session", wait: true, live: live[1:2], want: "b2"},
+		{name: "waiting takes an open question first", wait: true, live: live[:2], want: "a1"},
+		{name: "waits with several sessions and none open", wait: true, live: []sessions.Found{live[1], open("d4", "lint", "")}, code: 2, says: "2 sessions fit"},
+		{name: "waits with nothing running", wait: true, code: 1, says: "no session is running"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := pickSession(tt.live, tt.target, tt.question)
+			p, err := pickSession(tt.live, tt.target, tt.question, tt.wait)
 			if tt.code == 0 {
 				if err != nil || p.session.ID != tt.want {
 					t.Fatalf("picked %q, %v; want %q", p.session.ID, err, tt.want)
@@ -75,6 +81,11 @@ func TestAnswerUsage(t *testing.T) {
 		{"answer", "--choose", "y", "s", "extra"},
 		{"sessions", "extra"},
 		{"answer", "s", "--", "-1", "more"},
+		{"answer", "--wait=soon", "s", "y"},
+		{"answer", "--wait=0s", "s", "y"},
+		{"answer", "--wait=-1m", "s", "y"},
+		{"answer", "--wait=25h", "s", "y"},
+		{"answer", "s", "--wait=x", "--choose", "y"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(t.Context(), append([]string{"clai"}, args...), strings.NewReader(""), &stdout, &stderr); code != 2 || !strings.HasPrefix(stderr.String(), "clai: ") {

@@ -15,9 +15,15 @@ import (
 )
 
 // Bounds on what a recording may hold. A recording is read a line at a time, so
-// its length is not bounded, only each line: memory stays within about one
-// line however long the recording is.
+// memory stays within about one line however long the recording is; a
+// recording opened by name is also bounded as a whole (MaxFileSize), since
+// replaying it costs time in proportion to its length.
 const (
+	// MaxFileSize is the most bytes a recording opened by name (OpenReader,
+	// Open) may hold: clai lint, clai test and clai run --replay replay it
+	// whole, and a longer one would take minutes of CPU. As every event line
+	// holds at least ten bytes, it bounds the number of events too.
+	MaxFileSize = 8 << 20
 	// MaxHeaderSize is the most bytes the header line may hold.
 	MaxHeaderSize = 1 << 20
 	// MaxEventSize is the most bytes an event line may hold: far more than a
@@ -77,6 +83,25 @@ func (e *ParseError) Error() string {
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// TooLargeError says that a recording opened by name holds more than its
+// Limit (MaxFileSize) bytes. Nothing of it is replayed.
+type TooLargeError struct {
+	File string
+	// Size is the file's size, or 0 when it is not known (a pipe, or a file
+	// that grew while it was read): it holds more than Limit.
+	Size  int64
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	size := "more than " + bounded.Size(e.Limit)
+	if e.Size > 0 {
+		size = fmt.Sprintf("%.1f MiB (%d bytes)", float64(e.Size)/(1<<20), e.Size)
+	}
+	return fmt.Sprintf("cast: %s: the recording is %s, over the %s a recording may hold; keep its header line and the events that matter (a recording is one event a line)",
+		e.File, size, bounded.Size(e.Limit))
+}
 
 // ErrUnsupportedVersion is wrapped by the error for a file of another version
 // than 2: asciicast v1 (one JSON object with a "stdout" array) or v3.
@@ -145,13 +170,26 @@ func NewReader(r io.Reader) (*Reader, error) {
 }
 
 // OpenReader opens the recording in the file at path and reads its header. Its
-// errors name the file. The Reader must be closed.
+// errors name the file. A file of more than MaxFileSize bytes is a
+// *TooLargeError at once; one whose size is not known beforehand (a pipe) is
+// read up to MaxFileSize bytes, and an event past it is a *TooLargeError.
+// The Reader must be closed.
 func OpenReader(path string) (*Reader, error) {
+	return openReader(path, MaxFileSize)
+}
+
+// openReader is OpenReader with a recording of at most limit bytes.
+func openReader(path string, limit int64) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cast: %w", err)
 	}
-	r := &Reader{br: bufio.NewReaderSize(f, 64<<10), file: path, closer: f}
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() > limit {
+		f.Close()
+		return nil, &TooLargeError{File: path, Size: info.Size(), Limit: limit}
+	}
+	capped := &capReader{r: f, left: limit, err: &TooLargeError{File: path, Limit: limit}}
+	r := &Reader{br: bufio.NewReaderSize(capped, 64<<10), file: path, closer: f}
 	if err := r.readHeader(); err != nil {
 		f.Close()
 		return nil, err
@@ -263,9 +301,40 @@ func (r *Reader) readLine(limit int, what string) (line []byte, eof bool, err er
 			}
 			return r.buf, true, nil
 		default:
+			var tl *TooLargeError
+			if errors.As(err, &tl) {
+				return nil, false, tl
+			}
 			return nil, false, r.readError(err)
 		}
 	}
+}
+
+// capReader reads r up to left bytes; a byte past them is err.
+type capReader struct {
+	r    io.Reader
+	left int64
+	err  error
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// One byte more tells a recording of exactly the limit from a
+		// longer one.
+		var one [1]byte
+		if n, err := c.r.Read(one[:]); n > 0 {
+			return 0, c.err
+		} else if err != nil {
+			return 0, err
+		}
+		return 0, nil
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 // event parses an event line and checks its time against the one before.

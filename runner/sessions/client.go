@@ -105,38 +105,82 @@ func (c *Client) gone() bool {
 // Events calls fn with each update of the session until fn returns false,
 // ctx ends or the stream ends (at the end of the run: nil).
 func (c *Client) Events(ctx context.Context, fn func(ask.Update) bool) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://clai/v1/events", nil)
+	st, err := c.Subscribe(ctx)
 	if err != nil {
 		return err
 	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return c.wrap(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return c.reply(resp, nil)
-	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue
-		}
-		var u ask.Update
-		if err := json.Unmarshal([]byte(data), &u); err != nil {
-			return c.wrap(fmt.Errorf("event: %w", err))
+	defer st.Close()
+	for {
+		u, err := st.Next()
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil && ctx.Err() != nil:
+			return nil
+		case err != nil:
+			return err
 		}
 		if !fn(u) {
 			return nil
 		}
 	}
-	if err := sc.Err(); err != nil && ctx.Err() == nil {
-		return c.wrap(err)
-	}
-	return nil
 }
+
+// Stream is a session's open event stream (see Subscribe).
+type Stream struct {
+	c    *Client
+	body io.ReadCloser
+	sc   *bufio.Scanner
+}
+
+// Subscribe opens the session's event stream. The session watches for the
+// stream before it answers, so once Subscribe returns the stream gets every
+// update from then on (but for those a stream that falls behind loses, as
+// any watcher does) until ctx ends or the run ends. The Stream must be
+// closed.
+func (c *Client) Subscribe(ctx context.Context) (*Stream, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://clai/v1/events", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.wrap(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		return nil, c.reply(resp, nil)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
+	return &Stream{c: c, body: resp.Body, sc: sc}, nil
+}
+
+// Next returns the next update; io.EOF once the stream ended with the run.
+// Once the stream's ctx ended, its error is the read's.
+func (s *Stream) Next() (ask.Update, error) {
+	for s.sc.Scan() {
+		data, ok := strings.CutPrefix(s.sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var u ask.Update
+		if err := json.Unmarshal([]byte(data), &u); err != nil {
+			return ask.Update{}, s.c.wrap(fmt.Errorf("event: %w", err))
+		}
+		return u, nil
+	}
+	if err := s.sc.Err(); err != nil {
+		return ask.Update{}, s.c.wrap(err)
+	}
+	return ask.Update{}, io.EOF
+}
+
+// Close closes the stream.
+func (s *Stream) Close() error { return s.body.Close() }
+
+// Gone reports whether the session's socket is gone: its run ended.
+func (c *Client) Gone() bool { return c.gone() }
 
 // get reads the JSON at path into v.
 func (c *Client) get(ctx context.Context, path string, v any) error {
