@@ -430,9 +430,11 @@ func TestEventsFollowTheSession(t *testing.T) {
 	if !slices.Equal(v.Decisions, want) {
 		t.Fatalf("decisions, newest first:\n got %+v\nwant %+v", v.Decisions, want)
 	}
-	src.updates <- ask.Update{Kind: ask.UpdateEnd, State: "failed", Outcome: "failed", ExitCode: &one}
+	// The end is told when it came, not when the state last changed.
+	endedAt := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	src.updates <- ask.Update{Kind: ask.UpdateEnd, At: endedAt, State: "failed", Outcome: "failed", ExitCode: &one, Reason: "the program exited with 1"}
 	v = stream.untilView(t, func(v view) bool { return v.Ended })
-	if v.Outcome != "failed" || v.ExitCode == nil || *v.ExitCode != 1 {
+	if v.Outcome != "failed" || v.ExitCode == nil || *v.ExitCode != 1 || !v.EndedAt.Equal(endedAt) || v.EndReason != "the program exited with 1" {
 		t.Fatalf("at the end: %+v", v)
 	}
 }
@@ -505,9 +507,9 @@ func TestEndedSessionsAreLetGo(t *testing.T) {
 	now := time.Now()
 	for i := range maxEnded + 5 {
 		id := "s" + strconv.Itoa(i)
-		h.views[id] = &view{Session: ask.Session{ID: id}, Ended: true, endedAt: now.Add(time.Duration(i) * time.Second)}
+		h.views[id] = &view{Session: ask.Session{ID: id}, Ended: true, EndedAt: now.Add(time.Duration(i) * time.Second)}
 	}
-	h.views["old"] = &view{Session: ask.Session{ID: "old"}, Ended: true, endedAt: now.Add(-keepEnded - time.Second)}
+	h.views["old"] = &view{Session: ask.Session{ID: "old"}, Ended: true, EndedAt: now.Add(-keepEnded - time.Second)}
 	h.views["live"] = &view{Session: ask.Session{ID: "live"}}
 	h.pruneLocked(now.Add(time.Minute))
 	if len(h.views) != maxEnded+1 || h.views["live"] == nil || h.views["old"] != nil || h.views["s0"] != nil || h.views["s24"] == nil {
@@ -578,7 +580,7 @@ func TestAQuestionsScreenIsFetchedWithNoPage(t *testing.T) {
 	s := newTestServer(src)
 	src.hub = s.hub
 	fetched := make(chan struct{}, 1)
-	s.hub.fetched = func(string) { fetched <- struct{}{} }
+	s.hub.fetched = func(string, error) { fetched <- struct{}{} }
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	go s.Run(ctx)
