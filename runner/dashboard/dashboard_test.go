@@ -67,19 +67,27 @@ func (f *fakeSource) Events(ctx context.Context, _ string, fn func(ask.Update) b
 	}
 }
 
+// Answer checks a as a run does; an accepted answer closes the question,
+// in the session's listing and in its updates, as a run's does.
 func (f *fakeSource) Answer(_ context.Context, id string, a ask.Answer) (ask.Sent, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.answers = append(f.answers, a)
 	q := f.session.Question
 	switch {
 	case id != f.session.ID || q == nil || q.ID != a.Question:
+		f.mu.Unlock()
 		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedNoQuestion, Reason: "no question is open"}
 	case a.ScreenHash != f.screen.Hash:
+		f.mu.Unlock()
 		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedStale, Reason: "the screen changed since the answer was given"}
 	}
+	sent := ask.Sent{Question: a.Question, Sent: "choose " + quoted(append([]string{a.Choose}, a.Choices...))}
 	f.session.Question = nil
-	return ask.Sent{Question: a.Question, Sent: "choose " + quoted(append([]string{a.Choose}, a.Choices...))}, nil
+	f.mu.Unlock()
+	closed := *q
+	closed.Closed = &ask.Closed{At: time.Now(), How: ask.Answered, By: a.By, Channel: a.Channel, Sent: sent.Sent}
+	f.updates <- ask.Update{Kind: ask.UpdateClosed, At: time.Now(), State: "prompting", Question: &closed}
+	return sent, nil
 }
 
 // quoted quotes each of the non-empty labels, comma-separated, as a typist
