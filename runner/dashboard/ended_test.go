@@ -79,8 +79,9 @@ func TestARunWhoseSocketIsGoneIsNotListed(t *testing.T) {
 }
 
 // TestASessionsEndIsToldApartFromAnError: a request to a session whose
-// socket is gone, or has nobody listening, says the run ended; one that
-// fails otherwise says what went wrong.
+// socket is gone, or has nobody listening, or that is no longer listed,
+// says the run ended (an answer is refused: ended); one that fails
+// otherwise says what went wrong.
 func TestASessionsEndIsToldApartFromAnError(t *testing.T) {
 	t.Parallel()
 	dir := shortDir(t)
@@ -118,6 +119,12 @@ func TestASessionsEndIsToldApartFromAnError(t *testing.T) {
 		err = src.Events(t.Context(), id, func(ask.Update) bool { return true })
 		if err == nil || errors.Is(err, errEnded) != want {
 			t.Errorf("%s: events: %v, ended %v", id, err, want)
+		}
+		// An answer to a run that ended is refused as the run refuses it.
+		_, err = src.Answer(t.Context(), id, ask.Answer{Question: "q1", Choose: "y"})
+		var refusal *ask.Refusal
+		if err == nil || (errors.As(err, &refusal) && refusal.Code == ask.RefusedEnded) != want {
+			t.Errorf("%s: answer: %v, ended %v", id, err, want)
 		}
 	}
 }

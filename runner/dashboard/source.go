@@ -115,11 +115,20 @@ func (s *registrySource) Events(ctx context.Context, id string, fn func(ask.Upda
 	return endedOr(r.socket, r.client.Events(ctx, fn))
 }
 
-// Answer posts a to session id.
+// Answer posts a to session id; an answer to a run that has ended is
+// refused as the run would refuse it.
 func (s *registrySource) Answer(ctx context.Context, id string, a ask.Answer) (ask.Sent, error) {
 	r, err := s.client(id)
-	if err != nil {
-		return ask.Sent{}, err
+	if err == nil {
+		var sent ask.Sent
+		sent, err = r.client.Answer(ctx, a)
+		err = endedOr(r.socket, err)
+		if err == nil {
+			return sent, nil
+		}
 	}
-	return r.client.Answer(ctx, a)
+	if errors.Is(err, errEnded) {
+		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
+	}
+	return ask.Sent{}, err
 }
