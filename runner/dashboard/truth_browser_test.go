@@ -205,13 +205,20 @@ func (s typing) Answer(ctx context.Context, id string, a ask.Answer) (ask.Sent, 
 // TestTypedControlsAreShownByName: what was sent is shown with Enter as ⏎,
 // Tab as ⇥, other controls by their key names and invisible characters
 // escaped, in every place the page shows it: an answer's result, the
-// recent decisions, the last question's line.
+// recent decisions, the last question's line, a suggestion to send.
 func TestTypedControlsAreShownByName(t *testing.T) {
 	t.Parallel()
 	src := typing{newFakeSource()}
+	src.session.Question.Suggestions = []ask.Suggestion{{Text: "v1.2.3\u202e\x1b", Confidence: 1, Count: 2, Source: "answers"}}
 	ctx := page(t, src)
 	const option = `.question.open button.option[data-label="y"]:not([disabled])`
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(option), chromedp.Click(option), chromedp.WaitVisible(`.question .result.ok`)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(option)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := textOf(t, ctx, `.question.open button.suggestion`), `v1.2.3\u{202e}⟨esc⟩100%`; got != want {
+		t.Errorf("the suggestion reads %q, want %q", got, want)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(option), chromedp.WaitVisible(`.question .result.ok`)); err != nil {
 		t.Fatal(err)
 	}
 	if got := textOf(t, ctx, `.question .result.ok`); got != "Sent: y⏎" {

@@ -324,7 +324,7 @@ function suggestionButtons(q, ready, send) {
   const row = $("div", "suggestions");
   row.append($("span", "", "Suggested:"));
   for (const s of q.suggestions) {
-    const b = $("button", "suggestion", s.text);
+    const b = $("button", "suggestion", visible(s.text));
     const given = s.source === "answers";
     b.append($("span", "share", given ? Math.round(100 * s.confidence) + "%" : s.source));
     b.type = "button";
