@@ -15,8 +15,14 @@ import (
 
 // errEnded is the error of a session whose run has ended: its socket is
 // gone, or nobody listens on it any more. It is how a session leaves, not
-// something that went wrong.
-var errEnded = errors.New("the run has ended")
+// something that went wrong. (A value of its own type: it costs no work at
+// start-up, which every clai command would pay.)
+var errEnded error = runEnded{}
+
+// runEnded is the type of errEnded.
+type runEnded struct{}
+
+func (runEnded) Error() string { return "the run has ended" }
 
 // registrySource is a Source over the registry of this user's sessions:
 // each session is reached through its socket's API.
