@@ -67,19 +67,27 @@ func (f *fakeSource) Events(ctx context.Context, _ string, fn func(ask.Update) b
 	}
 }
 
+// Answer checks a as a run does; an accepted answer closes the question,
+// in the session's listing and in its updates, as a run's does.
 func (f *fakeSource) Answer(_ context.Context, id string, a ask.Answer) (ask.Sent, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.answers = append(f.answers, a)
 	q := f.session.Question
 	switch {
 	case id != f.session.ID || q == nil || q.ID != a.Question:
+		f.mu.Unlock()
 		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedNoQuestion, Reason: "no question is open"}
 	case a.ScreenHash != f.screen.Hash:
+		f.mu.Unlock()
 		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedStale, Reason: "the screen changed since the answer was given"}
 	}
+	sent := ask.Sent{Question: a.Question, Sent: "choose " + quoted(append([]string{a.Choose}, a.Choices...))}
 	f.session.Question = nil
-	return ask.Sent{Question: a.Question, Sent: "choose " + quoted(append([]string{a.Choose}, a.Choices...))}, nil
+	f.mu.Unlock()
+	closed := *q
+	closed.Closed = &ask.Closed{At: time.Now(), How: ask.Answered, By: a.By, Channel: a.Channel, Sent: sent.Sent}
+	f.updates <- ask.Update{Kind: ask.UpdateClosed, At: time.Now(), State: "prompting", Question: &closed}
+	return sent, nil
 }
 
 // quoted quotes each of the non-empty labels, comma-separated, as a typist
@@ -430,9 +438,11 @@ func TestEventsFollowTheSession(t *testing.T) {
 	if !slices.Equal(v.Decisions, want) {
 		t.Fatalf("decisions, newest first:\n got %+v\nwant %+v", v.Decisions, want)
 	}
-	src.updates <- ask.Update{Kind: ask.UpdateEnd, State: "failed", Outcome: "failed", ExitCode: &one}
+	// The end is told when it came, not when the state last changed.
+	endedAt := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	src.updates <- ask.Update{Kind: ask.UpdateEnd, At: endedAt, State: "failed", Outcome: "failed", ExitCode: &one, Reason: "the program exited with 1"}
 	v = stream.untilView(t, func(v view) bool { return v.Ended })
-	if v.Outcome != "failed" || v.ExitCode == nil || *v.ExitCode != 1 {
+	if v.Outcome != "failed" || v.ExitCode == nil || *v.ExitCode != 1 || !v.EndedAt.Equal(endedAt) || v.EndReason != "the program exited with 1" {
 		t.Fatalf("at the end: %+v", v)
 	}
 }
@@ -505,9 +515,9 @@ func TestEndedSessionsAreLetGo(t *testing.T) {
 	now := time.Now()
 	for i := range maxEnded + 5 {
 		id := "s" + strconv.Itoa(i)
-		h.views[id] = &view{Session: ask.Session{ID: id}, Ended: true, endedAt: now.Add(time.Duration(i) * time.Second)}
+		h.views[id] = &view{Session: ask.Session{ID: id}, Ended: true, EndedAt: now.Add(time.Duration(i) * time.Second)}
 	}
-	h.views["old"] = &view{Session: ask.Session{ID: "old"}, Ended: true, endedAt: now.Add(-keepEnded - time.Second)}
+	h.views["old"] = &view{Session: ask.Session{ID: "old"}, Ended: true, EndedAt: now.Add(-keepEnded - time.Second)}
 	h.views["live"] = &view{Session: ask.Session{ID: "live"}}
 	h.pruneLocked(now.Add(time.Minute))
 	if len(h.views) != maxEnded+1 || h.views["live"] == nil || h.views["old"] != nil || h.views["s0"] != nil || h.views["s24"] == nil {
@@ -578,7 +588,7 @@ func TestAQuestionsScreenIsFetchedWithNoPage(t *testing.T) {
 	s := newTestServer(src)
 	src.hub = s.hub
 	fetched := make(chan struct{}, 1)
-	s.hub.fetched = func(string) { fetched <- struct{}{} }
+	s.hub.fetched = func(string, error) { fetched <- struct{}{} }
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	go s.Run(ctx)

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -73,12 +74,17 @@ type view struct {
 	// LastClosed is the question closed last.
 	LastClosed *ask.Question `json:"last_closed,omitempty"`
 	Ended      bool          `json:"ended"`
-	Outcome    string        `json:"outcome,omitempty"`
-	ExitCode   *int          `json:"exit_code,omitempty"`
+	// EndedAt is when the run ended (or the dashboard saw it gone), which
+	// its state's Since is not: that is when the state last changed.
+	EndedAt time.Time `json:"ended_at,omitzero"`
+	// Outcome is the run's final state (or "gone"), EndReason the run's
+	// own words for why it ended.
+	Outcome   string `json:"outcome,omitempty"`
+	EndReason string `json:"end_reason,omitempty"`
+	ExitCode  *int   `json:"exit_code,omitempty"`
 	// Error is why the session cannot be reached now.
 	Error string `json:"error,omitempty"`
 
-	endedAt  time.Time
 	watching bool
 	dirty    chan struct{} // a screen fetch is wanted
 	stop     context.CancelFunc
@@ -109,8 +115,9 @@ type hub struct {
 	// made anew when the last one leaves: the screens are fetched for pages
 	// only.
 	pageOpens chan struct{}
-	// fetched, when set (by tests), is told of each screen a view took in.
-	fetched func(id string)
+	// fetched, when set (by tests), is told of each screen fetched for a
+	// view, and of the error of a fetch that failed.
+	fetched func(id string, err error)
 }
 
 func newHub(src Source, logf func(string, ...any)) *hub {
@@ -172,14 +179,7 @@ func (h *hub) poll(ctx context.Context) {
 	now := time.Now()
 	for id, v := range h.views {
 		if !seen[id] && !v.Ended {
-			v.Ended, v.endedAt = true, now
-			if v.Outcome == "" {
-				v.Outcome = "gone"
-			}
-			if v.stop != nil {
-				v.stop()
-			}
-			h.publishLocked(v)
+			h.goneLocked(v, now)
 		}
 	}
 	h.pruneLocked(now)
@@ -202,9 +202,9 @@ func (h *hub) pruneLocked(now time.Time) {
 			ended = append(ended, v)
 		}
 	}
-	slices.SortFunc(ended, func(a, b *view) int { return b.endedAt.Compare(a.endedAt) })
+	slices.SortFunc(ended, func(a, b *view) int { return b.EndedAt.Compare(a.EndedAt) })
 	for i, v := range ended {
-		if i >= maxEnded || now.Sub(v.endedAt) > keepEnded {
+		if i >= maxEnded || now.Sub(v.EndedAt) > keepEnded {
 			if v.stop != nil {
 				v.stop()
 			}
@@ -232,14 +232,34 @@ func (h *hub) watchLocked(ctx context.Context, v *view) {
 		if v.Ended {
 			return // the screen fetcher takes the last screen, then stops
 		}
+		cancelled := wctx.Err() != nil
 		stop()
 		v.watching = false
-		if err != nil && wctx.Err() == nil {
+		switch {
+		case cancelled:
+		case errors.Is(err, errEnded):
+			// The run ended and took its socket with it before its end
+			// reached the stream: not an error, the session is gone.
+			h.goneLocked(v, time.Now())
+		case err != nil:
 			h.logf("session %s: %v", id, err)
 			v.Error = err.Error()
 			h.publishLocked(v)
 		}
 	}()
+}
+
+// goneLocked shows v as ended without its end having been seen: its run
+// is gone.
+func (h *hub) goneLocked(v *view, now time.Time) {
+	v.Ended, v.EndedAt = true, now
+	if v.Outcome == "" {
+		v.Outcome = "gone"
+	}
+	if v.stop != nil {
+		v.stop()
+	}
+	h.publishLocked(v)
 }
 
 // fetchScreens fetches session id's screen each time it is wanted, at most
@@ -265,15 +285,17 @@ func (h *hub) fetchScreens(ctx context.Context, id string, dirty <-chan struct{}
 		if ok {
 			if err == nil {
 				v.Screen = screenView{HTML: screenHTML(screenColoured(sc)), Hash: sc.Hash, Rows: sc.Rows, Cols: sc.Cols}
-			} else if ctx.Err() == nil {
+			} else if ctx.Err() == nil && !v.Ended && !errors.Is(err, errEnded) {
+				// A run that ended takes its screen with it: the page
+				// keeps the last one it got.
 				h.logf("session %s: %v", id, err)
 			}
 			h.publishLocked(v) // with the question that waited for it
 		}
-		last := !ok || v.Ended
+		last := !ok || v.Ended || errors.Is(err, errEnded)
 		h.mu.Unlock()
-		if ok && err == nil && h.fetched != nil {
-			h.fetched(id)
+		if ok && h.fetched != nil {
+			h.fetched(id, err)
 		}
 		if last {
 			return
@@ -346,8 +368,11 @@ func (h *hub) apply(id string, u ask.Update) {
 	case ask.UpdateDecision, ask.UpdateDanger:
 		v.addDecision(decision{At: u.At, Kind: u.Kind, Rule: u.Rule, Matched: u.Matched, Sent: u.Sent, Reason: u.Reason})
 	case ask.UpdateEnd:
-		v.Ended, v.endedAt = true, time.Now()
-		v.Outcome, v.ExitCode = u.Outcome, u.ExitCode
+		v.Ended, v.EndedAt = true, u.At
+		if v.EndedAt.IsZero() {
+			v.EndedAt = time.Now()
+		}
+		v.Outcome, v.ExitCode, v.EndReason = u.Outcome, u.ExitCode, u.Reason
 		if v.Outcome == "" {
 			v.Outcome = "ended"
 		}

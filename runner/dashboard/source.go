@@ -2,12 +2,27 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sync"
+	"syscall"
 
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/sessions"
 )
+
+// errEnded is the error of a session whose run has ended: its socket is
+// gone, or nobody listens on it any more. It is how a session leaves, not
+// something that went wrong. (A value of its own type: it costs no work at
+// start-up, which every clai command would pay.)
+var errEnded error = runEnded{}
+
+// runEnded is the type of errEnded.
+type runEnded struct{}
+
+func (runEnded) Error() string { return "the run has ended" }
 
 // registrySource is a Source over the registry of this user's sessions:
 // each session is reached through its socket's API.
@@ -42,6 +57,10 @@ func (s *registrySource) List(ctx context.Context) ([]ask.Session, error) {
 	defer s.mu.Unlock()
 	now := make(map[string]reached, len(found))
 	for _, f := range found {
+		if f.Err != nil && ended(f.Socket, f.Err) {
+			// Its entry outlives its socket for a moment.
+			continue
+		}
 		list = append(list, f.Session)
 		r, ok := s.reached[f.Session.ID]
 		if !ok || r.socket != f.Socket {
@@ -53,40 +72,69 @@ func (s *registrySource) List(ctx context.Context) ([]ask.Session, error) {
 	return list, nil
 }
 
-// client is the client of session id's socket.
-func (s *registrySource) client(id string) (*sessions.Client, error) {
+// ended reports whether err, of a request to the session at socket, says
+// that its run has ended: the socket is gone, or nobody listens on it.
+func ended(socket string, err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+		return true
+	}
+	_, serr := os.Lstat(socket)
+	return errors.Is(serr, fs.ErrNotExist)
+}
+
+// client is session id's socket and its client.
+func (s *registrySource) client(id string) (reached, error) {
 	s.mu.Lock()
 	r, ok := s.reached[id]
 	s.mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("no session %q runs", id)
+		// The last listing left it out: it has ended.
+		return reached{}, fmt.Errorf("%w: session %q is no longer listed", errEnded, id)
 	}
-	return r.client, nil
+	return r, nil
+}
+
+// endedOr is err, marked errEnded when it says the run at socket ended.
+func endedOr(socket string, err error) error {
+	if err != nil && ended(socket, err) {
+		return fmt.Errorf("%w: %w", errEnded, err)
+	}
+	return err
 }
 
 // Screen asks session id for its screen.
 func (s *registrySource) Screen(ctx context.Context, id string) (ask.Screen, error) {
-	c, err := s.client(id)
+	r, err := s.client(id)
 	if err != nil {
 		return ask.Screen{}, err
 	}
-	return c.Screen(ctx)
+	sc, err := r.client.Screen(ctx)
+	return sc, endedOr(r.socket, err)
 }
 
 // Events follows session id's updates.
 func (s *registrySource) Events(ctx context.Context, id string, fn func(ask.Update) bool) error {
-	c, err := s.client(id)
+	r, err := s.client(id)
 	if err != nil {
 		return err
 	}
-	return c.Events(ctx, fn)
+	return endedOr(r.socket, r.client.Events(ctx, fn))
 }
 
-// Answer posts a to session id.
+// Answer posts a to session id; an answer to a run that has ended is
+// refused as the run would refuse it.
 func (s *registrySource) Answer(ctx context.Context, id string, a ask.Answer) (ask.Sent, error) {
-	c, err := s.client(id)
-	if err != nil {
-		return ask.Sent{}, err
+	r, err := s.client(id)
+	if err == nil {
+		var sent ask.Sent
+		sent, err = r.client.Answer(ctx, a)
+		err = endedOr(r.socket, err)
+		if err == nil {
+			return sent, nil
+		}
 	}
-	return c.Answer(ctx, a)
+	if errors.Is(err, errEnded) {
+		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
+	}
+	return ask.Sent{}, err
 }

@@ -7,6 +7,7 @@
 const views = new Map(); // session id → the latest view
 const cards = new Map(); // session id → its card's elements
 const results = new Map(); // session and question id → what the last answer from here got
+const lastResults = new Map(); // session id → the last answer from here: its question's id and text, and what it got
 
 // resultOf is what the last answer from here to a session's question got;
 // question ids are a session's own (q1, q2…), so both name it.
@@ -34,9 +35,28 @@ function clock(iso) {
   return isNaN(d) || d.getTime() <= 0 ? "" : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
 }
 
-// visible shows control characters of a program's arguments as \e, \xNN.
+// controlNames are the key names of the control characters a key types.
+const controlNames = { "\r": "⏎", "\t": "⇥", "\n": "␤", "\x1b": "⟨esc⟩", "\x7f": "⟨backspace⟩", "\x08": "⟨ctrl-h⟩", "\x00": "⟨ctrl-@⟩" };
+
+// visible shows what was typed or matched with no control character raw:
+// Enter as ⏎, Tab as ⇥, Esc, Backspace and Ctrl-letters by their key names,
+// the C1 controls, bidi overrides and other invisible characters as \u{…}.
 function visible(s) {
-  return String(s).replace(/[\x00-\x1f\x7f]/g, (c) => c === "\x1b" ? "\\e" : "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0"));
+  return String(s).replace(/[\x00-\x1f\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]/g, (c) => {
+    if (controlNames[c]) return controlNames[c];
+    const n = c.charCodeAt(0);
+    if (n >= 1 && n <= 26) return "⟨ctrl-" + String.fromCharCode(n + 0x60) + "⟩";
+    return "\\u{" + n.toString(16).padStart(4, "0") + "}";
+  });
+}
+
+// outcomeLabels name how a run ended, as its badge reads it: a run that
+// ends at a prompt ended because nobody answered it within timeouts.prompt;
+// one that ends in manual, because nobody took over.
+const outcomeLabels = { timeout: "timed out", prompting: "timed out", manual: "unanswered", gone: "gone" };
+
+function outcomeLabel(outcome) {
+  return outcomeLabels[outcome] || outcome || "ended";
 }
 
 function token(s) {
@@ -87,9 +107,10 @@ function render(v) {
   c.card.classList.toggle("asking", !!q && !v.ended);
   c.card.classList.toggle("ended", !!v.ended);
   c.name.textContent = s.name || s.id;
-  const state = v.ended ? (v.outcome || "ended") : s.state;
+  const state = v.ended ? outcomeLabel(v.outcome) : s.state;
   c.state.textContent = v.ended && v.exit_code != null ? state + " · exit " + v.exit_code : state;
-  c.state.className = "badge state s-" + token(state) + (v.ended ? " o-" + token(v.outcome) : "");
+  c.state.className = "badge state " + (v.ended ? "o-" + token(v.outcome) : "s-" + token(state));
+  c.state.title = v.ended && v.end_reason ? v.end_reason : "";
   const parts = [];
   if (s.playbook) parts.push(s.playbook);
   if (s.program && s.program.length) parts.push("$ " + s.program.map(visible).join(" "));
@@ -97,7 +118,7 @@ function render(v) {
   c.meta.textContent = parts.join("  ·  ");
   c.meta.title = c.meta.textContent;
   c.pid.textContent = s.pid ? "pid " + s.pid : "";
-  c.since.dataset.since = s.since || "";
+  c.since.dataset.since = (v.ended ? v.ended_at : s.since) || "";
   c.since.dataset.prefix = v.ended ? "ended " : "for ";
   c.since.textContent = sinceText(c.since);
   if (v.screen && v.screen.hash !== c.screenHash) {
@@ -113,14 +134,48 @@ function render(v) {
   renderQuestion(c, v);
   renderDecisions(c, v);
   document.getElementById("empty").hidden = views.size > 0;
+  arrange();
   summarize();
+}
+
+// group is where a session's card goes: those with a question open first,
+// then those that run, then those that ended.
+function group(v) {
+  if (v.ended) return 2;
+  return v.session.question ? 0 : 1;
+}
+
+// recency is the time a session's card is ordered by within its group,
+// the most recent first: when its question was asked, it started, or it
+// ended.
+function recency(v) {
+  const t = Date.parse(v.ended ? v.ended_at : (v.session.question && v.session.question.asked_at) || v.session.started);
+  return isNaN(t) ? 0 : t;
+}
+
+// arrange puts the cards in their order, moving only those out of place;
+// what had the focus keeps it.
+function arrange() {
+  const order = [...views.values()].sort((a, b) => group(a) - group(b) || recency(b) - recency(a) || (a.session.id < b.session.id ? -1 : 1));
+  const main = document.getElementById("sessions");
+  const focused = document.activeElement;
+  let at = document.getElementById("empty").nextElementSibling;
+  for (const v of order) {
+    const card = cards.get(v.session.id).card;
+    if (card === at) {
+      at = at.nextElementSibling;
+      continue;
+    }
+    main.insertBefore(card, at);
+  }
+  if (focused && focused !== document.activeElement && document.contains(focused)) focused.focus();
 }
 
 function renderQuestion(c, v) {
   const q = v.ended ? null : v.session.question;
   const last = v.last_closed;
   const id = v.session.id;
-  const key = JSON.stringify([q, last, v.ended, resultOf(id, q), resultOf(id, last), !!(v.screen && v.screen.hash)]);
+  const key = JSON.stringify([q, last, v.ended, v.end_reason, resultOf(id, q), resultOf(id, last), lastResults.get(id), !!(v.screen && v.screen.hash)]);
   if (key === c.questionKey) return;
   // A question being answered is not redrawn under the person's hands: what
   // was typed and ticked stays.
@@ -135,10 +190,15 @@ function renderQuestion(c, v) {
   const box = c.question;
   box.replaceChildren();
   box.className = "question" + (q ? " open" : "");
+  // A refusal of an answer from here to a question no longer shown stays
+  // on the card.
+  const earlier = lastResults.get(id);
+  const refusedBefore = earlier && !earlier.result.ok && earlier.question !== (q || last || {}).id ? earlier : null;
   if (!q) {
-    box.append($("div", "quiet", v.ended ? "The run has ended." : "No open question: the run goes on by itself."));
+    box.append($("div", "quiet", v.ended ? "The run has ended" + (v.end_reason ? ": " + v.end_reason : "") + "." : "No open question: the run goes on by itself."));
     if (last) box.append(closedLine(last));
     if (resultOf(id, last)) box.append(resultLine(resultOf(id, last)));
+    if (refusedBefore) box.append(earlierResultLine(refusedBefore));
     return;
   }
   box.dataset.question = q.id;
@@ -158,6 +218,7 @@ function renderQuestion(c, v) {
   box.append(free);
   box.append(keyButtons(ready, send));
   if (resultOf(id, q)) box.append(resultLine(resultOf(id, q)));
+  else if (refusedBefore) box.append(earlierResultLine(refusedBefore));
   if (focused) free.querySelector("input").focus();
 }
 
@@ -263,7 +324,7 @@ function suggestionButtons(q, ready, send) {
   const row = $("div", "suggestions");
   row.append($("span", "", "Suggested:"));
   for (const s of q.suggestions) {
-    const b = $("button", "suggestion", s.text);
+    const b = $("button", "suggestion", visible(s.text));
     const given = s.source === "answers";
     b.append($("span", "share", given ? Math.round(100 * s.confidence) + "%" : s.source));
     b.type = "button";
@@ -285,7 +346,7 @@ function closedLine(q) {
     let who = " answered";
     if (c.by) who += " by " + c.by;
     if (c.channel) who += " through " + c.channel;
-    line.append(who + (c.sent ? ": sent " + c.sent : "") + ".");
+    line.append(who + (c.sent ? ": sent " + visible(c.sent) : "") + ".");
   } else if (c.how === "moved-on") {
     line.append(" closed: the program moved on by itself.");
   } else {
@@ -297,6 +358,16 @@ function closedLine(q) {
 
 function resultLine(r) {
   const el = $("div", "result " + (r.ok ? "ok" : "refused"), r.message);
+  return el;
+}
+
+// earlierResultLine is what the last answer from here got, when its
+// question is no longer the one shown: a refusal stays in sight after the
+// program moved on.
+function earlierResultLine(e) {
+  const el = resultLine(e.result);
+  el.classList.add("earlier");
+  el.prepend("Your answer to “" + (e.text || e.question) + "”: ");
   return el;
 }
 
@@ -314,7 +385,7 @@ async function answer(sessionID, questionID, what, box) {
     });
     const reply = await resp.json().catch(() => ({}));
     if (resp.ok) {
-      r = { ok: true, message: "Sent: " + (reply.sent || "(nothing to show)") };
+      r = { ok: true, message: "Sent: " + (reply.sent ? visible(reply.sent) : "(nothing to show)") };
     } else if (resp.status === 409) {
       r = { ok: false, message: "Refused (" + (reply.code || "refused") + "): " + (reply.reason || "") };
     } else {
@@ -324,6 +395,8 @@ async function answer(sessionID, questionID, what, box) {
     r = { ok: false, message: "Not sent: the dashboard cannot be reached (" + e.message + ")" };
   }
   results.set(resultKey(sessionID, questionID), r);
+  const asked = v && v.session.question && v.session.question.id === questionID ? v.session.question.text : "";
+  lastResults.set(sessionID, { question: questionID, text: asked, result: r });
   const latest = views.get(sessionID);
   if (latest) {
     const c = cards.get(sessionID);
@@ -349,9 +422,9 @@ function renderDecisions(c, v) {
   for (const d of ds) {
     const tr = $("tr", d.kind);
     const who = d.kind === "answer" ? "answer by " + (d.by || "a person") + (d.channel ? " · " + d.channel : "") : d.rule || d.kind;
-    const cells = [clock(d.at), who, d.matched || "", d.sent || (d.reason || "")];
+    const cells = [clock(d.at), who, visible(d.matched || ""), d.sent ? visible(d.sent) : (d.reason || "")];
     cells.forEach((text, i) => {
-      const td = $("td", i === 0 ? "when" : "mono", text);
+      const td = $("td", ["when", "mono who", "mono", "mono"][i], text);
       td.title = text;
       tr.append(td);
     });
@@ -379,6 +452,7 @@ function remove(id) {
   if (c) c.card.remove();
   cards.delete(id);
   views.delete(id);
+  lastResults.delete(id);
   document.getElementById("empty").hidden = views.size > 0;
   summarize();
 }
