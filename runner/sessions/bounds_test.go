@@ -275,3 +275,40 @@ func TestClientsHoldNoConnection(t *testing.T) {
 	}
 	runtime.KeepAlive(clients)
 }
+
+// TestEndReachesTheStreamAsItStops: the run's end, published just before
+// the server stops, reaches a stream that watches: what the desk has queued
+// is sent before the stream ends, every time.
+func TestEndReachesTheStreamAsItStops(t *testing.T) {
+	t.Parallel()
+	for i := range 30 {
+		desk := newFakeDesk("ending")
+		socket := filepath.Join(t.TempDir(), "s.sock")
+		ln, err := net.Listen("unix", socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := serveAs(ln, desk, nil, os.Getuid(), serveLimits())
+		got := make(chan ask.Update, 4)
+		streamEnded := make(chan error, 1)
+		go func() {
+			streamEnded <- NewClient(socket).Events(t.Context(), func(u ask.Update) bool { got <- u; return true })
+		}()
+		waitFor(t, func() bool { return desk.watching() == 1 })
+		desk.mu.Lock()
+		desk.publish(ask.Update{Kind: ask.UpdateEnd, State: "done", Outcome: "done"})
+		desk.mu.Unlock()
+		if err := srv.Close(); err != nil {
+			t.Fatal(err)
+		}
+		receive(t, streamEnded)
+		select {
+		case u := <-got:
+			if u.Kind != ask.UpdateEnd {
+				t.Fatalf("run %d: the stream got %+v, want the end", i, u)
+			}
+		default:
+			t.Fatalf("run %d: the end published before the server stopped never reached the stream", i)
+		}
+	}
+}

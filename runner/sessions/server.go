@@ -232,6 +232,14 @@ func decodeAnswer(body io.Reader) (ask.Answer, error) {
 // goes or the api stops. Each write has a.lim.write to finish; a comment keeps a quiet stream
 // alive.
 func (a *api) serveEvents(w http.ResponseWriter, r *http.Request) {
+	// A stream counts as a reply under way: as the api stops, it sends what
+	// the run told before it stopped, and stop waits for that.
+	if !a.replies.begin() {
+		status, v := unavailable()
+		writeJSON(w, status, v)
+		return
+	}
+	defer a.replies.end()
 	rc := http.NewResponseController(w)
 	// The request has been read; what the client sends from now on is
 	// nothing but its going away.
@@ -271,7 +279,17 @@ func (a *api) serveEvents(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-a.stopping:
-			return
+			// What the run told before it stopped (its end) still goes out.
+			for {
+				select {
+				case u, ok := <-updates:
+					if !ok || !send(sseEvent(u)) {
+						return
+					}
+				default:
+					return
+				}
+			}
 		}
 	}
 }
