@@ -529,4 +529,8 @@ func TestTriageTellsOnlyWhatTheAnswererLeaves(t *testing.T) {
 	}
 	desk.end("done", 0)
 	sender.Close()
+	// q1, which the answerer took, was told to nobody: its close neither.
+	if r := <-got; r.header.Get(notify.HeaderEvent) != "done" || len(got) != 0 {
+		t.Errorf("after q2, want the end only: %s", r.body)
+	}
 }
