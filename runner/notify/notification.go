@@ -1,14 +1,17 @@
 // Package notify tells people, through the targets of a playbook's and the
 // user config's notify: lists, when a run needs one and how it ended (see
 // docs/notifications.md). A Sender consumes the updates of a running session
-// (an ask.Desk) and delivers each notification from queues of its own, off
-// the answer's path: a slow, failing or hostile target is retried with
-// backoff, bounded in memory, and given up on a bounded time after the run
-// ends. Secrets never reach a log line or an error: a target is named by its
-// service and host, and its credentials are masked in every message.
+// (an ask.Desk) and delivers each notification from an outbox per target,
+// off the answer's path: a failed attempt is tried again after a jittered
+// backoff while the others go, a question that closes is taken out of every
+// outbox and each target that has it is told it closed, memory is bounded,
+// and what is left is given up a bounded time after the run ends. Secrets
+// never reach a log line or an error: a target is named by its service and
+// host, and its credentials are masked in every message.
 //
 // The notification and its text are in notification.go, the targets in
-// url.go, webhook.go, command.go and desktop.go, the sender in sender.go.
+// url.go, webhook.go, command.go and desktop.go, the sender in sender.go and
+// the outbox in outbox.go.
 package notify
 
 import (
