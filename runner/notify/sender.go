@@ -77,10 +77,9 @@ type Sender struct {
 	window   time.Duration
 	routes   []*route
 	// giveUp ends every attempt and wait when the grace after the run is
-	// over; closing says the run ended: the queues are worked off.
-	giveUp  context.Context
-	stop    context.CancelCauseFunc
-	closing chan struct{}
+	// over.
+	giveUp context.Context
+	stop   context.CancelCauseFunc
 	// ended is closed once the watcher stopped: no more will come.
 	ended   chan struct{}
 	watched sync.WaitGroup
@@ -148,7 +147,7 @@ func WithDashboard(find func() string) Option { return func(s *Sender) { s.dashb
 // NewSender starts a worker for each route. Close ends them.
 func NewSender(routes []Route, opts ...Option) *Sender {
 	s := &Sender{log: zap.NewNop(), grace: Grace, backoff: defaultBackoff, jitter: defaultJitter,
-		attempts: Attempts, window: RetryWindow, closing: make(chan struct{}), ended: make(chan struct{})}
+		attempts: Attempts, window: RetryWindow, ended: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
 	}
@@ -216,17 +215,15 @@ func (s *Sender) Watch(desk ask.Desk) {
 		defer s.watched.Done()
 		defer cancel()
 		for {
+			// The desk closes updates after the run's end; what is still on
+			// its way then (the closes of the last questions, the end, which
+			// a triage relays) counts, within the grace of Close.
 			var u ask.Update
 			var ok bool
 			select {
 			case u, ok = <-updates:
-			case <-s.closing:
-				// The run is over: what is buffered still counts, no more.
-				select {
-				case u, ok = <-updates:
-				default:
-					return
-				}
+			case <-ctx.Done():
+				return
 			}
 			if !ok {
 				return
@@ -308,12 +305,12 @@ func (s *Sender) nextID(session string) string {
 	return fmt.Sprintf("%s-%d", session, s.count)
 }
 
-// Close is called once the run ended: what is waiting is delivered, for the
-// grace at most; then what is left is given up, with a log line each.
+// Close is called once the run ended: the watched desk's last updates are
+// taken in and what is waiting is delivered, for the grace at most; then
+// what is left is given up, with a log line each.
 // It returns when every worker has ended.
 func (s *Sender) Close() {
 	s.closed.Do(func() {
-		close(s.closing)
 		done := make(chan struct{})
 		go func() {
 			s.watched.Wait()
