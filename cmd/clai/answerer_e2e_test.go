@@ -179,21 +179,42 @@ func TestRunAnswererSummarizesForNotifications(t *testing.T) {
 	if !strings.Contains(stdout.String(), "got: Y") {
 		t.Errorf("Continue was not answered:\n%s\n%s", stdout.String(), stderr.String())
 	}
-	files, _ := filepath.Glob(filepath.Join(told, "*.json"))
-	if len(files) != 1 {
-		t.Fatalf("%d notifications, want 1 (the hand-over; the question answered is told to nobody)\n%s", len(files), stderr.String())
-	}
-	var n struct {
+	type toldJSON struct {
+		Event    string `json:"event"`
 		Text     string `json:"text"`
 		Question struct {
+			ID      string `json:"id"`
 			Reason  string `json:"reason"`
 			Summary string `json:"summary"`
 		} `json:"question"`
 	}
-	data, _ := os.ReadFile(files[0])
-	if err := json.Unmarshal(data, &n); err != nil || n.Text != "the installer wants to go on" ||
-		n.Question.Summary != n.Text || n.Question.Reason != "danger" {
-		t.Errorf("the notification (%v):\n%s", err, data)
+	files, _ := filepath.Glob(filepath.Join(told, "*.json"))
+	var asked, closed []toldJSON
+	var data []byte
+	for _, f := range files {
+		var n toldJSON
+		b, _ := os.ReadFile(f)
+		if err := json.Unmarshal(b, &n); err != nil {
+			t.Fatalf("%v:\n%s", err, b)
+		}
+		if n.Event == "closed" {
+			closed = append(closed, n)
+		} else {
+			asked, data = append(asked, n), b
+		}
+	}
+	if len(asked) != 1 {
+		t.Fatalf("%d notifications, want 1 (the hand-over; the question answered is told to nobody)\n%s", len(asked), stderr.String())
+	}
+	n := asked[0]
+	if n.Text != "the installer wants to go on" || n.Question.Summary != n.Text || n.Question.Reason != "danger" {
+		t.Errorf("the notification:\n%s", data)
+	}
+	// Only the close of the question told of may follow.
+	for _, c := range closed {
+		if c.Question.ID != n.Question.ID {
+			t.Errorf("the close of %s, which was told to nobody", c.Question.ID)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,8 +67,11 @@ func TestLearnedAutoAnswerTellsNobody(t *testing.T) {
 		}
 		notified = append(notified, n.Event+" "+n.Question.ID)
 	}
-	if len(notified) != 1 || notified[0] != "question q2" {
-		t.Errorf("notified %q, want only the password's question q2", notified)
+	// The password's question q2, and its close once answered; nothing of
+	// the questions auto_answer took.
+	slices.Sort(notified)
+	if !slices.Equal(notified, []string{"closed q2", "question q2"}) {
+		t.Errorf("notified %q, want only the password's question q2 and its close", notified)
 	}
 	tg.Snapshot(func(f *channeltest.Telegram) {
 		var asked []string
@@ -110,10 +114,11 @@ func TestLearnedAutoAnswerWithAnAnswerer(t *testing.T) {
 	if got := out.String(); !strings.Contains(got, "got: yes") || !strings.Contains(got, "got: spring") {
 		t.Fatalf("the program did not get the learned answers:\n%s", got)
 	}
-	var notified []string
+	var notified, closed []string
 	files, _ := filepath.Glob(filepath.Join(told, "*.json"))
 	for _, f := range files {
 		var n struct {
+			Event    string `json:"event"`
 			Text     string `json:"text"`
 			Question struct {
 				ID string `json:"id"`
@@ -122,9 +127,17 @@ func TestLearnedAutoAnswerWithAnAnswerer(t *testing.T) {
 		if err := json.Unmarshal(must(os.ReadFile(f)), &n); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
+		if n.Event == "closed" {
+			closed = append(closed, n.Question.ID)
+			continue
+		}
 		notified = append(notified, n.Question.ID+": "+n.Text)
 	}
 	if len(notified) != 1 || notified[0] != "q2: the program wants something" {
 		t.Errorf("notified %q, want only the password's question q2 with the answerer's summary", notified)
+	}
+	// The questions taken by auto_answer were told to nobody: their close neither.
+	if len(closed) > 1 || len(closed) == 1 && closed[0] != "q2" {
+		t.Errorf("closes told of %q, want q2's at most", closed)
 	}
 }

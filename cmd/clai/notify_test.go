@@ -66,7 +66,7 @@ func TestRunNotifiesAQuestion(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf("notify:\n  - command: [sh, -c, 'cat > \"$0\"', %q]\n    on: [question]\n", got)
+	cfg := fmt.Sprintf("notify:\n  - command: [sh, -c, 'cat >> \"$0\"', %q]\n    on: [question]\n", got)
 	// A config file others may read is warned of: it holds tokens.
 	if err := os.WriteFile(config, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -96,9 +96,18 @@ func TestRunNotifiesAQuestion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the config file's command target got nothing: %v\n%s", err, stderr.String())
 	}
-	if err := json.Unmarshal(data, &n); err != nil || n.Question == nil || len(n.Question.Options) != 2 ||
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&n); err != nil || n.Question == nil || len(n.Question.Options) != 2 ||
 		n.Question.Options[0].Label != "y" || n.Session.ID == "" || n.Question.Session != n.Session.ID {
 		t.Errorf("the command target's JSON: %v\n%s", err, data)
+	}
+	// The question closed with the run: each target that had it is told.
+	var c notify.Notification
+	if err := dec.Decode(&c); err != nil || c.Event != notify.EventClosed || c.Closed == nil || c.Closed.Question != n.Question.ID {
+		t.Errorf("the command target's close: %v\n%s", err, data)
+	}
+	if closed := <-posts; closed.header.Get("Title") != "clai: notify-e2e: question closed" || !strings.Contains(closed.body, "closed: the run ended") {
+		t.Errorf("the close's title %q, body %q", closed.header.Get("Title"), closed.body)
 	}
 	// The run waited for an answer from elsewhere, then ended at the
 	// prompt's timeout, and said so to the target that asked for it.
@@ -134,7 +143,7 @@ func TestRunNotifiesTheDashboard(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf("notify:\n  - command: [sh, -c, 'cat > \"$0\"', %q]\n    on: [question]\n", got)
+	cfg := fmt.Sprintf("notify:\n  - command: [sh, -c, 'cat >> \"$0\"', %q]\n    on: [question]\n", got)
 	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -154,8 +163,8 @@ func TestRunNotifiesTheDashboard(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the command target got nothing: %v\n%s", err, stderr)
 	}
-	var n notify.Notification
-	if err := json.Unmarshal(data, &n); err != nil || n.Answer == nil || n.Answer.Dashboard != dashURL {
+	var n notify.Notification // the question's; its close follows
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&n); err != nil || n.Answer == nil || n.Answer.Dashboard != dashURL {
 		t.Fatalf("the notification does not name the dashboard %s (%v):\n%s", dashURL, err, data)
 	}
 	rep, _ := os.ReadFile(report)

@@ -113,3 +113,6 @@ func open(t *testing.T, s *playbooks.Notify, environ ...string) notify.Target {
 	}
 	return tg
 }
+
+// logField is a string field of a log line, to filter lines by.
+func logField(key, value string) zap.Field { return zap.String(key, value) }

@@ -1,14 +1,17 @@
 // Package notify tells people, through the targets of a playbook's and the
 // user config's notify: lists, when a run needs one and how it ended (see
 // docs/notifications.md). A Sender consumes the updates of a running session
-// (an ask.Desk) and delivers each notification from queues of its own, off
-// the answer's path: a slow, failing or hostile target is retried with
-// backoff, bounded in memory, and given up on a bounded time after the run
-// ends. Secrets never reach a log line or an error: a target is named by its
-// service and host, and its credentials are masked in every message.
+// (an ask.Desk) and delivers each notification from an outbox per target,
+// off the answer's path: a failed attempt is tried again after a jittered
+// backoff while the others go, a question that closes is taken out of every
+// outbox and each target that has it is told it closed, memory is bounded,
+// and what is left is given up a bounded time after the run ends. Secrets
+// never reach a log line or an error: a target is named by its service and
+// host, and its credentials are masked in every message.
 //
 // The notification and its text are in notification.go, the targets in
-// url.go, webhook.go, command.go and desktop.go, the sender in sender.go.
+// url.go, webhook.go, command.go and desktop.go, the sender in sender.go and
+// the outbox in outbox.go.
 package notify
 
 import (
@@ -46,6 +49,26 @@ type Notification struct {
 	ExitCode *int   `json:"exit_code,omitempty"`
 	// Answer says how to answer the question.
 	Answer *HowToAnswer `json:"answer,omitempty"`
+	// Closed says how the question closed, for EventClosed.
+	Closed *ClosedQuestion `json:"closed,omitempty"`
+}
+
+// EventClosed is the event of the follow-up that tells a target which was
+// told of a question that the question closed. It is no event of on: a
+// target hears of the close of each question it was told of.
+const EventClosed playbooks.NotifyEvent = "closed"
+
+// ClosedQuestion is how a question a target was told of closed.
+type ClosedQuestion struct {
+	// Question is the question's id.
+	Question string `json:"question"`
+	// How is ask.Answered, ask.MovedOn or ask.Ended.
+	How string `json:"how"`
+	// By, Channel and Sent are set for an answered question: who answered,
+	// through which channel, and what was typed (masked by the session).
+	By      string `json:"by,omitempty"`
+	Channel string `json:"channel,omitempty"`
+	Sent    string `json:"sent,omitempty"`
 }
 
 // HowToAnswer are the commands that answer a question from this machine.
@@ -159,6 +182,68 @@ func build(id string, ev playbooks.NotifyEvent, u ask.Update, s ask.Session) *No
 	return n
 }
 
+// Bounds of what a close says of who answered and what was typed.
+const (
+	closedByWidth   = 64
+	closedSentWidth = 200
+)
+
+// buildClosed makes the follow-up that tells of the close of u's question,
+// in session s. The question it carries is cut to what names it: its
+// screen, suggestions and the commands that answer it are left out.
+func buildClosed(id string, u ask.Update, s ask.Session) *Notification {
+	s.Question = nil
+	q := *u.Question
+	q.Screen, q.ScreenHash, q.Suggestions, q.Summary = "", "", nil, ""
+	c := &ClosedQuestion{Question: q.ID, How: ask.Ended}
+	at := u.At
+	if q.Closed != nil {
+		c.How, c.By, c.Channel, c.Sent = q.Closed.How, cut(oneLine(q.Closed.By), closedByWidth),
+			oneLine(q.Closed.Channel), cut(oneLine(q.Closed.Sent), closedSentWidth)
+		if !q.Closed.At.IsZero() {
+			at = q.Closed.At
+		}
+		closed := *q.Closed
+		closed.By, closed.Channel, closed.Sent = c.By, c.Channel, c.Sent
+		q.Closed = &closed
+	}
+	name := s.Name
+	if name == "" {
+		name = s.Playbook
+	}
+	return &Notification{Version: Version, ID: id, Event: EventClosed, At: at, Session: s, Question: &q, Closed: c,
+		Title: fmt.Sprintf("clai: %s: question closed", name), Text: closedText(c)}
+}
+
+// closedText says in one line how a question closed.
+func closedText(c *ClosedQuestion) string {
+	switch c.How {
+	case ask.Answered:
+		text := "answered"
+		if c.By != "" {
+			text += " by " + c.By
+		}
+		if c.Channel != "" {
+			text += " via " + c.Channel
+		}
+		if c.Sent != "" {
+			text += ": " + c.Sent
+		}
+		return text
+	case ask.MovedOn:
+		return "moved on: the program went on by itself"
+	}
+	return "closed: the run ended"
+}
+
+// cut is s cut to at most n characters, an ellipsis marking the cut.
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
 // answerCommands are the commands a person types to answer q, and only q:
 // one pasted after it closed is refused rather than typed at the next
 // question. The options' labels come from the program, so each is quoted for
@@ -233,6 +318,12 @@ func excerpt(screen string) string {
 func (n *Notification) Message() string {
 	var b strings.Builder
 	b.WriteString(n.Text)
+	if n.Event == EventClosed {
+		if n.Question != nil {
+			b.WriteString("\nquestion: " + oneLine(n.Question.Text))
+		}
+		return b.String()
+	}
 	if q := n.Question; q != nil {
 		if q.Summary != "" {
 			b.WriteString("\nquestion: " + oneLine(q.Text))

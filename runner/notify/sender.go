@@ -2,8 +2,8 @@ package notify
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -16,27 +16,48 @@ import (
 
 // Bounds of delivery (docs/notifications.md).
 const (
-	// QueueSize is how many notifications wait for one target; a new one
-	// then drops the oldest.
+	// QueueSize is how many notifications wait for one target, beside the
+	// one being tried; a new one then drops the oldest that waits.
 	QueueSize = 16
-	// Attempts is how often a notification is tried.
-	Attempts = 5
-	// FirstBackoff is the wait after the first failed attempt; it doubles,
-	// up to MaxBackoff.
+	// MaxInFlight is how many attempts to one target run at once: one, so
+	// that a target that works hears of everything in order.
+	MaxInFlight = 1
+	// Attempts is how often a notification is tried at most.
+	Attempts = 120
+	// RetryWindow is how long after it was queued a notification may still
+	// be tried: no attempt starts later.
+	RetryWindow = 30 * time.Minute
+	// FirstBackoff is the step after the first failed attempt; it doubles,
+	// up to MaxBackoff. The wait is the step less a random jitter of up to
+	// half of it.
 	FirstBackoff = time.Second
 	MaxBackoff   = 30 * time.Second
 	// Grace is how long the end of a run waits for what is not delivered.
 	Grace = 5 * time.Second
 	// maxDedupKeys bounds the notifications a target remembers.
 	maxDedupKeys = 1024
+	// maxTold bounds the open questions a target remembers it was told of,
+	// to tell it of their close.
+	maxTold = 256
 )
 
-// The event log's lines of the sender.
+// The event log's lines of the sender. Each names the target, the
+// notification, its event (on), its kind and, for a question and its close,
+// the question's id.
 const (
-	LogSent    = "notify-sent"
-	LogFailed  = "notify-failed"
-	LogDropped = "notify-dropped"
-	LogGaveUp  = "notify-gave-up"
+	LogSent      = "notify-sent"
+	LogFailed    = "notify-failed"
+	LogDropped   = "notify-dropped"
+	LogGaveUp    = "notify-gave-up"
+	LogCancelled = "notify-cancelled"
+)
+
+// The kinds of notification, as the log names them.
+const (
+	KindQuestion = "question" // a question opened (on: question, danger, manual)
+	KindClosed   = "closed"   // a question the target was told of closed
+	KindDanger   = "danger"   // a danger hit that opened no question
+	KindEnd      = "end"      // the run ended
 )
 
 // Route is a target with what its spec says of when it is told.
@@ -45,18 +66,20 @@ type Route struct {
 	Spec   *playbooks.Notify
 }
 
-// Sender delivers a run's notifications to its routes, each from a queue of
-// its own.
+// Sender delivers a run's notifications to its routes, each from an outbox
+// of its own (see outbox.go).
 type Sender struct {
-	log     *zap.Logger
-	grace   time.Duration
-	backoff func(attempt int) time.Duration
-	routes  []*route
+	log      *zap.Logger
+	grace    time.Duration
+	backoff  func(attempt int) time.Duration
+	jitter   func(step time.Duration) time.Duration
+	attempts int
+	window   time.Duration
+	routes   []*route
 	// giveUp ends every attempt and wait when the grace after the run is
-	// over; closing says the run ended: the queues are worked off.
-	giveUp  context.Context
-	stop    context.CancelCauseFunc
-	closing chan struct{}
+	// over.
+	giveUp context.Context
+	stop   context.CancelCauseFunc
 	// ended is closed once the watcher stopped: no more will come.
 	ended   chan struct{}
 	watched sync.WaitGroup
@@ -87,10 +110,32 @@ func WithTriage(decide triage.Func, wait time.Duration) Option {
 	return func(s *Sender) { s.triage, s.triageWait = decide, wait }
 }
 
-// WithBackoff sets the wait after the attempt-th failed attempt (default:
-// FirstBackoff doubling up to MaxBackoff).
+// WithBackoff sets the step after the attempt-th failed attempt (default:
+// FirstBackoff doubling up to MaxBackoff); the jitter is taken off it.
 func WithBackoff(f func(attempt int) time.Duration) Option {
 	return func(s *Sender) { s.backoff = f }
+}
+
+// WithJitter sets the wait after a failed attempt from its step: f returns
+// a duration between step/2 and step (one outside is brought to the nearer
+// end). The default draws it at random. f is called from several
+// goroutines at once.
+func WithJitter(f func(step time.Duration) time.Duration) Option {
+	return func(s *Sender) { s.jitter = f }
+}
+
+// WithRetryBounds sets how often a notification is tried at most and how
+// long after it was queued it may still be tried (defaults Attempts and
+// RetryWindow); a value <= 0 keeps the default.
+func WithRetryBounds(attempts int, window time.Duration) Option {
+	return func(s *Sender) {
+		if attempts > 0 {
+			s.attempts = attempts
+		}
+		if window > 0 {
+			s.window = window
+		}
+	}
 }
 
 // WithDashboard has a question's notification carry the URL, with its
@@ -101,7 +146,8 @@ func WithDashboard(find func() string) Option { return func(s *Sender) { s.dashb
 
 // NewSender starts a worker for each route. Close ends them.
 func NewSender(routes []Route, opts ...Option) *Sender {
-	s := &Sender{log: zap.NewNop(), grace: Grace, backoff: defaultBackoff, closing: make(chan struct{}), ended: make(chan struct{})}
+	s := &Sender{log: zap.NewNop(), grace: Grace, backoff: defaultBackoff, jitter: defaultJitter,
+		attempts: Attempts, window: RetryWindow, ended: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
 	}
@@ -115,12 +161,38 @@ func NewSender(routes []Route, opts ...Option) *Sender {
 	return s
 }
 
+// defaultBackoff is FirstBackoff doubled at each failed attempt, up to
+// MaxBackoff.
 func defaultBackoff(attempt int) time.Duration {
+	if attempt < 1 {
+		attempt = 1
+	}
+	if attempt > 32 {
+		return MaxBackoff
+	}
 	d := FirstBackoff << (attempt - 1)
 	if d <= 0 || d > MaxBackoff {
 		return MaxBackoff
 	}
 	return d
+}
+
+// defaultJitter is step less a random part of up to half of it.
+func defaultJitter(step time.Duration) time.Duration {
+	if step <= 1 {
+		return step
+	}
+	return step - rand.N(step/2+1)
+}
+
+// retryWait is the wait after the attempt-th failed attempt: its step less
+// the jitter, between half the step and the step.
+func (s *Sender) retryWait(attempt int) time.Duration {
+	step := s.backoff(attempt)
+	if step <= 0 {
+		return 0
+	}
+	return min(max(s.jitter(step), step/2), step)
 }
 
 // Watch tells the routes of the updates of desk until the run ends (or
@@ -134,7 +206,7 @@ func (s *Sender) Watch(desk ask.Desk) {
 	if kw, ok := desk.(ask.KindWatcher); ok {
 		// Only these can tell anyone (see candidates): the run's answers
 		// and screens are never handed over.
-		updates = kw.WatchKinds(ctx, ask.UpdateQuestion, ask.UpdateDanger, ask.UpdateEnd)
+		updates = kw.WatchKinds(ctx, ask.UpdateQuestion, ask.UpdateClosed, ask.UpdateDanger, ask.UpdateEnd)
 	} else {
 		updates = desk.Watch(ctx)
 	}
@@ -143,32 +215,36 @@ func (s *Sender) Watch(desk ask.Desk) {
 		defer s.watched.Done()
 		defer cancel()
 		for {
+			// The desk closes updates after the run's end; what is still on
+			// its way then (the closes of the last questions, the end, which
+			// a triage relays) counts, within the grace of Close.
 			var u ask.Update
 			var ok bool
 			select {
 			case u, ok = <-updates:
-			case <-s.closing:
-				// The run is over: what is buffered still counts, no more.
-				select {
-				case u, ok = <-updates:
-				default:
-					return
-				}
+			case <-ctx.Done():
+				return
 			}
 			if !ok {
 				return
 			}
 			// Most updates (the screen, clai's answers) tell nobody: the
 			// session is not asked for those.
-			if candidates(u) != nil {
+			if candidates(u) != nil || u.Kind == ask.UpdateClosed && u.Question != nil {
 				s.Notify(u, desk.Session())
 			}
 		}
 	}()
 }
 
-// Notify queues update u of session for each route that is told of it.
+// Notify queues update u of session for each route that is told of it. A
+// question that closed is taken from every queue it waits in, and each
+// route that was told of it is told it closed.
 func (s *Sender) Notify(u ask.Update, session ask.Session) {
+	if u.Kind == ask.UpdateClosed {
+		s.closeQuestion(u, session)
+		return
+	}
 	evs := candidates(u)
 	if len(evs) == 0 {
 		return
@@ -181,11 +257,33 @@ func (s *Sender) Notify(u ask.Update, session ask.Session) {
 				if n.Answer != nil && !r.Spec.NoDashboardLink {
 					n.Answer.Dashboard = dashboard()
 				}
-				r.offer(n)
+				r.offer(n, kindOf(u))
 				break
 			}
 		}
 	}
+}
+
+// closeQuestion cancels the question u closed where it waits, and tells
+// each route that has it that it closed.
+func (s *Sender) closeQuestion(u ask.Update, session ask.Session) {
+	if u.Question == nil {
+		return
+	}
+	for _, r := range s.routes {
+		r.closeQuestion(u.Question, func() *Notification { return buildClosed(s.nextID(session.ID), u, session) })
+	}
+}
+
+// kindOf is the kind of the notification of update u.
+func kindOf(u ask.Update) string {
+	switch {
+	case u.Question != nil:
+		return KindQuestion
+	case u.Kind == ask.UpdateDanger:
+		return KindDanger
+	}
+	return KindEnd
 }
 
 // dashboardURL is the running dashboard's URL, "" when none runs or none
@@ -207,12 +305,12 @@ func (s *Sender) nextID(session string) string {
 	return fmt.Sprintf("%s-%d", session, s.count)
 }
 
-// Close is called once the run ended: what is waiting is delivered, for the
-// grace at most; then what is left is given up, with a log line each.
+// Close is called once the run ended: the watched desk's last updates are
+// taken in and what is waiting is delivered, for the grace at most; then
+// what is left is given up, with a log line each.
 // It returns when every worker has ended.
 func (s *Sender) Close() {
 	s.closed.Do(func() {
-		close(s.closing)
 		done := make(chan struct{})
 		go func() {
 			s.watched.Wait()
@@ -231,187 +329,3 @@ func (s *Sender) Close() {
 		s.stop(errGaveUp)
 	})
 }
-
-// route is a target's queue and worker.
-type route struct {
-	Route
-	s    *Sender
-	wake chan struct{}
-
-	mu    sync.Mutex
-	queue []*Notification
-	sent  []time.Time
-	seen  map[string]time.Time
-}
-
-// offer queues n unless the rate or the de-duplication holds it back; a
-// full queue drops its oldest.
-func (r *route) offer(n *Notification) {
-	r.mu.Lock()
-	reason := r.holdBack(n)
-	var dropped *Notification
-	if reason == "" {
-		if len(r.queue) == QueueSize {
-			dropped, r.queue = r.queue[0], r.queue[1:]
-		}
-		r.queue = append(r.queue, n)
-	}
-	r.mu.Unlock()
-	if reason != "" {
-		r.logLine(LogDropped, n, zap.String("reason", reason))
-		return
-	}
-	if dropped != nil {
-		r.logLine(LogDropped, dropped, zap.String("reason", "the queue is full: the oldest is dropped"))
-	}
-	r.poke()
-}
-
-// holdBack says why n is not sent ("" to send it), and counts it if sent.
-func (r *route) holdBack(n *Notification) string {
-	now, key := n.At, dedupKey(n)
-	if at, ok := r.seen[key]; ok && r.Spec.Dedup > 0 && now.Sub(at) < r.Spec.Dedup {
-		return "the same notification was sent less than dedup ago"
-	}
-	kept := r.sent[:0]
-	for _, at := range r.sent {
-		if now.Sub(at) < r.Spec.RatePer {
-			kept = append(kept, at)
-		}
-	}
-	r.sent = kept
-	if len(r.sent) >= r.Spec.RateMax {
-		return fmt.Sprintf("the rate of %d per %s is spent", r.Spec.RateMax, r.Spec.RatePer)
-	}
-	r.sent = append(r.sent, now)
-	if r.Spec.Dedup > 0 {
-		r.remember(key, now)
-	}
-	return ""
-}
-
-// remember records that key was sent at now, forgetting what dedup no
-// longer holds back, or the oldest, to keep at most maxDedupKeys.
-func (r *route) remember(key string, now time.Time) {
-	for k, at := range r.seen {
-		if now.Sub(at) >= r.Spec.Dedup {
-			delete(r.seen, k)
-		}
-	}
-	for len(r.seen) >= maxDedupKeys {
-		oldest, first := "", time.Time{}
-		for k, at := range r.seen {
-			if oldest == "" || at.Before(first) {
-				oldest, first = k, at
-			}
-		}
-		delete(r.seen, oldest)
-	}
-	r.seen[key] = now
-}
-
-// dedupKey is what makes two notifications the same: the event and what a
-// person reads.
-func dedupKey(n *Notification) string {
-	key := string(n.Event) + "\x00" + n.Text + "\x00" + n.Rule
-	if n.Question != nil {
-		for _, o := range n.Question.Options {
-			key += "\x00" + o.Label
-		}
-	}
-	return key
-}
-
-func (r *route) poke() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
-
-// next waits for the next notification; false when the worker is done.
-func (r *route) next() (*Notification, bool) {
-	for {
-		r.mu.Lock()
-		if len(r.queue) > 0 {
-			n := r.queue[0]
-			r.queue = r.queue[1:]
-			r.mu.Unlock()
-			return n, true
-		}
-		r.mu.Unlock()
-		select {
-		case <-r.wake:
-		case <-r.s.ended:
-			r.mu.Lock()
-			empty := len(r.queue) == 0
-			r.mu.Unlock()
-			if empty {
-				return nil, false
-			}
-		case <-r.s.giveUp.Done():
-			return nil, false
-		}
-	}
-}
-
-func (r *route) work() {
-	defer r.s.workers.Done()
-	for {
-		n, ok := r.next()
-		if !ok {
-			break
-		}
-		r.deliver(n)
-	}
-	r.mu.Lock()
-	left := r.queue
-	r.queue = nil
-	r.mu.Unlock()
-	for _, n := range left {
-		r.logLine(LogGaveUp, n, zap.String("reason", "the run ended before it was sent"))
-	}
-}
-
-// deliver tries n up to Attempts times, with backoff between.
-func (r *route) deliver(n *Notification) {
-	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeoutCause(r.s.giveUp, r.Spec.Timeout, fmt.Errorf("no answer in %s", r.Spec.Timeout))
-		err := r.Target.Deliver(ctx, n)
-		cancel()
-		if err == nil {
-			r.logLine(LogSent, n, zap.Int("attempt", attempt))
-			return
-		}
-		if r.s.giveUp.Err() != nil {
-			r.logLine(LogGaveUp, n, zap.Int("attempt", attempt), zap.String("error", n.maskDashboard(err.Error())))
-			return
-		}
-		r.logLine(LogFailed, n, zap.Int("attempt", attempt), zap.String("error", n.maskDashboard(err.Error())))
-		var p *permanentError
-		if attempt == Attempts || errors.As(err, &p) {
-			r.logLine(LogGaveUp, n, zap.Int("attempt", attempt), zap.String("reason", "no attempt left"))
-			return
-		}
-		wait := time.NewTimer(r.s.backoff(attempt))
-		select {
-		case <-wait.C:
-		case <-r.s.giveUp.Done():
-			wait.Stop()
-			r.logLine(LogGaveUp, n, zap.Int("attempt", attempt), zap.String("reason", "the run ended before it was sent"))
-			return
-		}
-	}
-}
-
-func (r *route) logLine(event string, n *Notification, fields ...zap.Field) {
-	fields = append([]zap.Field{zap.String("event", event), zap.String("target", r.Target.Name()),
-		zap.String("notification", n.ID), zap.String("on", string(n.Event))}, fields...)
-	r.s.log.Info(event, fields...)
-}
-
-// permanentError is a failure another attempt cannot mend.
-type permanentError struct{ err error }
-
-func (e *permanentError) Error() string { return e.err.Error() }
-func (e *permanentError) Unwrap() error { return e.err }

@@ -212,6 +212,7 @@ func TestFailingTargetRetriedThenGivenUp(t *testing.T) {
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
 	const token = "tok-9f8e7d6c5b"
+	const attempts = 5
 	sFlaky, sBroken, sGone := spec(playbooks.NotifyWebhook), spec(playbooks.NotifyWebhook), spec(playbooks.NotifyWebhook)
 	sFlaky.Webhook = &playbooks.Webhook{URL: flaky.URL + "/flaky"}
 	sBroken.Webhook = &playbooks.Webhook{URL: broken.URL + "/hooks/${TOKEN}?key=${TOKEN}"}
@@ -221,7 +222,7 @@ func TestFailingTargetRetriedThenGivenUp(t *testing.T) {
 		{Target: open(t, sFlaky), Spec: sFlaky},
 		{Target: open(t, sBroken, "TOKEN="+token), Spec: sBroken},
 		{Target: open(t, sGone, "TOKEN="+token), Spec: sGone},
-	}, notify.WithLogger(log), notify.WithBackoff(noBackoff), notify.WithGrace(time.Minute))
+	}, notify.WithLogger(log), notify.WithBackoff(noBackoff), notify.WithRetryBounds(attempts, time.Hour), notify.WithGrace(time.Minute))
 	desk := newFakeDesk()
 	sender.Watch(desk)
 	desk.publish(questionUpdate(question("q1", "Proceed?", "y", "n")))
@@ -231,8 +232,8 @@ func TestFailingTargetRetriedThenGivenUp(t *testing.T) {
 		<-flakyGot
 	}
 	evs, all := events(obs)
-	if count(evs, notify.LogFailed) != 2+2*notify.Attempts || count(evs, notify.LogSent) != 1 || count(evs, notify.LogGaveUp) != 2 {
-		t.Errorf("want 2 failures then sent for one, %d failures then given up for the others; log:\n%s", notify.Attempts, all)
+	if count(evs, notify.LogFailed) != 2+2*attempts || count(evs, notify.LogSent) != 1 || count(evs, notify.LogGaveUp) != 2 {
+		t.Errorf("want 2 failures then sent for one, %d failures then given up for the others; log:\n%s", attempts, all)
 	}
 	if strings.Contains(all, token) {
 		t.Errorf("the log holds the token:\n%s", all)
@@ -367,8 +368,9 @@ func TestCommandTarget(t *testing.T) {
 	sHang.Command = []string{"sh", "-c", `sleep 600 & echo $! > "$0"; wait`, pidFile}
 	sHang.Timeout = 200 * time.Millisecond
 	log, obs := logs()
+	const attempts = 3
 	sender := notify.NewSender([]notify.Route{{Target: open(t, s), Spec: s}, {Target: open(t, sHang), Spec: sHang}},
-		notify.WithLogger(log), notify.WithBackoff(noBackoff), notify.WithGrace(time.Minute))
+		notify.WithLogger(log), notify.WithBackoff(noBackoff), notify.WithRetryBounds(attempts, time.Hour), notify.WithGrace(time.Minute))
 	desk := newFakeDesk()
 	sender.Watch(desk)
 	desk.publish(questionUpdate(question("q1", "Go on? [y/N]", "y", "N")))
@@ -380,7 +382,7 @@ func TestCommandTarget(t *testing.T) {
 	}
 	validate(t, data)
 	evs, all := events(obs)
-	if count(evs, notify.LogSent) != 1 || count(evs, notify.LogFailed) != notify.Attempts || !strings.Contains(all, "killed") {
+	if count(evs, notify.LogSent) != 1 || count(evs, notify.LogFailed) != attempts || !strings.Contains(all, "killed") {
 		t.Errorf("want the hanging command killed at each attempt:\n%s", all)
 	}
 	assertGone(t, pidFile)
@@ -490,7 +492,7 @@ func TestSenderWatchesOnlyWhatTells(t *testing.T) {
 		t.Fatal("the sender watches every kind of update")
 	}
 	slices.Sort(kinds)
-	if want := []string{ask.UpdateDanger, ask.UpdateEnd, ask.UpdateQuestion}; !slices.Equal(kinds, want) {
+	if want := []string{ask.UpdateClosed, ask.UpdateDanger, ask.UpdateEnd, ask.UpdateQuestion}; !slices.Equal(kinds, want) {
 		t.Fatalf("the sender watches %v, want %v", kinds, want)
 	}
 	desk.publish(questionUpdate(question("q1", "Overwrite config.yaml? [y/N]", "y", "N")))
@@ -527,4 +529,8 @@ func TestTriageTellsOnlyWhatTheAnswererLeaves(t *testing.T) {
 	}
 	desk.end("done", 0)
 	sender.Close()
+	// q1, which the answerer took, was told to nobody: its close neither.
+	if r := <-got; r.header.Get(notify.HeaderEvent) != "done" || len(got) != 0 {
+		t.Errorf("after q2, want the end only: %s", r.body)
+	}
 }
