@@ -140,7 +140,7 @@ func TestDashboardAnswersFromTheBrowser(t *testing.T) {
 	err := chromedp.Do(ctx,
 		chromedp.Click(option),
 		chromedp.WaitVisible(card+` .closed-line[data-how="answered"]`),
-		chromedp.WaitVisible(card+` .badge.s-done`),
+		chromedp.WaitVisible(card+` .badge.o-done`),
 	)
 	if err != nil {
 		t.Fatalf("the page does not show the question answered and the run done: %v\nclai run:\n%s", err, out)
