@@ -27,6 +27,12 @@
 //	    version, the same process doing nothing
 //	W11 ten clai daemons started at once on a new database: exactly one
 //	    migrates and serves
+//	W12 a soak: one run of a program that draws a clock every 200 ms while
+//	    it asks three questions, each answered 20 s after it opens, with a
+//	    webhook that refuses 30% of requests and an ntfy server down for the
+//	    first 5 s: questions per prompt, notifications and closes per
+//	    question per target, the largest delay to delivery, lost questions
+//	    (the engine's half, ten virtual minutes, is BenchmarkSoakRedrawingScreen)
 //
 // Every process it starts has its runtime, config and state folders in a
 // temporary folder, so the user's own sessions and config play no part.
@@ -296,6 +302,12 @@ func bench(runs int, only string) error {
 	if selected("W6") {
 		r := remoteRuns{clai: clai, prompter: filepath.Join(dir, "prompter"), dir: dir, n: 50, limit: 2 * time.Minute}
 		if err := benchRemote(r, runs); err != nil {
+			return err
+		}
+	}
+	if selected("W12") {
+		// One run: it lasts over a minute of real time by design.
+		if err := benchSoak(clai, filepath.Join(dir, "prompter"), dir); err != nil {
 			return err
 		}
 	}
