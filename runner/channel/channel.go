@@ -20,7 +20,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -370,58 +369,13 @@ func closedText(q *ask.Question) string {
 	case c == nil:
 		return "closed"
 	case c.How == ask.Answered:
-		return fmt.Sprintf("answered by %s via %s: %s", cut(readable(c.By), 64), readable(c.Channel), cut(readable(c.Sent), 200))
+		return fmt.Sprintf("answered by %s via %s: %s", cut(ask.Visible(c.By), 64), ask.Visible(c.Channel), cut(ask.Visible(c.Sent), 200))
 	case c.How == ask.MovedOn:
 		return "moved on: the program went on by itself"
 	}
 	return "closed: the run ended"
 }
 
-// readable is what was typed as a person reads it, on one line: Enter is
-// " ⏎", a tab "⇥", escape "␛", the other C0 controls their control
-// pictures, and C1 controls, line and paragraph separators and bidi
-// controls \uXXXX; never the raw control characters. Invalid UTF-8 shows as
-// U+FFFD.
-func readable(s string) string {
-	if !strings.ContainsFunc(s, unreadable) && utf8.ValidString(s) {
-		return s
-	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\r' || r == '\n':
-			if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
-				b.WriteByte(' ')
-			}
-			if r == '\r' {
-				b.WriteRune('⏎')
-			} else {
-				b.WriteRune('␤')
-			}
-		case r == '\t':
-			b.WriteRune('⇥')
-		case r == 0x1b:
-			b.WriteRune('␛')
-		case r < 0x20:
-			b.WriteRune(0x2400 + r)
-		case r == 0x7f:
-			b.WriteRune('␡')
-		case unreadable(r):
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// unreadable reports whether r is a control character, breaks a line or
-// changes the direction of text.
-func unreadable(r rune) bool {
-	return r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029 ||
-		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
-}
 
 // watchKinds are the updates a channel tells of.
 var watchKinds = []string{ask.UpdateQuestion, ask.UpdateClosed}

@@ -88,7 +88,7 @@ func TestNtfyQuestionSurvivesAServerThatIsDownAtFirst(t *testing.T) {
 
 	desk.closeQuestion(q, ask.Answered, "alice", ask.ChannelDashboard, "y\r")
 	m := published(t, fake, "the follow-up", func(m channeltest.NtfyMessage) bool { return strings.Contains(m.Title, "q1 closed") })
-	if !strings.Contains(m.Message, "Migrate now? [y/N]") || !strings.Contains(m.Message, "answered by alice via dashboard: y ⏎") ||
+	if !strings.Contains(m.Message, "Migrate now? [y/N]") || !strings.Contains(m.Message, "answered by alice via dashboard: y⏎") ||
 		strings.Contains(m.Message, "\r") || len(m.Actions) != 0 {
 		t.Errorf("the follow-up: %+v", m)
 	}

@@ -282,7 +282,7 @@ func (t *Telegram) press(ctx context.Context, out *outbox, desk ask.Desk, cq *tg
 		var sent ask.Sent
 		sent, err = Press(ctx, desk, b, by, t.Name())
 		if err == nil {
-			reply = "sent: " + readable(sent.Sent)
+			reply = "sent: " + ask.Visible(sent.Sent)
 		}
 	}
 	t.logAnswer(by, err)
@@ -327,7 +327,7 @@ func viewUsage(s ask.Session, asked string) string {
 	if asked == "" {
 		return fmt.Sprintf("/view needs the session: write /view %s (or /view %s) to see the screen of %s.", s.ID, s.Name, s.Name)
 	}
-	return fmt.Sprintf("there is no session \"%s\" here; this bot serves %s: write /view %s.", cut(readable(asked), 64), s.Name, s.ID)
+	return fmt.Sprintf("there is no session \"%s\" here; this bot serves %s: write /view %s.", cut(ask.Visible(asked), 64), s.Name, s.ID)
 }
 
 // helpText lists the commands, for s.
@@ -354,7 +354,7 @@ func (t *Telegram) answerText(ctx context.Context, desk ask.Desk, s ask.Session,
 	case err != nil:
 		return cut(err.Error(), 300)
 	}
-	return "sent: " + readable(sent.Sent)
+	return "sent: " + ask.Visible(sent.Sent)
 }
 
 func (t *Telegram) logAnswer(by string, err error) {

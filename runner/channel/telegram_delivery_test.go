@@ -79,7 +79,7 @@ func TestTelegramQuestionSurvivesAFailingSend(t *testing.T) {
 			t.Errorf("the question was sent %d times, want once", n)
 		}
 		e := f.Edits()
-		if len(e) != 1 || e[0].ID != m.ID || !strings.Contains(e[0].Text, "answered by alice via dashboard: y ⏎") || strings.Contains(e[0].Text, "\r") {
+		if len(e) != 1 || e[0].ID != m.ID || !strings.Contains(e[0].Text, "answered by alice via dashboard: y⏎") || strings.Contains(e[0].Text, "\r") {
 			t.Errorf("the edits: %+v", e)
 		}
 	})
@@ -171,7 +171,7 @@ func TestTelegramHelpAndPlainMessages(t *testing.T) {
 		if text := msgs[4].Text; !strings.Contains(text, `no session "other\u202E" here`) || strings.Contains(text, "\u202e") {
 			t.Errorf("/view other: %q", text)
 		}
-		if text := msgs[5].Text; text != "sent: v1.2.3 ⏎" {
+		if text := msgs[5].Text; text != "sent: v1.2.3⏎" {
 			t.Errorf("/answer: %q", text)
 		}
 	})

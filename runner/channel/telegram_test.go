@@ -189,7 +189,7 @@ func TestTelegramCommands(t *testing.T) {
 		if !strings.Contains(msgs[2].Text, "/answer 7f3c2a1e TEXT") {
 			t.Errorf("/answer to another session: %q", msgs[2].Text)
 		}
-		if msgs[3].Text != "sent: demo project ⏎" {
+		if msgs[3].Text != "sent: demo project⏎" {
 			t.Errorf("/answer: %q", msgs[3].Text)
 		}
 	})

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/clai-sh/clai/runner/ask"
 )
 
 // This file holds what the Markdown and HTML reports share: how a report's
@@ -99,59 +101,12 @@ func reasonOf(e Event) string {
 	return e.Reason + " (" + b + ")"
 }
 
-// visible shows text on one line with its control characters made visible: ⏎ for
-// a carriage return, ␤ for a line feed, ⇥ for a tab, ␛ for escape, the Unicode
-// control pictures for the other C0 controls, \uXXXX for other invisible line
-// breaks and C1 controls. Invalid UTF-8 shows as U+FFFD.
-func visible(s string) string {
-	return showControls(s, false)
-}
+// visible is ask.Visible: text on one line, what a person could not read
+// made visible.
+func visible(s string) string { return ask.Visible(s) }
 
-// visibleBlock is visible for a block of text: line breaks stay line breaks (a
-// CR LF pair is one), a lone carriage return shows as ⏎.
-func visibleBlock(s string) string {
-	return showControls(s, true)
-}
-
-func showControls(s string, block bool) string {
-	if !strings.ContainsFunc(s, needsShowing) && utf8.ValidString(s) {
-		return s
-	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case block && r == '\n':
-			b.WriteByte('\n')
-		case block && r == '\r' && i+1 < len(s) && s[i+1] == '\n':
-			// part of a line break
-		case block && r == '\t':
-			b.WriteByte('\t')
-		case r == '\r':
-			b.WriteRune('⏎')
-		case r == '\n':
-			b.WriteRune('␤')
-		case r == '\t':
-			b.WriteRune('⇥')
-		case r == 0x1b:
-			b.WriteRune('␛')
-		case r < 0x20:
-			b.WriteRune(0x2400 + r)
-		case r == 0x7f:
-			b.WriteRune('␡')
-		case needsShowing(r):
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// needsShowing reports whether r is invisible or breaks a line.
-func needsShowing(r rune) bool {
-	return r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029
-}
+// visibleBlock is ask.VisibleBlock: line breaks stay line breaks.
+func visibleBlock(s string) string { return ask.VisibleBlock(s) }
 
 // tail keeps the last n characters of s, marking a cut with a leading "…"; the end
 // of an excerpt is what matched.
