@@ -376,7 +376,6 @@ func closedText(q *ask.Question) string {
 	return "closed: the run ended"
 }
 
-
 // watchKinds are the updates a channel tells of.
 var watchKinds = []string{ask.UpdateQuestion, ask.UpdateClosed}
 
