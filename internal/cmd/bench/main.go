@@ -33,6 +33,11 @@
 //	    first 5 s: questions per prompt, notifications and closes per
 //	    question per target, the largest delay to delivery, lost questions
 //	    (the engine's half, ten virtual minutes, is BenchmarkSoakRedrawingScreen)
+//	W13 suggestions on a seeded history of three repositories, replayed
+//	    through a daemon's ingest and asked before each command: top-1/3/5 by
+//	    exact text and by template against global and repository frequency,
+//	    Markov and Markov + frequency on the same stream, and the daemon's
+//	    calibration
 //
 // Every process it starts has its runtime, config and state folders in a
 // temporary folder, so the user's own sessions and config play no part.
@@ -302,6 +307,11 @@ func bench(runs int, only string) error {
 	if selected("W6") {
 		r := remoteRuns{clai: clai, prompter: filepath.Join(dir, "prompter"), dir: dir, n: 50, limit: 2 * time.Minute}
 		if err := benchRemote(r, runs); err != nil {
+			return err
+		}
+	}
+	if selected("W13") {
+		if err := sb.benchEval(); err != nil {
 			return err
 		}
 	}
