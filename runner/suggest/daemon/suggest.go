@@ -69,6 +69,7 @@ func (d *server) routes() http.Handler {
 	mux.HandleFunc("GET /healthz", d.healthz)
 	mux.HandleFunc("POST /ingest", d.ingest)
 	mux.HandleFunc("POST /suggest", d.suggest)
+	mux.HandleFunc("POST /forget", d.forget)
 	mux.HandleFunc("GET /debug/scores", d.debugScores)
 	mux.HandleFunc("GET /debug/transitions", d.debugTransitions)
 	mux.HandleFunc("GET /debug/tasks", d.debugTasks)
