@@ -175,7 +175,8 @@ type Purged struct {
 }
 
 // Purge removes what is older than before: command events, sessions last
-// heard of, and the transitions, scores and tasks last seen before it. When
+// heard of, and the transitions, scores and tasks last seen before it, with
+// the transitions from a command not run since. When
 // it removed anything, it scrubs the files (see Scrub): nothing of what it
 // removed is left in the database, its free pages or its write-ahead log.
 // It is one of the store's writes (see Writer.Do).
@@ -201,6 +202,18 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (Purged, error) {
 				return fmt.Errorf("purge: %w", err)
 			}
 		}
+		// A transition from a command run before the cut to one after it
+		// is recent, but names the old command: it goes with it.
+		res, err := a.tx.ExecContext(ctx, `DELETE FROM transitions WHERE NOT EXISTS (
+			SELECT 1 FROM command_scores s WHERE s.scope = transitions.scope AND s.template = transitions.prev_template)`)
+		if err != nil {
+			return fmt.Errorf("purge: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("purge: %w", err)
+		}
+		p.Transitions += n
 		return nil
 	})
 	if err != nil || p == (Purged{}) {

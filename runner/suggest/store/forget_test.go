@@ -60,7 +60,10 @@ func TestAPurgeLeavesNoTraceInTheFiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "suggest.db")
 	s := open(t, path, store.Options{})
 	old, kept := marker(), marker()
-	if err := s.Apply(t.Context(), history(old, 0)); err != nil {
+	// The last old command comes right before the first kept one: the
+	// transition between them is recent, but names the old command.
+	last := cmd("s", "repo", "echo "+old, 19*24*time.Hour)
+	if err := s.Apply(t.Context(), append(history(old, 0), last)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Apply(t.Context(), history(kept, 30*24*time.Hour)); err != nil {
@@ -73,8 +76,8 @@ func TestAPurgeLeavesNoTraceInTheFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Events != 306 {
-		t.Fatalf("purged %+v, want 306 events", p)
+	if p.Events != 307 {
+		t.Fatalf("purged %+v, want 307 events", p)
 	}
 	if got := traces(t, path, old); len(got) > 0 {
 		t.Fatalf("the purged command is still in %v", got)
