@@ -152,6 +152,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			initCommand(),
 			daemonCommand(),
 			suggestCommand(),
+			historyCommand(),
 			versionCommand(),
 		},
 	}

@@ -36,14 +36,29 @@ type runningDaemon struct {
 
 // lockedBuffer is a process's output, read while it is written.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu   sync.Mutex
+	b    strings.Builder
+	grew chan struct{}
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.grew != nil {
+		close(l.grew)
+		l.grew = nil
+	}
 	return l.b.Write(p)
+}
+
+// next is the output so far, and a channel closed at the next write.
+func (l *lockedBuffer) next() (string, <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.grew == nil {
+		l.grew = make(chan struct{})
+	}
+	return l.b.String(), l.grew
 }
 
 func (l *lockedBuffer) String() string {

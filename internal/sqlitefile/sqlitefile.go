@@ -33,7 +33,7 @@ type Options struct {
 // (0600) when missing, and giving the file and the WAL files beside it mode
 // 0600 first: SQLite makes those with the database's mode. The database is
 // in WAL mode with synchronous=NORMAL, which WAL keeps consistent through a
-// crash.
+// crash. Every connection has secure_delete on.
 func Open(path string, o Options) (*sql.DB, error) {
 	if err := ownerOnly(path); err != nil {
 		return nil, fmt.Errorf("database %s: %w", path, err)
@@ -72,6 +72,11 @@ func dsn(path string, o Options) string {
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// What is deleted is overwritten with zeros, on the page it was on
+	// and on pages given back to the free list: a purge leaves nothing of
+	// the rows it removed once the write-ahead log is checkpointed (see
+	// Scrub).
+	q.Add("_pragma", "secure_delete(ON)")
 	if o.ImmediateTx {
 		q.Set("_txlock", "immediate")
 	}

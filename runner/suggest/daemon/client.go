@@ -73,6 +73,22 @@ func (c *Client) Ingest(ctx context.Context, ndjson []byte) (accepted, skipped i
 	return r.Accepted, r.Skipped, err
 }
 
+// Forget asks the daemon to forget the commands req matches; it waits up to
+// five minutes, the time a vacuum of a large database may take.
+func (c *Client) Forget(ctx context.Context, req ForgetRequest) (ForgetReply, error) {
+	var reply ForgetReply
+	body, err := json.Marshal(req)
+	if err != nil {
+		return reply, err
+	}
+	slow := *c
+	hc := *c.http
+	hc.Timeout = forgetTimeout
+	slow.http = &hc
+	err = slow.do(ctx, http.MethodPost, "/forget", "application/json", bytes.NewReader(body), &reply)
+	return reply, err
+}
+
 // Get reads a GET path of the daemon's (a /debug/ one) into v.
 func (c *Client) Get(ctx context.Context, path string, v any) error {
 	return c.do(ctx, http.MethodGet, path, "", nil, v)

@@ -9,6 +9,7 @@
 //	GET  /healthz            the daemon's state
 //	POST /ingest             events, one JSON object a line
 //	POST /suggest            the next commands for a shell
+//	POST /forget             forget commands and what was learnt from them
 //	GET  /debug/scores       what is learnt, as JSON: decayed frequencies,
 //	GET  /debug/transitions  transitions,
 //	GET  /debug/tasks        and the project tasks
@@ -117,8 +118,9 @@ func LockPath(socket string) string {
 }
 
 // Run runs the daemon until ctx ends. It takes the lock (a daemon already
-// running is ErrAlreadyRunning), migrates the database, removes a stale
-// socket, then serves.
+// running is ErrAlreadyRunning), checks the database (one that is not
+// SQLite or fails SQLite's quick check is moved aside, said in the log, and
+// a fresh one made), migrates it, removes a stale socket, then serves.
 func Run(ctx context.Context, cfg Config) error {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -132,6 +134,15 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer func() { _ = lock.Unlock() }()
+	moved, err := store.CheckOrMoveAside(ctx, cfg.Database, cfg.Clock.Now())
+	if err != nil {
+		return err
+	}
+	if moved != nil {
+		fmt.Fprintf(cfg.Log, "clai daemon: the database %s is damaged (%v); it was moved to %s and a fresh one is made: "+
+			"what was learnt starts again. The old file may hold commands that sqlite3's .recover can read back; delete it when done.\n",
+			moved.Path, moved.Reason, moved.To)
+	}
 	st, err := store.Open(ctx, cfg.Database, cfg.Store)
 	if err != nil {
 		return err
@@ -353,11 +364,19 @@ func (d *server) purge(ctx context.Context) error {
 	return d.writer.Do(ctx, func(ctx context.Context) error {
 		p, err := d.store.Purge(ctx, before)
 		if err == nil && p != (store.Purged{}) {
-			d.logf("purged %d events, %d sessions, %d transitions, %d scores and %d tasks older than %s",
-				p.Events, p.Sessions, p.Transitions, p.Scores, p.Tasks, before.Format(time.DateOnly))
+			d.logf("purged %d events, %d sessions, %d transitions, %d scores and %d tasks older than %s, and scrubbed the database%s",
+				p.Events, p.Sessions, p.Transitions, p.Scores, p.Tasks, before.Format(time.DateOnly), vacuumed(p.Scrubbed))
 		}
 		return err
 	})
+}
+
+// vacuumed tells a log line that a scrub vacuumed.
+func vacuumed(s store.Scrubbed) string {
+	if s.Vacuumed {
+		return fmt.Sprintf(" (vacuumed: %d of %d pages were free)", s.FreePages, s.Pages)
+	}
+	return ""
 }
 
 // spoolLoop reads the shells' spool files every SpoolEvery until ctx ends,

@@ -539,9 +539,10 @@ func TestCommandsAskingClaiAreNotLearnt(t *testing.T) {
 		event("a", "/repo/app", "clear; clai suggest --limit 4", at(5)),
 		event("a", "/repo/app", "cd /repo/app && ./bin/clai suggest", at(6)),
 		event("a", "/repo/app", "echo clai suggest", at(7)),
+		event("a", "/repo/app", "clai history forget ghp_secret", at(8)),
 	)
-	if accepted != 4 || skipped != 4 {
-		t.Fatalf("ingest took %d, skipped %d; want 4, 4", accepted, skipped)
+	if accepted != 4 || skipped != 5 {
+		t.Fatalf("ingest took %d, skipped %d; want 4, 5", accepted, skipped)
 	}
 	if _, err := d.client.Suggest(t.Context(), daemon.SuggestRequest{Session: "c", Cwd: "/repo/app", LastCmd: "git pull", Limit: 5}); err != nil {
 		t.Fatal(err)
@@ -551,7 +552,7 @@ func TestCommandsAskingClaiAreNotLearnt(t *testing.T) {
 		t.Fatalf("repo transitions after git pull %+v, want make test only", ev.RepoTransitions)
 	}
 	for _, c := range ev.RepoCommands {
-		if c.Template != "echo clai suggest" && (strings.Contains(c.Template, "suggest") || strings.Contains(c.Template, "init")) {
+		if c.Template != "echo clai suggest" && (strings.Contains(c.Template, "suggest") || strings.Contains(c.Template, "init") || strings.Contains(c.Template, "forget")) {
 			t.Errorf("learnt %q", c.Template)
 		}
 	}
@@ -559,8 +560,8 @@ func TestCommandsAskingClaiAreNotLearnt(t *testing.T) {
 	if err := d.client.Get(t.Context(), "/healthz", &h); err != nil {
 		t.Fatal(err)
 	}
-	if h.AskedClai != 4 {
-		t.Errorf("healthz counts %d commands asking clai, want 4", h.AskedClai)
+	if h.AskedClai != 5 {
+		t.Errorf("healthz counts %d commands asking clai, want 5", h.AskedClai)
 	}
 }
 

@@ -231,8 +231,9 @@ func newSessionID() string {
 	return "d-" + hex.EncodeToString(b[:])
 }
 
-// asksClai tells whether a command line asks clai for suggestions or hooks
-// (clai suggest, clai init), which the engine does not learn from: the
+// asksClai tells whether a command line asks clai for suggestions, hooks or
+// to forget (clai suggest, clai init, clai history: its pattern may be the
+// very secret to forget), which the engine does not learn from: the
 // program it runs first (past variables, time, sudo), or one after a ;, &,
 // && or |.
 func asksClai(c normalize.Command) bool {
@@ -243,7 +244,7 @@ func asksClai(c normalize.Command) bool {
 	}
 	for i, w := range words[:max(len(words)-1, 0)] {
 		isClai := w == "clai" || strings.HasSuffix(w, "/clai") || (w == normalize.SlotPath && tool == "clai")
-		if !isClai || words[i+1] != "suggest" && words[i+1] != "init" {
+		if !isClai || words[i+1] != "suggest" && words[i+1] != "init" && words[i+1] != "history" {
 			continue
 		}
 		if tool == "clai" || i == 0 || strings.ContainsAny(words[i-1][len(words[i-1])-1:], ";&|") {

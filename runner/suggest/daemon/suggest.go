@@ -69,6 +69,7 @@ func (d *server) routes() http.Handler {
 	mux.HandleFunc("GET /healthz", d.healthz)
 	mux.HandleFunc("POST /ingest", d.ingest)
 	mux.HandleFunc("POST /suggest", d.suggest)
+	mux.HandleFunc("POST /forget", d.forget)
 	mux.HandleFunc("GET /debug/scores", d.debugScores)
 	mux.HandleFunc("GET /debug/transitions", d.debugTransitions)
 	mux.HandleFunc("GET /debug/tasks", d.debugTasks)
@@ -90,7 +91,8 @@ type Health struct {
 	LinesBad     int64 `json:"lines_bad"`
 	LinesNewer   int64 `json:"lines_newer"`
 	// AskedClai counts the commands not learnt from because they ask
-	// clai itself for suggestions or hooks (clai suggest, clai init).
+	// clai itself for suggestions, hooks or to forget (clai suggest, clai
+	// init, clai history).
 	AskedClai int64 `json:"commands_asking_clai"`
 	// NotNew counts the commands bash ran without its history growing that
 	// were the session's last command again (see hookproto.Event.IfNew).

@@ -237,11 +237,21 @@ func (s *Store) Repeated(ctx context.Context, playbook string, minCount int) ([]
 }
 
 // Forget deletes what was learned from the answers to playbook ("": every
-// playbook's), and returns how many answers it deleted.
+// playbook's), and returns how many answers it deleted. Nothing of them is
+// left in the file: secure_delete overwrites them, and the write-ahead log
+// that still holds them is checkpointed and truncated (see
+// sqlitefile.Scrub).
 func (s *Store) Forget(ctx context.Context, playbook string) (int64, error) {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM answers WHERE ? = '' OR playbook = ?`, playbook, playbook)
 	if err != nil {
 		return 0, fmt.Errorf("learned answers: forget: %w", err)
 	}
-	return res.RowsAffected()
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return n, err
+	}
+	if _, err := sqlitefile.Scrub(ctx, s.db); err != nil {
+		return n, fmt.Errorf("learned answers: forget: %w", err)
+	}
+	return n, nil
 }

@@ -1,6 +1,7 @@
 package learned
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -224,5 +225,39 @@ func BenchmarkAnswers(b *testing.B) {
 		if got, err := s.Answers(b.Context(), key, MaxSuggestions); err != nil || len(got) != MaxSuggestions {
 			b.Fatal(got, err)
 		}
+	}
+}
+
+// TestForgetLeavesNoTraceInTheFiles: the answers forgotten are in neither
+// the database nor its write-ahead files, while the store is still open.
+func TestForgetLeavesNoTraceInTheFiles(t *testing.T) {
+	t.Parallel()
+	s, path := openTemp(t)
+	const forgotten, kept = "answer-forgotten-7f3a9c", "answer-kept-2b81de"
+	for i := range 50 {
+		for pb, text := range map[string]string{"pb": forgotten, "other": kept} {
+			err := s.Record(t.Context(), Answer{Question: "Name? ", Template: "Name? ", Kind: KindText, Text: text,
+				Playbook: pb, Program: "tool", Channel: "cli", At: time.Unix(int64(i), 0)})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n, err := s.Forget(t.Context(), "pb"); err != nil || n != 50 {
+		t.Fatalf("forget = %d, %v", n, err)
+	}
+	var all []byte
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		b, err := os.ReadFile(p)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(forgotten)) {
+			t.Errorf("%s holds the forgotten answer", filepath.Base(p))
+		}
+		all = append(all, b...)
+	}
+	if !bytes.Contains(all, []byte(kept)) {
+		t.Error("the answers kept are gone")
 	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"time"
@@ -71,35 +72,44 @@ type tally struct {
 // command events alone, as if each had been learnt from as it came, in the
 // order of their times.
 func (s *Store) RebuildAggregates(ctx context.Context) error {
-	t, err := s.tally(ctx)
+	return s.write(ctx, func(a *applyTx) error { return a.rebuild(ctx) })
+}
+
+// rebuild replaces the transitions and the scores with what the command
+// events teach, in the transaction.
+func (a *applyTx) rebuild(ctx context.Context) error {
+	t, err := a.s.tally(ctx, a.tx)
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, func(a *applyTx) error {
-		for _, q := range []string{`DELETE FROM transitions`, `DELETE FROM command_scores`} {
-			if err := a.exec(ctx, q); err != nil {
-				return fmt.Errorf("rebuild: %w", err)
-			}
+	for _, q := range []string{`DELETE FROM transitions`, `DELETE FROM command_scores`} {
+		if err := a.exec(ctx, q); err != nil {
+			return fmt.Errorf("rebuild: %w", err)
 		}
-		for k, v := range t.transitions {
-			if err := a.exec(ctx, upsertTransition, k.scope, k.prev, k.next, v.count, v.last); err != nil {
-				return fmt.Errorf("rebuild: transition: %w", err)
-			}
+	}
+	for k, v := range t.transitions {
+		if err := a.exec(ctx, upsertTransition, k.scope, k.prev, k.next, v.count, v.last); err != nil {
+			return fmt.Errorf("rebuild: transition: %w", err)
 		}
-		for k, v := range t.scores {
-			if err := a.exec(ctx, upsertScore, k.scope, k.template, v.rank, v.count, v.last, v.lastCmd, encodeArgs(v.lastArgs), v.argsUses); err != nil {
-				return fmt.Errorf("rebuild: score: %w", err)
-			}
+	}
+	for k, v := range t.scores {
+		if err := a.exec(ctx, upsertScore, k.scope, k.template, v.rank, v.count, v.last, v.lastCmd, encodeArgs(v.lastArgs), v.argsUses); err != nil {
+			return fmt.Errorf("rebuild: score: %w", err)
 		}
-		return nil
-	})
+	}
+	return nil
+}
+
+// querier is a database or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 // tally reads every command event in order and learns from it in memory.
-func (s *Store) tally(ctx context.Context) (*tally, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT session_id, ts_ms, repo_key, cmd, template, args FROM command_events ORDER BY ts_ms, id`)
+func (s *Store) tally(ctx context.Context, q querier) (*tally, error) {
+	rows, err := q.QueryContext(ctx, `SELECT session_id, ts_ms, repo_key, cmd, template, args FROM command_events ORDER BY ts_ms, id`)
 	if err != nil {
-		return nil, fmt.Errorf("database %s: rebuild: %w", s.path, err)
+		return nil, fmt.Errorf("rebuild: %w", err)
 	}
 	defer rows.Close()
 	t := &tally{
@@ -112,12 +122,12 @@ func (s *Store) tally(ctx context.Context) (*tally, error) {
 		var session, repo, cmd, template, args string
 		var at int64
 		if err := rows.Scan(&session, &at, &repo, &cmd, &template, &args); err != nil {
-			return nil, fmt.Errorf("database %s: rebuild: %w", s.path, err)
+			return nil, fmt.Errorf("rebuild: %w", err)
 		}
 		s.learn(t, session, repo, cmd, template, decodeArgs(args), at)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("database %s: rebuild: %w", s.path, err)
+		return nil, fmt.Errorf("rebuild: %w", err)
 	}
 	return t, nil
 }
@@ -160,10 +170,16 @@ func (s *Store) learn(t *tally, session, repo, cmd, template string, args []stri
 // Purged counts the rows a purge removed.
 type Purged struct {
 	Events, Sessions, Transitions, Scores, Tasks int64
+	// Scrubbed says how the files were scrubbed after.
+	Scrubbed Scrubbed
 }
 
 // Purge removes what is older than before: command events, sessions last
-// heard of, and the transitions, scores and tasks last seen before it.
+// heard of, and the transitions, scores and tasks last seen before it, with
+// the transitions from a command not run since. When
+// it removed anything, it scrubs the files (see Scrub): nothing of what it
+// removed is left in the database, its free pages or its write-ahead log.
+// It is one of the store's writes (see Writer.Do).
 func (s *Store) Purge(ctx context.Context, before time.Time) (Purged, error) {
 	var p Purged
 	cut := before.UnixMilli()
@@ -186,7 +202,23 @@ func (s *Store) Purge(ctx context.Context, before time.Time) (Purged, error) {
 				return fmt.Errorf("purge: %w", err)
 			}
 		}
+		// A transition from a command run before the cut to one after it
+		// is recent, but names the old command: it goes with it.
+		res, err := a.tx.ExecContext(ctx, `DELETE FROM transitions WHERE NOT EXISTS (
+			SELECT 1 FROM command_scores s WHERE s.scope = transitions.scope AND s.template = transitions.prev_template)`)
+		if err != nil {
+			return fmt.Errorf("purge: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("purge: %w", err)
+		}
+		p.Transitions += n
 		return nil
 	})
+	if err != nil || p == (Purged{}) {
+		return p, err
+	}
+	p.Scrubbed, err = s.Scrub(ctx)
 	return p, err
 }

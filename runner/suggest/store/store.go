@@ -78,6 +78,18 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
+// Scrub makes what was deleted unreadable in the database's files: it
+// vacuums when a quarter of the pages are free, then checkpoints the
+// write-ahead log into the database and truncates it (see
+// sqlitefile.Scrub). It is one of the store's writes (see Writer.Do).
+func (s *Store) Scrub(ctx context.Context) (Scrubbed, error) {
+	sc, err := sqlitefile.Scrub(ctx, s.db)
+	if err != nil {
+		return sc, fmt.Errorf("database %s: %w", s.path, err)
+	}
+	return sc, nil
+}
+
 // Path is the database's file.
 func (s *Store) Path() string { return s.path }
 
