@@ -36,20 +36,10 @@ const ingestChunk = 500
 // nothing.
 const retryAfter = "1"
 
-// IngestReply is what POST /ingest answers: the hooks never read it,
-// importers, tests and people do. Accepted events are committed to the
-// database; dropped ones are not, and may be sent again.
-type IngestReply struct {
-	Accepted int `json:"accepted"`
-	// Dropped counts the events not taken for want of room within the
-	// wait, or because their commit failed (the error then says why).
-	Dropped int `json:"dropped"`
-	// Skipped counts the lines not taken for what they hold: too long,
-	// unreadable, of a newer version, or commands not learnt from (those
-	// asking clai, and those bash kept out of its history).
-	Skipped int    `json:"skipped"`
-	Error   string `json:"error,omitempty"`
-}
+// IngestReply is what POST /ingest answers (see hookproto.IngestReply):
+// accepted events are committed to the database; dropped ones are not, and
+// may be sent again.
+type IngestReply = hookproto.IngestReply
 
 // ingest takes NDJSON events and commits them before it answers, so that
 // its reply says what the database took. It waits ingestWait at most for
