@@ -144,10 +144,16 @@ func (in *intake) flush() {
 	}
 	defer in.d.room.Release(int64(n))
 	t, err := in.d.commit(in.ctx, in.chunk, in.deadline)
-	if err != nil {
+	switch {
+	case errors.Is(err, errBusy):
+		// No room in time after all: the writer did not get to it.
+		in.d.dropped.Add(int64(n))
+	case err != nil:
 		in.d.failed.Add(int64(n))
+		in.writeFailed = true
+	}
+	if err != nil {
 		in.reply.Dropped += n
-		in.writeFailed = in.writeFailed || !errors.Is(err, errBusy)
 		in.reply.Error = err.Error()
 		return
 	}

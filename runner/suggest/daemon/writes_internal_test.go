@@ -218,7 +218,7 @@ func ndjson(n int) string {
 func TestIngestSaysWhatItDropped(t *testing.T) {
 	t.Parallel()
 	d, fs := testServer(t, store.SystemClock{}, &lines{})
-	d.ingestWait = 0
+	d.ingestWait = -time.Second
 	// No room at all: nothing is taken, and the reply says to come back.
 	if err := d.room.Acquire(t.Context(), int64(d.queue)); err != nil {
 		t.Fatal(err)
@@ -228,8 +228,14 @@ func TestIngestSaysWhatItDropped(t *testing.T) {
 		t.Fatalf("with no room: %d %+v", code, r)
 	}
 	d.room.Release(int64(d.queue))
+	// Room, but the writer starts past the wait: nothing is written.
+	code, header, r = d.post(t, ndjson(250))
+	if code != http.StatusTooManyRequests || header.Get("Retry-After") == "" || r.Accepted != 0 || r.Dropped != 250 {
+		t.Fatalf("with the writer late: %d %+v", code, r)
+	}
 	d.ingestWait = ingestWait
-	// A full disk: nothing is taken, 503.
+	// A full disk: nothing is taken, 503; the queue of 100 makes it two
+	// commits that fail.
 	fs.set(true)
 	code, header, r = d.post(t, ndjson(150))
 	if code != http.StatusServiceUnavailable || header.Get("Retry-After") == "" || r.Accepted != 0 || r.Dropped != 150 || r.Error == "" {
@@ -242,7 +248,7 @@ func TestIngestSaysWhatItDropped(t *testing.T) {
 	}
 	h := d.health(t)
 	counts, err := d.store.Count(t.Context())
-	if err != nil || h.Accepted != 250 || counts.Events != 250 || h.Dropped != 250 || h.Failed != 150 {
+	if err != nil || h.Accepted != 250 || counts.Events != 250 || h.Dropped != 500 || h.Failed != 150 || h.WriteFailures != 2 {
 		t.Fatalf("health %+v, store %+v, %v", h, counts, err)
 	}
 }
