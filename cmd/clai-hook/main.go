@@ -4,7 +4,7 @@
 // and the runtime folder, so that it starts in a few milliseconds. The shell hooks run it
 // as a shell starts and ends; at a prompt they append to the spool instead.
 //
-//	clai-hook ingest [-stdin]   a command that ended
+//	clai-hook ingest [-stdin] [-wait]   a command that ended
 //	clai-hook session-start     a shell starting: prints its session id, the
 //	                            daemon's socket and the shell's spool file
 //	clai-hook session-end       a shell ending
@@ -25,8 +25,12 @@
 //
 // The working folder is clai-hook's own, which it inherits from the shell.
 // With -stdin, the command line is stdin, less one closing newline. Errors
-// go to stderr (which the hooks send to /dev/null) with exit 1; an event the
-// daemon could not take is lost.
+// go to stderr (which the hooks send to /dev/null) with exit 1. Without
+// -wait, ingest does not wait for the daemon's reply, and an event the
+// daemon could not take is lost; with -wait (for scripts and importers) it
+// waits for the reply, 10 s at most, and exits 75 (EX_TEMPFAIL) when the
+// daemon dropped the event (no room, or its database could not be written):
+// it may be sent again.
 package main
 
 import (
@@ -59,28 +63,57 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := dispatch(args, os.Getenv, stdin, stdout); err != nil {
 		fmt.Fprintln(stderr, "clai-hook:", err)
+		if errors.Is(err, hookproto.ErrDropped) {
+			return exitTempFail
+		}
 		return 1
 	}
 	return 0
 }
 
+// exitTempFail is the exit code of ingest -wait when the daemon dropped the
+// event: try again later (EX_TEMPFAIL of sysexits.h).
+const exitTempFail = 75
+
 func dispatch(args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: clai-hook ingest [-stdin] | session-start | session-end")
+		return errors.New("usage: clai-hook ingest [-stdin] [-wait] | session-start | session-end")
 	}
 	h := hook{getenv: getenv, now: time.Now, transport: hookproto.DefaultTransport, sessionWait: sessionWait}
 	switch cmd, rest := args[0], args[1:]; {
-	case cmd == "ingest" && len(rest) == 0:
+	case cmd == "ingest":
+		fromStdin, wait, ok := ingestFlags(rest)
+		if !ok {
+			return fmt.Errorf("unknown arguments %q of ingest (it takes -stdin and -wait)", strings.Join(rest, " "))
+		}
+		h.wait = wait
+		if fromStdin {
+			return h.ingest(stdin, true)
+		}
 		return h.ingest(strings.NewReader(getenv("CLAI_HOOK_CMD")), false)
-	case cmd == "ingest" && len(rest) == 1 && rest[0] == "-stdin":
-		return h.ingest(stdin, true)
 	case cmd == "session-start" && len(rest) == 0:
 		return h.sessionStart(stdout)
 	case cmd == "session-end" && len(rest) == 0:
 		return h.send(h.event(hookproto.TypeSessionEnd))
 	default:
-		return fmt.Errorf("unknown command or arguments %q (see clai-hook's usage: ingest [-stdin], session-start, session-end)", strings.Join(args, " "))
+		return fmt.Errorf("unknown command or arguments %q (see clai-hook's usage: ingest [-stdin] [-wait], session-start, session-end)", strings.Join(args, " "))
 	}
+}
+
+// ingestFlags reads ingest's flags, -stdin and -wait, each once at most in
+// any order.
+func ingestFlags(args []string) (fromStdin, wait, ok bool) {
+	for _, a := range args {
+		switch {
+		case a == "-stdin" && !fromStdin:
+			fromStdin = true
+		case a == "-wait" && !wait:
+			wait = true
+		default:
+			return false, false, false
+		}
+	}
+	return fromStdin, wait, true
 }
 
 // hook is one run of clai-hook: where it reads its environment and the time,
@@ -90,6 +123,8 @@ type hook struct {
 	now         func() time.Time
 	transport   func() (hookproto.Transport, error)
 	sessionWait time.Duration
+	// wait makes ingest wait for the daemon's reply.
+	wait bool
 }
 
 // event is an event of type typ with the shell, session, process id and
@@ -143,6 +178,14 @@ func (h hook) ingest(r io.Reader, fromStdin bool) error {
 	e.DurationMS = hookproto.UnknownDuration
 	if ms, err := strconv.ParseInt(h.getenv("CLAI_HOOK_DURATION_MS"), 10, 64); err == nil && ms >= 0 {
 		e.DurationMS = ms
+	}
+	if h.wait {
+		t, err := h.transport()
+		if err != nil {
+			return err
+		}
+		_, err = hookproto.SendWait(t, h.connectTimeout(), hookproto.DefaultReplyWait, e)
+		return err
 	}
 	return h.send(e)
 }

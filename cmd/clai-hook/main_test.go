@@ -306,3 +306,29 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestIngestWaitReportsADrop(t *testing.T) {
+	t.Parallel()
+	s := daemon(t, nil)
+	env := []string{"CLAI_DAEMON_SOCKET=" + s.Socket, "CLAI_HOOK_CMD=make test"}
+	if _, stderr, code := hookRun(t, t.TempDir(), "", env, "ingest", "-wait"); code != 0 {
+		t.Fatalf("a command the daemon took: exit %d: %s", code, stderr)
+	}
+	if cmds := hooktest.Commands(waitEvents(t, s, 1)); len(cmds) != 1 || cmds[0] != "make test" {
+		t.Fatalf("got %q", cmds)
+	}
+	s.Drop("commit 1 events: disk I/O error (778)")
+	_, stderr, code := hookRun(t, t.TempDir(), "make lint\n", env, "ingest", "-wait", "-stdin")
+	if code != 75 || !strings.Contains(stderr, "dropped") || !strings.Contains(stderr, "disk I/O error") {
+		t.Fatalf("a command the daemon dropped: exit %d: %s", code, stderr)
+	}
+	// Without -wait, clai-hook does not wait to know.
+	if _, stderr, code := hookRun(t, t.TempDir(), "", env, "ingest"); code != 0 {
+		t.Fatalf("without -wait: exit %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{{"ingest", "-wait", "-wait"}, {"ingest", "-stdin", "x"}} {
+		if _, stderr, code := hookRun(t, t.TempDir(), "", env, args...); code != 1 || !strings.Contains(stderr, "-stdin and -wait") {
+			t.Errorf("clai-hook %q: exit %d: %s", args, code, stderr)
+		}
+	}
+}

@@ -229,7 +229,7 @@ func (b suggestBench) benchIngest(runs, n int) error {
 			if !inRepo {
 				where = "in a folder of no repository"
 			}
-			fmt.Printf("  %-50s %-48s %6.0f events/s median (%.0f–%.0f), committed in %d transactions (a batch is 100 events or 40 ms)\n",
+			fmt.Printf("  %-50s %-48s %6.0f events/s median (%.0f–%.0f), committed in %d transactions (a batch is up to 500 events of one spool file or one request)\n",
 				how, where, median(rates), slices.Min(rates), slices.Max(rates), median(batches))
 		}
 	}

@@ -66,10 +66,13 @@ func (c *Client) Health(ctx context.Context) (Health, error) {
 	return h, err
 }
 
-// Ingest sends events as NDJSON lines and returns what the daemon took.
+// Ingest sends events as NDJSON lines and returns what the daemon took: an
+// event it dropped is an error (see IngestCounts).
 func (c *Client) Ingest(ctx context.Context, ndjson []byte) (accepted, skipped int, err error) {
-	var r ingestReply
-	err = c.do(ctx, http.MethodPost, "/ingest", "application/x-ndjson", bytes.NewReader(ndjson), &r)
+	r, err := c.IngestCounts(ctx, ndjson)
+	if err == nil && r.Dropped > 0 {
+		err = fmt.Errorf("daemon POST /ingest: %d events dropped: %s", r.Dropped, r.Error)
+	}
 	return r.Accepted, r.Skipped, err
 }
 
@@ -87,6 +90,15 @@ func (c *Client) Forget(ctx context.Context, req ForgetRequest) (ForgetReply, er
 	slow.http = &hc
 	err = slow.do(ctx, http.MethodPost, "/forget", "application/json", bytes.NewReader(body), &reply)
 	return reply, err
+}
+
+// IngestCounts sends events as NDJSON lines and returns the daemon's
+// counts: those it committed, dropped (to send again) and skipped. A reply
+// of 429 or 503 (nothing taken) is the reply and an error.
+func (c *Client) IngestCounts(ctx context.Context, ndjson []byte) (IngestReply, error) {
+	var r IngestReply
+	err := c.do(ctx, http.MethodPost, "/ingest", "application/x-ndjson", bytes.NewReader(ndjson), &r)
+	return r, err
 }
 
 // Get reads a GET path of the daemon's (a /debug/ one) into v.
@@ -115,7 +127,12 @@ func (c *Client) do(ctx context.Context, method, path, ctype string, body io.Rea
 		return fmt.Errorf("daemon %s %s: %w", method, path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("daemon %s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(data))
+		err := fmt.Errorf("daemon %s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(data))
+		if retry := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable; retry {
+			// The body still says what was taken.
+			_ = json.Unmarshal(data, v)
+		}
+		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("daemon %s %s: %w", method, path, err)

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/clai-sh/clai/internal/peer"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
@@ -88,9 +89,10 @@ type Config struct {
 	// watched for a record still being written (hookproto.DefaultSpoolSettle
 	// when zero).
 	SpoolEvery, SpoolSettle time.Duration
-	// Queue bounds the events waiting for the writer (store.DefaultQueue
-	// when zero): an event ingest has no room for is dropped, while the
-	// spool waits for room.
+	// Queue bounds the events of POST /ingest waiting to be committed
+	// (store.DefaultQueue when zero): a request waits for room a few
+	// seconds at most, then answers what it dropped. The spool commits a
+	// batch at a time and needs no room.
 	Queue int
 	// RebuildAggregates recomputes what is learnt from the events kept,
 	// before serving.
@@ -256,8 +258,22 @@ type server struct {
 	// What ingest skipped: lines too long, lines it could not read, lines of
 	// a newer version, commands that ask clai for suggestions, commands
 	// that were to be taken only if new and were not; and the events it
-	// took, and of those the ones the spool held.
-	tooLong, bad, newer, own, notNew, accepted, spooled atomic.Int64
+	// committed, and of those the ones the spool held; the events POST
+	// /ingest dropped for want of room, and because their commit failed;
+	// the transactions committed.
+	tooLong, bad, newer, own, notNew, accepted, spooled, dropped, failed, batches atomic.Int64
+
+	// queue bounds the events of POST /ingest waiting to be committed:
+	// room holds that many.
+	queue      int
+	room       *semaphore.Weighted
+	ingestWait time.Duration
+	// apply commits a batch of events: the store's Apply.
+	apply func(context.Context, []store.Event) error
+	// writes is how the commits fare; spoolMu makes one read of the spool
+	// at a time.
+	writes  *writes
+	spoolMu sync.Mutex
 
 	// last is the template of each session's last command taken, for the
 	// commands taken only if new (see hookproto.Event.IfNew).
@@ -266,18 +282,16 @@ type server struct {
 }
 
 func newServer(cfg Config, st *store.Store) *server {
-	d := &server{cfg: cfg, store: st, start: cfg.Clock.Now(), last: map[string]string{}}
-	d.writer = store.NewWriter(st, store.WriterOptions{Clock: cfg.Clock, Committed: d.committed, Queue: cfg.Queue})
+	d := &server{cfg: cfg, store: st, start: cfg.Clock.Now(), last: map[string]string{}, queue: cfg.Queue, apply: st.Apply, ingestWait: ingestWait}
+	if d.queue <= 0 {
+		d.queue = store.DefaultQueue
+	}
+	d.room = semaphore.NewWeighted(int64(d.queue))
+	d.writes = &writes{logf: d.logf, base: cfg.SpoolEvery}
+	d.writer = store.NewWriter(st, store.WriterOptions{Clock: cfg.Clock})
 	d.tasks = newTaskCache(cfg.Clock)
 	d.spool = &hookproto.Spool{Dir: filepath.Dir(cfg.Socket), Settle: cfg.SpoolSettle, Now: cfg.Clock.Now}
 	return d
-}
-
-// committed logs a batch that failed.
-func (d *server) committed(n int, err error) {
-	if err != nil {
-		d.logf("%d events lost: %v", n, err)
-	}
 }
 
 // logf writes one message of the daemon.
@@ -393,18 +407,31 @@ func (d *server) spoolLoop(ctx context.Context) {
 	}
 }
 
-// takeSpool reads what the shells appended to their spool files, and queues
-// it for the writer as ingest does; where ingest drops an event the writer
-// has no room for, the spool waits for room: it is the queue.
+// takeSpool reads what the shells appended to their spool files and
+// commits it a batch at a time, as ingest does. A batch whose commit fails
+// stays in the spool (see hookproto.Spool.TakeBatches), which is then behind:
+// it is read again once its backoff is over, from the failed batch on.
 func (d *server) takeSpool(ctx context.Context) {
-	st, err := d.spool.Take(func(e hookproto.Event) {
-		if d.takeEvent(ctx, e, true) {
-			d.spooled.Add(1)
-		}
+	d.spoolMu.Lock()
+	defer d.spoolMu.Unlock()
+	if !d.writes.spoolDue(d.cfg.Clock.Now()) {
+		return
+	}
+	st, err := d.spool.TakeBatches(func(events []hookproto.Event) error {
+		t, err := d.commit(ctx, events, time.Time{})
+		d.spooled.Add(int64(t.taken))
+		return err
 	})
 	d.tooLong.Add(int64(st.TooLong))
 	d.bad.Add(int64(st.Bad))
 	d.newer.Add(int64(st.Newer))
+	var failed *hookproto.CommitError
+	if errors.As(err, &failed) {
+		// The log said so once when writes began to fail.
+		d.writes.spoolFailed(d.cfg.Clock.Now())
+		return
+	}
+	d.writes.spoolCaughtUp()
 	if err != nil {
 		d.logf("%v", err)
 	}

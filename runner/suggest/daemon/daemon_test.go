@@ -706,3 +706,49 @@ func TestACommandBashKeptOutOfItsHistoryIsLearntOnlyIfNew(t *testing.T) {
 		t.Fatalf("the session's last command %q, want make test", ev.Prev)
 	}
 }
+
+func TestABurstLargerThanTheQueueGetsHonestCounts(t *testing.T) {
+	t.Parallel()
+	cfg := config(t)
+	cfg.SpoolEvery, cfg.Queue = time.Hour, 100
+	d := start(t, cfg)
+	const requests, each = 20, 500
+	now := time.Now()
+	var wg sync.WaitGroup
+	replies := make([]daemon.IngestReply, requests)
+	errs := make([]error, requests)
+	for r := range requests {
+		var body strings.Builder
+		for i := range each {
+			body.WriteString(event(fmt.Sprintf("s%d", r), "/tmp", fmt.Sprintf("make r%d-%d", r, i), now.Add(time.Duration(i)*time.Millisecond)))
+		}
+		wg.Go(func() { replies[r], errs[r] = d.client.IngestCounts(t.Context(), []byte(body.String())) })
+	}
+	wg.Wait()
+	var accepted, dropped int
+	for r, reply := range replies {
+		if reply.Accepted+reply.Dropped+reply.Skipped != each || (reply.Dropped > 0) != (errs[r] != nil || reply.Error != "") {
+			t.Errorf("request %d: %+v, %v", r, reply, errs[r])
+		}
+		accepted += reply.Accepted
+		dropped += reply.Dropped
+	}
+	h, err := d.client.Health(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Accepted != int64(accepted) || h.Dropped+h.Failed != int64(dropped) {
+		t.Fatalf("the replies took %d and dropped %d; health says %+v", accepted, dropped, h)
+	}
+	if err := d.stop(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), cfg.Database, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if c, err := st.Count(t.Context()); err != nil || c.Events != int64(accepted) {
+		t.Fatalf("the store holds %+v, %v; the replies said %d were taken", c, err, accepted)
+	}
+}

@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,51 +24,141 @@ import (
 // maxIngestBody bounds the body of one POST /ingest.
 const maxIngestBody = 16 << 20
 
-// ingestReply is what POST /ingest answers: the hooks never read it, tests
-// and people do.
-type ingestReply struct {
-	Accepted int `json:"accepted"`
-	// Skipped counts the lines not taken: too long, unreadable, of a newer
-	// version, or dropped because the writer was full.
-	Skipped int `json:"skipped"`
-}
+// ingestWait bounds how long POST /ingest waits for room among the events
+// waiting to be committed; what finds none by then is dropped, and the reply
+// says how many.
+const ingestWait = 5 * time.Second
 
-// ingest takes NDJSON events. A line longer than maxLine is skipped and
-// counted, as is one that is no event; the body is bounded.
+// ingestChunk is the most events of one POST /ingest committed together.
+const ingestChunk = 500
+
+// retryAfter is the Retry-After, in seconds, of a POST /ingest that took
+// nothing.
+const retryAfter = "1"
+
+// IngestReply is what POST /ingest answers (see hookproto.IngestReply):
+// accepted events are committed to the database; dropped ones are not, and
+// may be sent again.
+type IngestReply = hookproto.IngestReply
+
+// ingest takes NDJSON events and commits them before it answers, so that
+// its reply says what the database took. It waits ingestWait at most for
+// room among the events waiting to be committed (Config.Queue); what finds
+// none, or whose commit fails, is answered as dropped, and a request that
+// took nothing for that is answered 429 (no room) or 503 (a failed write)
+// with Retry-After. A line longer than maxLine is skipped and counted, as is
+// one that is no event; the body is bounded.
 func (d *server) ingest(w http.ResponseWriter, r *http.Request) {
 	body := http.MaxBytesReader(w, r.Body, maxIngestBody)
 	br := bufio.NewReaderSize(body, 64<<10)
-	var reply ingestReply
+	// The hooks close the connection once they have written, without
+	// waiting for the reply: what ingest asks git and commits must not end
+	// with the request.
+	in := d.newIntake(context.WithoutCancel(r.Context()))
 	for {
 		line, tooLong, err := readLine(br)
 		switch {
 		case tooLong:
 			d.tooLong.Add(1)
-			reply.Skipped++
+			in.reply.Skipped++
 		case len(line) > 0:
-			// The hooks close the connection once they have written,
-			// without waiting for the reply: what ingest asks git must not
-			// end with the request.
-			if d.take(context.WithoutCancel(r.Context()), line) {
-				reply.Accepted++
-			} else {
-				reply.Skipped++
-			}
+			in.line(line)
 		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
+			in.flush()
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
-				http.Error(w, fmt.Sprintf("body longer than %d bytes", maxIngestBody), http.StatusRequestEntityTooLarge)
+				http.Error(w, fmt.Sprintf("body longer than %d bytes (%d events taken before)", maxIngestBody, in.reply.Accepted), http.StatusRequestEntityTooLarge)
 				return
 			}
-			http.Error(w, "reading the body: "+err.Error(), http.StatusBadRequest)
+			http.Error(w, fmt.Sprintf("reading the body (%d events taken before): %v", in.reply.Accepted, err), http.StatusBadRequest)
 			return
 		}
 	}
-	writeJSON(w, reply)
+	in.flush()
+	writeIngestReply(w, in)
+}
+
+// writeIngestReply answers an ingest: 200 when it took some events or had
+// nothing to take, else 429 or 503 with Retry-After.
+func writeIngestReply(w http.ResponseWriter, in *intake) {
+	status := http.StatusOK
+	if in.reply.Accepted == 0 && in.reply.Dropped > 0 {
+		status = http.StatusTooManyRequests
+		if in.writeFailed {
+			status = http.StatusServiceUnavailable
+		}
+		w.Header().Set("Retry-After", retryAfter)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(in.reply)
+}
+
+// intake is the events of one POST /ingest, committed a chunk at a time.
+type intake struct {
+	d           *server
+	ctx         context.Context
+	deadline    time.Time
+	chunk       []hookproto.Event
+	reply       IngestReply
+	writeFailed bool
+}
+
+func (d *server) newIntake(ctx context.Context) *intake {
+	// The wait is the request's, on the wall clock as the server's own
+	// timeouts are, not the daemon's time of events.
+	return &intake{d: d, ctx: ctx, deadline: time.Now().Add(d.ingestWait)}
+}
+
+// line reads one event line into the chunk, committing a full one.
+func (in *intake) line(line []byte) {
+	e, ok := in.d.parse(line)
+	if !ok {
+		in.reply.Skipped++
+		return
+	}
+	in.chunk = append(in.chunk, e)
+	if len(in.chunk) >= min(ingestChunk, in.d.queue) {
+		in.flush()
+	}
+}
+
+// flush commits the chunk once there is room for it, or counts it dropped.
+func (in *intake) flush() {
+	n := len(in.chunk)
+	if n == 0 {
+		return
+	}
+	defer func() { in.chunk = in.chunk[:0] }()
+	wait, cancel := context.WithDeadline(in.ctx, in.deadline)
+	defer cancel()
+	if !in.d.room.TryAcquire(int64(n)) && in.d.room.Acquire(wait, int64(n)) != nil {
+		in.d.dropped.Add(int64(n))
+		in.reply.Dropped += n
+		in.reply.Error = fmt.Sprintf("no room for %d events within %s: send them again later", n, in.d.ingestWait)
+		return
+	}
+	defer in.d.room.Release(int64(n))
+	t, err := in.d.commit(in.ctx, in.chunk, in.deadline)
+	switch {
+	case errors.Is(err, errBusy):
+		// No room in time after all: the writer did not get to it.
+		in.d.dropped.Add(int64(n))
+	case err != nil:
+		in.d.failed.Add(int64(n))
+		in.writeFailed = true
+	}
+	if err != nil {
+		in.reply.Dropped += n
+		in.reply.Error = err.Error()
+		return
+	}
+	in.reply.Accepted += t.taken
+	in.reply.Skipped += t.own + t.notNew
 }
 
 // readLine reads one line of br, without its end. A line longer than
@@ -105,8 +197,8 @@ func trimEOL(b []byte) []byte {
 	return b
 }
 
-// take reads one event line and queues it for the writer.
-func (d *server) take(ctx context.Context, line []byte) bool {
+// parse reads one event line, counting one it cannot take.
+func (d *server) parse(line []byte) (hookproto.Event, bool) {
 	w, err := hookproto.ParseLine(line)
 	if err != nil {
 		if errors.Is(err, hookproto.ErrNewer) {
@@ -114,16 +206,24 @@ func (d *server) take(ctx context.Context, line []byte) bool {
 		} else {
 			d.bad.Add(1)
 		}
-		return false
+		return w, false
 	}
-	return d.takeEvent(ctx, w, false)
+	return w, true
 }
 
-// takeEvent understands one event and queues it for the writer: when the
-// writer's queue is full, it waits for room if wait is set, else drops the
-// event. A session_start is assigned a session id, which the shell finds in
+// verdict is what understanding an event decided.
+type verdict int
+
+const (
+	learn      verdict = iota // an event to store
+	askingClai                // a command that asks clai itself
+	notNew                    // a command bash ran again without its history growing
+)
+
+// understand makes one event a store event, or says why it is not learnt
+// from. A session_start is assigned a session id, which the shell finds in
 // its session file.
-func (d *server) takeEvent(ctx context.Context, w hookproto.Event, wait bool) bool {
+func (d *server) understand(ctx context.Context, w hookproto.Event) (store.Event, verdict) {
 	if w.Session == "" {
 		// A shell whose hooks found no session id: its process stands for
 		// it.
@@ -152,15 +252,13 @@ func (d *server) takeEvent(ctx context.Context, w hookproto.Event, wait bool) bo
 		if asksClai(c) {
 			// Asking for the next command is not a step of the work: it
 			// would come back as a suggestion of its own.
-			d.own.Add(1)
-			return false
+			return e, askingClai
 		}
 		if w.IfNew && d.lastTemplate(ctx, w.Session) == c.Template {
 			// bash ran a command its history did not grow by, and the
 			// command it shows is the last one again: a line the history
 			// keeps out, or the same command again; neither is learnt.
-			d.notNew.Add(1)
-			return false
+			return e, notNew
 		}
 		e.Template, e.Args, e.Tool = c.Template, c.Args, c.Tool
 		var root string
@@ -169,25 +267,92 @@ func (d *server) takeEvent(ctx context.Context, w hookproto.Event, wait bool) bo
 			d.tasksOf(ctx, e.RepoKey, root)
 		}
 	}
-	queued := false
-	if wait {
-		queued = d.writer.AddWait(ctx, e)
-	} else {
-		queued = d.writer.Add(e)
+	return e, learn
+}
+
+// tally counts what one commit took and left out.
+type tally struct{ taken, own, notNew int }
+
+// errBusy is the error of a commit the writer could not start before its
+// deadline.
+var errBusy = errors.New("the writer was busy past the wait")
+
+// commit understands events and commits those to learn in one transaction,
+// through the writer; the counters count them only once it succeeded. When
+// deadline is set and the writer starts the transaction after it, nothing is
+// written and the error is errBusy (deadline is on the wall clock).
+func (d *server) commit(ctx context.Context, events []hookproto.Event, deadline time.Time) (tally, error) {
+	var t tally
+	batch := make([]store.Event, 0, len(events))
+	sessions := map[string]bool{}
+	for _, w := range events {
+		e, v := d.understand(ctx, w)
+		switch v {
+		case askingClai:
+			t.own++
+			continue
+		case notNew:
+			t.notNew++
+			continue
+		}
+		if e.Kind == store.Command {
+			// A later event of the batch taken only if new is told apart
+			// from this one.
+			d.setLast(e.Session, e.Template)
+			sessions[e.Session] = true
+		}
+		batch = append(batch, e)
 	}
-	if !queued {
-		return false
+	if err := d.write(ctx, batch, deadline); err != nil {
+		// What the store does not hold is no session's last command.
+		d.forgetLast(sessions)
+		return tally{}, err
 	}
-	if e.Kind == store.Command {
-		d.setLast(e.Session, e.Template)
+	d.own.Add(int64(t.own))
+	d.notNew.Add(int64(t.notNew))
+	d.accepted.Add(int64(len(batch)))
+	t.taken = len(batch)
+	return t, nil
+}
+
+// write commits batch in one transaction through the writer, its events in
+// the order of their times: the hooks send in the background, and a
+// command's event may overtake the one before it.
+func (d *server) write(ctx context.Context, batch []store.Event, deadline time.Time) error {
+	if len(batch) == 0 {
+		return nil
 	}
-	d.accepted.Add(1)
-	return true
+	slices.SortStableFunc(batch, func(a, b store.Event) int { return a.At.Compare(b.At) })
+	err := d.writer.Do(context.WithoutCancel(ctx), func(ctx context.Context) error {
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			return errBusy
+		}
+		return d.apply(ctx, batch)
+	})
+	if err == nil {
+		d.batches.Add(1)
+		d.writes.succeeded(d.cfg.Clock.Now())
+		return nil
+	}
+	if !errors.Is(err, errBusy) {
+		d.writes.failedWrite(d.cfg.Clock.Now(), err)
+	}
+	return fmt.Errorf("commit %d events: %w", len(batch), err)
 }
 
 // maxLast bounds the sessions whose last command the daemon keeps in
 // memory; past it, they are asked of the store again.
 const maxLast = 4096
+
+// forgetLast forgets the last command of sessions, which the store then
+// tells again.
+func (d *server) forgetLast(sessions map[string]bool) {
+	d.lastMu.Lock()
+	defer d.lastMu.Unlock()
+	for s := range sessions {
+		delete(d.last, s)
+	}
+}
 
 // lastTemplate is the template of session's last command taken: the one
 // kept in memory, else the store's.

@@ -99,19 +99,35 @@ type Health struct {
 	NotNew int64 `json:"commands_not_new"`
 	// Spooled counts the events accepted from the shells' spool files.
 	Spooled int64 `json:"events_spooled"`
+	// Dropped counts the events POST /ingest answered as dropped for want
+	// of room, Failed those it answered as dropped because their commit
+	// failed.
 	Dropped int64 `json:"events_dropped"`
 	Failed  int64 `json:"events_failed"`
 	// Batches counts the transactions that committed events.
 	Batches int64 `json:"batches"`
+	// Behind tells that a commit of the spool's events failed and the
+	// spool keeps them until one succeeds; PendingEvents and PendingBytes
+	// count what waits in the spool.
+	Behind        bool  `json:"behind"`
+	PendingEvents int   `json:"pending_events"`
+	PendingBytes  int64 `json:"pending_bytes"`
+	// WriteFailures counts the commits that failed, each try;
+	// LastWriteError is the error of the last one while writes fail.
+	WriteFailures  int64  `json:"write_failures"`
+	LastWriteError string `json:"last_write_error,omitempty"`
 }
 
 func (d *server) healthz(w http.ResponseWriter, r *http.Request) {
 	d.takeSpool(context.WithoutCancel(r.Context()))
+	wh := d.writes.health()
+	pending, pendingBytes := d.spool.Pending()
 	writeJSON(w, Health{
 		OK: true, PID: os.Getpid(), Socket: d.cfg.Socket, Database: d.cfg.Database, Schema: store.SchemaVersion(),
 		Uptime:   d.cfg.Clock.Now().Sub(d.start).Seconds(),
 		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(), AskedClai: d.own.Load(), NotNew: d.notNew.Load(), Spooled: d.spooled.Load(),
-		Dropped: d.writer.Dropped(), Failed: d.writer.Failed(), Batches: d.writer.Batches(),
+		Dropped: d.dropped.Load(), Failed: d.failed.Load(), Batches: d.batches.Load(),
+		Behind: wh.behind, PendingEvents: pending, PendingBytes: pendingBytes, WriteFailures: wh.failures, LastWriteError: wh.lastErr,
 	})
 }
 

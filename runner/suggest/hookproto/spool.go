@@ -114,6 +114,12 @@ func (s *SpoolStats) add(o SpoolStats) {
 // time: each place a record may start holds a NUL, so the search from one
 // never passes the tenth place after it.
 func ParseSpool(data []byte, emit func(Event)) (used int, st SpoolStats) {
+	return parseSpool(data, func(e Event) bool { emit(e); return true })
+}
+
+// parseSpool is ParseSpool, but stops after a record whose event emit
+// answers false: used then ends with that record.
+func parseSpool(data []byte, emit func(Event) bool) (used int, st SpoolStats) {
 	for used < len(data) {
 		rec := data[used:]
 		fields, n, kind := splitRecord(rec)
@@ -146,7 +152,9 @@ func ParseSpool(data []byte, emit func(Event)) (used int, st SpoolStats) {
 		case strings.TrimSpace(e.Cmd) == "":
 		default:
 			st.Events++
-			emit(e)
+			if !emit(e) {
+				return used, st
+			}
 		}
 	}
 	return used, st
@@ -356,15 +364,36 @@ func (s *Spool) Prepare() error {
 	return nil
 }
 
+// SpoolBatch is the most events TakeBatches hands its commit at once.
+const SpoolBatch = 500
+
 // Take reads what the hooks appended since the last Take, calling emit for
-// each command in the order its shell wrote them. Each spool file with
-// something in it is moved aside and read; a shell appending next makes a new
-// one. A file moved aside is read once more after Settle, in case its shell
-// was writing a record when it was moved, then removed. What an earlier
-// daemon moved aside is read from where it stopped. The spool's folders are
-// checked at each Take, and made again when they were removed: a folder that
-// became a link, or another user's, is not read.
+// each command in the order its shell wrote them, as TakeBatches does with a
+// commit that always succeeds.
 func (s *Spool) Take(emit func(Event)) (SpoolStats, error) {
+	return s.TakeBatches(func(events []Event) error {
+		for _, e := range events {
+			emit(e)
+		}
+		return nil
+	})
+}
+
+// TakeBatches reads what the hooks appended since the last Take, handing
+// commit the commands in the order their shell wrote them, SpoolBatch at most
+// at once. Each spool file with something in it is moved aside and read; a
+// shell appending next makes a new one. A file moved aside is read once more
+// after Settle, in case its shell was writing a record when it was moved,
+// then removed. What an earlier daemon moved aside is read from where it
+// stopped. The spool's folders are checked at each Take, and made again when
+// they were removed: a folder that became a link, or another user's, is not
+// read.
+//
+// Nothing is lost when commit fails: the records it was given stay in their
+// file, which is neither marked read past them nor removed, and TakeBatches
+// stops there and returns the error (a CommitError); the next call hands
+// them to commit again. The stats count only what was committed.
+func (s *Spool) TakeBatches(commit func([]Event) error) (SpoolStats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var st SpoolStats
@@ -377,9 +406,17 @@ func (s *Spool) Take(emit func(Event)) (SpoolStats, error) {
 		s.loadLeft(now)
 	}
 	kept := s.taken[:0]
-	for _, tf := range s.taken {
+	var failed error
+	for i, tf := range s.taken {
 		finished := now.Sub(tf.at) >= s.settle()
-		st.add(s.read(tf, emit, finished))
+		rst, err := s.read(tf, commit, finished)
+		st.add(rst)
+		if err != nil {
+			// This file and those taken after it wait for the next call.
+			kept = append(kept, s.taken[i:]...)
+			failed = err
+			break
+		}
 		if finished {
 			_ = os.Remove(tf.file)
 			continue
@@ -388,6 +425,9 @@ func (s *Spool) Take(emit func(Event)) (SpoolStats, error) {
 	}
 	clear(s.taken[len(kept):])
 	s.taken = kept
+	if failed != nil {
+		return st, failed
+	}
 	names, err := readNames(filepath.Join(s.Dir, SpoolFolder))
 	if err != nil {
 		return st, fmt.Errorf("spool: %w", err)
@@ -406,9 +446,57 @@ func (s *Spool) Take(emit func(Event)) (SpoolStats, error) {
 			continue
 		}
 		s.taken = append(s.taken, tf)
-		st.add(s.read(tf, emit, false))
+		rst, err := s.read(tf, commit, false)
+		st.add(rst)
+		if err != nil {
+			// The files left in the spool folder are taken next time.
+			errs = append(errs, err)
+			break
+		}
 	}
 	return st, errors.Join(errs...)
+}
+
+// CommitError is the error of a commit that failed in TakeBatches: the
+// events it was given stay in the spool.
+type CommitError struct {
+	// Events is how many events the commit was given.
+	Events int
+	Err    error
+}
+
+func (e *CommitError) Error() string {
+	return fmt.Sprintf("spool: committing %d events: %v (they stay in the spool)", e.Events, e.Err)
+}
+
+func (e *CommitError) Unwrap() error { return e.Err }
+
+// Pending counts what waits in the spool: the events of the records not yet
+// committed, in the files taken and in those the hooks are appending to, and
+// their bytes. It reads the files (each up to MaxSpoolFile).
+func (s *Spool) Pending() (events int, bytes int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	files := make([]string, 0, len(s.taken))
+	offsets := make([]int64, 0, len(s.taken))
+	for _, tf := range s.taken {
+		files, offsets = append(files, tf.file), append(offsets, tf.used)
+	}
+	if names, err := readNames(filepath.Join(s.Dir, SpoolFolder)); err == nil {
+		for _, name := range names {
+			files, offsets = append(files, filepath.Join(s.Dir, SpoolFolder, name)), append(offsets, 0)
+		}
+	}
+	for i, file := range files {
+		data, err := readFrom(file, offsets[i])
+		if err != nil {
+			continue
+		}
+		_, st := ParseSpool(data, func(Event) {})
+		events += st.Events
+		bytes += int64(len(data))
+	}
+	return events, bytes
 }
 
 // loadLeft takes up the files an earlier daemon moved aside, oldest first.
@@ -430,43 +518,71 @@ func (s *Spool) loadLeft(now time.Time) {
 	})
 }
 
-// read reads the records of the taken file tf past what was read of it, and
-// renames it to say how far that is. When finished, a record left
-// unfinished counts as bad.
-func (s *Spool) read(tf *takenFile, emit func(Event), finished bool) SpoolStats {
+// read reads the records of the taken file tf past what was read of it,
+// hands their events to commit in batches, and after each batch committed
+// renames the file to say how far that is. When finished, a record left
+// unfinished counts as bad. A commit that fails stops it, with a
+// CommitError.
+func (s *Spool) read(tf *takenFile, commit func([]Event) error, finished bool) (SpoolStats, error) {
 	var st SpoolStats
-	f, err := os.OpenFile(tf.file, os.O_RDONLY|openFlags, 0)
-	if err != nil {
-		return st
+	data, err := readFrom(tf.file, tf.used)
+	if err != nil || len(data) == 0 {
+		return st, nil
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() <= tf.used || tf.used >= MaxSpoolFile {
-		return st
-	}
-	data, err := io.ReadAll(io.NewSectionReader(f, tf.used, MaxSpoolFile-tf.used+1))
-	if err != nil {
-		return st
-	}
+	truncated := false
 	if int64(len(data)) > MaxSpoolFile-tf.used {
-		data = data[:MaxSpoolFile-tf.used]
-		if !tf.truncated {
-			tf.truncated = true
-			st.TooLong++
-		}
+		data, truncated = data[:MaxSpoolFile-tf.used], true
 	}
-	used, pst := ParseSpool(data, emit)
-	st.add(pst)
-	if used > 0 {
+	off := 0
+	for off < len(data) {
+		var batch []Event
+		used, pst := parseSpool(data[off:], func(e Event) bool {
+			batch = append(batch, e)
+			return len(batch) < SpoolBatch
+		})
+		if used == 0 {
+			break
+		}
+		if len(batch) > 0 {
+			if err := commit(batch); err != nil {
+				return st, &CommitError{Events: len(batch), Err: err}
+			}
+		}
+		st.add(pst)
+		off += used
 		// The name says how far it was read, for a next daemon.
 		tf.used += int64(used)
 		if next := tf.path(s.Dir); os.Rename(tf.file, next) == nil {
 			tf.file = next
 		}
 	}
-	if finished && used < len(data) {
+	if truncated && !tf.truncated {
+		tf.truncated = true
+		st.TooLong++
+	}
+	if finished && off < len(data) {
 		st.Bad++
 	}
-	return st
+	return st, nil
+}
+
+// readFrom reads the regular file file from offset on, MaxSpoolFile-offset+1
+// bytes at most (one more than a spool file is read, to tell it is longer);
+// nothing when offset is past its end or past MaxSpoolFile.
+func readFrom(file string, offset int64) ([]byte, error) {
+	f, err := os.OpenFile(file, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() <= offset || offset >= MaxSpoolFile {
+		return nil, nil
+	}
+	return io.ReadAll(io.NewSectionReader(f, offset, MaxSpoolFile-offset+1))
 }
 
 func (s *Spool) now() time.Time {

@@ -2,10 +2,12 @@ package hookproto
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -451,5 +453,101 @@ func TestSpoolSkipsARecordOfANewerFormatWhole(t *testing.T) {
 	got, used, st := parseAll(data)
 	if used != len(data) || st != (SpoolStats{Events: 1, Newer: 2}) || len(got) != 1 {
 		t.Errorf("used %d of %d, %+v", used, len(data), st)
+	}
+}
+
+// failingCommit is a commit that fails while fail is set and keeps the
+// commands it committed.
+type failingCommit struct {
+	fail  bool
+	calls int
+	cmds  []string
+}
+
+func (c *failingCommit) commit(events []Event) error {
+	c.calls++
+	if c.fail {
+		return errors.New("database or disk is full (13)")
+	}
+	for _, e := range events {
+		c.cmds = append(c.cmds, e.Cmd)
+	}
+	return nil
+}
+
+func TestSpoolKeepsWhatACommitFailedOnUntilItSucceeds(t *testing.T) {
+	t.Parallel()
+	dir, now := t.TempDir(), time.Unix(1700000000, 0)
+	s := spoolAt(t, dir, &now)
+	const n = 2*SpoolBatch + 7
+	var want []string
+	for i, session := range []string{"d-aa", "d-bb"} {
+		path, err := SpoolFile(dir, session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data []byte
+		for j := range n {
+			cmd := fmt.Sprintf("make t%d-%d", i, j)
+			want = append(want, cmd)
+			data = append(data, record(t, Event{Shell: "zsh", Session: session, PID: 1, Cmd: cmd})...)
+		}
+		appendTo(t, path, data)
+	}
+	c := &failingCommit{fail: true}
+	// Past the settle time, twice over: a file whose events were never
+	// committed is not removed however long it waits.
+	for range 2 {
+		st, err := s.TakeBatches(c.commit)
+		var ce *CommitError
+		if !errors.As(err, &ce) || ce.Events != SpoolBatch || st.Events != 0 {
+			t.Fatalf("a failing commit: %+v, %v", st, err)
+		}
+		now = now.Add(time.Hour)
+	}
+	if c.calls != 2 {
+		t.Fatalf("a failing commit was tried %d times, want once a take", c.calls)
+	}
+	if events, bytes := s.Pending(); events != 2*n || bytes == 0 {
+		t.Fatalf("pending %d events (%d bytes), want %d", events, bytes, 2*n)
+	}
+	// The disk has room again: every command arrives once, in order, and
+	// the spool is empty once the files settled.
+	c.fail = false
+	st, err := s.TakeBatches(c.commit)
+	if err != nil || st.Events != 2*n {
+		t.Fatalf("once commits succeed: %+v, %v", st, err)
+	}
+	now = now.Add(time.Hour)
+	if st, err := s.TakeBatches(c.commit); err != nil || st.Events != 0 {
+		t.Fatalf("a take after: %+v, %v", st, err)
+	}
+	if !slices.Equal(c.cmds, want) {
+		t.Fatalf("committed %d commands, want the %d written once each in order", len(c.cmds), len(want))
+	}
+	for _, folder := range []string{SpoolFolder, takenFolder} {
+		if names, err := readNames(filepath.Join(dir, folder)); err != nil || len(names) != 0 {
+			t.Errorf("%s holds %v, %v", folder, names, err)
+		}
+	}
+	if events, _ := s.Pending(); events != 0 {
+		t.Errorf("%d events still pending", events)
+	}
+}
+
+func TestSpoolAFailedCommitLeavesTheFileForTheNextDaemon(t *testing.T) {
+	t.Parallel()
+	dir, now := t.TempDir(), time.Unix(1700000000, 0)
+	first := spoolAt(t, dir, &now)
+	path, _ := SpoolFile(dir, "d-aa")
+	appendTo(t, path, append(record(t, Event{Shell: "zsh", Session: "d-aa", Cmd: "git pull"}),
+		record(t, Event{Shell: "zsh", Session: "d-aa", Cmd: "make"})...))
+	if _, err := first.TakeBatches((&failingCommit{fail: true}).commit); err == nil {
+		t.Fatal("a failing commit was no error")
+	}
+	// The daemon stops; the next one reads the file it left.
+	next := spoolAt(t, dir, &now)
+	if cmds, st := take(t, next); !slices.Equal(cmds, []string{"git pull", "make"}) || st.Events != 2 {
+		t.Fatalf("the next daemon read %q, %+v", cmds, st)
 	}
 }

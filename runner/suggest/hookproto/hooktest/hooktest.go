@@ -8,6 +8,7 @@ package hooktest
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -31,10 +32,11 @@ type Server struct {
 	stop   chan struct{}
 	polled chan struct{}
 
-	mu      sync.Mutex
-	events  []hookproto.Event
-	bad     []string
-	arrived chan struct{} // closed and replaced at each event
+	mu       sync.Mutex
+	dropping string // why POST /ingest drops what it is sent, when set
+	events   []hookproto.Event
+	bad      []string
+	arrived  chan struct{} // closed and replaced at each event
 }
 
 // Start serves on a new Unix socket at path. With assign set, each
@@ -101,22 +103,43 @@ func (s *Server) Close() error {
 	return s.srv.Close()
 }
 
-// ingest reads the lines of a POST /ingest. The body is read whole even when
-// the client is gone: the hooks close the connection once they have written.
+// Drop makes POST /ingest drop the events it is sent, as the daemon does
+// when its database cannot be written, and say why; "" takes them again.
+func (s *Server) Drop(why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropping = why
+}
+
+// ingest reads the lines of a POST /ingest and answers as the daemon does.
+// The body is read whole even when the client is gone: the hooks close the
+// connection once they have written.
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.URL.Path != hookproto.IngestPath {
 		s.record(hookproto.Event{}, fmt.Sprintf("request %s %s", r.Method, r.URL.Path))
 		http.NotFound(w, r)
 		return
 	}
+	s.mu.Lock()
+	dropping := s.dropping
+	s.mu.Unlock()
+	var reply hookproto.IngestReply
+	defer func() { answer(w, reply) }()
 	sc := bufio.NewScanner(r.Body)
 	sc.Buffer(nil, hookproto.MaxLine+1)
 	for sc.Scan() {
 		e, err := hookproto.ParseLine(sc.Bytes())
 		if err != nil {
+			reply.Skipped++
 			s.record(e, err.Error())
 			continue
 		}
+		if dropping != "" {
+			reply.Dropped++
+			reply.Error = dropping
+			continue
+		}
+		reply.Accepted++
 		if e.Type == hookproto.TypeSessionStart && s.assign != nil {
 			if err := hookproto.WriteSessionFile(filepath.Dir(s.Socket), e.PID, s.assign(e)); err != nil {
 				s.record(e, err.Error())
@@ -127,6 +150,17 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request) {
 	if err := sc.Err(); err != nil {
 		s.record(hookproto.Event{}, "reading the body: "+err.Error())
 	}
+}
+
+// answer writes reply as the daemon does: 503 with Retry-After when it took
+// nothing and dropped some.
+func answer(w http.ResponseWriter, reply hookproto.IngestReply) {
+	w.Header().Set("Content-Type", "application/json")
+	if reply.Accepted == 0 && reply.Dropped > 0 {
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	_ = json.NewEncoder(w).Encode(reply)
 }
 
 func (s *Server) record(e hookproto.Event, bad string) {
