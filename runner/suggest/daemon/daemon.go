@@ -39,6 +39,7 @@ import (
 	"github.com/clai-sh/clai/internal/peer"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
+	"github.com/clai-sh/clai/runner/suggest/secretfilter"
 	"github.com/clai-sh/clai/runner/suggest/store"
 	"github.com/clai-sh/clai/runner/suggest/tasks"
 )
@@ -96,6 +97,10 @@ type Config struct {
 	RebuildAggregates bool
 	// Store tunes the learning.
 	Store store.Options
+	// Secrets finds the commands that hold a secret, which are neither
+	// stored nor suggested; nil applies the built-in rules only (see
+	// secretfilter).
+	Secrets *secretfilter.Filter
 	// Understander and Ranker, when nil, are NewUnderstander's and
 	// NewRanker's.
 	Understander Understander
@@ -244,9 +249,9 @@ type server struct {
 
 	// What ingest skipped: lines too long, lines it could not read, lines of
 	// a newer version, commands that ask clai for suggestions, commands
-	// that were to be taken only if new and were not; and the events it
-	// took, and of those the ones the spool held.
-	tooLong, bad, newer, own, notNew, accepted, spooled atomic.Int64
+	// that were to be taken only if new and were not, commands that hold a
+	// secret; and the events it took, and of those the ones the spool held.
+	tooLong, bad, newer, own, notNew, secret, accepted, spooled atomic.Int64
 
 	// last is the template of each session's last command taken, for the
 	// commands taken only if new (see hookproto.Event.IfNew).

@@ -144,6 +144,13 @@ func (d *server) takeEvent(ctx context.Context, w hookproto.Event, wait bool) bo
 	case hookproto.TypeSessionEnd:
 		e.Kind = store.SessionEnd
 	case hookproto.TypeCommand:
+		if d.cfg.Secrets.Secret(w.Cmd) {
+			// Not stored at all, not even as a template: a template keeps
+			// the command's shape and would be suggested back broken. Only
+			// the count says it was there.
+			d.secret.Add(1)
+			return false
+		}
 		e.Kind, e.Cmd, e.Exit = store.Command, w.Cmd, w.Exit
 		if w.DurationMS != hookproto.UnknownDuration {
 			e.Duration = time.Duration(w.DurationMS) * time.Millisecond
