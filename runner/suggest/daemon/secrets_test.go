@@ -60,7 +60,7 @@ func realConfig(t *testing.T) daemon.Config {
 	cfg.Understander = daemon.NewUnderstander(tasks.Options{})
 	cfg.Ranker = nil
 	cfg.SpoolEvery = time.Hour
-	f, err := secretfilter.New([]string{`corp-[0-9]{6}`})
+	f, err := secretfilter.Parse([]string{`corp-[0-9]{6}`})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,22 +57,28 @@ type Filter struct {
 	user []*regexp.Regexp
 }
 
-// New is a Filter with the built-in rules and the user's patterns, which are
-// Go regular expressions (RE2: linear time) matched against the line as
-// typed.
-func New(patterns []string) (*Filter, error) {
+// New is a Filter with the built-in rules and the user's patterns, compiled
+// by Compile, which are matched against the line as typed.
+func New(patterns ...*regexp.Regexp) *Filter {
+	return &Filter{user: patterns}
+}
+
+// Parse is a Filter with the built-in rules and the user's patterns: Go
+// regular expressions (RE2: linear time), at most MaxPatterns, each as
+// Compile takes it.
+func Parse(patterns []string) (*Filter, error) {
 	if len(patterns) > MaxPatterns {
 		return nil, fmt.Errorf("secret patterns: %d of them, at most %d", len(patterns), MaxPatterns)
 	}
-	f := &Filter{}
+	res := make([]*regexp.Regexp, 0, len(patterns))
 	for i, p := range patterns {
 		re, err := Compile(p)
 		if err != nil {
 			return nil, fmt.Errorf("secret pattern %d: %w", i+1, err)
 		}
-		f.user = append(f.user, re)
+		res = append(res, re)
 	}
-	return f, nil
+	return New(res...), nil
 }
 
 // Compile compiles one user pattern: a non-empty Go regular expression of at

@@ -157,7 +157,7 @@ func lines(r *rand.Rand, secret string, bare bool) []string {
 
 func TestGeneratedSecretsAreFoundInEveryPositionQuotingAndShell(t *testing.T) {
 	t.Parallel()
-	f, err := secretfilter.New(nil)
+	f, err := secretfilter.Parse(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ var corpus = []string{
 
 func TestOrdinaryCommandsAreKept(t *testing.T) {
 	t.Parallel()
-	f, err := secretfilter.New(nil)
+	f, err := secretfilter.Parse(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestOrdinaryCommandsAreKept(t *testing.T) {
 
 func TestUserPatternsAreApplied(t *testing.T) {
 	t.Parallel()
-	f, err := secretfilter.New([]string{`corp-[0-9]{6}`, `(?i)hunter2`})
+	f, err := secretfilter.Parse([]string{`corp-[0-9]{6}`, `(?i)hunter2`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,12 +282,12 @@ func TestBadUserPatternsAreClearErrors(t *testing.T) {
 		{".*", "secret pattern 1: pattern \".*\" matches every command"},
 		{strings.Repeat("a", secretfilter.MaxPattern+1), "pattern of 1025 bytes, at most 1024"},
 	} {
-		_, err := secretfilter.New([]string{tc.pattern})
+		_, err := secretfilter.Parse([]string{tc.pattern})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("pattern %.20q: error %v, want %q", tc.pattern, err, tc.want)
 		}
 	}
-	if _, err := secretfilter.New(make([]string, secretfilter.MaxPatterns+1)); err == nil {
+	if _, err := secretfilter.Parse(make([]string, secretfilter.MaxPatterns+1)); err == nil {
 		t.Error("too many patterns taken")
 	}
 }
