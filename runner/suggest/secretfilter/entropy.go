@@ -93,6 +93,14 @@ func randomPiece(hashy bool, before, piece string) bool {
 // make most of the pairs of identifiers and few of random text's.
 const commonPairs = "th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur ca el ta la ns di fo ho pe ec pr no ct us ac ot il tr ly nc et ut ss so rs un lo wa ge ie wh ee wi em ad ol rt po we na ul ni ts mo ow pa im mi ai sh ir su id os iv ia am fi ci vi pl ig tu ev ld ry mp fe bl ab gh ty op wo sa ay ex ke fr oo av ag if ap gr od bo sp rd do uc bu ei ov by rm ep tt oc fa ef cu rn sc gi da yo cr cl du ga qu ue ff ba ey ls va um pp ua up lu go ht ru ug ds lt pi rc rr eg au ck ew mu br bi pt ak pu ui rg ib tl ny ki rk ys ob mm fu ph og ms ye ud mb ip ub oi rl gu dr hr cc ft wn nu af hu nn eo vo rv nf xp gn sm fl iz ok nl my gl aw sy oa ps rv"
 
+// commonPair tells, by letters from a, whether a pair is in commonPairs.
+var commonPair = func() (t [26][26]bool) {
+	for _, p := range strings.Fields(commonPairs) {
+		t[p[0]-'a'][p[1]-'a'] = true
+	}
+	return t
+}()
+
 // englishPairs counts the pairs of letters in a row in s as words make
 // them: lower-case, or an upper-case letter then a lower-case one (a lower-case
 // letter then an upper-case one, or two upper-case ones, are a word's end or
@@ -106,7 +114,7 @@ func englishPairs(s string) (pairs, common int) {
 			continue
 		}
 		pairs++
-		if strings.Contains(commonPairs, string([]byte{a | 0x20, b})) {
+		if commonPair[(a|0x20)-'a'][b-'a'] {
 			common++
 		}
 	}

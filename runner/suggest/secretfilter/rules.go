@@ -3,27 +3,38 @@ package secretfilter
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
 
+// tokenFormat is a known token format: a literal every token of it holds,
+// looked for first (fast), then the expression.
+type tokenFormat struct {
+	literal string
+	re      *regexp.Regexp
+}
+
 // tokenFormats are the known token formats, matched anywhere: those with a
 // prefix no word has also where they are glued to what is before them
 // (-pghp_…).
-var tokenFormats = regexp.MustCompile(`(?:` + strings.Join([]string{
-	`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`,                      // AWS access key id
-	`gh[pousr]_[A-Za-z0-9]{30,}`,                                   // GitHub
-	`github_pat_[A-Za-z0-9_]{20,}`,                                 // GitHub fine-grained
-	`glpat-[A-Za-z0-9_-]{20,}`,                                     // GitLab
-	`xox[abprse]-[A-Za-z0-9-]{10,}`,                                // Slack
-	`hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{8,}`,  // Slack webhook
-	`[sr]k_(?:live|test)_[A-Za-z0-9]{10,}`,                         // Stripe
-	`\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{20,}`,                 // OpenAI, Anthropic
-	`npm_[A-Za-z0-9]{30,}`,                                         // npm
-	`pypi-[A-Za-z0-9_-]{16,}`,                                      // PyPI
-	`\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}`, // JWT
-	`-----BEGIN[A-Z0-9 ]*PRIVATE KEY`,                              // private-key block
-}, "|") + `)`)
+var tokenFormats = []tokenFormat{
+	{"AKIA", regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`)}, // AWS access key id
+	{"ASIA", regexp.MustCompile(`\bASIA[0-9A-Z]{16}\b`)},
+	{"ABIA", regexp.MustCompile(`\bABIA[0-9A-Z]{16}\b`)},
+	{"ACCA", regexp.MustCompile(`\bACCA[0-9A-Z]{16}\b`)},
+	{"_", regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{30,}`)},                                                 // GitHub
+	{"github_pat_", regexp.MustCompile(`github_pat_[A-Za-z0-9_]{20,}`)},                                     // GitHub fine-grained
+	{"glpat-", regexp.MustCompile(`glpat-[A-Za-z0-9_-]{20,}`)},                                              // GitLab
+	{"xox", regexp.MustCompile(`xox[abprse]-[A-Za-z0-9-]{10,}`)},                                            // Slack
+	{"hooks.slack.com/", regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{8,}`)}, // Slack webhook
+	{"k_", regexp.MustCompile(`[sr]k_(?:live|test)_[A-Za-z0-9]{10,}`)},                                      // Stripe
+	{"sk-", regexp.MustCompile(`\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{20,}`)},                             // OpenAI, Anthropic
+	{"npm_", regexp.MustCompile(`npm_[A-Za-z0-9]{30,}`)},                                                    // npm
+	{"pypi-", regexp.MustCompile(`pypi-[A-Za-z0-9_-]{16,}`)},                                                // PyPI
+	{"eyJ", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}`)},             // JWT
+	{"PRIVATE KEY", regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY`)},                                  // private-key block
+}
 
 // urlCredentials is a URL with a password in its user info.
 var urlCredentials = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:]*:[^\s/@]+@`)
@@ -35,10 +46,16 @@ var authHeader = regexp.MustCompile(`(?i)\b(?:authorization|proxy-authorization|
 // findRaw finds the secrets seen in text as a whole: the token formats,
 // credentials in URLs and credential headers.
 func findRaw(text string) (Rule, bool) {
+	for _, f := range tokenFormats {
+		if strings.Contains(text, f.literal) && f.re.MatchString(text) {
+			return RuleToken, true
+		}
+	}
+	if !strings.Contains(text, ":") {
+		return "", false
+	}
 	switch {
-	case tokenFormats.MatchString(text):
-		return RuleToken, true
-	case urlCredentials.MatchString(text):
+	case strings.Contains(text, "://") && urlCredentials.MatchString(text):
 		return RuleURL, true
 	case authHeader.MatchString(text):
 		return RuleHeader, true
@@ -54,6 +71,8 @@ func findInCommand(words []string, hashy bool) (Rule, bool) {
 		return r, true
 	}
 	prog := program(words)
+	login := slices.Contains(words, "login")
+	setAt := slices.IndexFunc(words, setsName)
 	for i, w := range words {
 		next, hasNext := "", i+1 < len(words)
 		if hasNext {
@@ -62,10 +81,10 @@ func findInCommand(words []string, hashy bool) (Rule, bool) {
 		if secretAssignment(w) {
 			return RuleAssignment, true
 		}
-		if hasNext && secretNameBeforeValue(words, i, next) {
+		if hasNext && secretNameBeforeValue(w, next, setAt >= 0 && setAt < i) {
 			return RuleAssignment, true
 		}
-		if passwordFlag(prog, words, i, next, hasNext) {
+		if passwordFlag(prog, login, w, next, hasNext) {
 			return RuleFlag, true
 		}
 		if highEntropy(hashy || hashAware[prog], w) {
@@ -124,12 +143,12 @@ func secretAssignment(w string) bool {
 	return false
 }
 
-// secretNameBeforeValue tells whether words[i] is a flag of a secret name
-// followed by its value (--password VALUE, --api-key VALUE), or a secret name
-// given a value by a config or set command (fish's set -x TOKEN value, aws
-// configure set aws_secret_access_key value, git config x.token value).
-func secretNameBeforeValue(words []string, i int, next string) bool {
-	w := words[i]
+// secretNameBeforeValue tells whether w is a flag of a secret name followed
+// by its value next (--password VALUE, --api-key VALUE), or a secret name
+// given a value by a config or set command, when named (fish's set -x TOKEN
+// value, aws configure set aws_secret_access_key value, git config x.token
+// value).
+func secretNameBeforeValue(w, next string, named bool) bool {
 	if strings.Contains(w, "=") || !isValue(next) || strings.HasPrefix(next, "-") {
 		return false
 	}
@@ -137,20 +156,15 @@ func secretNameBeforeValue(words []string, i int, next string) bool {
 		key := strings.TrimLeft(w, "-")
 		return isSecretName(key, false) && !pathForKey(key, next)
 	}
-	if !setsNames(words[:i]) {
-		return false
-	}
-	return isSecretName(w, true) && !pathForKey(w, next)
+	return named && isSecretName(w, true) && !pathForKey(w, next)
 }
 
-// setsNames tells whether the words before a name make it the name of a
-// value set next: fish's set, and config commands.
-func setsNames(before []string) bool {
-	for _, w := range before {
-		switch w {
-		case "set", "config", "configure", "config:set", "secrets", "secret":
-			return true
-		}
+// setsName tells whether a word makes the names after it the names of
+// values set next: fish's set, and config commands.
+func setsName(w string) bool {
+	switch w {
+	case "set", "config", "configure", "config:set", "secrets", "secret":
+		return true
 	}
 	return false
 }
@@ -245,10 +259,10 @@ func pathForKey(key, value string) bool {
 // mysqlLike are the programs whose -pVALUE is a password.
 var mysqlLike = map[string]bool{"mysql": true, "mysqldump": true, "mysqladmin": true, "mysqlimport": true, "mysqlshow": true, "mysqlcheck": true, "mysqlpump": true, "mysqlsh": true, "mysqlbinlog": true, "mariadb": true, "mariadb-dump": true, "mariadb-admin": true, "mariadb-import": true, "mariadb-check": true, "mariadb-show": true}
 
-// passwordFlag tells whether words[i] is a password flag of prog with its
-// value: attached (-pVALUE) or, where the program takes it so, next.
-func passwordFlag(prog string, words []string, i int, next string, hasNext bool) bool {
-	w := words[i]
+// passwordFlag tells whether w is a password flag of prog with its value:
+// attached (-pVALUE) or, where the program takes it so, next. login tells
+// that the command has a login word (docker login).
+func passwordFlag(prog string, login bool, w, next string, hasNext bool) bool {
 	attached := func(flag string) bool { return strings.HasPrefix(w, flag) && len(w) > len(flag) }
 	separate := func(flag string) bool { return w == flag && hasNext && isValue(next) }
 	switch {
@@ -258,7 +272,7 @@ func passwordFlag(prog string, words []string, i int, next string, hasNext bool)
 		return attached("-p") || separate("-p")
 	case prog == "redis-cli":
 		return attached("-a") || separate("-a")
-	case (prog == "docker" || prog == "podman" || prog == "nerdctl" || prog == "buildah" || prog == "skopeo" || prog == "helm" || prog == "oras") && contains(words, "login"):
+	case (prog == "docker" || prog == "podman" || prog == "nerdctl" || prog == "buildah" || prog == "skopeo" || prog == "helm" || prog == "oras") && login:
 		return attached("-p") || separate("-p")
 	case prog == "curl":
 		if attached("-u") {
@@ -275,13 +289,4 @@ func passwordFlag(prog string, words []string, i int, next string, hasNext bool)
 func userPassword(s string) bool {
 	_, pw, ok := strings.Cut(s, ":")
 	return ok && isValue(pw)
-}
-
-func contains(words []string, s string) bool {
-	for _, w := range words {
-		if w == s {
-			return true
-		}
-	}
-	return false
 }
