@@ -237,6 +237,13 @@ var corpus = []string{
 	"for f in *.go; do gofmt -l $f; done", "fish_add_path ~/go/bin", "set -gx EDITOR nvim", "set -x GOPATH ~/go",
 	"aws s3 cp s3://my-bucket/reports/2024-06-01.csv .", "aws sts get-caller-identity", "aws configure set region eu-west-1",
 	"gh pr create --title 'suggest: filter secrets' --body-file pr.md", "gh run view 9876543210 --log",
+	"git config --global credential.helper store", "ssh-add ~/.ssh/id_ed25519", "export NODE_OPTIONS=--max-old-space-size=4096",
+	"docker login registry.example.com", "echo $GITHUB_TOKEN | docker login ghcr.io -u ada --password-stdin",
+	"aws secretsmanager get-secret-value --secret-id prod/db", "kubectl get secret db -o jsonpath='{.data.password}'",
+	"vault kv get secret/app", "npm config set registry https://registry.npmjs.org/", "psql postgres://app@localhost/shop",
+	"git remote set-url origin git@github.com:clai-sh/clai.git", "helm repo add bitnami https://charts.bitnami.com/bitnami",
+	"mysql --password -h db shop", "curl -u ada https://example.com/private", "export MYSQL_PWD=$(pass show db/root)",
+	"SSH_KEY=./deploy.pem ./provision.sh", "./tool --token-file ~/.config/tool/token", "cd $OLDPWD", "PWD=/tmp ls",
 	"jq '.items[] | .metadata.name' pods.json", "base64 -d <<< aGVsbG8=", "ffmpeg -i input.mp4 -vf scale=1280:720 out.mp4",
 }
 
