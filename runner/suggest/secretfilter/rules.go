@@ -87,7 +87,7 @@ func findInCommand(words []string, hashy bool) (Rule, bool) {
 		if passwordFlag(prog, login, w, next, hasNext) {
 			return RuleFlag, true
 		}
-		if highEntropy(hashy || hashAware[prog], w) {
+		if highEntropy(hashy, w) {
 			return RuleEntropy, true
 		}
 	}
