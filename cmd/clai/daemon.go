@@ -16,8 +16,10 @@ import (
 
 	"github.com/clai-sh/clai/internal/rundir"
 	"github.com/clai-sh/clai/internal/statedir"
+	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/suggest/daemon"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
+	"github.com/clai-sh/clai/runner/suggest/secretfilter"
 	"github.com/clai-sh/clai/runner/suggest/tasks"
 )
 
@@ -28,7 +30,9 @@ func daemonCommand() *cli.Command {
 		Description: "One daemon a user: it listens on $XDG_RUNTIME_DIR/clai/daemon.sock (else clai-UID in the temp folder,\n" +
 			"or $" + hookproto.SocketEnv + ") and keeps what it learns in $XDG_STATE_HOME/clai/suggest.db\n" +
 			"(else ~/.local/state/clai/suggest.db). It runs until stopped (Ctrl-C, SIGTERM; a hangup does not stop it). Start it with\n" +
-			"`clai daemon &`, from a login script or a systemd user unit (see docs/suggest.md).",
+			"`clai daemon &`, from a login script or a systemd user unit (see docs/suggest.md).\n" +
+			"A command that holds a secret is not stored; history.secret_patterns in the user config file\n" +
+			"adds patterns of your own (read at start).",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "rebuild-aggregates", Usage: "recompute the transitions and scores from the command events kept, then serve"},
 			&cli.StringFlag{Name: "retention", Value: "90d", Usage: "keep command events this long: days (90d) or a Go duration (720h)"},
@@ -41,6 +45,10 @@ func daemonCommand() *cli.Command {
 			retention, err := parseRetention(c.String("retention"))
 			if err != nil {
 				return usage(err)
+			}
+			cfg, err := loadConfig(c.App.ErrWriter, os.Environ())
+			if err != nil {
+				return err
 			}
 			db, err := suggestDatabase()
 			if err != nil {
@@ -59,6 +67,7 @@ func daemonCommand() *cli.Command {
 				Database:          db,
 				Retention:         retention,
 				RebuildAggregates: c.Bool("rebuild-aggregates"),
+				Secrets:           secretFilter(cfg),
 				Understander:      daemon.NewUnderstander(tasks.Options{MakeDatabase: c.Bool("make-database")}),
 				Log:               c.App.ErrWriter,
 			})
@@ -68,6 +77,15 @@ func daemonCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// secretFilter is the daemon's secret filter: the built-in rules and the
+// user config file's history.secret_patterns.
+func secretFilter(cfg *playbooks.Config) *secretfilter.Filter {
+	if cfg.History == nil {
+		return secretfilter.New()
+	}
+	return secretfilter.New(cfg.History.SecretPatterns...)
 }
 
 // daemonSocket is the path the daemon listens on: $CLAI_DAEMON_SOCKET, else

@@ -41,6 +41,7 @@ import (
 	"github.com/clai-sh/clai/internal/peer"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
+	"github.com/clai-sh/clai/runner/suggest/secretfilter"
 	"github.com/clai-sh/clai/runner/suggest/store"
 	"github.com/clai-sh/clai/runner/suggest/tasks"
 )
@@ -99,6 +100,10 @@ type Config struct {
 	RebuildAggregates bool
 	// Store tunes the learning.
 	Store store.Options
+	// Secrets finds the commands that hold a secret, which are neither
+	// stored nor suggested; nil applies the built-in rules only (see
+	// secretfilter).
+	Secrets *secretfilter.Filter
 	// Understander and Ranker, when nil, are NewUnderstander's and
 	// NewRanker's.
 	Understander Understander
@@ -260,8 +265,8 @@ type server struct {
 	// that were to be taken only if new and were not; and the events it
 	// committed, and of those the ones the spool held; the events POST
 	// /ingest dropped for want of room, and because their commit failed;
-	// the transactions committed.
-	tooLong, bad, newer, own, notNew, accepted, spooled, dropped, failed, batches atomic.Int64
+	// the transactions committed; the commands that held a secret.
+	tooLong, bad, newer, own, notNew, secret, accepted, spooled, dropped, failed, batches atomic.Int64
 
 	// queue bounds the events of POST /ingest waiting to be committed:
 	// room holds that many.

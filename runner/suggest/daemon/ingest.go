@@ -158,7 +158,7 @@ func (in *intake) flush() {
 		return
 	}
 	in.reply.Accepted += t.taken
-	in.reply.Skipped += t.own + t.notNew
+	in.reply.Skipped += t.own + t.notNew + t.secret
 }
 
 // readLine reads one line of br, without its end. A line longer than
@@ -218,6 +218,7 @@ const (
 	learn      verdict = iota // an event to store
 	askingClai                // a command that asks clai itself
 	notNew                    // a command bash ran again without its history growing
+	holdsSecret               // a command that holds a secret: never stored
 )
 
 // understand makes one event a store event, or says why it is not learnt
@@ -244,6 +245,12 @@ func (d *server) understand(ctx context.Context, w hookproto.Event) (store.Event
 	case hookproto.TypeSessionEnd:
 		e.Kind = store.SessionEnd
 	case hookproto.TypeCommand:
+		if d.cfg.Secrets.Secret(w.Cmd) {
+			// Not stored at all, not even as a template: a template keeps
+			// the command's shape and would be suggested back broken. Only
+			// the count says it was there.
+			return e, holdsSecret
+		}
 		e.Kind, e.Cmd, e.Exit = store.Command, w.Cmd, w.Exit
 		if w.DurationMS != hookproto.UnknownDuration {
 			e.Duration = time.Duration(w.DurationMS) * time.Millisecond
@@ -271,7 +278,7 @@ func (d *server) understand(ctx context.Context, w hookproto.Event) (store.Event
 }
 
 // tally counts what one commit took and left out.
-type tally struct{ taken, own, notNew int }
+type tally struct{ taken, own, notNew, secret int }
 
 // errBusy is the error of a commit the writer could not start before its
 // deadline.
@@ -294,6 +301,9 @@ func (d *server) commit(ctx context.Context, events []hookproto.Event, deadline 
 		case notNew:
 			t.notNew++
 			continue
+		case holdsSecret:
+			t.secret++
+			continue
 		}
 		if e.Kind == store.Command {
 			// A later event of the batch taken only if new is told apart
@@ -310,6 +320,7 @@ func (d *server) commit(ctx context.Context, events []hookproto.Event, deadline 
 	}
 	d.own.Add(int64(t.own))
 	d.notNew.Add(int64(t.notNew))
+	d.secret.Add(int64(t.secret))
 	d.accepted.Add(int64(len(batch)))
 	t.taken = len(batch)
 	return t, nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -97,6 +98,9 @@ type Health struct {
 	// NotNew counts the commands bash ran without its history growing that
 	// were the session's last command again (see hookproto.Event.IfNew).
 	NotNew int64 `json:"commands_not_new"`
+	// SecretDropped counts the commands not stored because they hold a
+	// secret (see secretfilter).
+	SecretDropped int64 `json:"commands_secret_dropped"`
 	// Spooled counts the events accepted from the shells' spool files.
 	Spooled int64 `json:"events_spooled"`
 	// Dropped counts the events POST /ingest answered as dropped for want
@@ -125,7 +129,7 @@ func (d *server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, Health{
 		OK: true, PID: os.Getpid(), Socket: d.cfg.Socket, Database: d.cfg.Database, Schema: store.SchemaVersion(),
 		Uptime:   d.cfg.Clock.Now().Sub(d.start).Seconds(),
-		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(), AskedClai: d.own.Load(), NotNew: d.notNew.Load(), Spooled: d.spooled.Load(),
+		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(), AskedClai: d.own.Load(), NotNew: d.notNew.Load(), SecretDropped: d.secret.Load(), Spooled: d.spooled.Load(),
 		Dropped: d.dropped.Load(), Failed: d.failed.Load(), Batches: d.batches.Load(),
 		Behind: wh.behind, PendingEvents: pending, PendingBytes: pendingBytes, WriteFailures: wh.failures, LastWriteError: wh.lastErr,
 	})
@@ -149,11 +153,22 @@ func (d *server) suggest(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	s := d.cfg.Ranker.Rank(ev, req.Limit)
-	if s == nil {
-		s = []Suggestion{}
-	}
+	s := d.withoutSecrets(d.cfg.Ranker.Rank(ev, req.Limit))
 	writeJSON(w, SuggestReply{Suggestions: s})
+}
+
+// withoutSecrets is s without the suggestions that would show a secret: a
+// database written before the filter, or by a rule changed since, may hold
+// one. The result is never nil.
+func (d *server) withoutSecrets(s []Suggestion) []Suggestion {
+	out := make([]Suggestion, 0, len(s))
+	for _, sg := range s {
+		if d.cfg.Secrets.Secret(sg.Command) || d.cfg.Secrets.Secret(sg.Template) || slices.ContainsFunc(sg.Reasons, d.cfg.Secrets.Secret) {
+			continue
+		}
+		out = append(out, sg)
+	}
+	return out
 }
 
 // evidence gathers what the store knows for req.
@@ -162,15 +177,22 @@ func (d *server) evidence(r *http.Request, req SuggestRequest) (Evidence, error)
 	var ev Evidence
 	var root string
 	ev.RepoKey, root = d.cfg.Understander.Repo(ctx, req.Cwd, false)
-	ev.PrevCmd = req.LastCmd
-	if req.LastCmd != "" {
+	if req.LastCmd != "" && !d.cfg.Secrets.Secret(req.LastCmd) {
+		ev.PrevCmd = req.LastCmd
 		ev.Prev = d.cfg.Understander.Command(req.LastCmd).Template
 	} else if req.Session != "" {
+		// The session's last command stored: a command with a secret
+		// was not.
 		prev, err := d.store.LastCommand(ctx, req.Session)
 		if err != nil {
 			return ev, err
 		}
 		ev.Prev = prev
+	}
+	if d.cfg.Secrets.Secret(ev.Prev) {
+		// Stored before the filter: what followed it would be told in
+		// the reasons of its own.
+		ev.Prev = ""
 	}
 	now := d.cfg.Clock.Now()
 	var err error
@@ -248,9 +270,12 @@ func (d *server) debugScores(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	out := make([]debugScore, len(cs))
-	for i, c := range cs {
-		out[i] = debugScore{Template: c.Template, Score: c.Score, Count: c.Count, Last: c.Last, LastCmd: c.LastCmd}
+	out := make([]debugScore, 0, len(cs))
+	for _, c := range cs {
+		if d.cfg.Secrets.Secret(c.Template) || d.cfg.Secrets.Secret(c.LastCmd) {
+			continue
+		}
+		out = append(out, debugScore{Template: c.Template, Score: c.Score, Count: c.Count, Last: c.Last, LastCmd: c.LastCmd})
 	}
 	writeJSON(w, map[string]any{"scope": scope, "scores": out})
 }
@@ -279,9 +304,12 @@ func (d *server) debugTransitions(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	out := make([]debugTransition, len(ts))
-	for i, t := range ts {
-		out[i] = debugTransition{Prev: t.Prev, Next: t.Next, Count: t.Count, Last: t.Last}
+	out := make([]debugTransition, 0, len(ts))
+	for _, t := range ts {
+		if d.cfg.Secrets.Secret(t.Prev) || d.cfg.Secrets.Secret(t.Next) || d.cfg.Secrets.Secret(t.LastCmd) {
+			continue
+		}
+		out = append(out, debugTransition{Prev: t.Prev, Next: t.Next, Count: t.Count, Last: t.Last})
 	}
 	writeJSON(w, map[string]any{"scope": scope, "transitions": out})
 }
