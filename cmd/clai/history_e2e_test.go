@@ -55,20 +55,21 @@ func (d *runningDaemon) waitStderr(t *testing.T, re *regexp.Regexp) string {
 	}
 }
 
-// A user forgets a token with the daemon running: nothing of it is left in
-// the database, its write-ahead log or shared memory, nor in what is
-// suggested.
+// A user forgets a command with the daemon running (one that named a private
+// address, say): nothing of it is left in the database, its write-ahead log
+// or shared memory, nor in what is suggested. (A command that holds a secret
+// is never stored at all.)
 func TestHistoryForgetLeavesNoTraceWhileTheDaemonRuns(t *testing.T) {
 	t.Parallel()
 	e := newSessionsEnv(t)
 	d := e.startDaemon(t)
-	const token = "ghp_forgetE2Emarker0123456789abcdef"
+	const token = "forgetE2Emarker-0123abcd.internal.example"
 	now := time.Now()
 	var lines strings.Builder
 	for i := range 3 {
 		at := now.Add(time.Duration(i) * time.Minute)
 		lines.WriteString(commandLine("s1", e.dir, "git pull", at))
-		lines.WriteString(commandLine("s1", e.dir, "export GITHUB_TOKEN="+token, at.Add(time.Second)))
+		lines.WriteString(commandLine("s1", e.dir, "curl https://"+token+"/status", at.Add(time.Second)))
 		lines.WriteString(commandLine("s1", e.dir, "make test", at.Add(2*time.Second)))
 	}
 	c := daemon.NewClient(e.socket())
@@ -89,20 +90,20 @@ func TestHistoryForgetLeavesNoTraceWhileTheDaemonRuns(t *testing.T) {
 		t.Fatalf("forget .*: exit %d\n%s", code, stderr)
 	}
 	forget := exec.CommandContext(t.Context(), e.bin, "history", "forget", "-")
-	forget.Env, forget.Stdin = e.env, strings.NewReader(token[:20]+"\n")
+	forget.Env, forget.Stdin = e.env, strings.NewReader(token[:24]+"\n")
 	out, err := forget.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "forgot 3 commands") {
 		t.Fatalf("clai history forget -: %v\n%s", err, out)
 	}
-	if got := e.dbTraces(t, token[:20]); len(got) > 0 {
+	if got := e.dbTraces(t, token[:24]); len(got) > 0 {
 		t.Fatalf("the forgotten token is still in %v, the daemon running:\n%s", got, d.stderr)
 	}
 	suggest := exec.CommandContext(t.Context(), e.bin, "suggest", "--json", "--last", "git pull")
 	suggest.Dir, suggest.Env = e.dir, append(e.env, "CLAI_SESSION_ID=s1")
-	if out, err := suggest.Output(); err != nil || strings.Contains(string(out), "GITHUB_TOKEN") || !strings.Contains(string(out), "make test") {
+	if out, err := suggest.Output(); err != nil || strings.Contains(string(out), "forgetE2Emarker") || !strings.Contains(string(out), "make test") {
 		t.Fatalf("clai suggest after forget: %v\n%s", err, out)
 	}
-	if strings.Contains(d.stderr.String(), token[:20]) {
+	if strings.Contains(d.stderr.String(), token[:24]) {
 		t.Fatalf("the daemon's log holds the token:\n%s", d.stderr)
 	}
 }
