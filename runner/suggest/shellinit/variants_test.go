@@ -375,3 +375,56 @@ func TestBashPS0ReplacedLater(t *testing.T) {
 		t.Errorf("learnt %q", got)
 	}
 }
+
+// TestBashPromptCommandReplacedLater: an rc file that sets PROMPT_COMMAND
+// after the hooks (anew as a string or an array, or with a command put
+// before them) leaves the recording on: the hooks put themselves back first,
+// and the next prompt says so once.
+func TestBashPromptCommandReplacedLater(t *testing.T) {
+	t.Parallel()
+	const user = `printf "<U:%s>" "$?"`
+	for _, c := range []struct {
+		name, later string
+		edit        func(string) string
+	}{
+		{name: "string", later: `PROMPT_COMMAND='` + user + `'`},
+		{name: "string, in the string form", later: `PROMPT_COMMAND='` + user + `'`, edit: stringForm},
+		{name: "array", later: `PROMPT_COMMAND=('` + user + `' 'true')`},
+		{name: "put before", later: `PROMPT_COMMAND='` + user + `;'"$PROMPT_COMMAND"`},
+		{name: "put before, in the string form", later: `PROMPT_COMMAND='` + user + `;'"$PROMPT_COMMAND"`, edit: stringForm},
+		{name: "appended", later: `PROMPT_COMMAND+=('` + user + `')`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			setup := setups["bash"]
+			setup.rc = func(hook string) string {
+				return "set -u\nPS1='<P:$?>'\nHISTFILE=" + filepath.Join(filepath.Dir(hook), "history") + "\n" +
+					"eval \"$(cat " + hook + ")\"\n" + c.later + "\nx=1\n"
+			}
+			s := startSession(t, setup, c.edit)
+			s.run("echo one two")
+			s.run(`echo "[$_]"`)
+			s.waitFor("$_ kept", func(out string) bool { return strings.Contains(out, "[two]") })
+			s.run("false")
+			s.waitStatus(1)
+			s.run("echo done")
+			check(t, s, s.events("echo done"), []command{{cmd: "echo one two"}, {cmd: `echo "[$_]"`}, {cmd: "false", exit: 1}, {cmd: "echo done"}})
+			const said = "clai: PROMPT_COMMAND was replaced after clai init; recording re-armed"
+			out := s.output()
+			if n := strings.Count(out, said); n != 1 && c.name != "appended" {
+				t.Errorf("the shell said %q %d times, want once:\n%q", said, n, tailOf(out, 2000))
+			} else if n != 0 && c.name == "appended" {
+				t.Errorf("the shell said %q with the hooks still first:\n%q", said, tailOf(out, 2000))
+			}
+			if strings.Contains(out, "syntax error") || strings.Contains(out, "command not found") || strings.Contains(out, "unbound variable") {
+				t.Errorf("the shell complained:\n%q", tailOf(out, 2000))
+			}
+			// The guard is gone once a prompt ends with the hooks first.
+			s.run("trap -p DEBUG; echo trap-shown")
+			s.waitFor("the traps", func(out string) bool { return strings.Contains(out, "trap-shown\r\n") })
+			if out := s.output(); strings.Contains(out, "trap -- ") {
+				t.Errorf("a DEBUG trap is left:\n%q", tailOf(out, 2000))
+			}
+		})
+	}
+}
