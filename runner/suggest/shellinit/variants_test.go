@@ -428,3 +428,43 @@ func TestBashPromptCommandReplacedLater(t *testing.T) {
 		})
 	}
 }
+
+// TestZshHookArraysReplacedLater: an rc file that sets zsh's hook arrays
+// anew after the hooks (precmd_functions=(), a framework's own list) leaves
+// the recording on: the hooks put themselves back, and the next prompt says
+// so once.
+func TestZshHookArraysReplacedLater(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, later string }{
+		{name: "emptied", later: "precmd_functions=()\npreexec_functions=()\nzshexit_functions=()\nprecmd() { print -n \"<U:$?>\" }\n"},
+		{name: "a list of the user's", later: "user_precmd() { print -n \"<U:$?>\" }\nprecmd_functions=(user_precmd)\npreexec_functions=(true)\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			setup := setups["zsh"]
+			setup.rc = func(hook string) string {
+				return "setopt nounset ksharrays\nPROMPT='<P:%?>'\nRPROMPT=\n" +
+					"eval \"$(<" + hook + ")\"\n" + c.later + "x=1\n"
+			}
+			s := startSession(t, setup, nil)
+			s.run("echo one two")
+			s.run(`echo "[$_]"`)
+			s.waitFor("$_ kept", func(out string) bool { return strings.Contains(out, "[two]") })
+			s.run("false")
+			s.waitStatus(1)
+			s.run("echo done")
+			check(t, s, s.events("echo done"), []command{{cmd: "echo one two"}, {cmd: `echo "[$_]"`}, {cmd: "false", exit: 1}, {cmd: "echo done"}})
+			const said = "clai: precmd_functions or preexec_functions were replaced after clai init; recording re-armed"
+			out := s.output()
+			if n := strings.Count(out, said); n != 1 {
+				t.Errorf("the shell said %q %d times, want once:\n%q", said, n, tailOf(out, 2000))
+			}
+			// The guard is gone once a prompt comes with the hooks in place.
+			s.run("trap; echo traps-shown")
+			s.waitFor("the traps", func(out string) bool { return strings.Contains(out, "traps-shown\r\n") })
+			if out := s.output(); strings.Contains(out, "DEBUG") {
+				t.Errorf("a DEBUG trap is left:\n%q", tailOf(out, 2000))
+			}
+		})
+	}
+}
