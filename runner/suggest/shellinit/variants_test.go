@@ -468,3 +468,39 @@ func TestZshHookArraysReplacedLater(t *testing.T) {
 		})
 	}
 }
+
+// TestFishHandlerErasedLater: a config that erases one of the hooks' event
+// handlers after the hooks leaves the recording on: the other defines it
+// again and says so once. With preexec erased, the first command is lost.
+func TestFishHandlerErasedLater(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		erased string
+		lost   bool
+	}{
+		{erased: "_clai_hook_postexec"},
+		{erased: "_clai_hook_exit"},
+		{erased: "_clai_hook_preexec", lost: true},
+	} {
+		t.Run(c.erased, func(t *testing.T) {
+			t.Parallel()
+			setup := setups["fish"]
+			rc := setup.rc
+			setup.rc = func(hook string) string { return rc(hook) + "functions -e " + c.erased + "\n" }
+			s := startSession(t, setup, nil)
+			s.run("echo one")
+			s.run("false")
+			s.waitStatus(1)
+			s.run("echo done")
+			want := []command{{cmd: "echo one"}, {cmd: "false", exit: 1}, {cmd: "echo done"}}
+			if c.lost {
+				want = want[1:]
+			}
+			check(t, s, s.events("echo done"), want)
+			const said = "clai: a clai hook function was erased after clai init; recording re-armed"
+			if n := strings.Count(s.output(), said); n != 1 {
+				t.Errorf("the shell said %q %d times, want once:\n%q", said, n, tailOf(s.output(), 2000))
+			}
+		})
+	}
+}
