@@ -39,6 +39,7 @@ import (
 	"github.com/clai-sh/clai/internal/peer"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
+	"github.com/clai-sh/clai/runner/suggest/score"
 	"github.com/clai-sh/clai/runner/suggest/store"
 	"github.com/clai-sh/clai/runner/suggest/tasks"
 )
@@ -96,6 +97,10 @@ type Config struct {
 	RebuildAggregates bool
 	// Store tunes the learning.
 	Store store.Options
+	// Ignore is the stop-list of commands neither learnt nor suggested
+	// (score.Ignored); nil is score.DefaultIgnore, an empty list ignores
+	// nothing. Commands that did not run (score.NotFound) are never learnt.
+	Ignore []string
 	// Understander and Ranker, when nil, are NewUnderstander's and
 	// NewRanker's.
 	Understander Understander
@@ -160,8 +165,14 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Understander == nil {
 		cfg.Understander = NewUnderstander(tasks.Options{})
 	}
+	if cfg.Ignore == nil {
+		cfg.Ignore = score.DefaultIgnore
+	}
+	if err := score.CheckIgnore(cfg.Ignore); err != nil {
+		return cfg, err
+	}
 	if cfg.Ranker == nil {
-		r, err := NewRanker()
+		r, err := NewRankerIgnoring(cfg.Ignore)
 		if err != nil {
 			return cfg, err
 		}
@@ -246,7 +257,7 @@ type server struct {
 	// a newer version, commands that ask clai for suggestions, commands
 	// that were to be taken only if new and were not; and the events it
 	// took, and of those the ones the spool held.
-	tooLong, bad, newer, own, notNew, accepted, spooled atomic.Int64
+	tooLong, bad, newer, own, notNew, noise, accepted, spooled atomic.Int64
 
 	// last is the template of each session's last command taken, for the
 	// commands taken only if new (see hookproto.Event.IfNew).

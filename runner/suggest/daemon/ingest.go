@@ -16,6 +16,7 @@ import (
 
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
+	"github.com/clai-sh/clai/runner/suggest/score"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
 
@@ -160,6 +161,13 @@ func (d *server) takeEvent(ctx context.Context, w hookproto.Event, wait bool) bo
 			// command it shows is the last one again: a line the history
 			// keeps out, or the same command again; neither is learnt.
 			d.notNew.Add(1)
+			return false
+		}
+		if score.NotFound(w.Exit) || score.Ignored(c.Template, d.cfg.Ignore) {
+			// A command that did not run (a typo) or that tends the
+			// terminal, not the work: learnt, it would come back as a
+			// suggestion, and stand between the steps it came between.
+			d.noise.Add(1)
 			return false
 		}
 		e.Template, e.Args, e.Tool = c.Template, c.Args, c.Tool

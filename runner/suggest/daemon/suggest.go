@@ -29,6 +29,8 @@ type Evidence struct {
 	RepoCommands, GlobalCommands []store.CommandScore
 	// Tasks are the repository's project tasks.
 	Tasks []store.Task
+	// Now is when the suggestions were asked.
+	Now time.Time
 }
 
 // Suggestion is a command to run next, with why.
@@ -95,6 +97,9 @@ type Health struct {
 	// NotNew counts the commands bash ran without its history growing that
 	// were the session's last command again (see hookproto.Event.IfNew).
 	NotNew int64 `json:"commands_not_new"`
+	// Noise counts the commands not learnt from because they did not run
+	// (exit status 126 or 127) or are on the stop-list (Config.Ignore).
+	Noise int64 `json:"commands_noise"`
 	// Spooled counts the events accepted from the shells' spool files.
 	Spooled int64 `json:"events_spooled"`
 	Dropped int64 `json:"events_dropped"`
@@ -108,7 +113,7 @@ func (d *server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, Health{
 		OK: true, PID: os.Getpid(), Socket: d.cfg.Socket, Database: d.cfg.Database, Schema: store.SchemaVersion(),
 		Uptime:   d.cfg.Clock.Now().Sub(d.start).Seconds(),
-		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(), AskedClai: d.own.Load(), NotNew: d.notNew.Load(), Spooled: d.spooled.Load(),
+		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(), AskedClai: d.own.Load(), NotNew: d.notNew.Load(), Noise: d.noise.Load(), Spooled: d.spooled.Load(),
 		Dropped: d.writer.Dropped(), Failed: d.writer.Failed(), Batches: d.writer.Batches(),
 	})
 }
@@ -155,6 +160,7 @@ func (d *server) evidence(r *http.Request, req SuggestRequest) (Evidence, error)
 		ev.Prev = prev
 	}
 	now := d.cfg.Clock.Now()
+	ev.Now = now
 	var err error
 	if ev.Prev != "" {
 		if ev.GlobalTransitions, err = d.store.Transitions(ctx, "", ev.Prev, evidenceRows); err != nil {
