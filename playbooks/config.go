@@ -22,6 +22,8 @@ type Config struct {
 	Answerer *Answerer
 	// Channels are the two-way channels every run asks its questions on.
 	Channels []*Channel
+	// History tunes the shell-history suggestions; nil when not given.
+	History *History
 }
 
 // ConfigPath returns where the user's config file is:
@@ -93,7 +95,8 @@ func LintConfig(path string, environ []string) (findings diag.List, src []byte, 
 }
 
 // ParseConfig decodes a user config file: notify:, a list of targets as in a
-// playbook, answerer:, as in a playbook, and channels:, the two-way channels; a token may be written out in it (it is
+// playbook, answerer:, as in a playbook, channels:, the two-way channels, and
+// history:, for the shell-history suggestions; a token may be written out in it (it is
 // the place for them), so the literal-secret check does not apply.
 func ParseConfig(name string, src []byte) (*Config, diag.List) {
 	if f, exceeded := checkBounds(name, src); exceeded {
@@ -102,7 +105,7 @@ func ParseConfig(name string, src []byte) (*Config, diag.List) {
 	d := &decoder{file: name, typos: map[ast.Node]map[string]bool{}}
 	cfg := &Config{Path: name}
 	if root := d.document(src, ""); root != nil {
-		d.fields(root, "the config file", []string{"notify", "answerer", "channels"}, func(key string, v ast.Node) {
+		d.fields(root, "the config file", []string{"notify", "answerer", "channels", "history"}, func(key string, v ast.Node) {
 			switch key {
 			case "notify":
 				cfg.Notify = d.notifyList(v, true)
@@ -110,6 +113,8 @@ func ParseConfig(name string, src []byte) (*Config, diag.List) {
 				cfg.Answerer = d.answerer(v, true)
 			case "channels":
 				cfg.Channels = d.channelList(v)
+			case "history":
+				cfg.History = d.history(v)
 			}
 		})
 	}

@@ -46,6 +46,15 @@ func daemonCommand() *cli.Command {
 			if err != nil {
 				return failure(err)
 			}
+			// The config file's history.ignore is the stop-list.
+			cfg, err := loadConfig(c.App.ErrWriter, os.Environ())
+			if err != nil {
+				return err
+			}
+			var ignore []string
+			if cfg.History != nil {
+				ignore = cfg.History.Ignore
+			}
 			socket, err := daemonSocket()
 			if err != nil {
 				return failure(err)
@@ -59,6 +68,7 @@ func daemonCommand() *cli.Command {
 				Database:          db,
 				Retention:         retention,
 				RebuildAggregates: c.Bool("rebuild-aggregates"),
+				Ignore:            ignore,
 				Understander:      daemon.NewUnderstander(tasks.Options{MakeDatabase: c.Bool("make-database")}),
 				Log:               c.App.ErrWriter,
 			})
