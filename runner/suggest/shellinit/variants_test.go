@@ -387,7 +387,10 @@ func TestBashPromptCommandReplacedLater(t *testing.T) {
 		name, later string
 		edit        func(string) string
 	}{
-		{name: "string", later: `PROMPT_COMMAND='` + user + `'`},
+		{name: "string", later: `PROMPT_COMMAND='` + user + `'` + "\nx=1"},
+		// The last line: the hook goes back as the first prompt runs.
+		{name: "string, the rc file's last line", later: `PROMPT_COMMAND='` + user + `'`},
+		{name: "string, the rc file's last line, in the string form", later: `PROMPT_COMMAND='` + user + `'`, edit: stringForm},
 		{name: "string, in the string form", later: `PROMPT_COMMAND='` + user + `'`, edit: stringForm},
 		{name: "array", later: `PROMPT_COMMAND=('` + user + `' 'true')`},
 		{name: "put before", later: `PROMPT_COMMAND='` + user + `;'"$PROMPT_COMMAND"`},
@@ -399,7 +402,7 @@ func TestBashPromptCommandReplacedLater(t *testing.T) {
 			setup := setups["bash"]
 			setup.rc = func(hook string) string {
 				return "set -u\nPS1='<P:$?>'\nHISTFILE=" + filepath.Join(filepath.Dir(hook), "history") + "\n" +
-					"eval \"$(cat " + hook + ")\"\n" + c.later + "\nx=1\n"
+					"eval \"$(cat " + hook + ")\"\n" + c.later + "\n"
 			}
 			s := startSession(t, setup, c.edit)
 			s.run("echo one two")
