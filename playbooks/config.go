@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/clai-sh/clai/playbooks/diag"
-	"github.com/clai-sh/clai/runner/suggest/secretfilter"
 )
 
 // Config is the user's config file: what every playbook of the user shares.
@@ -24,16 +22,9 @@ type Config struct {
 	Answerer *Answerer
 	// Channels are the two-way channels every run asks its questions on.
 	Channels []*Channel
-	// History is how clai daemon learns the shell history; nil when the
-	// file says nothing of it.
+	// History tunes the shell-history suggestions: the commands never
+	// learnt, and the user's own patterns of secrets; nil when not given.
 	History *History
-}
-
-// History is the history: section of the config file.
-type History struct {
-	// SecretPatterns are the user's own patterns of secrets, compiled by
-	// secretfilter.Compile: a command that matches one is not stored.
-	SecretPatterns []*regexp.Regexp
 }
 
 // ConfigPath returns where the user's config file is:
@@ -106,7 +97,7 @@ func LintConfig(path string, environ []string) (findings diag.List, src []byte, 
 
 // ParseConfig decodes a user config file: notify:, a list of targets as in a
 // playbook, answerer:, as in a playbook, channels:, the two-way channels, and
-// history:, how the shell history is learnt; a token may be written out in it (it is
+// history:, for the shell-history suggestions; a token may be written out in it (it is
 // the place for them), so the literal-secret check does not apply.
 func ParseConfig(name string, src []byte) (*Config, diag.List) {
 	if f, exceeded := checkBounds(name, src); exceeded {
@@ -133,43 +124,4 @@ func ParseConfig(name string, src []byte) (*Config, diag.List) {
 		return nil, d.diags
 	}
 	return cfg, d.diags
-}
-
-// history decodes the history: section: secret_patterns, a list of Go
-// regular expressions.
-func (d *decoder) history(n ast.Node) *History {
-	h := &History{}
-	d.fields(n, "history", []string{"secret_patterns"}, func(key string, v ast.Node) {
-		if key == "secret_patterns" {
-			h.SecretPatterns = d.secretPatterns(v, "history.secret_patterns")
-		}
-	})
-	return h
-}
-
-// secretPatterns decodes and compiles the user's patterns of secrets.
-func (d *decoder) secretPatterns(n ast.Node, what string) []*regexp.Regexp {
-	items, ok := d.seq(n, what)
-	if !ok {
-		return nil
-	}
-	if len(items) > secretfilter.MaxPatterns {
-		d.errorAt(d.resolve(n), "schema", "keep the patterns that matter", "%s has %d entries, at most %d are allowed", what, len(items), secretfilter.MaxPatterns)
-		return nil
-	}
-	var res []*regexp.Regexp
-	for i, item := range items {
-		at := fmt.Sprintf("%s[%d]", what, i)
-		s, ok := d.str(item, at)
-		if !ok {
-			continue
-		}
-		re, err := secretfilter.Compile(s)
-		if err != nil {
-			d.errorAt(d.resolve(item), "schema", "write a Go regular expression (RE2) that matches the secret, e.g. 'corp-[0-9]{6}'", "%s: %v", at, err)
-			continue
-		}
-		res = append(res, re)
-	}
-	return res
 }

@@ -46,6 +46,8 @@ func daemonCommand() *cli.Command {
 			if err != nil {
 				return usage(err)
 			}
+			// The config file's history: its patterns of secrets, and
+			// ignore, the stop-list.
 			cfg, err := loadConfig(c.App.ErrWriter, os.Environ())
 			if err != nil {
 				return err
@@ -53,6 +55,10 @@ func daemonCommand() *cli.Command {
 			db, err := suggestDatabase()
 			if err != nil {
 				return failure(err)
+			}
+			var ignore []string
+			if cfg.History != nil {
+				ignore = cfg.History.Ignore
 			}
 			socket, err := daemonSocket()
 			if err != nil {
@@ -68,6 +74,7 @@ func daemonCommand() *cli.Command {
 				Retention:         retention,
 				RebuildAggregates: c.Bool("rebuild-aggregates"),
 				Secrets:           secretFilter(cfg),
+				Ignore:            ignore,
 				Understander:      daemon.NewUnderstander(tasks.Options{MakeDatabase: c.Bool("make-database")}),
 				Log:               c.App.ErrWriter,
 			})

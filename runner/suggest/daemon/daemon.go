@@ -41,6 +41,7 @@ import (
 	"github.com/clai-sh/clai/internal/peer"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
+	"github.com/clai-sh/clai/runner/suggest/score"
 	"github.com/clai-sh/clai/runner/suggest/secretfilter"
 	"github.com/clai-sh/clai/runner/suggest/store"
 	"github.com/clai-sh/clai/runner/suggest/tasks"
@@ -104,6 +105,10 @@ type Config struct {
 	// stored nor suggested; nil applies the built-in rules only (see
 	// secretfilter).
 	Secrets *secretfilter.Filter
+	// Ignore is the stop-list of commands neither learnt nor suggested
+	// (score.Ignored); nil is score.DefaultIgnore, an empty list ignores
+	// nothing. Commands that did not run (score.NotFound) are never learnt.
+	Ignore []string
 	// Understander and Ranker, when nil, are NewUnderstander's and
 	// NewRanker's.
 	Understander Understander
@@ -178,8 +183,14 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Understander == nil {
 		cfg.Understander = NewUnderstander(tasks.Options{})
 	}
+	if cfg.Ignore == nil {
+		cfg.Ignore = score.DefaultIgnore
+	}
+	if err := score.CheckIgnore(cfg.Ignore); err != nil {
+		return cfg, err
+	}
 	if cfg.Ranker == nil {
-		r, err := NewRanker()
+		r, err := NewRankerIgnoring(cfg.Ignore)
 		if err != nil {
 			return cfg, err
 		}
@@ -265,8 +276,9 @@ type server struct {
 	// that were to be taken only if new and were not; and the events it
 	// committed, and of those the ones the spool held; the events POST
 	// /ingest dropped for want of room, and because their commit failed;
-	// the transactions committed; the commands that held a secret.
-	tooLong, bad, newer, own, notNew, secret, accepted, spooled, dropped, failed, batches atomic.Int64
+	// the transactions committed; the commands that held a secret, and
+	// those that did not run or are on the stop-list (noise).
+	tooLong, bad, newer, own, notNew, secret, noise, accepted, spooled, dropped, failed, batches atomic.Int64
 
 	// queue bounds the events of POST /ingest waiting to be committed:
 	// room holds that many.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
+	"github.com/clai-sh/clai/runner/suggest/score"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
 
@@ -158,7 +159,7 @@ func (in *intake) flush() {
 		return
 	}
 	in.reply.Accepted += t.taken
-	in.reply.Skipped += t.own + t.notNew + t.secret
+	in.reply.Skipped += t.own + t.notNew + t.secret + t.noise
 }
 
 // readLine reads one line of br, without its end. A line longer than
@@ -219,6 +220,7 @@ const (
 	askingClai                // a command that asks clai itself
 	notNew                    // a command bash ran again without its history growing
 	holdsSecret               // a command that holds a secret: never stored
+	isNoise                   // a command that did not run, or on the stop-list
 )
 
 // understand makes one event a store event, or says why it is not learnt
@@ -267,6 +269,12 @@ func (d *server) understand(ctx context.Context, w hookproto.Event) (store.Event
 			// keeps out, or the same command again; neither is learnt.
 			return e, notNew
 		}
+		if score.NotFound(w.Exit) || score.Ignored(c.Template, d.cfg.Ignore) {
+			// A command that did not run (a typo) or that tends the
+			// terminal, not the work: learnt, it would come back as a
+			// suggestion, and stand between the steps it came between.
+			return e, isNoise
+		}
 		e.Template, e.Args, e.Tool = c.Template, c.Args, c.Tool
 		var root string
 		e.RepoKey, root = d.cfg.Understander.Repo(ctx, w.Cwd, c.Git)
@@ -278,7 +286,7 @@ func (d *server) understand(ctx context.Context, w hookproto.Event) (store.Event
 }
 
 // tally counts what one commit took and left out.
-type tally struct{ taken, own, notNew, secret int }
+type tally struct{ taken, own, notNew, secret, noise int }
 
 // errBusy is the error of a commit the writer could not start before its
 // deadline.
@@ -304,6 +312,9 @@ func (d *server) commit(ctx context.Context, events []hookproto.Event, deadline 
 		case holdsSecret:
 			t.secret++
 			continue
+		case isNoise:
+			t.noise++
+			continue
 		}
 		if e.Kind == store.Command {
 			// A later event of the batch taken only if new is told apart
@@ -321,6 +332,7 @@ func (d *server) commit(ctx context.Context, events []hookproto.Event, deadline 
 	d.own.Add(int64(t.own))
 	d.notNew.Add(int64(t.notNew))
 	d.secret.Add(int64(t.secret))
+	d.noise.Add(int64(t.noise))
 	d.accepted.Add(int64(len(batch)))
 	t.taken = len(batch)
 	return t, nil

@@ -30,6 +30,8 @@ type Evidence struct {
 	RepoCommands, GlobalCommands []store.CommandScore
 	// Tasks are the repository's project tasks.
 	Tasks []store.Task
+	// Now is when the suggestions were asked.
+	Now time.Time
 }
 
 // Suggestion is a command to run next, with why.
@@ -101,6 +103,9 @@ type Health struct {
 	// SecretDropped counts the commands not stored because they hold a
 	// secret (see secretfilter).
 	SecretDropped int64 `json:"commands_secret_dropped"`
+	// Noise counts the commands not learnt from because they did not run
+	// (exit status 126 or 127) or are on the stop-list (Config.Ignore).
+	Noise int64 `json:"commands_noise"`
 	// Spooled counts the events accepted from the shells' spool files.
 	Spooled int64 `json:"events_spooled"`
 	// Dropped counts the events POST /ingest answered as dropped for want
@@ -129,7 +134,7 @@ func (d *server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, Health{
 		OK: true, PID: os.Getpid(), Socket: d.cfg.Socket, Database: d.cfg.Database, Schema: store.SchemaVersion(),
 		Uptime:   d.cfg.Clock.Now().Sub(d.start).Seconds(),
-		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(), AskedClai: d.own.Load(), NotNew: d.notNew.Load(), SecretDropped: d.secret.Load(), Spooled: d.spooled.Load(),
+		Accepted: d.accepted.Load(), LinesTooLong: d.tooLong.Load(), LinesBad: d.bad.Load(), LinesNewer: d.newer.Load(), AskedClai: d.own.Load(), NotNew: d.notNew.Load(), SecretDropped: d.secret.Load(), Noise: d.noise.Load(), Spooled: d.spooled.Load(),
 		Dropped: d.dropped.Load(), Failed: d.failed.Load(), Batches: d.batches.Load(),
 		Behind: wh.behind, PendingEvents: pending, PendingBytes: pendingBytes, WriteFailures: wh.failures, LastWriteError: wh.lastErr,
 	})
@@ -195,6 +200,7 @@ func (d *server) evidence(r *http.Request, req SuggestRequest) (Evidence, error)
 		ev.Prev = ""
 	}
 	now := d.cfg.Clock.Now()
+	ev.Now = now
 	var err error
 	if ev.Prev != "" {
 		if ev.GlobalTransitions, err = d.store.Transitions(ctx, "", ev.Prev, evidenceRows); err != nil {

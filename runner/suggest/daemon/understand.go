@@ -52,20 +52,26 @@ func (u *understanding) Tasks(ctx context.Context, root string) ([]store.Task, e
 // danger rules.
 type scoreRanker struct {
 	danger func(string) string
+	ignore []string
 }
 
 // NewRanker returns the Ranker of runner/suggest/score, which marks the
-// commands the danger rules of clai's presets match.
-func NewRanker() (Ranker, error) {
+// commands the danger rules of clai's presets match, and leaves out those
+// of score.DefaultIgnore.
+func NewRanker() (Ranker, error) { return NewRankerIgnoring(nil) }
+
+// NewRankerIgnoring is NewRanker with the stop-list ignore (nil is
+// score.DefaultIgnore).
+func NewRankerIgnoring(ignore []string) (Ranker, error) {
 	danger, err := score.PresetDanger()
 	if err != nil {
 		return nil, fmt.Errorf("danger rules: %w", err)
 	}
-	return scoreRanker{danger: danger}, nil
+	return scoreRanker{danger: danger, ignore: ignore}, nil
 }
 
 func (r scoreRanker) Rank(ev Evidence, limit int) []Suggestion {
-	ranked := score.Rank(Candidates(ev), score.Options{Previous: ev.Prev, Danger: r.danger, Limit: limit})
+	ranked := score.Rank(Candidates(ev), score.Options{Previous: ev.Prev, Danger: r.danger, Limit: limit, Ignore: r.ignore, Now: ev.Now})
 	out := make([]Suggestion, len(ranked))
 	for i, s := range ranked {
 		out[i] = Suggestion{Command: s.Command, Template: s.Template, Confidence: s.Confidence, Score: s.Score, Reasons: s.Reasons}
@@ -80,10 +86,10 @@ func (r scoreRanker) Rank(ev Evidence, limit int) []Suggestion {
 func Candidates(ev Evidence) []score.Candidate {
 	var cs []score.Candidate
 	for _, t := range ev.RepoTransitions {
-		cs = append(cs, score.Candidate{Template: t.Next, RepoTransitions: int(t.Count), Args: t.LastArgs, ArgsUses: int(t.ArgsUses)})
+		cs = append(cs, score.Candidate{Template: t.Next, RepoTransitions: int(t.Count), RepoTransitionLast: t.Last, Args: t.LastArgs, ArgsUses: int(t.ArgsUses)})
 	}
 	for _, t := range ev.GlobalTransitions {
-		c := score.Candidate{Template: t.Next, GlobalTransitions: int(t.Count)}
+		c := score.Candidate{Template: t.Next, GlobalTransitions: int(t.Count), GlobalTransitionLast: t.Last}
 		if ev.RepoKey == "" {
 			c.Args, c.ArgsUses = t.LastArgs, int(t.ArgsUses)
 		}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/clai-sh/clai/runner/suggest/normalize"
 )
@@ -39,6 +40,9 @@ type Candidate struct {
 	RepoTransitions int
 	// GlobalTransitions is how many times it followed it in any repository.
 	GlobalTransitions int
+	// RepoTransitionLast and GlobalTransitionLast are when it last did; zero
+	// when unknown (a one-off is then weighed as any count).
+	RepoTransitionLast, GlobalTransitionLast time.Time
 	// RepoFrequency is its decayed frequency score in this repository.
 	RepoFrequency float64
 	// Task names the file that defines it as a project task ("Makefile",
@@ -87,7 +91,22 @@ type Options struct {
 	MinArgsUses int
 	// Limit caps the suggestions; all when 0 or less.
 	Limit int
+	// Ignore is the stop-list (see Ignored): templates on it are never
+	// suggested. nil is DefaultIgnore; an empty list ignores nothing.
+	Ignore []string
+	// Now is when the suggestions are asked, for the age of a one-off
+	// transition; zero leaves one-offs weighed as any count.
+	Now time.Time
 }
+
+// A transition seen fewer than MinHabit times is a one-off: its count
+// halves every OneOffHalfLife since it was seen, so that a one-off seen
+// once long ago ranks below the habits, while one of a moment ago still
+// counts.
+const (
+	MinHabit       = 2
+	OneOffHalfLife = 7 * 24 * time.Hour
+)
 
 // Rank merges the candidates by template, weighs them, and returns them best
 // first (ties by template), each template once. For each template:
@@ -97,13 +116,19 @@ type Options struct {
 //	      + RepoFrequency·ln(1+repo frequency)
 //	      + ProjectTask (when a task) + Dangerous (when a danger rule matches)
 //
-// where candidates sharing a template give the largest of each count, the
-// tasks' sources joined, and the args with the most uses. A candidate with
-// no template is skipped.
+// where candidates sharing a template give the largest of each count (and
+// the latest time), the tasks' sources joined, and the args with the most
+// uses. A transition count under MinHabit is a one-off, its count halved
+// every OneOffHalfLife since it was last seen. A candidate with no
+// template, or on the stop-list, is skipped.
 func Rank(candidates []Candidate, opts Options) []Suggestion {
 	if opts.Weights == (Weights{}) {
 		opts.Weights = DefaultWeights
 	}
+	if opts.Ignore == nil {
+		opts.Ignore = DefaultIgnore
+	}
+	candidates = slices.DeleteFunc(slices.Clone(candidates), func(c Candidate) bool { return Ignored(c.Template, opts.Ignore) })
 	if opts.MinArgsUses <= 0 {
 		opts.MinArgsUses = 1
 	}
@@ -147,6 +172,8 @@ func merge(candidates []Candidate) []*merged {
 		}
 		m.RepoTransitions = max(m.RepoTransitions, c.RepoTransitions)
 		m.GlobalTransitions = max(m.GlobalTransitions, c.GlobalTransitions)
+		m.RepoTransitionLast = later(m.RepoTransitionLast, c.RepoTransitionLast)
+		m.GlobalTransitionLast = later(m.GlobalTransitionLast, c.GlobalTransitionLast)
 		m.RepoFrequency = math.Max(m.RepoFrequency, finite(c.RepoFrequency))
 		if c.Task != "" && !slices.Contains(m.tasks, c.Task) {
 			m.tasks = append(m.tasks, c.Task)
@@ -156,6 +183,14 @@ func merge(candidates []Candidate) []*merged {
 		}
 	}
 	return order
+}
+
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // uses is how many times a candidate's args were used: ArgsUses, and at
@@ -184,12 +219,14 @@ func suggest(m *merged, opts Options) Suggestion {
 		after = fmt.Sprintf(" after `%s`", opts.Previous)
 	}
 	if m.RepoTransitions > 0 {
-		s.Score += w.RepoTransition * logCount(float64(m.RepoTransitions))
-		s.Reasons = append(s.Reasons, fmt.Sprintf("repo transition%s (%d×)", after, m.RepoTransitions))
+		n, ago := transitionCount(m.RepoTransitions, m.RepoTransitionLast, opts.Now)
+		s.Score += w.RepoTransition * logCount(n)
+		s.Reasons = append(s.Reasons, fmt.Sprintf("repo transition%s (%d×%s)", after, m.RepoTransitions, ago))
 	}
 	if m.GlobalTransitions > 0 {
-		s.Score += w.GlobalTransition * logCount(float64(m.GlobalTransitions))
-		s.Reasons = append(s.Reasons, fmt.Sprintf("global transition%s (%d×)", after, m.GlobalTransitions))
+		n, ago := transitionCount(m.GlobalTransitions, m.GlobalTransitionLast, opts.Now)
+		s.Score += w.GlobalTransition * logCount(n)
+		s.Reasons = append(s.Reasons, fmt.Sprintf("global transition%s (%d×%s)", after, m.GlobalTransitions, ago))
 	}
 	if m.RepoFrequency > 0 {
 		s.Score += w.RepoFrequency * logCount(m.RepoFrequency)
@@ -211,6 +248,19 @@ func suggest(m *merged, opts Options) Suggestion {
 	}
 	s.Confidence = confidence(s.Score)
 	return s
+}
+
+// transitionCount is the count a transition weighs: the count itself for a
+// habit (MinHabit or more) or when its age is unknown, else the one-off's
+// count halved every OneOffHalfLife since last, with ", Nd ago" for the
+// reason.
+func transitionCount(count int, last, now time.Time) (float64, string) {
+	if count >= MinHabit || last.IsZero() || now.IsZero() || !now.After(last) {
+		return float64(count), ""
+	}
+	age := now.Sub(last)
+	n := float64(count) * math.Exp2(-age.Hours()/OneOffHalfLife.Hours())
+	return n, fmt.Sprintf(", last %dd ago", int(age.Hours()/24))
 }
 
 // logCount is ln(1+n): the tenth use of a command adds less than the second.

@@ -9,7 +9,11 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
   # starts no program and leaves $? and $! as it found them.
   _clai_hook_precmd() {
     local _clai_status=$? _clai_now=${EPOCHREALTIME-} _clai_t0=${_clai_hook_t0-} _clai_ran=${_clai_hook_ran-}
-    _clai_hook_t0= _clai_hook_ran=
+    _clai_hook_t0= _clai_hook_ran= _clai_hook_guard_ran=0
+    if [[ ${_clai_hook_rearmed-} == 1 ]]; then
+      _clai_hook_rearmed=2
+      builtin printf 'clai: PROMPT_COMMAND was replaced after clai init; recording re-armed\n' >&2
+    fi
     # The first prompt only takes note of where the history is.
     if [[ -z ${_clai_hook_histcmd-} ]]; then
       _clai_hook_histcmd=${HISTCMD-}
@@ -59,8 +63,19 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
   _clai_hook_mark() {
     local _clai_status=$?
     _clai_hook_histcmd=${HISTCMD-}
+    # A prompt that ends with the hook still first in PROMPT_COMMAND: the rc
+    # file is done with it, and the guard (the DEBUG trap set below) goes.
+    # The guard ran just before this function only while the DEBUG trap is
+    # still the guard: a trap the user set since stays.
+    if [[ -n ${_clai_hook_guarded-} && ${PROMPT_COMMAND[0]-} == _clai_hook_precmd* ]]; then
+      _clai_hook_guarded=
+      (( _clai_hook_guard_ran )) && trap - DEBUG
+    fi
     return "$_clai_status"
   }
+  # With the trace attribute, a DEBUG trap the function takes away stays
+  # away once it returns.
+  declare -ft _clai_hook_mark
 
   # bash 5.1 and later run each element of a PROMPT_COMMAND array (4.4 and
   # 5.0 only the first): the hook goes first, to see the command's $?, and
@@ -75,14 +90,44 @@ if [[ $- == *i* || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]]; then
     done
     return 1
   }
-  if ! _clai_hook_installed; then
+  # _clai_hook_arm puts the hook first in PROMPT_COMMAND and the mark last.
+  _clai_hook_arm() {
     if _clai_hook_prompt_array; then
-      PROMPT_COMMAND=(_clai_hook_precmd "${PROMPT_COMMAND[@]}" _clai_hook_mark)
+      local _clai_pc _clai_pcs=()
+      for _clai_pc in "${PROMPT_COMMAND[@]}"; do
+        [[ $_clai_pc == _clai_hook_mark || $_clai_pc == _clai_hook_precmd ]] || _clai_pcs+=("$_clai_pc")
+      done
+      PROMPT_COMMAND=(_clai_hook_precmd "${_clai_pcs[@]}" _clai_hook_mark)
     else
       # The string form: the hook, then a newline and what was there, so that
       # neither a closing ';' nor '&' of the user's is doubled, then the mark.
       PROMPT_COMMAND="_clai_hook_precmd${PROMPT_COMMAND:+$'\n'$PROMPT_COMMAND}"$'\n'_clai_hook_mark
     fi
+  }
+  _clai_hook_installed || _clai_hook_arm
+
+  # A later line of the rc file (or a prompt framework at the first prompt)
+  # may set PROMPT_COMMAND anew, which would leave the hook out and stop the
+  # recording without a word, or put a command before it, whose $? the hook
+  # would take for the user's. Until a prompt ends with the hook still first
+  # in PROMPT_COMMAND, a DEBUG trap looks for it before each command and puts
+  # it back first (_clai_hook_rearm), and the next prompt says so once. The trap
+  # keeps $? and, passing it on as the last word, $_; it is set only where
+  # the user has no DEBUG trap, and taken away by _clai_hook_mark, for a
+  # DEBUG trap slows each command a shell runs at the prompt.
+  _clai_hook_rearm() {
+    [[ ${PROMPT_COMMAND[0]-} == _clai_hook_precmd* ]] && return 0
+    _clai_hook_arm
+    _clai_hook_rearmed=${_clai_hook_rearmed:-1}
+    # At the prompt (not in a file being sourced, where the history is not
+    # read yet) the prompt running now holds the old PROMPT_COMMAND: the
+    # next one takes note of where the history is from here.
+    [[ " ${FUNCNAME[*]} " == *" source "* ]] || _clai_hook_histcmd=${HISTCMD-}
+    return 0
+  }
+  if [[ -z $(trap -p DEBUG) ]]; then
+    _clai_hook_guarded=1
+    trap -- '(( _clai_hook_guard_ran = 1 )); [[ ${PROMPT_COMMAND[0]-} == _clai_hook_precmd* ]] || _clai_hook_rearm "$_"' DEBUG
   fi
   # PS0 (bash 4.4 and later) notes that a command runs, and when, and prints
   # nothing; only where prompts are expanded (shopt promptvars), or it would

@@ -22,6 +22,18 @@ if [[ -o interactive || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]];
   _clai_hook_precmd() {
     local _clai_status=$?
     emulate -L zsh
+    if [[ ${_clai_hook_rearmed-} == 1 ]]; then
+      _clai_hook_rearmed=2
+      print -ru2 -- 'clai: precmd_functions or preexec_functions were replaced after clai init; recording re-armed'
+    fi
+    # A prompt with the hooks in place: the rc file is done with them, and
+    # the guard goes, if the DEBUG trap is still the guard (it runs before
+    # each command, this one's too).
+    if [[ -n ${_clai_hook_guarded-} ]]; then
+      _clai_hook_guard_ran=0
+      _clai_hook_guarded=
+      (( _clai_hook_guard_ran )) && _clai_hook_unguard
+    fi
     [[ -n ${_clai_hook_cmd-} ]] || return $_clai_status
     # A zsh string may hold NUL bytes, which end a record's field: they go.
     local _clai_cmd=${_clai_hook_cmd//$'\0'/}
@@ -47,12 +59,40 @@ if [[ -o interactive || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]];
     CLAI_HOOK_SHELL=zsh CLAI_HOOK_PID=$$ $_clai_hook_bin session-end </dev/null >/dev/null 2>&1
   }
 
+  # _clai_hook_arm adds the hooks to the hook arrays they are not in, and
+  # reports whether it added any.
+  _clai_hook_arm() {
+    emulate -L zsh
+    local -i _clai_added=0
+    (( ${precmd_functions[(Ie)_clai_hook_precmd]} )) || { precmd_functions=(_clai_hook_precmd $precmd_functions); _clai_added=1 }
+    (( ${preexec_functions[(Ie)_clai_hook_preexec]} )) || { preexec_functions+=(_clai_hook_preexec); _clai_added=1 }
+    (( ${zshexit_functions[(Ie)_clai_hook_exit]} )) || { zshexit_functions+=(_clai_hook_exit); _clai_added=1 }
+    (( _clai_added ))
+  }
+
+  # A later line of the rc file (precmd_functions=(), a framework that sets
+  # the arrays anew) may take the hooks out, which would stop the recording
+  # without a word. Until a prompt comes with them in place, a DEBUG trap
+  # puts them back before each command (_clai_hook_guard), and the next
+  # prompt says so once. The trap is set only where the user has none, and
+  # taken away at the first prompt with the hooks in place, for a DEBUG trap
+  # slows each command a shell runs.
+  _clai_hook_guard() {
+    _clai_hook_guard_ran=1
+    _clai_hook_arm && _clai_hook_rearmed=${_clai_hook_rearmed:-1}
+    return 0
+  }
+  # _clai_hook_unguard takes the guard away, with the traps of the function
+  # that calls it left global.
+  _clai_hook_unguard() {
+    setopt localoptions nolocaltraps
+    trap - DEBUG
+  }
+
   # _clai_hook_install adds the hooks once, whatever the user's options.
   _clai_hook_install() {
     emulate -L zsh
-    (( ${precmd_functions[(Ie)_clai_hook_precmd]} )) || precmd_functions=(_clai_hook_precmd $precmd_functions)
-    (( ${preexec_functions[(Ie)_clai_hook_preexec]} )) || preexec_functions+=(_clai_hook_preexec)
-    (( ${zshexit_functions[(Ie)_clai_hook_exit]} )) || zshexit_functions+=(_clai_hook_exit)
+    _clai_hook_arm
     # clai-hook prints the session id, the daemon's socket and the spool
     # file.
     if [[ -z ${_clai_hook_session-} ]]; then
@@ -65,4 +105,8 @@ if [[ -o interactive || ${CLAI_HOOK_NONINTERACTIVE-} == 1 ]] && [[ -x @HOOK@ ]];
   }
   _clai_hook_install
   unfunction _clai_hook_install
+  if [[ -z ${_clai_hook_guarded-} && $(trap) != *DEBUG* ]]; then
+    typeset -g _clai_hook_guarded=1 _clai_hook_guard_ran=0
+    trap '_clai_hook_guard' DEBUG
+  fi
 fi

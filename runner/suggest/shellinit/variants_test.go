@@ -375,3 +375,135 @@ func TestBashPS0ReplacedLater(t *testing.T) {
 		t.Errorf("learnt %q", got)
 	}
 }
+
+// TestBashPromptCommandReplacedLater: an rc file that sets PROMPT_COMMAND
+// after the hooks (anew as a string or an array, or with a command put
+// before them) leaves the recording on: the hooks put themselves back first,
+// and the next prompt says so once.
+func TestBashPromptCommandReplacedLater(t *testing.T) {
+	t.Parallel()
+	const user = `printf "<U:%s>" "$?"`
+	for _, c := range []struct {
+		name, later string
+		edit        func(string) string
+	}{
+		{name: "string", later: `PROMPT_COMMAND='` + user + `'` + "\nx=1"},
+		// The last line: the hook goes back as the first prompt runs.
+		{name: "string, the rc file's last line", later: `PROMPT_COMMAND='` + user + `'`},
+		{name: "string, the rc file's last line, in the string form", later: `PROMPT_COMMAND='` + user + `'`, edit: stringForm},
+		{name: "string, in the string form", later: `PROMPT_COMMAND='` + user + `'`, edit: stringForm},
+		{name: "array", later: `PROMPT_COMMAND=('` + user + `' 'true')`},
+		{name: "put before", later: `PROMPT_COMMAND='` + user + `;'"$PROMPT_COMMAND"`},
+		{name: "put before, in the string form", later: `PROMPT_COMMAND='` + user + `;'"$PROMPT_COMMAND"`, edit: stringForm},
+		{name: "appended", later: `PROMPT_COMMAND+=('` + user + `')`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			setup := setups["bash"]
+			setup.rc = func(hook string) string {
+				return "set -u\nPS1='<P:$?>'\nHISTFILE=" + filepath.Join(filepath.Dir(hook), "history") + "\n" +
+					"eval \"$(cat " + hook + ")\"\n" + c.later + "\n"
+			}
+			s := startSession(t, setup, c.edit)
+			s.run("echo one two")
+			s.run(`echo "[$_]"`)
+			s.waitFor("$_ kept", func(out string) bool { return strings.Contains(out, "[two]") })
+			s.run("false")
+			s.waitStatus(1)
+			s.run("echo done")
+			check(t, s, s.events("echo done"), []command{{cmd: "echo one two"}, {cmd: `echo "[$_]"`}, {cmd: "false", exit: 1}, {cmd: "echo done"}})
+			const said = "clai: PROMPT_COMMAND was replaced after clai init; recording re-armed"
+			out := s.output()
+			if n := strings.Count(out, said); n != 1 && c.name != "appended" {
+				t.Errorf("the shell said %q %d times, want once:\n%q", said, n, tailOf(out, 2000))
+			} else if n != 0 && c.name == "appended" {
+				t.Errorf("the shell said %q with the hooks still first:\n%q", said, tailOf(out, 2000))
+			}
+			if strings.Contains(out, "syntax error") || strings.Contains(out, "command not found") || strings.Contains(out, "unbound variable") {
+				t.Errorf("the shell complained:\n%q", tailOf(out, 2000))
+			}
+			// The guard is gone once a prompt ends with the hooks first.
+			s.run("trap -p DEBUG; echo trap-shown")
+			s.waitFor("the traps", func(out string) bool { return strings.Contains(out, "trap-shown\r\n") })
+			if out := s.output(); strings.Contains(out, "trap -- ") {
+				t.Errorf("a DEBUG trap is left:\n%q", tailOf(out, 2000))
+			}
+		})
+	}
+}
+
+// TestZshHookArraysReplacedLater: an rc file that sets zsh's hook arrays
+// anew after the hooks (precmd_functions=(), a framework's own list) leaves
+// the recording on: the hooks put themselves back, and the next prompt says
+// so once.
+func TestZshHookArraysReplacedLater(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, later string }{
+		{name: "emptied", later: "precmd_functions=()\npreexec_functions=()\nzshexit_functions=()\nprecmd() { print -n \"<U:$?>\" }\n"},
+		{name: "a list of the user's", later: "user_precmd() { print -n \"<U:$?>\" }\nprecmd_functions=(user_precmd)\npreexec_functions=(true)\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			setup := setups["zsh"]
+			setup.rc = func(hook string) string {
+				return "setopt nounset ksharrays\nPROMPT='<P:%?>'\nRPROMPT=\n" +
+					"eval \"$(<" + hook + ")\"\n" + c.later + "x=1\n"
+			}
+			s := startSession(t, setup, nil)
+			s.run("echo one two")
+			s.run(`echo "[$_]"`)
+			s.waitFor("$_ kept", func(out string) bool { return strings.Contains(out, "[two]") })
+			s.run("false")
+			s.waitStatus(1)
+			s.run("echo done")
+			check(t, s, s.events("echo done"), []command{{cmd: "echo one two"}, {cmd: `echo "[$_]"`}, {cmd: "false", exit: 1}, {cmd: "echo done"}})
+			const said = "clai: precmd_functions or preexec_functions were replaced after clai init; recording re-armed"
+			out := s.output()
+			if n := strings.Count(out, said); n != 1 {
+				t.Errorf("the shell said %q %d times, want once:\n%q", said, n, tailOf(out, 2000))
+			}
+			// The guard is gone once a prompt comes with the hooks in place.
+			s.run("trap; echo traps-shown")
+			s.waitFor("the traps", func(out string) bool { return strings.Contains(out, "traps-shown\r\n") })
+			if out := s.output(); strings.Contains(out, "DEBUG") {
+				t.Errorf("a DEBUG trap is left:\n%q", tailOf(out, 2000))
+			}
+		})
+	}
+}
+
+// TestFishHandlerErasedLater: a config that erases one of the hooks' event
+// handlers after the hooks leaves the recording on: the other defines it
+// again and says so once. With preexec erased, the first command is lost.
+func TestFishHandlerErasedLater(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		erased string
+		lost   bool
+	}{
+		{erased: "_clai_hook_postexec"},
+		{erased: "_clai_hook_exit"},
+		{erased: "_clai_hook_preexec", lost: true},
+	} {
+		t.Run(c.erased, func(t *testing.T) {
+			t.Parallel()
+			setup := setups["fish"]
+			rc := setup.rc
+			setup.rc = func(hook string) string { return rc(hook) + "functions -e " + c.erased + "\n" }
+			s := startSession(t, setup, nil)
+			s.run("echo one")
+			s.run("false")
+			s.waitStatus(1)
+			s.run("echo done")
+			want := []command{{cmd: "echo one"}, {cmd: "false", exit: 1}, {cmd: "echo done"}}
+			if c.lost {
+				want = want[1:]
+			}
+			check(t, s, s.events("echo done"), want)
+			const said = "clai: a clai hook function was erased after clai init; recording re-armed"
+			if n := strings.Count(s.output(), said); n != 1 {
+				t.Errorf("the shell said %q %d times, want once:\n%q", said, n, tailOf(s.output(), 2000))
+			}
+		})
+	}
+}
