@@ -105,6 +105,23 @@ func (r Result) CalibrationGap(min int) float64 {
 	return gap
 }
 
+// MeanGap is the mean gap, in points, between stated confidence and hit
+// rate over the top guesses that stated one: each tenth's gap weighed by
+// its guesses.
+func (r Result) MeanGap() float64 {
+	sum, n := 0.0, 0
+	for _, b := range r.Buckets {
+		if b.N > 0 {
+			sum += float64(b.N) * 100 * abs(b.Stated/float64(b.N)-float64(b.Hits)/float64(b.N))
+			n += b.N
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
 func abs(x float64) float64 {
 	if x < 0 {
 		return -x

@@ -67,4 +67,7 @@ func TestCalibrationGap(t *testing.T) {
 	if g := r.CalibrationGap(5); g < 89.9 || g > 90.1 {
 		t.Errorf("gap %.1f, want 90", g)
 	}
+	if g := r.MeanGap(); g < 44.9 || g > 45.1 {
+		t.Errorf("mean gap %.1f, want 45", g)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/clai-sh/clai/internal/suggesteval"
@@ -100,7 +101,7 @@ func (b suggestBench) benchEval() error {
 			return err
 		}
 	}
-	steps := suggesteval.Generate(13, root, evalSteps)
+	steps := suggesteval.Generate(evalSeed(), root, evalSteps)
 	// The history ends now: nothing of it is past the daemon's retention.
 	shift := time.Since(steps[len(steps)-1].At)
 	for i := range steps {
@@ -118,8 +119,17 @@ func (b suggestBench) benchEval() error {
 		return fmt.Errorf("W13: %w\n%s", p.err, d.output())
 	}
 	suggesteval.WriteTable(os.Stdout, res)
-	fmt.Printf("\nthe daemon's calibration (top guesses by stated confidence; largest gap %.0f points over tenths of 20 or more):\n", res[0].CalibrationGap(20))
+	fmt.Printf("\nthe daemon's calibration (top guesses by stated confidence; mean gap %.1f points, largest %.0f over tenths of 20 or more):\n", res[0].MeanGap(), res[0].CalibrationGap(20))
 	suggesteval.WriteCalibration(os.Stdout, res[0])
 	fmt.Printf("(%v for the replay)\n", time.Since(start).Round(time.Second))
 	return nil
+}
+
+// evalSeed is the seed of W13's history: 13, or $CLAI_EVAL_SEED, which the
+// confidence's calibration was fitted on a history of another seed with.
+func evalSeed() uint64 {
+	if s, err := strconv.ParseUint(os.Getenv("CLAI_EVAL_SEED"), 10, 64); err == nil {
+		return s
+	}
+	return 13
 }

@@ -216,11 +216,11 @@ func (d *server) parse(line []byte) (hookproto.Event, bool) {
 type verdict int
 
 const (
-	learn      verdict = iota // an event to store
-	askingClai                // a command that asks clai itself
-	notNew                    // a command bash ran again without its history growing
-	holdsSecret               // a command that holds a secret: never stored
-	isNoise                   // a command that did not run, or on the stop-list
+	learn       verdict = iota // an event to store
+	askingClai                 // a command that asks clai itself
+	notNew                     // a command bash ran again without its history growing
+	holdsSecret                // a command that holds a secret: never stored
+	isNoise                    // a command that did not run, or on the stop-list
 )
 
 // understand makes one event a store event, or says why it is not learnt

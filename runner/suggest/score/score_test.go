@@ -40,10 +40,10 @@ func TestRankHandChecked(t *testing.T) {
 		confidence float64
 		reasons    []string
 	}{
-		{"make test", 158.392, 0.61299, []string{"repo transition after `git pull` (3×)", "frequent in this repo (score 1.5)", "project task (Makefile)"}},
-		{"git push --force", 141.832, 0.58649, []string{"repo transition after `git pull` (10×)", "dangerous (force-push)"}},
-		{"go test ./...", 140.464, 0.58414, []string{"global transition after `git pull` (5×)", "frequent in this repo (score 2.0)"}},
-		{"make lint", 20, 20.0 / 120, []string{"project task (Makefile)"}},
+		{"make test", 158.392, 0.41889, []string{"repo transition after `git pull` (3×)", "frequent in this repo (score 1.5)", "project task (Makefile)"}},
+		{"git push --force", 141.832, 0.35625, []string{"repo transition after `git pull` (10×)", "dangerous (force-push)"}},
+		{"go test ./...", 140.464, 0.35069, []string{"global transition after `git pull` (5×)", "frequent in this repo (score 2.0)"}},
+		{"make lint", 20, 0.13889, []string{"project task (Makefile)"}},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d suggestions, want %d: %+v", len(got), len(want), got)
@@ -65,8 +65,8 @@ func TestRankHandChecked(t *testing.T) {
 func TestRankWeights(t *testing.T) {
 	t.Parallel()
 	got := Rank([]Candidate{{Template: "git pull", RepoTransitions: 12}}, Options{})
-	if !near(got[0].Score, 205.196) || !near(got[0].Confidence, 0.67234) {
-		t.Errorf("twelve repo transitions: score %.3f confidence %.5f, want 205.196 and 0.67234", got[0].Score, got[0].Confidence)
+	if !near(got[0].Score, 205.196) || !near(got[0].Confidence, 0.54499) {
+		t.Errorf("twelve repo transitions: score %.3f confidence %.5f, want 205.196 and 0.54499", got[0].Score, got[0].Confidence)
 	}
 	got = Rank([]Candidate{{Template: "git pull", RepoTransitions: 12}}, Options{Weights: Weights{RepoTransition: 1}})
 	if !near(got[0].Score, math.Log(13)) {
@@ -193,5 +193,22 @@ func TestTaskCandidates(t *testing.T) {
 	got := Rank(candidates, Options{})
 	if len(got) != 2 || got[0].Template != "make test" || !near(got[0].Score, 80*math.Log(2)+20) || got[1].Template != "npm run lint:fix" {
 		t.Errorf("%+v", got)
+	}
+}
+
+// The calibration keeps the order of confidences, maps 0 to 0, and stays in
+// [0, 1].
+func TestCalibrationIsMonotone(t *testing.T) {
+	t.Parallel()
+	last := -1.0
+	for raw := 0.0; raw <= 1.0; raw += 0.001 {
+		c := calibrated(raw)
+		if c < last || c < 0 || c > 1 {
+			t.Fatalf("calibrated(%.3f) = %.4f after %.4f", raw, c, last)
+		}
+		last = c
+	}
+	if calibrated(0) != 0 || !near(calibrated(0.8), 0.7) {
+		t.Errorf("calibrated(0) = %v, calibrated(0.8) = %v", calibrated(0), calibrated(0.8))
 	}
 }
