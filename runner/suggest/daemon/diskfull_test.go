@@ -1,3 +1,8 @@
+//go:build linux
+
+// The disk-full test limits the size of the files a daemon may write
+// (RLIMIT_FSIZE), whose limits are typed as Linux types them.
+
 package daemon_test
 
 import (
