@@ -110,3 +110,28 @@ func TestQuestionIsItsPromptNotTheScreen(t *testing.T) {
 		})
 	}
 }
+
+// A dialog a rule answered, drawn again whole (the screen cleared and every
+// row written anew) with the option taken marked, is the question answered,
+// not a new one, while the program moves on.
+func TestAnsweredDialogRepaintedWholeIsNoQuestion(t *testing.T) {
+	t.Parallel()
+	s := newSim(t, header+`settings: {match: screen, settle: 200ms}
+timeouts: {prompt: 1h}
+rules:
+  - name: trust
+    match: "Do you trust this folder?"
+    keys: [enter]
+`, engine.Config{Rows: 12, Cols: 60, Remote: true})
+	dialog := func(mark string) string {
+		return "\x1b[2J\x1b[H Accessing workspace:\r\n\r\n Do you trust this folder?\r\n\r\n ❯ 1. Yes, I trust it" + mark + "\r\n   2. No, exit\r\n\r\n Enter to confirm · Esc to cancel"
+	}
+	s.out(time.Millisecond, dialog(""))
+	s.advance(300 * time.Millisecond)
+	s.wantSent("\r")
+	s.out(100*time.Millisecond, dialog(" ✔"))
+	s.advance(900 * time.Millisecond)
+	if opened := s.questions(engine.EventQuestion); len(opened) != 0 {
+		t.Fatalf("%d questions for a dialog answered and drawn again\n%s", len(opened), s.timeline())
+	}
+}

@@ -195,9 +195,11 @@ func (e *Engine) recheckPrompt() {
 
 // redrawWait is how long after an answer a screen that still asks what it
 // answered is taken for the answered question being redrawn (a program marks
-// the option taken, ✔, before it moves on): 2s, or 4×settle when longer.
+// the option taken, ✔, before it moves on): 5s, or 4×settle when longer. A
+// coding agent on a loaded machine shows its dialog answered for seconds
+// before its next screen.
 func redrawWait(settle time.Duration) time.Duration {
-	return max(2*time.Second, 4*settle)
+	return max(5*time.Second, 4*settle)
 }
 
 // redrawnAnswered reports whether, before until, the screen asks with the
