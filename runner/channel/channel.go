@@ -276,15 +276,7 @@ const (
 	// InputRate inputs at most are taken in any InputPer; more are ignored.
 	InputRate = 20
 	InputPer  = time.Minute
-	// maxBackoff bounds the wait after a failure of the service.
-	maxBackoff = 30 * time.Second
 )
-
-// backoff is the wait after the n-th failure in a row.
-func backoff(n int) time.Duration {
-	d := time.Second << min(n-1, 5)
-	return min(d, maxBackoff)
-}
 
 // sleep waits d or until ctx ends; false when ctx ended.
 func sleep(ctx context.Context, d time.Duration) bool {

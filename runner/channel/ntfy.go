@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/clai-sh/clai/internal/backoff"
 	"github.com/clai-sh/clai/runner/ask"
 )
 
@@ -201,7 +202,7 @@ func (n *Ntfy) subscribe(ctx context.Context, presses chan<- ntfyMessage) {
 		if err != nil {
 			n.failed("subscribe", err)
 		}
-		if !n.cfg.Sleep(ctx, jitter(backoff(failures))) {
+		if !n.cfg.Sleep(ctx, backoff.Jitter(backoff.Step(failures))) {
 			return
 		}
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/clai-sh/clai/internal/backoff"
 	"github.com/clai-sh/clai/runner/ask"
 )
 
@@ -183,7 +183,7 @@ func (o *outbox) retry(stop context.Context, what string, attempts int, call fun
 		last := attempts > 0 && attempt >= attempts || errors.As(err, &refused)
 		o.log.Warn(LogFailed, zap.String("event", LogFailed), zap.String("channel", o.channel), zap.String("method", what),
 			zap.Int("attempt", attempt), zap.Bool("given_up", last), zap.String("error", err.Error()))
-		if last || !o.sleep(stop, jitter(backoff(attempt))) {
+		if last || !o.sleep(stop, backoff.Jitter(backoff.Step(attempt))) {
 			return false
 		}
 	}
@@ -201,13 +201,4 @@ func (e *refusedError) Unwrap() error { return e.err }
 // a client error, but for a timeout or too many requests.
 func refusedStatus(status int) bool {
 	return status/100 == 4 && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests
-}
-
-// jitter is d less up to half of it at random, so that channels which
-// failed together do not try again together.
-func jitter(d time.Duration) time.Duration {
-	if d <= 1 {
-		return d
-	}
-	return d - rand.N(d/2)
 }

@@ -17,6 +17,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/clai-sh/clai/internal/backoff"
 	"github.com/clai-sh/clai/runner/ask"
 )
 
@@ -212,7 +213,7 @@ func (t *Telegram) poll(ctx context.Context, inputs chan<- tgUpdate) {
 			if errors.As(err, &flood) {
 				continue // the next call waits as long as the Bot API asked
 			}
-			if !t.cfg.Sleep(ctx, backoff(failures)) {
+			if !t.cfg.Sleep(ctx, backoff.Step(failures)) {
 				return
 			}
 			continue

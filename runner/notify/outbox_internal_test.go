@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/backoff"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/ask"
 )
@@ -20,7 +21,7 @@ func TestRetryWaitJitteredAndBounded(t *testing.T) {
 	s := NewSender(nil)
 	defer s.Close()
 	for attempt := 1; attempt <= 8; attempt++ {
-		step := defaultBackoff(attempt)
+		step := backoff.Step(attempt)
 		seen := map[time.Duration]bool{}
 		for range 100 {
 			w := s.retryWait(attempt)
@@ -33,7 +34,7 @@ func TestRetryWaitJitteredAndBounded(t *testing.T) {
 			t.Errorf("attempt %d: 100 waits, all %v: no jitter", attempt, seen)
 		}
 	}
-	if got := defaultBackoff(40); got != MaxBackoff {
+	if got := backoff.Step(40); got != MaxBackoff {
 		t.Errorf("the 40th step is %s, want MaxBackoff", got)
 	}
 	for _, c := range []struct {

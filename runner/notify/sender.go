@@ -3,12 +3,12 @@ package notify
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/clai-sh/clai/internal/backoff"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/triage"
@@ -30,8 +30,8 @@ const (
 	// FirstBackoff is the step after the first failed attempt; it doubles,
 	// up to MaxBackoff. The wait is the step less a random jitter of up to
 	// half of it.
-	FirstBackoff = time.Second
-	MaxBackoff   = 30 * time.Second
+	FirstBackoff = backoff.First
+	MaxBackoff   = backoff.Max
 	// Grace is how long the end of a run waits for what is not delivered.
 	Grace = 5 * time.Second
 	// maxDedupKeys bounds the notifications a target remembers.
@@ -146,7 +146,7 @@ func WithDashboard(find func() string) Option { return func(s *Sender) { s.dashb
 
 // NewSender starts a worker for each route. Close ends them.
 func NewSender(routes []Route, opts ...Option) *Sender {
-	s := &Sender{log: zap.NewNop(), grace: Grace, backoff: defaultBackoff, jitter: defaultJitter,
+	s := &Sender{log: zap.NewNop(), grace: Grace, backoff: backoff.Step, jitter: backoff.Jitter,
 		attempts: Attempts, window: RetryWindow, ended: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
@@ -159,30 +159,6 @@ func NewSender(routes []Route, opts ...Option) *Sender {
 		go rt.work()
 	}
 	return s
-}
-
-// defaultBackoff is FirstBackoff doubled at each failed attempt, up to
-// MaxBackoff.
-func defaultBackoff(attempt int) time.Duration {
-	if attempt < 1 {
-		attempt = 1
-	}
-	if attempt > 32 {
-		return MaxBackoff
-	}
-	d := FirstBackoff << (attempt - 1)
-	if d <= 0 || d > MaxBackoff {
-		return MaxBackoff
-	}
-	return d
-}
-
-// defaultJitter is step less a random part of up to half of it.
-func defaultJitter(step time.Duration) time.Duration {
-	if step <= 1 {
-		return step
-	}
-	return step - rand.N(step/2+1)
 }
 
 // retryWait is the wait after the attempt-th failed attempt: its step less
