@@ -299,8 +299,10 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	// leaves where the program waits as it was: a prompt shown there has
 	// settled all the same, and the question open on it stands if the view
 	// says its prompt is as it was.
-	elsewhere, atText := e.strip.drewElsewhere()
-	elsewhere = elsewhere && len(text) > 0
+	var elsewhere, atText bool
+	if len(text) > 0 {
+		elsewhere, atText = e.strip.drewElsewhere()
+	}
 	e.promptChecked, e.promptAgain = false, time.Time{}
 	aside := elsewhere && atText
 	if !aside {
