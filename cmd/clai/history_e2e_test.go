@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/sqlitefile/sqlitefiletest"
 	"github.com/clai-sh/clai/runner/suggest/daemon"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
@@ -19,21 +18,7 @@ import (
 // dbTraces names the files of the suggestion database that hold marker.
 func (e *sessionsEnv) dbTraces(t *testing.T, marker string) []string {
 	t.Helper()
-	path := filepath.Join(e.dir, "clai", "suggest.db")
-	var found []string
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		b, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(b, []byte(marker)) {
-			found = append(found, filepath.Base(p))
-		}
-	}
-	return found
+	return sqlitefiletest.Traces(t, filepath.Join(e.dir, "clai", "suggest.db"), marker)
 }
 
 // waitStderr waits until the daemon's stderr matches re, and returns it.

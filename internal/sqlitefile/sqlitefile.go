@@ -58,13 +58,17 @@ func ownerOnly(path string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+	for _, p := range Files(path) {
 		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
 	return nil
 }
+
+// Files are the files of the database at path: itself, its write-ahead log
+// and its shared memory, in that order.
+func Files(path string) []string { return []string{path, path + "-wal", path + "-shm"} }
 
 // dsn is the driver's name of the database at path.
 func dsn(path string, o Options) string {

@@ -1,37 +1,14 @@
 package daemon_test
 
 import (
-	"bytes"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clai-sh/clai/internal/fakeclock"
+	"github.com/clai-sh/clai/internal/sqlitefile/sqlitefiletest"
 	"github.com/clai-sh/clai/runner/suggest/daemon"
 )
-
-// traces names the files of the database at path that hold marker.
-func traces(t *testing.T, path, marker string) []string {
-	t.Helper()
-	var found []string
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		b, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(b, []byte(marker)) {
-			found = append(found, filepath.Base(p))
-		}
-	}
-	return found
-}
 
 // settle waits until the daemon committed what it took.
 func (r *running) settle(t *testing.T) {
@@ -59,14 +36,14 @@ func TestARetentionPurgeLeavesNoTraceWhileTheDaemonRuns(t *testing.T) {
 	lines = append(lines, event("b", "/repo/app", "echo "+secret, now.Add(-25*day)))
 	d.ingest(t, lines...)
 	d.settle(t)
-	if got := traces(t, cfg.Database, secret); len(got) == 0 {
+	if got := sqlitefiletest.Traces(t, cfg.Database, secret); len(got) == 0 {
 		t.Fatal("the command was never written")
 	}
 	clock.Advance(10*day + time.Minute)
 	if line := d.log.waitFor(t, "purged"); !strings.Contains(line, "purged 1 events") || !strings.Contains(line, "scrubbed") {
 		t.Fatalf("purge: %q", line)
 	}
-	if got := traces(t, cfg.Database, secret); len(got) > 0 {
+	if got := sqlitefiletest.Traces(t, cfg.Database, secret); len(got) > 0 {
 		t.Fatalf("the purged command is still in %v, the daemon running", got)
 	}
 }
@@ -104,7 +81,7 @@ func TestForgetThroughTheDaemonLeavesNoTrace(t *testing.T) {
 	if strings.Contains(strings.Join(got, " "), "curl") || len(got) == 0 {
 		t.Fatalf("transitions after forget: %v", got)
 	}
-	if got := traces(t, cfg.Database, secret); len(got) > 0 {
+	if got := sqlitefiletest.Traces(t, cfg.Database, secret); len(got) > 0 {
 		t.Fatalf("the forgotten command is still in %v, the daemon running", got)
 	}
 	if line := d.log.waitFor(t, "forgot"); strings.Contains(line, secret) || !strings.Contains(line, "forgot 1 command events") {
@@ -124,14 +101,14 @@ func TestForgetWithNoDaemonWorksOnTheDatabase(t *testing.T) {
 	if err := d.stop(); err != nil {
 		t.Fatal(err)
 	}
-	if got := traces(t, cfg.Database, secret); len(got) == 0 {
+	if got := sqlitefiletest.Traces(t, cfg.Database, secret); len(got) == 0 {
 		t.Fatal("the command was never written")
 	}
 	reply, err := daemon.Forget(t.Context(), cfg, daemon.ForgetRequest{Pattern: secret})
 	if err != nil || reply.Events != 1 {
 		t.Fatalf("forget: %+v, %v", reply, err)
 	}
-	if got := traces(t, cfg.Database, secret); len(got) > 0 {
+	if got := sqlitefiletest.Traces(t, cfg.Database, secret); len(got) > 0 {
 		t.Fatalf("the forgotten command is still in %v", got)
 	}
 }

@@ -98,9 +98,10 @@ func CheckOrMoveAside(ctx context.Context, path string, now time.Time) (*MovedAs
 		return nil, fmt.Errorf("database %s: %w", path, reason)
 	}
 	to := path + ".corrupt-" + now.UTC().Format("20060102T150405Z")
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		err := os.Rename(path+suffix, to+suffix)
-		if err != nil && !(suffix != "" && errors.Is(err, fs.ErrNotExist)) {
+	from, dest := sqlitefile.Files(path), sqlitefile.Files(to)
+	for i := range from {
+		err := os.Rename(from[i], dest[i])
+		if err != nil && !(i > 0 && errors.Is(err, fs.ErrNotExist)) {
 			return nil, fmt.Errorf("database %s is corrupt (%v) and could not be moved aside: %w", path, reason, err)
 		}
 	}

@@ -12,27 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/sqlitefile/sqlitefiletest"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
-
-// traces names the files of the database at path that hold marker.
-func traces(t *testing.T, path, marker string) []string {
-	t.Helper()
-	var found []string
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		b, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(b, []byte(marker)) {
-			found = append(found, filepath.Base(p))
-		}
-	}
-	return found
-}
 
 // secretCommands are events of a command that holds marker, each in its
 // own session beside the history of a busy user, from t0+from on.
@@ -69,7 +51,7 @@ func TestAPurgeLeavesNoTraceInTheFiles(t *testing.T) {
 	if err := s.Apply(t.Context(), history(kept, 30*24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if got := traces(t, path, old); len(got) == 0 {
+	if got := sqlitefiletest.Traces(t, path, old); len(got) == 0 {
 		t.Fatal("the marker was never written")
 	}
 	p, err := s.Purge(t.Context(), t0.Add(20*24*time.Hour))
@@ -79,10 +61,10 @@ func TestAPurgeLeavesNoTraceInTheFiles(t *testing.T) {
 	if p.Events != 613 || !p.Scrubbed.Vacuumed {
 		t.Fatalf("purged %+v, want 613 events and a vacuum: two thirds of the commands went", p)
 	}
-	if got := traces(t, path, old); len(got) > 0 {
+	if got := sqlitefiletest.Traces(t, path, old); len(got) > 0 {
 		t.Fatalf("the purged command is still in %v", got)
 	}
-	if got := traces(t, path, kept); len(got) == 0 {
+	if got := sqlitefiletest.Traces(t, path, kept); len(got) == 0 {
 		t.Fatal("the command kept is gone")
 	}
 }
@@ -118,7 +100,7 @@ func TestForgetRemovesTheCommandsAndWhatWasLearntFromThem(t *testing.T) {
 	if strings.Contains(want, "TOKEN") || strings.Contains(want, "curl") {
 		t.Fatalf("the snapshot holds what was forgotten:\n%s", want)
 	}
-	if got := traces(t, path, secret); len(got) > 0 {
+	if got := sqlitefiletest.Traces(t, path, secret); len(got) > 0 {
 		t.Fatalf("the forgotten command is still in %v", got)
 	}
 	if f, err := s.Forget(t.Context(), func(c string) bool { return strings.Contains(c, secret) }); err != nil || f.Events != 0 {
