@@ -39,7 +39,11 @@ type arrival struct {
 
 // startHook listens on a loopback port and calls got for every notification
 // that arrives, from the request's goroutine.
-func startHook(got func(arrival)) (*hook, error) {
+func startHook(got func(arrival)) (*hook, error) { return startRefusingHook(got, nil) }
+
+// startRefusingHook is startHook whose server answers 503, and takes
+// nothing, to each request refuse says to refuse (nil refuses none).
+func startRefusingHook(got func(arrival), refuse func() bool) (*hook, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("webhook server: %w", err)
@@ -47,6 +51,10 @@ func startHook(got func(arrival)) (*hook, error) {
 	h := &hook{url: "http://" + ln.Addr().String() + "/hook", done: make(chan struct{})}
 	h.server = &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		at := time.Now()
+		if refuse != nil && refuse() {
+			http.Error(w, "down a moment", http.StatusServiceUnavailable)
+			return
+		}
 		var a arrival
 		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&a.n); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)

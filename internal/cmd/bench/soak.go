@@ -78,8 +78,7 @@ func (d *deliveries) add(id string, closed bool, at time.Time) {
 // flakyHook is a webhook that refuses a share of its requests with 503, at
 // random from a fixed seed, and counts what it took.
 type flakyHook struct {
-	url      string
-	server   *http.Server
+	*hook
 	got      deliveries
 	mu       sync.Mutex
 	rng      *rand.Rand
@@ -88,36 +87,26 @@ type flakyHook struct {
 }
 
 func startFlakyHook(rate float64) (*flakyHook, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	f := &flakyHook{rng: rand.New(rand.NewPCG(12, 34))}
+	h, err := startRefusingHook(func(a arrival) {
+		if a.n.Question != nil {
+			f.got.add(a.n.Question.ID, a.n.Event == notify.EventClosed, a.at)
+		}
+	}, func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.requests++
+		refuse := f.rng.Float64() < rate
+		if refuse {
+			f.refused++
+		}
+		return refuse
+	})
 	if err != nil {
-		return nil, fmt.Errorf("webhook server: %w", err)
+		return nil, err
 	}
-	h := &flakyHook{url: "http://" + ln.Addr().String() + "/hook", rng: rand.New(rand.NewPCG(12, 34))}
-	h.server = &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		at := time.Now()
-		h.mu.Lock()
-		h.requests++
-		refuse := h.rng.Float64() < rate
-		if refuse {
-			h.refused++
-		}
-		h.mu.Unlock()
-		if refuse {
-			http.Error(w, "down a moment", http.StatusServiceUnavailable)
-			return
-		}
-		var n notify.Notification
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&n); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		if n.Question != nil {
-			h.got.add(n.Question.ID, n.Event == notify.EventClosed, at)
-		}
-		w.WriteHeader(http.StatusNoContent)
-	})}
-	go func() { _ = h.server.Serve(ln) }()
-	return h, nil
+	f.hook = h
+	return f, nil
 }
 
 // fakeNtfy is an ntfy server that starts late: its address is taken at once,
@@ -228,7 +217,7 @@ func benchSoak(clai, prompter, dir string) error {
 	if err != nil {
 		return err
 	}
-	defer hook.server.Close()
+	defer hook.Close()
 	ntfy := &fakeNtfy{}
 	start := time.Now()
 	stopNtfy, err := ntfy.startAfter(soakNtfyDown)
