@@ -69,8 +69,9 @@ type Resolver struct {
 	timeout time.Duration
 	now     func() time.Time
 
-	mu    sync.Mutex
-	cache map[string]cached
+	mu     sync.Mutex
+	cache  map[string]cached
+	status map[string]statusEntry
 }
 
 // cached is a folder's context and when it was found.
@@ -96,7 +97,7 @@ func WithGit(path string) Option { return func(r *Resolver) { r.git = path } }
 
 // NewResolver returns a Resolver with the defaults and opts.
 func NewResolver(opts ...Option) *Resolver {
-	r := &Resolver{git: "git", ttl: DefaultTTL, timeout: DefaultTimeout, now: time.Now, cache: map[string]cached{}}
+	r := &Resolver{git: "git", ttl: DefaultTTL, timeout: DefaultTimeout, now: time.Now, cache: map[string]cached{}, status: map[string]statusEntry{}}
 	for _, opt := range opts {
 		opt(r)
 	}
