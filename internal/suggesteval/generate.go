@@ -79,6 +79,7 @@ func (g *generator) session() {
 	g.shell = []string{"bash", "zsh", "fish"}[g.rng.IntN(3)]
 	g.at = g.at.Add(time.Duration(2+g.rng.IntN(14)) * time.Hour)
 	g.p = &projects[g.rng.IntN(len(projects))]
+	g.edited = "" // a file of this project
 	g.cwd = g.root
 	g.emit("cd "+filepath.Join(g.root, g.p.name), 0)
 	g.cwd = filepath.Join(g.root, g.p.name)
@@ -86,14 +87,19 @@ func (g *generator) session() {
 	if g.rng.IntN(3) == 0 {
 		g.emit("git pull", 0)
 	}
-	if g.rng.IntN(4) == 0 {
+	branched := g.rng.IntN(4) == 0
+	if branched {
 		g.branch++
 		g.emit(fmt.Sprintf("git checkout -b feature/%d", g.branch), 0)
 	}
 	for range 3 + g.rng.IntN(6) {
 		g.cycle()
 	}
-	if g.rng.IntN(2) == 0 {
+	switch {
+	case branched:
+		// A new branch's first push names it.
+		g.emit(fmt.Sprintf("git push -u origin feature/%d", g.branch), 0)
+	case g.rng.IntN(2) == 0:
 		g.emit("git push", 0)
 	}
 }
@@ -128,10 +134,19 @@ func (g *generator) cycle() {
 	} else {
 		g.emit("git add "+g.edited, 0)
 	}
-	g.emit(fmt.Sprintf("git commit -m %q", commitMessages[g.rng.IntN(len(commitMessages))]), 0)
+	g.emit(fmt.Sprintf("git commit -m %q", g.message()), 0)
 }
 
-var commitMessages = []string{"fix the handler", "add a test", "tidy up", "handle the empty case", "rename", "update deps", "wip", "review comments"}
+// message is a commit message: written for the change, so seldom the same
+// twice, except the "wip" some people commit as a habit.
+func (g *generator) message() string {
+	if g.rng.IntN(6) == 0 {
+		return "wip"
+	}
+	verbs := []string{"fix", "add a test for", "tidy", "handle the empty case in", "rename things in", "speed up", "document", "simplify"}
+	topics := []string{"the handler", "the parser", "the config", "errors", "the cache", "retries", "the login", "the schema", "logging", "the CLI", "the build", "paging"}
+	return verbs[g.rng.IntN(len(verbs))] + " " + topics[g.rng.IntN(len(topics))]
+}
 
 // noise adds, now and then, what people type between the real steps: a
 // typo, a clear, a look around, a one-off.

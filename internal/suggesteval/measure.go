@@ -52,9 +52,10 @@ type Bucket struct {
 // template is cmd's template, as the daemon understands it.
 func template(cmd string) string { return normalize.Normalize(cmd).Template }
 
-// Run asks each predictor before each step of the history and shows it the
-// step after.
-func Run(steps []Step, ps ...Predictor) []Result {
+// Run asks each predictor before each step of the history, has apply (when
+// not nil) do the step to the world, and shows the step to each predictor
+// after. An error of apply stops the run.
+func Run(steps []Step, apply func(Step) error, ps ...Predictor) ([]Result, error) {
 	res := make([]Result, len(ps))
 	last := map[string]string{} // per session
 	for i, p := range ps {
@@ -64,32 +65,43 @@ func Run(steps []Step, ps ...Predictor) []Result {
 		want, wantT := s.Cmd, template(s.Cmd)
 		prev := last[s.Session]
 		for i, p := range ps {
-			r := &res[i]
-			r.Steps++
-			guesses := p.Predict(s, prev)
-			for j, k := range Ks {
-				top := guesses[:min(k, len(guesses))]
-				if slices.ContainsFunc(top, func(g Guess) bool { return g.Cmd == want }) {
-					r.Exact[j]++
-				}
-				if slices.ContainsFunc(top, func(g Guess) bool { return g.Template == wantT }) {
-					r.ByTemplate[j]++
-				}
+			res[i].score(p.Predict(s, prev), want, wantT)
+		}
+		if apply != nil {
+			if err := apply(s); err != nil {
+				return res, fmt.Errorf("step %q: %w", s.Cmd, err)
 			}
-			if len(guesses) > 0 && guesses[0].Confidence >= 0 {
-				c := min(guesses[0].Confidence, 0.9999)
-				b := &r.Buckets[int(c*10)]
-				b.N++
-				b.Stated += guesses[0].Confidence
-				if guesses[0].Template == wantT {
-					b.Hits++
-				}
-			}
+		}
+		for _, p := range ps {
 			p.Observe(s, prev)
 		}
 		last[s.Session] = s.Cmd
 	}
-	return res
+	return res, nil
+}
+
+// score counts the guesses made before a step whose command was want, of
+// template wantT.
+func (r *Result) score(guesses []Guess, want, wantT string) {
+	r.Steps++
+	for j, k := range Ks {
+		top := guesses[:min(k, len(guesses))]
+		if slices.ContainsFunc(top, func(g Guess) bool { return g.Cmd == want }) {
+			r.Exact[j]++
+		}
+		if slices.ContainsFunc(top, func(g Guess) bool { return g.Template == wantT }) {
+			r.ByTemplate[j]++
+		}
+	}
+	if len(guesses) > 0 && guesses[0].Confidence >= 0 {
+		c := min(guesses[0].Confidence, 0.9999)
+		b := &r.Buckets[int(c*10)]
+		b.N++
+		b.Stated += guesses[0].Confidence
+		if guesses[0].Template == wantT {
+			b.Hits++
+		}
+	}
 }
 
 // CalibrationGap is the largest gap, in points, between the mean stated

@@ -45,7 +45,10 @@ func TestBaselinesLearn(t *testing.T) {
 			steps = append(steps, Step{Session: "s", Repo: "/r", Cwd: "/r", Cmd: c})
 		}
 	}
-	res := Run(steps, &Frequency{}, &Markov{}, &Markov{Fallback: true})
+	res, err := Run(steps, nil, &Frequency{}, &Markov{}, &Markov{Fallback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if m := res[1]; m.Exact[0] < len(steps)-5 {
 		t.Errorf("Markov got %d of %d at rank one", m.Exact[0], len(steps))
 	}

@@ -96,10 +96,9 @@ func (b suggestBench) benchEval() error {
 	}
 	defer os.RemoveAll(dir)
 	root := filepath.Join(dir, "src")
-	for _, r := range suggesteval.Repos(root) {
-		if err := gitInit(r); err != nil {
-			return err
-		}
+	world, err := suggesteval.NewWorld(context.Background(), root)
+	if err != nil {
+		return err
 	}
 	steps := suggesteval.Generate(evalSeed(), root, evalSteps)
 	// The history ends now: nothing of it is past the daemon's retention.
@@ -114,7 +113,11 @@ func (b suggestBench) benchEval() error {
 	defer d.stop()
 	p := &daemonPredictor{c: daemon.NewClient(d.socket)}
 	start := time.Now()
-	res := suggesteval.Run(steps, p, &suggesteval.Frequency{}, &suggesteval.Frequency{PerRepo: true}, &suggesteval.Markov{}, &suggesteval.Markov{Fallback: true})
+	apply := func(s suggesteval.Step) error { return world.Apply(context.Background(), s) }
+	res, err := suggesteval.Run(steps, apply, p, &suggesteval.Frequency{}, &suggesteval.Frequency{PerRepo: true}, &suggesteval.Markov{}, &suggesteval.Markov{Fallback: true})
+	if err != nil {
+		return fmt.Errorf("W13: %w", err)
+	}
 	if p.err != nil {
 		return fmt.Errorf("W13: %w\n%s", p.err, d.output())
 	}

@@ -39,6 +39,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/clai-sh/clai/internal/peer"
+	"github.com/clai-sh/clai/runner/suggest/gitctx"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/score"
@@ -67,6 +68,10 @@ type Understander interface {
 	Repo(ctx context.Context, cwd string, gitRan bool) (key, root string)
 	// Tasks are the project tasks defined in the folder root.
 	Tasks(ctx context.Context, root string) ([]store.Task, error)
+	// WorkTree is the state of the work tree of the repository whose root
+	// is root, false when it cannot be told; refresh tells that a command
+	// just ran there and may have changed it.
+	WorkTree(ctx context.Context, root string, refresh bool) (gitctx.Status, bool)
 }
 
 // Ranker ranks what the store knows into suggestions, the best first, at
@@ -296,6 +301,9 @@ type server struct {
 	// commands taken only if new (see hookproto.Event.IfNew).
 	lastMu sync.Mutex
 	last   map[string]string
+
+	// trees tells the work trees a command changed since they were read.
+	trees treeMarks
 }
 
 func newServer(cfg Config, st *store.Store) *server {

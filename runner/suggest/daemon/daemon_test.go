@@ -16,6 +16,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/fakeclock"
 	"github.com/clai-sh/clai/runner/suggest/daemon"
+	"github.com/clai-sh/clai/runner/suggest/gitctx"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/store"
@@ -28,6 +29,25 @@ type understander struct {
 	mu    sync.Mutex
 	tasks map[string][]store.Task
 	reads int
+	// trees are the work trees by root; a root not in it cannot be told.
+	trees map[string]gitctx.Status
+}
+
+func (u *understander) WorkTree(_ context.Context, root string, _ bool) (gitctx.Status, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	st, ok := u.trees[root]
+	return st, ok
+}
+
+// setTree makes root's work tree st.
+func (u *understander) setTree(root string, st gitctx.Status) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.trees == nil {
+		u.trees = map[string]gitctx.Status{}
+	}
+	u.trees[root] = st
 }
 
 func (u *understander) Command(line string) normalize.Command {

@@ -280,6 +280,7 @@ func (d *server) understand(ctx context.Context, w hookproto.Event) (store.Event
 		e.RepoKey, root = d.cfg.Understander.Repo(ctx, w.Cwd, c.Git)
 		if e.RepoKey != "" {
 			d.tasksOf(ctx, e.RepoKey, root)
+			e.Tree = d.treeAfter(ctx, root, e.At)
 		}
 	}
 	return e, learn

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/clai-sh/clai/runner/suggest/gitctx"
+	"github.com/clai-sh/clai/runner/suggest/score"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
 
@@ -30,6 +32,16 @@ type Evidence struct {
 	RepoCommands, GlobalCommands []store.CommandScore
 	// Tasks are the repository's project tasks.
 	Tasks []store.Task
+	// Recent are the templates run lately in the repository (outside one,
+	// outside any): how often, and with what args, the latest first.
+	Recent map[string]*store.Recent
+	// Tree is the repository's work tree, nil when unknown or outside one;
+	// Root is the repository's top folder and Cwd the shell's folder, which
+	// the tree's paths are told from.
+	Tree      *gitctx.Status
+	Root, Cwd string
+	// Shell is the asking shell, "" when unknown.
+	Shell string
 	// Now is when the suggestions were asked.
 	Now time.Time
 }
@@ -49,11 +61,33 @@ type SuggestRequest struct {
 	Cwd     string `json:"cwd"`
 	LastCmd string `json:"last_cmd"`
 	Limit   int    `json:"limit"`
+	// Shell is the asking shell ("bash", "zsh", "fish"), "" when unknown.
+	Shell string `json:"shell,omitempty"`
 }
 
 // SuggestReply is the answer of POST /suggest.
 type SuggestReply struct {
 	Suggestions []Suggestion `json:"suggestions"`
+	// Context is what the suggestions were drawn from.
+	Context SuggestContext `json:"context"`
+}
+
+// SuggestContext is what a shell's suggestions were drawn from.
+type SuggestContext struct {
+	// RepoKey is the repository's key (see gitctx.RepoKey), "" outside
+	// one.
+	RepoKey string `json:"repo_key"`
+	// Previous is the template of the shell's last command, "" when
+	// unknown.
+	Previous string `json:"previous"`
+	// Branch is the branch checked out and Dirty whether the work tree
+	// differs from the last commit; both absent when not known.
+	Branch string `json:"branch,omitempty"`
+	Dirty  *bool  `json:"dirty,omitempty"`
+	// Sources name the evidence there was: "repo_transitions",
+	// "global_transitions", "repo_frequency", "global_frequency",
+	// "project_tasks", "work_tree".
+	Sources []string `json:"sources"`
 }
 
 // Limits of a suggestion request.
@@ -64,6 +98,9 @@ const (
 	maxRequest = 64 << 10
 	// evidenceRows is how many rows of each kind the ranker is given.
 	evidenceRows = 30
+	// recentEvents is how many of the latest commands the recent uses of
+	// templates are read from.
+	recentEvents = 300
 )
 
 // routes is the daemon's HTTP API.
@@ -159,7 +196,36 @@ func (d *server) suggest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := d.withoutSecrets(d.cfg.Ranker.Rank(ev, req.Limit))
-	writeJSON(w, SuggestReply{Suggestions: s})
+	writeJSON(w, SuggestReply{Suggestions: s, Context: d.contextOf(ev)})
+}
+
+// contextOf is what the suggestions of ev were drawn from, without a
+// branch name that would show a secret.
+func (d *server) contextOf(ev Evidence) SuggestContext {
+	c := SuggestContext{RepoKey: ev.RepoKey, Previous: ev.Prev, Sources: []string{}}
+	if ev.Tree != nil {
+		dirty := ev.Tree.Dirty
+		c.Dirty = &dirty
+		if !d.cfg.Secrets.Secret(ev.Tree.Branch) {
+			c.Branch = ev.Tree.Branch
+		}
+	}
+	for _, src := range []struct {
+		name string
+		some bool
+	}{
+		{"repo_transitions", len(ev.RepoTransitions) > 0},
+		{"global_transitions", len(ev.GlobalTransitions) > 0},
+		{"repo_frequency", len(ev.RepoCommands) > 0},
+		{"global_frequency", len(ev.GlobalCommands) > 0},
+		{"project_tasks", len(ev.Tasks) > 0},
+		{"work_tree", ev.Tree != nil},
+	} {
+		if src.some {
+			c.Sources = append(c.Sources, src.name)
+		}
+	}
+	return c
 }
 
 // withoutSecrets is s without the suggestions that would show a secret: a
@@ -179,7 +245,7 @@ func (d *server) withoutSecrets(s []Suggestion) []Suggestion {
 // evidence gathers what the store knows for req.
 func (d *server) evidence(r *http.Request, req SuggestRequest) (Evidence, error) {
 	ctx := r.Context()
-	var ev Evidence
+	ev := Evidence{Cwd: req.Cwd, Shell: req.Shell}
 	var root string
 	ev.RepoKey, root = d.cfg.Understander.Repo(ctx, req.Cwd, false)
 	if req.LastCmd != "" && !d.cfg.Secrets.Secret(req.LastCmd) {
@@ -207,6 +273,9 @@ func (d *server) evidence(r *http.Request, req SuggestRequest) (Evidence, error)
 			return ev, err
 		}
 	}
+	if ev.Recent, err = d.store.RecentUses(ctx, ev.RepoKey, recentEvents, score.MaxAlternatives+1); err != nil {
+		return ev, err
+	}
 	if ev.RepoKey == "" {
 		ev.GlobalCommands, err = d.store.TopCommands(ctx, "", now, evidenceRows)
 		return ev, err
@@ -220,6 +289,9 @@ func (d *server) evidence(r *http.Request, req SuggestRequest) (Evidence, error)
 		return ev, err
 	}
 	ev.Tasks = d.tasksOf(ctx, ev.RepoKey, root)
+	if st, ok := d.cfg.Understander.WorkTree(ctx, root, d.trees.take(root)); ok {
+		ev.Tree, ev.Root = &st, root
+	}
 	return ev, nil
 }
 

@@ -3,6 +3,9 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
 
 	"github.com/clai-sh/clai/runner/suggest/gitctx"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
@@ -39,6 +42,20 @@ func (u *understanding) Repo(ctx context.Context, cwd string, gitRan bool) (stri
 	return c.RepoKey, c.Root
 }
 
+// statusTimeout bounds the git status of a work tree: a repository too
+// big to tell in time is left unknown rather than hold a prompt.
+const statusTimeout = 300 * time.Millisecond
+
+func (u *understanding) WorkTree(ctx context.Context, root string, refresh bool) (gitctx.Status, bool) {
+	if root == "" {
+		return gitctx.Status{}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
+	defer cancel()
+	st, err := u.git.Status(ctx, root, refresh)
+	return st, err == nil
+}
+
 func (u *understanding) Tasks(ctx context.Context, root string) ([]store.Task, error) {
 	found, err := tasks.Find(ctx, root, u.tasks)
 	out := make([]store.Task, len(found))
@@ -71,13 +88,44 @@ func NewRankerIgnoring(ignore []string) (Ranker, error) {
 }
 
 func (r scoreRanker) Rank(ev Evidence, limit int) []Suggestion {
-	ranked := score.Rank(Candidates(ev), score.Options{Previous: ev.Prev, Danger: r.danger, Limit: limit, Ignore: r.ignore, Now: ev.Now})
+	ranked := score.Rank(Candidates(ev), score.Options{Previous: ev.Prev, Danger: r.danger, Limit: limit, Ignore: r.ignore, Now: ev.Now, Tree: workTree(ev), Shell: ev.Shell})
 	out := make([]Suggestion, len(ranked))
 	for i, s := range ranked {
 		out[i] = Suggestion{Command: s.Command, Template: s.Template, Confidence: s.Confidence, Score: s.Score, Reasons: s.Reasons}
 	}
 	return out
 }
+
+// workTree is the work tree of ev as the ranker takes it: its files as
+// paths from the shell's folder. nil when it is unknown.
+func workTree(ev Evidence) *score.WorkTree {
+	if ev.Tree == nil {
+		return nil
+	}
+	fromCwd := func(paths []string) []string {
+		out := make([]string, 0, len(paths))
+		for _, p := range paths {
+			rel, err := filepath.Rel(ev.Cwd, filepath.Join(ev.Root, filepath.FromSlash(p)))
+			if err != nil {
+				rel = filepath.Join(ev.Root, filepath.FromSlash(p))
+			}
+			out = append(out, rel)
+		}
+		return out
+	}
+	t := &score.WorkTree{Branch: ev.Tree.Branch, Unstaged: fromCwd(ev.Tree.Unstaged)}
+	if !ev.Tree.Truncated {
+		t.Changed = fromCwd(slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(ev.Tree.Unstaged), ev.Tree.Staged...)))))
+	} else {
+		t.Unstaged = nil // more changes than were read: none is the one
+	}
+	return t
+}
+
+// outsideShare is the share of its frequency a command run anywhere counts
+// with outside any repository, where what ran out here lately counts in
+// full: the cd into a project, not the project's own commands.
+const outsideShare = 0.1
 
 // Candidates are the candidates of the evidence, one a row: the
 // transitions in the repository and anywhere, the repository's frequent
@@ -95,12 +143,24 @@ func Candidates(ev Evidence) []score.Candidate {
 		}
 		cs = append(cs, c)
 	}
-	frequent := ev.RepoCommands
+	frequent, share := ev.RepoCommands, 1.0
 	if ev.RepoKey == "" {
-		frequent = ev.GlobalCommands
+		frequent, share = ev.GlobalCommands, outsideShare
 	}
 	for _, c := range frequent {
-		cs = append(cs, score.Candidate{Template: c.Template, RepoFrequency: c.Score, Args: c.LastArgs, ArgsUses: int(c.ArgsUses)})
+		cs = append(cs, score.Candidate{Template: c.Template, RepoFrequency: share * c.Score, Args: c.LastArgs, ArgsUses: int(c.ArgsUses)})
+	}
+	if ev.RepoKey == "" {
+		// Outside any repository, what runs out here (the cd into one)
+		// counts as often as it ran lately.
+		for t, r := range ev.Recent {
+			cs = append(cs, score.Candidate{Template: t, RepoFrequency: float64(r.Count)})
+		}
+	}
+	for i := range cs {
+		if r := ev.Recent[cs[i].Template]; r != nil {
+			cs[i].Alternatives = r.Args
+		}
 	}
 	found := make([]tasks.Task, len(ev.Tasks))
 	for i, t := range ev.Tasks {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/internal/fakeclock"
+	"github.com/clai-sh/clai/runner/suggest/gitctx"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/store"
@@ -29,6 +30,9 @@ func (plainUnderstander) Command(line string) normalize.Command {
 }
 func (plainUnderstander) Repo(context.Context, string, bool) (string, string) { return "", "" }
 func (plainUnderstander) Tasks(context.Context, string) ([]store.Task, error) { return nil, nil }
+func (plainUnderstander) WorkTree(context.Context, string, bool) (gitctx.Status, bool) {
+	return gitctx.Status{}, false
+}
 
 // lines is a log kept line by line.
 type lines struct {

@@ -54,6 +54,10 @@ type Candidate struct {
 	// ArgsUses is how many of the template's uses in this repository had
 	// exactly Args (0 is read as 1 when Args are given).
 	ArgsUses int
+	// Alternatives are other args the template was used with lately in
+	// this repository, the latest first: each may make a suggestion of
+	// its own, below the one of Args (see Rank).
+	Alternatives [][]string
 }
 
 // Suggestion is a ranked command.
@@ -98,6 +102,13 @@ type Options struct {
 	// Now is when the suggestions are asked, for the age of a one-off
 	// transition; zero leaves one-offs weighed as any count.
 	Now time.Time
+	// Tree is the repository's work tree, nil when unknown or outside one:
+	// the files changed in it and its branch fill the slots they surely
+	// stand for (see fill).
+	Tree *WorkTree
+	// Shell is the asking shell ("bash", "zsh", "fish"; "" is bash), whose
+	// quoting the filled words get.
+	Shell string
 }
 
 // A transition seen fewer than MinHabit times is a one-off: its count
@@ -136,7 +147,9 @@ func Rank(candidates []Candidate, opts Options) []Suggestion {
 	merged := merge(candidates)
 	out := make([]Suggestion, 0, len(merged))
 	for _, c := range merged {
-		out = append(out, suggest(c, opts))
+		s := suggest(c, opts)
+		out = append(out, s)
+		out = append(out, alternatives(c, s, opts)...)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
@@ -182,6 +195,9 @@ func merge(candidates []Candidate) []*merged {
 		if c.Args != nil && (m.Args == nil || uses(&c) > uses(&m.Candidate)) {
 			m.Args, m.ArgsUses = c.Args, uses(&c)
 		}
+		if len(c.Alternatives) > len(m.Alternatives) {
+			m.Alternatives = c.Alternatives
+		}
 	}
 	return order
 }
@@ -214,7 +230,9 @@ func finite(x float64) float64 {
 // suggest weighs one template's evidence.
 func suggest(m *merged, opts Options) Suggestion {
 	w := opts.Weights
-	s := Suggestion{Template: m.Template, Command: fill(&m.Candidate, opts.MinArgsUses)}
+	s := Suggestion{Template: m.Template}
+	var filled string
+	s.Command, filled = fill(&m.Candidate, opts)
 	after := ""
 	if opts.Previous != "" {
 		after = fmt.Sprintf(" after `%s`", opts.Previous)
@@ -233,6 +251,9 @@ func suggest(m *merged, opts Options) Suggestion {
 		s.Score += w.RepoFrequency * logCount(m.RepoFrequency)
 		s.Reasons = append(s.Reasons, fmt.Sprintf("frequent in this repo (score %.1f)", m.RepoFrequency))
 	}
+	if filled != "" {
+		s.Reasons = append(s.Reasons, filled)
+	}
 	if len(m.tasks) > 0 {
 		s.Score += w.ProjectTask
 		s.Reasons = append(s.Reasons, fmt.Sprintf("project task (%s)", strings.Join(m.tasks, ", ")))
@@ -249,6 +270,50 @@ func suggest(m *merged, opts Options) Suggestion {
 	}
 	s.Confidence = confidence(s.Score)
 	return s
+}
+
+// MaxAlternatives is how many suggestions a template may add with other
+// recent args than its last ones; AlternativeShare is the share of its
+// score the first of them gets, the next one that share of it again.
+const (
+	MaxAlternatives  = 2
+	AlternativeShare = 0.5
+)
+
+// alternatives are the suggestions of m's template with the other args it
+// was used with lately, when s, its own suggestion, was filled with its
+// last args: the files edited before the last one, the folders gone to.
+// Each weighs AlternativeShare of the one before it.
+func alternatives(m *merged, s Suggestion, opts Options) []Suggestion {
+	n := normalize.SlotCount(m.Template)
+	if s.Command == m.Template || len(m.Args) != n || fillArgs(m.Template, m.Args) != s.Command {
+		return nil // not filled, or filled by the work tree
+	}
+	var out []Suggestion
+	seen := map[string]bool{s.Command: true}
+	score := s.Score
+	for _, args := range m.Alternatives {
+		if len(out) == MaxAlternatives {
+			break
+		}
+		command := fillArgs(m.Template, args)
+		if len(args) != n || seen[command] {
+			continue
+		}
+		seen[command] = true
+		score *= AlternativeShare
+		alt := Suggestion{Command: command, Template: m.Template, Score: score, Reasons: append(slices.Clip(s.Reasons), "used lately with other args")}
+		if opts.Danger != nil {
+			alt.Danger = opts.Danger(command)
+		}
+		if alt.Danger != "" && s.Danger == "" {
+			alt.Score += opts.Weights.Dangerous
+			alt.Reasons = append(alt.Reasons, fmt.Sprintf("dangerous (%s)", alt.Danger))
+		}
+		alt.Confidence = confidence(alt.Score)
+		out = append(out, alt)
+	}
+	return out
 }
 
 // transitionCount is the count a transition weighs: the count itself for a
@@ -293,27 +358,4 @@ func calibrated(raw float64) float64 {
 		}
 	}
 	return calibration[len(calibration)-1][1]
-}
-
-// fillable are the slots the last args may fill: a path, a number or a URL
-// tend to come back; a message or a hash is written for one use, so it
-// stays a slot to fill by hand.
-var fillable = map[string]bool{normalize.SlotPath: true, normalize.SlotNum: true, normalize.SlotURL: true}
-
-// fill returns the template with its fillable slots filled by the last
-// args, when they are known for the repository, were used at least
-// minUses times and are one per slot; else the template as it is.
-func fill(c *Candidate, minUses int) string {
-	if c.Args == nil || uses(c) < minUses || len(c.Args) != normalize.SlotCount(c.Template) {
-		return c.Template
-	}
-	args := make([]string, len(c.Args))
-	for i, kind := range normalize.Slots(c.Template) {
-		if fillable[kind] {
-			args[i] = c.Args[i]
-		} else {
-			args[i] = kind
-		}
-	}
-	return normalize.Fill(c.Template, args)
 }

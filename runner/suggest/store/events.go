@@ -41,6 +41,16 @@ type Event struct {
 	Exit     int
 	// Duration is how long the command ran, negative when unknown.
 	Duration time.Duration
+	// Tree is the state of the repository's work tree when the command
+	// ended, when it is known.
+	Tree *TreeState
+}
+
+// TreeState is what the store keeps of a work tree: its branch ("" on a
+// detached HEAD) and whether a file differed from the last commit.
+type TreeState struct {
+	Branch string
+	Dirty  bool
 }
 
 // globalScope is the scope of what is learnt across all repositories.
@@ -206,8 +216,12 @@ func (a *applyTx) splice(ctx context.Context, prev last, hadPrev bool, template 
 
 // insertEvent adds e to the command events.
 func (a *applyTx) insertEvent(ctx context.Context, e *Event, at int64) error {
-	if err := a.exec(ctx, `INSERT INTO command_events(session_id, ts_ms, cwd, repo_key, cmd, template, args, tool, exit_code, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Session, at, e.Cwd, e.RepoKey, e.Cmd, e.Template, encodeArgs(e.Args), e.Tool, e.Exit, durationMS(e.Duration)); err != nil {
+	branch, dirty := "", any(nil)
+	if e.Tree != nil {
+		branch, dirty = e.Tree.Branch, e.Tree.Dirty
+	}
+	if err := a.exec(ctx, `INSERT INTO command_events(session_id, ts_ms, cwd, repo_key, cmd, template, args, tool, exit_code, duration_ms, branch, dirty) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Session, at, e.Cwd, e.RepoKey, e.Cmd, e.Template, encodeArgs(e.Args), e.Tool, e.Exit, durationMS(e.Duration), branch, dirty); err != nil {
 		return fmt.Errorf("command event: %w", err)
 	}
 	return nil

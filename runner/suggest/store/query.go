@@ -187,3 +187,46 @@ func (s *Store) Count(ctx context.Context) (Counts, error) {
 	}
 	return c, nil
 }
+
+// Recent is how a template was used among the latest commands of a scope.
+type Recent struct {
+	// Count is how many of them it was.
+	Count int
+	// Args are the distinct args its slots were filled with, the latest
+	// first; none for a template with no slot.
+	Args [][]string
+}
+
+// RecentUses are the templates among the last n commands run in the
+// repository repoKey ("" is outside any repository), with how often each
+// ran and the distinct args it was used with, at most perTemplate of them.
+func (s *Store) RecentUses(ctx context.Context, repoKey string, n, perTemplate int) (map[string]*Recent, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT template, args FROM command_events WHERE repo_key = ? ORDER BY ts_ms DESC, id DESC LIMIT ?`, repoKey, n)
+	if err != nil {
+		return nil, fmt.Errorf("recent commands: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]*Recent{}
+	seen := map[string]bool{}
+	for rows.Next() {
+		var template, args string
+		if err := rows.Scan(&template, &args); err != nil {
+			return nil, fmt.Errorf("recent commands: %w", err)
+		}
+		r := out[template]
+		if r == nil {
+			r = &Recent{}
+			out[template] = r
+		}
+		r.Count++
+		key := template + "\x00" + args
+		if seen[key] || len(r.Args) >= perTemplate {
+			continue
+		}
+		seen[key] = true
+		if a := decodeArgs(args); a != nil {
+			r.Args = append(r.Args, a)
+		}
+	}
+	return out, rows.Err()
+}

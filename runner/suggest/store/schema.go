@@ -65,6 +65,10 @@ var migrations = []string{
 		PRIMARY KEY (repo_key, source, name)
 	) WITHOUT ROWID;
 	CREATE INDEX project_tasks_updated ON project_tasks(updated_ms);`,
+	// 2: the branch a command ran on and whether the work tree was dirty
+	// when it ended; '' and NULL when unknown.
+	`ALTER TABLE command_events ADD COLUMN branch TEXT NOT NULL DEFAULT '';
+	ALTER TABLE command_events ADD COLUMN dirty INTEGER;`,
 }
 
 // SchemaVersion is the version of the schema this build knows: a database of
