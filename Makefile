@@ -2,6 +2,11 @@
 GO          ?= go
 BIN         ?= bin/clai
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# TAGS: urfave_cli_no_docs leaves out the CLI library's man page and Markdown
+# output, which clai never writes, and the Markdown parser whose initialisers
+# every command would run at start-up (docs/performance.md#start-up). The
+# tests build clai with the same tags (internal/testprog.Tags).
+TAGS        ?= urfave_cli_no_docs
 
 .PHONY: all build test lint cross tidy-check generate update-golden bench fuzz ci clean
 
@@ -9,8 +14,8 @@ all: build
 
 ## build: clai and clai-hook (which the shell hooks of clai init run) in bin/
 build:
-	$(GO) build -o $(BIN) ./cmd/clai
-	$(GO) build -o $(dir $(BIN))clai-hook ./cmd/clai-hook
+	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/clai
+	$(GO) build -tags '$(TAGS)' -o $(dir $(BIN))clai-hook ./cmd/clai-hook
 
 ## test: every test, with the race detector (the README's test command)
 test:

@@ -2,12 +2,12 @@ package playbooks
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/clai-sh/clai/internal/lazyre"
 	"github.com/clai-sh/clai/playbooks/diag"
 	"github.com/clai-sh/clai/playbooks/pattern"
 )
@@ -235,11 +235,11 @@ func (d *decoder) checkDanger(pb *Playbook) {
 }
 
 // secretPrompt recognises prompts that ask for a password, passphrase, PIN or token.
-var secretPrompt = regexp.MustCompile(`(?i)pass(word|phrase|code)|\bpin\b|token|secret|api[ _-]?key|credential`)
+var secretPrompt = &lazyre.Regexp{Expr: `(?i)pass(word|phrase|code)|\bpin\b|token|secret|api[ _-]?key|credential`}
 
 // SecretPrompt reports whether text looks like a prompt for a password,
 // passphrase, PIN or token.
-func SecretPrompt(text string) bool { return secretPrompt.MatchString(text) }
+func SecretPrompt(text string) bool { return secretPrompt.Get().MatchString(text) }
 
 func (d *decoder) checkSecrets(pb *Playbook) {
 	for _, r := range responders(pb) {
@@ -250,7 +250,7 @@ func (d *decoder) checkSecrets(pb *Playbook) {
 			continue // an empty answer, e.g. no passphrase
 		}
 		for _, p := range r.match.Patterns {
-			if p.Kind != pattern.EOF && secretPrompt.MatchString(p.Source) {
+			if p.Kind != pattern.EOF && secretPrompt.Get().MatchString(p.Source) {
 				d.report(r.act.Pos, diag.Warning, "literal-secret", "write secret: env:NAME (or file:PATH) so the value stays out of the playbook, logs and reports", "%s types a literal answer at what looks like a password prompt (%s)", r.what, p)
 				break
 			}

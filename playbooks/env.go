@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/clai-sh/clai/internal/lazyre"
 	"github.com/clai-sh/clai/playbooks/pattern"
 )
 
@@ -262,7 +262,7 @@ func (e *Env) compile(src string, asBool bool) (*vm.Program, error) {
 	return prog, nil
 }
 
-var noFieldMessage = regexp.MustCompile(`^type (.*) has no field (\w+)$`)
+var noFieldMessage = &lazyre.Regexp{Expr: `^type (.*) has no field (\w+)$`}
 
 // explain turns an expr compile error into one line that speaks of the playbook's
 // names rather than of Go types.
@@ -272,7 +272,7 @@ func (e *Env) explain(err error) error {
 		return err
 	}
 	msg := fe.Message
-	if m := noFieldMessage.FindStringSubmatch(msg); m != nil {
+	if m := noFieldMessage.Get().FindStringSubmatch(msg); m != nil {
 		owner, fields := e.describe(m[1])
 		msg = fmt.Sprintf("%s has no field %q", owner, m[2])
 		if s := closest(m[2], fields); s != "" {

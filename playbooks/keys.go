@@ -16,8 +16,6 @@ type Key = keys.Key
 // KeyNames lists every key name, in documentation order.
 func KeyNames() []string { return keys.Names() }
 
-var keyNames = KeyNames()
-
 // keyList decodes a key name or a list of key names.
 func (d *decoder) keyList(n ast.Node, what string) ([]Key, bool) {
 	items := []ast.Node{n}
@@ -42,7 +40,7 @@ func (d *decoder) keyList(n ast.Node, what string) ([]Key, bool) {
 		if !keys.Known(Key(name)) {
 			hint := "known keys: enter, tab, esc, up, down, left, right, home, end, pgup, pgdn, backspace, delete, space, ctrl-a … ctrl-z, f1 … f12"
 			msg := fmt.Sprintf("unknown key %q in %s", name, what)
-			if s := closest(name, keyNames); s != "" {
+			if s := closest(name, KeyNames()); s != "" {
 				msg += fmt.Sprintf(", did you mean %q?", s)
 			}
 			if len(name) > 1 && !strings.Contains(name, "-") && strings.ToLower(name) == name {

@@ -3,7 +3,6 @@ package playbooks
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
+	"github.com/clai-sh/clai/internal/lazyre"
 	"github.com/clai-sh/clai/playbooks/diag"
 )
 
@@ -277,7 +277,7 @@ func (d *decoder) enum(n ast.Node, what string, allowed []string) string {
 	return s
 }
 
-var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var identifier = &lazyre.Regexp{Expr: `^[A-Za-z_][A-Za-z0-9_]*$`}
 
 func (d *decoder) vars(n ast.Node) []Var {
 	es, ok := d.entries(n, "vars")
@@ -286,7 +286,7 @@ func (d *decoder) vars(n ast.Node) []Var {
 	}
 	var out []Var
 	for _, e := range es {
-		if !identifier.MatchString(e.key) {
+		if !identifier.Get().MatchString(e.key) {
 			d.errorAt(e.keyN, "schema", "use letters, digits and _ (a name expressions can use as vars.NAME)", "variable name %q is not an identifier", e.key)
 			continue
 		}

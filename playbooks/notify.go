@@ -3,13 +3,13 @@ package playbooks
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/clai-sh/clai/internal/lazyre"
 	"github.com/clai-sh/clai/playbooks/diag"
 )
 
@@ -147,7 +147,7 @@ var tokenPlaces = map[string]string{
 }
 
 // secretQueryKey recognises a query parameter that holds a credential.
-var secretQueryKey = regexp.MustCompile(`(?i)token|secret|pass|key|auth|credential`)
+var secretQueryKey = &lazyre.Regexp{Expr: `(?i)token|secret|pass|key|auth|credential`}
 
 // notifyKeys are a target's keys in documentation order.
 var notifyKeys = []string{"url", "webhook", "command", "env", "desktop", "on", "rate", "dedup", "timeout", "dashboard_link"}
@@ -392,7 +392,7 @@ func (d *decoder) literalToken(n ast.Node, what string, u *url.URL, place string
 		found = "a password"
 	}
 	for key, vals := range u.Query() {
-		if secretQueryKey.MatchString(key) && slices.ContainsFunc(vals, literal) {
+		if secretQueryKey.Get().MatchString(key) && slices.ContainsFunc(vals, literal) {
 			found = fmt.Sprintf("the %s= parameter", key)
 		}
 	}

@@ -2,11 +2,12 @@ package playbooks
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/clai-sh/clai/internal/lazyre"
 )
 
 // actionKeys are the keys that make an action, in documentation order.
@@ -87,14 +88,14 @@ func containsKind(allowed []string, k ActionKind) bool {
 	return false
 }
 
-var secretSyntax = regexp.MustCompile(`^(env|file):(.+)$`)
+var secretSyntax = &lazyre.Regexp{Expr: `^(env|file):(.+)$`}
 
 func (d *decoder) secret(n ast.Node, what string) (SecretRef, bool) {
 	s, ok := d.str(n, what)
 	if !ok {
 		return SecretRef{}, false
 	}
-	m := secretSyntax.FindStringSubmatch(s)
+	m := secretSyntax.Get().FindStringSubmatch(s)
 	if m == nil {
 		// Never echo the value: it may be the secret itself, written by mistake.
 		d.errorAt(d.resolve(n), "schema", "write env:NAME to read the environment variable NAME, or file:PATH to read a file; never the secret itself", "%s must name where the secret comes from", what)

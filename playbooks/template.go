@@ -3,11 +3,12 @@ package playbooks
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/clai-sh/clai/internal/lazyre"
 )
 
 // Template is text with {{ expression }} parts, compiled once.
@@ -29,7 +30,7 @@ type templatePart struct {
 }
 
 // directField recognises the expressions a template part can read directly.
-var directField = regexp.MustCompile(`^(match|vars)\.[A-Za-z_][A-Za-z0-9_]*$`)
+var directField = &lazyre.Regexp{Expr: `^(match|vars)\.[A-Za-z_][A-Za-z0-9_]*$`}
 
 // appendField appends the value of a direct field to dst.
 func appendField(dst []byte, scope, name string, v *Values) []byte {
@@ -133,7 +134,7 @@ func compileTemplate(src string, env *Env) (*Template, error) {
 			errs = append(errs, fmt.Errorf("{{ %s }}: %w", code, err))
 		} else {
 			part := templatePart{expr: code, program: prog}
-			if directField.MatchString(code) && (code == "match.text" || !strings.HasPrefix(code, "match.groups")) {
+			if directField.Get().MatchString(code) && (code == "match.text" || !strings.HasPrefix(code, "match.groups")) {
 				part.scope, part.name, _ = strings.Cut(code, ".")
 			} else {
 				t.runs = true

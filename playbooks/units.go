@@ -2,20 +2,21 @@ package playbooks
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/clai-sh/clai/internal/lazyre"
 )
 
 // durationSyntax is the duration grammar of the schema: Go durations without sign.
-var durationSyntax = regexp.MustCompile(`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`)
+var durationSyntax = &lazyre.Regexp{Expr: `^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`}
 
 // ParseDuration parses a playbook duration such as 300ms, 1.5s or 1h30m.
 func ParseDuration(s string) (time.Duration, error) {
-	if !durationSyntax.MatchString(s) {
+	if !durationSyntax.Get().MatchString(s) {
 		return 0, fmt.Errorf("%q is not a duration", s)
 	}
 	d, err := time.ParseDuration(s)
@@ -46,7 +47,7 @@ func (d *decoder) duration(n ast.Node, what string) (time.Duration, bool) {
 	return 0, false
 }
 
-var sizeSyntax = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)\s*(B|KB|KiB|MB|MiB|GB|GiB|k|K|M|G)?$`)
+var sizeSyntax = &lazyre.Regexp{Expr: `^([0-9]+(?:\.[0-9]+)?)\s*(B|KB|KiB|MB|MiB|GB|GiB|k|K|M|G)?$`}
 
 var sizeUnits = map[string]float64{
 	"": 1, "B": 1,
@@ -57,7 +58,7 @@ var sizeUnits = map[string]float64{
 
 // ParseSize parses a byte size such as 512, 8KiB or 1MiB.
 func ParseSize(s string) (int64, error) {
-	m := sizeSyntax.FindStringSubmatch(strings.TrimSpace(s))
+	m := sizeSyntax.Get().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return 0, fmt.Errorf("%q is not a size", s)
 	}

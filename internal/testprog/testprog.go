@@ -54,8 +54,15 @@ func Build(t testing.TB, name string) string {
 	})
 }
 
+// Tags are the build tags clai is built with, in the Makefile's TAGS too:
+// urfave_cli_no_docs leaves out the CLI library's man page and Markdown
+// output, which clai never writes, and with them a Markdown parser whose
+// package initialisers every command would run at start-up.
+const Tags = "urfave_cli_no_docs"
+
 // BuildCommand returns the path of the module's command package pkg (such as
-// "./cmd/clai") built once per test binary into the same swept directory.
+// "./cmd/clai") built once per test binary into the same swept directory,
+// with Tags, as make build builds it.
 func BuildCommand(t testing.TB, pkg string) string {
 	t.Helper()
 	return cached(t, pkg, func(dir string) (string, error) {
@@ -64,7 +71,7 @@ func BuildCommand(t testing.TB, pkg string) string {
 			return "", err
 		}
 		bin := filepath.Join(dir, "cmd-"+filepath.Base(pkg))
-		cmd := exec.Command(goTool(), "build", "-buildvcs=false", "-o", bin, pkg)
+		cmd := exec.Command(goTool(), "build", "-buildvcs=false", "-tags", Tags, "-o", bin, pkg)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("build %s: %w\n%s", pkg, err, out)

@@ -7,9 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/clai-sh/clai/internal/lazyre"
 )
 
 // ProjectDir is the folder where Claude Code keeps the transcripts of the
@@ -26,12 +27,12 @@ func ProjectDir(configDir, dir string) string {
 // adds a hash.
 const maxProjectName = 200
 
-var notAlnum = regexp.MustCompile(`[^a-zA-Z0-9]`)
+var notAlnum = &lazyre.Regexp{Expr: `[^a-zA-Z0-9]`}
 
-func projectName(dir string) string { return notAlnum.ReplaceAllString(dir, "-") }
+func projectName(dir string) string { return notAlnum.Get().ReplaceAllString(dir, "-") }
 
 // sessionID is the shape of a session's id, the name of its transcript.
-var sessionID = regexp.MustCompile(`^[0-9a-fA-F-]{8,64}$`)
+var sessionID = &lazyre.Regexp{Expr: `^[0-9a-fA-F-]{8,64}$`}
 
 // Transcripts finds the transcript to follow: the session's, when its id is
 // known, else the newest one changed at or after since in the project's
@@ -43,7 +44,7 @@ func Transcripts(configDir, dir, session string, since time.Time) (string, error
 		folders = append(long, folders...)
 	}
 	if session != "" {
-		if !sessionID.MatchString(session) {
+		if !sessionID.Get().MatchString(session) {
 			return "", fmt.Errorf("session id %q is not one", session)
 		}
 		for _, f := range folders {

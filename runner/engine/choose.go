@@ -2,10 +2,10 @@ package engine
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/clai-sh/clai/internal/lazyre"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
 	"github.com/clai-sh/clai/runner/ask"
@@ -18,11 +18,11 @@ import (
 // part of the line, nor are the sides of a box around them (Gemini CLI's dialogs:
 // "│ ● 1. Allow once   │").
 var (
-	numberedOption = regexp.MustCompile(`^\s*([❯›●>]\s*)?(\d{1,2})[.)]\s+(\S.*?)\s*$`)
-	markedOption   = regexp.MustCompile(`^\s*([❯›●◉>])\s+(\S.*?)\s*$`)
-	radioOption    = regexp.MustCompile(`^\s*[○◯]\s+(\S.*?)\s*$`)
-	sideBySide     = regexp.MustCompile(`([●◉○◯])\s+([^●◉○◯]*[^●◉○◯\s/])`)
-	gutter         = regexp.MustCompile(`^\s*[│┃]`)
+	numberedOption = &lazyre.Regexp{Expr: `^\s*([❯›●>]\s*)?(\d{1,2})[.)]\s+(\S.*?)\s*$`}
+	markedOption   = &lazyre.Regexp{Expr: `^\s*([❯›●◉>])\s+(\S.*?)\s*$`}
+	radioOption    = &lazyre.Regexp{Expr: `^\s*[○◯]\s+(\S.*?)\s*$`}
+	sideBySide     = &lazyre.Regexp{Expr: `([●◉○◯])\s+([^●◉○◯]*[^●◉○◯\s/])`}
+	gutter         = &lazyre.Regexp{Expr: `^\s*[│┃]`}
 )
 
 // option is one entry of a menu found on screen.
@@ -120,7 +120,7 @@ func findMenus(text string) []menu {
 	}
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
-		lines[i] = gutter.ReplaceAllString(unframe(l), "")
+		lines[i] = gutter.Get().ReplaceAllString(unframe(l), "")
 	}
 	for i, l := range lines {
 		if opts := sideBySideOptions(l); opts != nil {
@@ -131,15 +131,15 @@ func findMenus(text string) []menu {
 			found = append(found, menu{options: opts, horizontal: true})
 			continue
 		}
-		if m := numberedOption.FindStringSubmatch(l); m != nil {
+		if m := numberedOption.Get().FindStringSubmatch(l); m != nil {
 			run = append(run, option{label: m[3], number: m[2], marked: m[1] != "", row: i})
 			continue
 		}
-		if m := radioOption.FindStringSubmatch(l); m != nil {
+		if m := radioOption.Get().FindStringSubmatch(l); m != nil {
 			run = append(run, option{label: m[1], radio: true, row: i})
 			continue
 		}
-		if m := markedOption.FindStringSubmatchIndex(l); m != nil {
+		if m := markedOption.Get().FindStringSubmatchIndex(l); m != nil {
 			radio := strings.ContainsAny(l[m[2]:m[3]], "●◉")
 			if len(run) == 0 && !radio {
 				// The marker need not be on the first option.
@@ -198,7 +198,7 @@ func sideBySideOptions(line string) []option {
 	if strings.IndexAny(strings.TrimSpace(line), "●◉○◯") != 0 {
 		return nil
 	}
-	ms := sideBySide.FindAllStringSubmatch(line, -1)
+	ms := sideBySide.Get().FindAllStringSubmatch(line, -1)
 	if len(ms) < 2 {
 		return nil
 	}
@@ -217,7 +217,7 @@ func optionsAbove(lines []string, col int) []option {
 	for start > 0 {
 		l := lines[start-1]
 		label := strings.TrimLeft(l, " ")
-		if label == "" || len(l)-len(label) != col || numberedOption.MatchString(l) {
+		if label == "" || len(l)-len(label) != col || numberedOption.Get().MatchString(l) {
 			break
 		}
 		start--

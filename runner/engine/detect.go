@@ -1,9 +1,15 @@
 package engine
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/clai-sh/clai/internal/lazyre"
+)
+
+const (
+	numberedLineExpr = `^\s*([❯›●>]\s*)?\d{1,2}[.)]\s+\S`
+	markedLineExpr   = `^\s*([❯›●])\s+\S`
 )
 
 // The generic prompt detector: what a line a program waits at looks like.
@@ -12,32 +18,32 @@ var (
 	// [y/n] or (yes/no), a mark like "?" or ":", or a default in brackets after
 	// a word ("Path [/usr/local]", "Continue [Y]"), not glued to a word
 	// ("answer=[y]" is output).
-	questionLine = regexp.MustCompile(`(?i)(\[[yn](/[yn])+\]|\((y/n|yes/no)\)|(^|\s)\[[^\]\n]{1,40}\]\s*[?:]?|[?:>$#])\s*$`)
+	questionLine = &lazyre.Regexp{Expr: `(?i)(\[[yn](/[yn])+\]|\((y/n|yes/no)\)|(^|\s)\[[^\]\n]{1,40}\]\s*[?:]?|[?:>$#])\s*$`}
 	// defaultLine is a question that offers its default in parentheses, as npm
 	// init, Node's readline and Inquirer ask: "package name: (demo)",
 	// "Is this OK? (yes)", "? Project name (demo)". The parentheses follow a
 	// ":" or "?", or the line starts with Inquirer's "? ".
-	defaultLine = regexp.MustCompile(`([?:]\s+|^\s*\?\s.*\s)\([^()\n]{0,60}\)\s*$`)
+	defaultLine = &lazyre.Regexp{Expr: `([?:]\s+|^\s*\?\s.*\s)\([^()\n]{0,60}\)\s*$`}
 	// debuggerLine is a prompt that is one word in parentheses: (Pdb), (gdb).
-	debuggerLine = regexp.MustCompile(`^\s*\([A-Za-z][\w-]{0,15}\)\s*$`)
+	debuggerLine = &lazyre.Regexp{Expr: `^\s*\([A-Za-z][\w-]{0,15}\)\s*$`}
 	// progressMark is bracketed text that counts rather than asks: [3/10], [50%], [====>  ].
-	progressMark = regexp.MustCompile(`\[[\d\s%/.=#>-]*\]\s*$`)
+	progressMark = &lazyre.Regexp{Expr: `\[[\d\s%/.=#>-]*\]\s*$`}
 	// numberedLine is an entry of a numbered menu, marked or not: "1. Yes",
 	// "❯ 2) No"; markedLine is the marked entry of a menu without numbers:
 	// "❯ Yes", "● React". menuLine is either.
-	numberedLine = regexp.MustCompile(`^\s*([❯›●>]\s*)?\d{1,2}[.)]\s+\S`)
-	markedLine   = regexp.MustCompile(`^\s*([❯›●])\s+\S`)
-	menuLine     = regexp.MustCompile(numberedLine.String() + `|` + markedLine.String())
+	numberedLine = &lazyre.Regexp{Expr: numberedLineExpr}
+	markedLine   = &lazyre.Regexp{Expr: markedLineExpr}
+	menuLine     = &lazyre.Regexp{Expr: numberedLineExpr + `|` + markedLineExpr}
 	// busyLine is how coding agents say they are working: Claude Code and Codex
 	// CLI ("esc to interrupt"), Gemini CLI ("(esc to cancel, 12s)").
-	busyLine = regexp.MustCompile(`(?i)\besc to interrupt\b|\(esc to cancel, [^)]*\d+s\)`)
+	busyLine = &lazyre.Regexp{Expr: `(?i)\besc to interrupt\b|\(esc to cancel, [^)]*\d+s\)`}
 )
 
 // busy reports whether the last lines of text say the program is working: then it
 // waits at no prompt and is not idle, whatever else the screen shows.
 func busy(text []byte) bool {
 	for _, l := range lastLines(text, 12) {
-		if busyLine.MatchString(l) {
+		if busyLine.Get().MatchString(l) {
 			return true
 		}
 	}
@@ -114,10 +120,10 @@ func showsMenu(text []byte) bool {
 			continue
 		}
 		seen++
-		if numberedLine.MatchString(l) || sideBySideOptions(l) != nil {
+		if numberedLine.Get().MatchString(l) || sideBySideOptions(l) != nil {
 			return true
 		}
-		if markedLine.MatchString(l) && (inList(rows, i-1, l) || inList(rows, i+1, l)) {
+		if markedLine.Get().MatchString(l) && (inList(rows, i-1, l) || inList(rows, i+1, l)) {
 			return true
 		}
 	}
@@ -133,10 +139,10 @@ func inList(rows []string, j int, marked string) bool {
 		return false
 	}
 	r := rows[j]
-	if menuLine.MatchString(r) || radioOption.MatchString(r) {
+	if menuLine.Get().MatchString(r) || radioOption.Get().MatchString(r) {
 		return true
 	}
-	m := markedOption.FindStringSubmatchIndex(marked)
+	m := markedOption.Get().FindStringSubmatchIndex(marked)
 	if m == nil || marked[m[2]:m[3]] == "●" {
 		return false
 	}
@@ -146,8 +152,8 @@ func inList(rows []string, j int, marked string) bool {
 
 // isQuestion reports whether a line reads as a question a program waits at.
 func isQuestion(line string) bool {
-	if defaultLine.MatchString(line) || debuggerLine.MatchString(line) {
+	if defaultLine.Get().MatchString(line) || debuggerLine.Get().MatchString(line) {
 		return true
 	}
-	return questionLine.MatchString(line) && !progressMark.MatchString(line)
+	return questionLine.Get().MatchString(line) && !progressMark.Get().MatchString(line)
 }

@@ -4,10 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/clai-sh/clai/internal/lazyre"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/driver/keys"
 )
@@ -36,7 +36,7 @@ const maxAnswerText = 4 << 10
 
 // choiceMark is a [y/N]-style choice at the end of a question: its letters or
 // words, between "/".
-var choiceMark = regexp.MustCompile(`[\[(]\s*([A-Za-z]{1,8}(?:\s*/\s*[A-Za-z]{1,8}){1,5})\s*[\])]\s*[?:]?\s*$`)
+var choiceMark = &lazyre.Regexp{Expr: `[\[(]\s*([A-Za-z]{1,8}(?:\s*/\s*[A-Za-z]{1,8}){1,5})\s*[\])]\s*[?:]?\s*$`}
 
 // Question returns the open question, or nil. Its value is not changed later:
 // a question that closes is a new value, in the event that closes it.
@@ -241,19 +241,19 @@ func asksItself(line string) bool {
 
 // hintLine tells which keys a menu takes: "↑/↓ to navigate · Esc to
 // cancel", "↑↓ navigate • ⏎ select", "(Use arrow keys)".
-var hintLine = regexp.MustCompile(`(?i)\bto (select|navigate|cancel|confirm|toggle)\b|\bnavigate\b|⏎|\buse arrow keys\b`)
+var hintLine = &lazyre.Regexp{Expr: `(?i)\bto (select|navigate|cancel|confirm|toggle)\b|\bnavigate\b|⏎|\buse arrow keys\b`}
 
 // isAside reports whether a line is a row of buttons or of key hints, which
 // go with a question but never ask it.
 func isAside(l string) bool {
 	l = strings.TrimSpace(unframe(l))
-	return buttonRow.MatchString(l) || hintLine.MatchString(l)
+	return buttonRow.Get().MatchString(l) || hintLine.Get().MatchString(l)
 }
 
 // isOption reports whether a line is an entry of a menu.
 func isOption(l string) bool {
-	l = gutter.ReplaceAllString(unframe(l), "")
-	return menuLine.MatchString(l) || numberedOption.MatchString(l) || markedOption.MatchString(l) || radioOption.MatchString(l)
+	l = gutter.Get().ReplaceAllString(unframe(l), "")
+	return menuLine.Get().MatchString(l) || numberedOption.Get().MatchString(l) || markedOption.Get().MatchString(l) || radioOption.Get().MatchString(l)
 }
 
 // optionsOf returns the options a person can see: those of the menu on
@@ -274,7 +274,7 @@ func (e *Engine) optionsOf(text []byte, line string) []ask.Option {
 
 // choices returns the choices a [y/N]-style question offers, or nil.
 func choices(line string) []string {
-	m := choiceMark.FindStringSubmatch(line)
+	m := choiceMark.Get().FindStringSubmatch(line)
 	if m == nil {
 		return nil
 	}

@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/clai-sh/clai/internal/lazyre"
 	"github.com/clai-sh/clai/runner/screen"
 )
 
@@ -16,10 +16,10 @@ import (
 // a column of their own ("1 Apple", "banana  yellow fruit").
 
 var (
-	buttonRow = regexp.MustCompile(`^<[^<>]*>(?:\s+<[^<>]*>)*$`)
-	button    = regexp.MustCompile(`<([^<>]*)>`)
-	boxed     = regexp.MustCompile(`^(\[[ *xX]\]|\([ *xX]\))\s+(\S.*)$`)
-	tagged    = regexp.MustCompile(`^\S+\s+(\S.*)$`)
+	buttonRow = &lazyre.Regexp{Expr: `^<[^<>]*>(?:\s+<[^<>]*>)*$`}
+	button    = &lazyre.Regexp{Expr: `<([^<>]*)>`}
+	boxed     = &lazyre.Regexp{Expr: `^(\[[ *xX]\]|\([ *xX]\))\s+(\S.*)$`}
+	tagged    = &lazyre.Regexp{Expr: `^\S+\s+(\S.*)$`}
 )
 
 // shadedLine is a line of the screen as a shaded menu is read from it.
@@ -44,12 +44,12 @@ func shadedMenus(text []byte, scr *screen.Screen) []menu {
 		switch {
 		case l.text == "":
 			i++
-		case buttonRow.MatchString(l.text):
+		case buttonRow.Get().MatchString(l.text):
 			menus = append(menus, buttons(l, scr))
 			i++
 		default:
 			j := i + 1
-			for j < len(lines) && lines[j].text != "" && lines[j].first == l.first && !buttonRow.MatchString(lines[j].text) {
+			for j < len(lines) && lines[j].text != "" && lines[j].first == l.first && !buttonRow.Get().MatchString(lines[j].text) {
 				j++
 			}
 			if m, ok := shadedList(lines[i:j], scr); ok {
@@ -170,7 +170,7 @@ func shadedList(lines []shadedLine, scr *screen.Screen) (menu, bool) {
 func unbox(m *menu, lines []shadedLine) {
 	var kind byte
 	for i, o := range m.options {
-		b := boxed.FindStringSubmatch(o.label)
+		b := boxed.Get().FindStringSubmatch(o.label)
 		if b == nil || i > 0 && b[1][0] != kind {
 			return
 		}
@@ -179,7 +179,7 @@ func unbox(m *menu, lines []shadedLine) {
 	m.ticks = kind
 	for i := range m.options {
 		o := &m.options[i]
-		b := boxed.FindStringSubmatchIndex(o.label)
+		b := boxed.Get().FindStringSubmatchIndex(o.label)
 		o.ticked = o.label[1] != ' '
 		o.label = o.label[b[4]:]
 		lines[i].cols = lines[i].cols[b[4]:]
@@ -191,7 +191,7 @@ func unbox(m *menu, lines []shadedLine) {
 func untag(m *menu, lines []shadedLine) {
 	col := -1
 	for i, o := range m.options {
-		t := tagged.FindStringSubmatchIndex(o.label)
+		t := tagged.Get().FindStringSubmatchIndex(o.label)
 		if t == nil || i > 0 && lines[i].cols[t[2]] != col {
 			return
 		}
@@ -199,7 +199,7 @@ func untag(m *menu, lines []shadedLine) {
 	}
 	for i := range m.options {
 		o := &m.options[i]
-		o.alt = o.label[tagged.FindStringSubmatchIndex(o.label)[2]:]
+		o.alt = o.label[tagged.Get().FindStringSubmatchIndex(o.label)[2]:]
 	}
 }
 
@@ -210,7 +210,7 @@ func buttons(l shadedLine, scr *screen.Screen) menu {
 	bg := ground(scr, l.y-1, l.y+1, l.first-1, l.end)
 	m := menu{horizontal: true, buttons: true}
 	marked := 0
-	for _, loc := range button.FindAllStringSubmatchIndex(l.text, -1) {
+	for _, loc := range button.Get().FindAllStringSubmatchIndex(l.text, -1) {
 		end := l.end
 		if loc[1] < len(l.cols) {
 			end = l.cols[loc[1]]

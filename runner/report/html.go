@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // This file renders a Report as one self-contained HTML page: no external style
@@ -23,8 +24,11 @@ const blockExcerpt = 2000
 //go:embed report.html.tmpl
 var reportPageSource string
 
-// reportPage is the page's template, parsed once.
-var reportPage = template.Must(template.New("report").Parse(reportPageSource))
+// reportPage is the page's template, parsed the first time a report is
+// written as HTML, not at start-up.
+var reportPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(reportPageSource))
+})
 
 // htmlView is what the page shows, each string ready to be escaped by the
 // template.
@@ -197,5 +201,5 @@ func (rep *Report) answererRows() []answererRow {
 
 // writeHTML writes the report as one self-contained HTML page.
 func (rep *Report) writeHTML(w io.Writer) error {
-	return reportPage.Execute(w, rep.htmlView())
+	return reportPage().Execute(w, rep.htmlView())
 }

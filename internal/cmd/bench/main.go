@@ -3,6 +3,10 @@
 // tail for the prompt and discards the rest. It prints medians, ratios and clai's
 // peak resident memory for the workloads of `make bench`:
 //
+//	W0  start-up: clai version, clai sessions, clai answer, clai suggest and a
+//	    clai run of a program that prompts at once, each a whole process,
+//	    against a small Go program that opens a terminal, starts that
+//	    program, answers it and waits (startfloor), in the same round
 //	W1  64 MiB of coloured log lines, then "Continue? [y/n] " answered y
 //	W2  5,000 prompt/answer round trips, echoing a captured number through a template
 //	W3  16 MiB with 200 decoy regex rules beside the real one, against one rule
@@ -134,7 +138,7 @@ func bench(runs int, only string) error {
 		return err
 	}
 	clai := filepath.Join(dir, "clai")
-	build := exec.Command("go", "build", "-o", clai, "./cmd/clai")
+	build := exec.Command("go", "build", "-tags", testprog.Tags, "-o", clai, "./cmd/clai")
 	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build clai: %w", err)
@@ -202,6 +206,17 @@ func bench(runs int, only string) error {
 			clai: w7(rounds), baseline: w2(rounds), baseLabel: "no target", perOp: rounds, repeat: 3, target: 1.10},
 	}
 	selected := func(name string) bool { return only == "" || slices.Contains(strings.Split(only, ","), name) }
+	sb := suggestBench{clai: clai, dir: dir}
+	if selected("W0") {
+		floor, err := buildStartFloor(root, dir)
+		if err != nil {
+			return err
+		}
+		s := startupBench{clai: clai, prompter: filepath.Join(dir, "prompter"), floor: floor, dir: dir, sb: sb}
+		if err := s.benchStartup(runs * 4); err != nil {
+			return err
+		}
+	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	headed := false
 	for _, w := range workloads {
@@ -288,7 +303,6 @@ func bench(runs int, only string) error {
 			return err
 		}
 	}
-	sb := suggestBench{clai: clai, dir: dir}
 	if selected("W9") {
 		if err := sb.benchIngest(runs, 10_000); err != nil {
 			return err
@@ -393,7 +407,13 @@ func median[T int64 | float64 | time.Duration](xs []T) T {
 
 // measure runs a command to the end and returns its wall time and peak memory.
 func measure(name string, args ...string) (measurement, error) {
+	return measureEnv(nil, name, args...)
+}
+
+// measureEnv is measure with the environment env (nil: the bench's own).
+func measureEnv(env []string, name string, args ...string) (measurement, error) {
 	cmd := exec.Command(name, args...)
+	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	start := time.Now()

@@ -7,7 +7,10 @@
 // encodes it as the pane's program asked.
 package keys
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Key is a named key: "enter", "down", "ctrl-c", "f5".
 type Key string
@@ -59,31 +62,36 @@ func table() []spec {
 	)
 }
 
-// known is the table by key name, and bySeq by every sequence that reads as a
-// key; both are filled once and only read.
-var known, bySeq, names, longest = index(table())
+// lookups are the table by key name, by every sequence that reads as a key,
+// the names playbooks may use, and the length of the longest sequence.
+type lookups struct {
+	known   map[Key]spec
+	bySeq   map[string]Key
+	names   []string
+	longest int
+}
 
-// index builds the lookups of the table: by name, by sequence, the names
-// playbooks may use, and the length of the longest sequence.
-func index(t []spec) (map[Key]spec, map[string]Key, []string, int) {
-	byName := make(map[Key]spec, len(t))
-	bySeq := make(map[string]Key, 2*len(t))
-	var names []string
-	longest := 0
+// index is the lookups, built on first use (not at start-up, which every
+// command of clai pays for) and only read.
+var index = sync.OnceValue(func() lookups { return build(table()) })
+
+// build makes the lookups of the table.
+func build(t []spec) lookups {
+	l := lookups{known: make(map[Key]spec, len(t)), bySeq: make(map[string]Key, 2*len(t))}
 	for _, s := range t {
-		byName[s.name] = s
+		l.known[s.name] = s
 		if !s.typedOnly {
-			names = append(names, string(s.name))
+			l.names = append(l.names, string(s.name))
 		}
 		for _, seq := range append([]string{s.seq, s.app}, s.also...) {
-			if _, dup := bySeq[seq]; seq == "" || dup || !isControl(seq[0]) {
+			if _, dup := l.bySeq[seq]; seq == "" || dup || !isControl(seq[0]) {
 				continue
 			}
-			bySeq[seq] = s.name
-			longest = max(longest, len(seq))
+			l.bySeq[seq] = s.name
+			l.longest = max(l.longest, len(seq))
 		}
 	}
-	return byName, bySeq, names, longest
+	return l
 }
 
 // isControl reports whether c is a control byte: a sequence that starts with
@@ -91,11 +99,11 @@ func index(t []spec) (map[Key]spec, map[string]Key, []string, int) {
 func isControl(c byte) bool { return c < 0x20 || c == 0x7f }
 
 // Names lists the key names a playbook may use, in documentation order.
-func Names() []string { return append([]string(nil), names...) }
+func Names() []string { return append([]string(nil), index().names...) }
 
 // Known reports whether k is a key a playbook may name.
 func Known(k Key) bool {
-	s, ok := known[k]
+	s, ok := index().known[k]
 	return ok && !s.typedOnly
 }
 
@@ -108,7 +116,7 @@ func (k Key) Bytes(appCursor bool) []byte {
 
 // AppendBytes appends what a terminal sends for the key to dst (see Bytes).
 func (k Key) AppendBytes(dst []byte, appCursor bool) []byte {
-	s, ok := known[k]
+	s, ok := index().known[k]
 	if !ok {
 		return dst
 	}
@@ -120,7 +128,7 @@ func (k Key) AppendBytes(dst []byte, appCursor bool) []byte {
 
 // Tmux returns the name tmux's send-keys knows the key by ("Enter", "C-c"), or ""
 // for an unknown key.
-func (k Key) Tmux() string { return known[k].tmux }
+func (k Key) Tmux() string { return index().known[k].tmux }
 
 // Read returns the key b starts with and the length of its sequence, or "" and
 // 0 when b starts with text (or a control byte that is no key). A lone ESC is
@@ -129,8 +137,9 @@ func Read(b []byte) (Key, int) {
 	if len(b) == 0 || !isControl(b[0]) {
 		return "", 0
 	}
-	for n := min(len(b), longest); n >= 1; n-- {
-		if k, ok := bySeq[string(b[:n])]; ok {
+	l := index()
+	for n := min(len(b), l.longest); n >= 1; n-- {
+		if k, ok := l.bySeq[string(b[:n])]; ok {
 			return k, n
 		}
 	}

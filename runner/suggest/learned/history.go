@@ -33,7 +33,7 @@ func WithHistory(h History) Option { return func(l *Learner) { l.history = h } }
 // takes a line and asks for a command. No person gave them: their count is
 // 0, and auto_answer never types them.
 func (l *Learner) appendHistory(out []ask.Suggestion, q ask.Question) []ask.Suggestion {
-	if l.history == nil || len(q.Options) > 0 || !asksForCommand.MatchString(q.Text) || len(out) >= MaxSuggestions {
+	if l.history == nil || len(q.Options) > 0 || !asksForCommand.Get().MatchString(q.Text) || len(out) >= MaxSuggestions {
 		return out
 	}
 	ctx, cancel := context.WithTimeout(l.ctx, historyTimeout)

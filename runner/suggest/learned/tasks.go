@@ -2,13 +2,13 @@ package learned
 
 import (
 	"context"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/clai-sh/clai/internal/lazyre"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/suggest/tasks"
@@ -32,7 +32,7 @@ func (l *Learner) findTasks(dir string) {
 
 // asksForCommand matches a question that asks for a command to run: a
 // command, a script, a task, a target or a recipe.
-var asksForCommand = regexp.MustCompile(`(?i)\b(command|script|task|target|recipe)s?\b`)
+var asksForCommand = &lazyre.Regexp{Expr: `(?i)\b(command|script|task|target|recipe)s?\b`}
 
 // appendTasks adds to out, up to MaxSuggestions, the project's tasks q asks
 // for: of a question with options, those whose label names a task (by its
@@ -53,7 +53,7 @@ func appendTasks(out []ask.Suggestion, q ask.Question, found []tasks.Task) []ask
 		}
 		return out
 	}
-	if asksForCommand.MatchString(q.Text) {
+	if asksForCommand.Get().MatchString(q.Text) {
 		for _, t := range found {
 			add(t.Command, false)
 		}

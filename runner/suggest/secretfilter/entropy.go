@@ -2,8 +2,9 @@ package secretfilter
 
 import (
 	"math"
-	"regexp"
 	"strings"
+
+	"github.com/clai-sh/clai/internal/lazyre"
 )
 
 // Thresholds of highEntropy.
@@ -33,7 +34,7 @@ var hashAware = map[string]bool{
 }
 
 // digestPrefix is a digest's algorithm before its hexadecimal digits.
-var digestPrefix = regexp.MustCompile(`(?i)(?:sha1|sha256|sha384|sha512|md5|blake2b?):$`)
+var digestPrefix = &lazyre.Regexp{Expr: `(?i)(?:sha1|sha256|sha384|sha512|md5|blake2b?):$`}
 
 // highEntropy tells whether the word w holds a long
 // random-looking piece. w is cut into pieces at every character that is no
@@ -74,7 +75,7 @@ func isPieceChar(c byte) bool {
 // randomPiece tells whether piece, after before in its word, looks random.
 func randomPiece(hashy bool, before, piece string) bool {
 	if isHex(piece) {
-		if len(piece) < minHex || len(piece) == gitObjectHex || hashy || digestPrefix.MatchString(before) {
+		if len(piece) < minHex || len(piece) == gitObjectHex || hashy || digestPrefix.Get().MatchString(before) {
 			return false
 		}
 		return entropy(piece) >= hexBits

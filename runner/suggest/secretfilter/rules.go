@@ -2,52 +2,53 @@ package secretfilter
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/clai-sh/clai/internal/lazyre"
 )
 
 // tokenFormat is a known token format: a literal every token of it holds,
 // looked for first (fast), then the expression.
 type tokenFormat struct {
 	literal string
-	re      *regexp.Regexp
+	re      *lazyre.Regexp
 }
 
 // tokenFormats are the known token formats, matched anywhere: those with a
 // prefix no word has also where they are glued to what is before them
 // (-pghp_…).
 var tokenFormats = []tokenFormat{
-	{"AKIA", regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`)}, // AWS access key id
-	{"ASIA", regexp.MustCompile(`\bASIA[0-9A-Z]{16}\b`)},
-	{"ABIA", regexp.MustCompile(`\bABIA[0-9A-Z]{16}\b`)},
-	{"ACCA", regexp.MustCompile(`\bACCA[0-9A-Z]{16}\b`)},
-	{"_", regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{30,}`)},                                                 // GitHub
-	{"github_pat_", regexp.MustCompile(`github_pat_[A-Za-z0-9_]{20,}`)},                                     // GitHub fine-grained
-	{"glpat-", regexp.MustCompile(`glpat-[A-Za-z0-9_-]{20,}`)},                                              // GitLab
-	{"xox", regexp.MustCompile(`xox[abprse]-[A-Za-z0-9-]{10,}`)},                                            // Slack
-	{"hooks.slack.com/", regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{8,}`)}, // Slack webhook
-	{"k_", regexp.MustCompile(`[sr]k_(?:live|test)_[A-Za-z0-9]{10,}`)},                                      // Stripe
-	{"sk-", regexp.MustCompile(`\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{20,}`)},                             // OpenAI, Anthropic
-	{"npm_", regexp.MustCompile(`npm_[A-Za-z0-9]{30,}`)},                                                    // npm
-	{"pypi-", regexp.MustCompile(`pypi-[A-Za-z0-9_-]{16,}`)},                                                // PyPI
-	{"eyJ", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}`)},             // JWT
-	{"PRIVATE KEY", regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY`)},                                  // private-key block
+	{"AKIA", &lazyre.Regexp{Expr: `\bAKIA[0-9A-Z]{16}\b`}}, // AWS access key id
+	{"ASIA", &lazyre.Regexp{Expr: `\bASIA[0-9A-Z]{16}\b`}},
+	{"ABIA", &lazyre.Regexp{Expr: `\bABIA[0-9A-Z]{16}\b`}},
+	{"ACCA", &lazyre.Regexp{Expr: `\bACCA[0-9A-Z]{16}\b`}},
+	{"_", &lazyre.Regexp{Expr: `gh[pousr]_[A-Za-z0-9]{30,}`}},                                                 // GitHub
+	{"github_pat_", &lazyre.Regexp{Expr: `github_pat_[A-Za-z0-9_]{20,}`}},                                     // GitHub fine-grained
+	{"glpat-", &lazyre.Regexp{Expr: `glpat-[A-Za-z0-9_-]{20,}`}},                                              // GitLab
+	{"xox", &lazyre.Regexp{Expr: `xox[abprse]-[A-Za-z0-9-]{10,}`}},                                            // Slack
+	{"hooks.slack.com/", &lazyre.Regexp{Expr: `hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{8,}`}}, // Slack webhook
+	{"k_", &lazyre.Regexp{Expr: `[sr]k_(?:live|test)_[A-Za-z0-9]{10,}`}},                                      // Stripe
+	{"sk-", &lazyre.Regexp{Expr: `\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{20,}`}},                             // OpenAI, Anthropic
+	{"npm_", &lazyre.Regexp{Expr: `npm_[A-Za-z0-9]{30,}`}},                                                    // npm
+	{"pypi-", &lazyre.Regexp{Expr: `pypi-[A-Za-z0-9_-]{16,}`}},                                                // PyPI
+	{"eyJ", &lazyre.Regexp{Expr: `\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}`}},             // JWT
+	{"PRIVATE KEY", &lazyre.Regexp{Expr: `-----BEGIN[A-Z0-9 ]*PRIVATE KEY`}},                                  // private-key block
 }
 
 // urlCredentials is a URL with a password in its user info.
-var urlCredentials = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:]*:[^\s/@]+@`)
+var urlCredentials = &lazyre.Regexp{Expr: `[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:]*:[^\s/@]+@`}
 
 // authHeader is a header that carries a credential, as curl -H or wget
 // --header gives it.
-var authHeader = regexp.MustCompile(`(?i)\b(?:authorization|proxy-authorization|cookie|x-api-key|api-key|x-auth-token|private-token|x-vault-token|x-amz-security-token)\s*:`)
+var authHeader = &lazyre.Regexp{Expr: `(?i)\b(?:authorization|proxy-authorization|cookie|x-api-key|api-key|x-auth-token|private-token|x-vault-token|x-amz-security-token)\s*:`}
 
 // findRaw finds the secrets seen in text as a whole: the token formats,
 // credentials in URLs and credential headers.
 func findRaw(text string) (Rule, bool) {
 	for _, f := range tokenFormats {
-		if strings.Contains(text, f.literal) && f.re.MatchString(text) {
+		if strings.Contains(text, f.literal) && f.re.Get().MatchString(text) {
 			return RuleToken, true
 		}
 	}
@@ -55,9 +56,9 @@ func findRaw(text string) (Rule, bool) {
 		return "", false
 	}
 	switch {
-	case strings.Contains(text, "://") && urlCredentials.MatchString(text):
+	case strings.Contains(text, "://") && urlCredentials.Get().MatchString(text):
 		return RuleURL, true
-	case authHeader.MatchString(text):
+	case authHeader.Get().MatchString(text):
 		return RuleHeader, true
 	}
 	return "", false
