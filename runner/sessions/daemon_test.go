@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/clai-sh/clai/runner/suggest/daemon"
+	"github.com/clai-sh/clai/runner/suggest/gitctx"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
@@ -21,6 +22,9 @@ func (plain) Command(line string) normalize.Command               { return norma
 func (plain) Repo(context.Context, string, bool) (string, string) { return "", "" }
 func (plain) Tasks(context.Context, string) ([]store.Task, error) { return nil, nil }
 func (plain) Rank(daemon.Evidence, int) []daemon.Suggestion       { return nil }
+func (plain) WorkTree(context.Context, string, bool) (gitctx.Status, bool) {
+	return gitctx.Status{}, false
+}
 
 // logged tells when a line containing a word is written.
 type logged struct {
