@@ -64,3 +64,27 @@ func TestTemplatesOfValidCommandsAreValid(t *testing.T) {
 		t.Fatalf("only %d commands of the corpus checked", checked)
 	}
 }
+
+// TestTemplatesOfFishCommandsAreFish normalises commands typed in fish
+// (testdata/fish.txt): each template, and each filled with its args, is a
+// line fish can run, rather than its words quoted one by one.
+func TestTemplatesOfFishCommandsAreFish(t *testing.T) {
+	t.Parallel()
+	for _, line := range corpus(t, filepath.Join("testdata", "fish.txt")) {
+		if err := runnable.Check("fish", line); err != nil {
+			t.Errorf("the corpus line %q: %v", line, err)
+			continue
+		}
+		c := normalize.Normalize(line)
+		if err := runnable.Check("fish", c.Template); err != nil {
+			t.Errorf("Normalize(%q).Template = %q: %v", line, c.Template, err)
+		}
+		filled := normalize.Fill(c.Template, c.Args)
+		if err := runnable.Check("fish", filled); err != nil {
+			t.Errorf("Fill(%q, %q) = %q: %v", c.Template, c.Args, filled, err)
+		}
+		if strings.Contains(c.Template, "'for'") || strings.Contains(c.Template, "'$") {
+			t.Errorf("Normalize(%q).Template = %q: words quoted that were not", line, c.Template)
+		}
+	}
+}
