@@ -49,6 +49,9 @@ type SuggestRequest struct {
 	Cwd     string `json:"cwd"`
 	LastCmd string `json:"last_cmd"`
 	Limit   int    `json:"limit"`
+	// Shell is the asking shell (bash, zsh, fish), whose syntax every
+	// suggestion must parse in; "" is the shell the session's hooks named.
+	Shell string `json:"shell"`
 }
 
 // SuggestReply is the answer of POST /suggest.
@@ -158,7 +161,7 @@ func (d *server) suggest(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	s := d.withoutSecrets(d.cfg.Ranker.Rank(ev, req.Limit))
+	s := d.runnable(r.Context(), req, d.withoutSecrets(d.cfg.Ranker.Rank(ev, MaxLimit)))
 	writeJSON(w, SuggestReply{Suggestions: s})
 }
 
