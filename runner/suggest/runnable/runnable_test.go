@@ -237,3 +237,40 @@ func expect(t *testing.T, shell string, c check) {
 		t.Errorf("Check(%q, %q) = %v, want ok=%v", shell, c.command, err, c.ok)
 	}
 }
+
+// TestCheckReadsTheLongestCommands checks commands of MaxLen bytes shaped
+// to make a reader go back and forth (open quotes, nested substitutions and
+// braces, many blocks): each gets an answer, for each shell.
+func TestCheckReadsTheLongestCommands(t *testing.T) {
+	t.Parallel()
+	fill := func(unit string) string { return strings.Repeat(unit, runnable.MaxLen/len(unit)) }
+	shapes := []string{
+		fill(`echo "a'b `),
+		fill("echo (a "),
+		fill("{a,"),
+		fill("begin; "),
+		fill("a && "),
+		fill(`"$(`),
+		fill("$x[1 "),
+		fill("<path> "),
+	}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		for _, s := range shapes {
+			_ = runnable.Check(shell, s)
+		}
+	}
+}
+
+func FuzzCheck(f *testing.F) {
+	for _, c := range fishCases {
+		f.Add(c.command)
+	}
+	for _, c := range posixCases {
+		f.Add(c.command)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		for _, shell := range []string{"bash", "zsh", "fish"} {
+			_ = runnable.Check(shell, command)
+		}
+	})
+}
