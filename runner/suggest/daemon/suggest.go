@@ -61,7 +61,8 @@ type SuggestRequest struct {
 	Cwd     string `json:"cwd"`
 	LastCmd string `json:"last_cmd"`
 	Limit   int    `json:"limit"`
-	// Shell is the asking shell ("bash", "zsh", "fish"), "" when unknown.
+	// Shell is the asking shell (bash, zsh, fish), whose syntax every
+	// suggestion must parse in; "" is the shell the session's hooks named.
 	Shell string `json:"shell,omitempty"`
 }
 
@@ -190,12 +191,15 @@ func (d *server) suggest(w http.ResponseWriter, r *http.Request) {
 	if !d.settle(w, r) {
 		return
 	}
+	// The shell whose quoting the filled words get and whose syntax each
+	// suggestion must parse in.
+	req.Shell = d.askingShell(r.Context(), req)
 	ev, err := d.evidence(r, req)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	s := d.withoutSecrets(d.cfg.Ranker.Rank(ev, req.Limit))
+	s := d.runnable(r.Context(), req, d.withoutSecrets(d.cfg.Ranker.Rank(ev, MaxLimit)))
 	writeJSON(w, SuggestReply{Suggestions: s, Context: d.contextOf(ev)})
 }
 

@@ -15,8 +15,10 @@ func parseBash(line string) (Command, bool) {
 		return Command{}, false
 	}
 	r := renderer{line: line}
-	for _, stmt := range file.Stmts {
-		if len(r.pieces) > 0 {
+	for i, stmt := range file.Stmts {
+		// "&" ends a statement as ";" does: "a & b", never "a &; b",
+		// which no shell of bash's kind reads.
+		if len(r.pieces) > 0 && !file.Stmts[i-1].Background {
 			r.raw(";")
 		}
 		r.stmt(stmt)
