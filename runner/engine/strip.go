@@ -495,14 +495,18 @@ func (s *Stripper) cursorRow() int { return s.line.y }
 
 // drewElsewhere reports whether the last Append and the Settle calls after
 // it drew only elsewhere than where the program waits: the cursor is back on
-// the row it began on, and the row shows what it showed. What they passed on
-// is then rows of a clock, a spinner or a status line, drawn around a prompt
-// they left as it was. atText reports whether that row holds text: a prompt
-// may be there; a blank one is where a program parks the cursor as it draws
-// a screen in several writes.
+// the row it began on, the rows did not scroll over it, and the row shows
+// what it showed. What they passed on is then rows of a clock, a spinner or a
+// status line, drawn around a prompt they left as it was. atText reports
+// whether that row holds text: a prompt may be there; a blank one is where a
+// program parks the cursor as it draws a screen in several writes.
+//
+// A prompt asked again on the bottom row, after lines that scrolled the
+// screen (the answer echoed, what the program said of it), shows what the
+// prompt answered there showed, on the same row, but it is new output.
 func (s *Stripper) drewElsewhere() (elsewhere, atText bool) {
 	l := &s.line
-	if l.y != l.startY {
+	if l.y != l.startY || l.startScrolled {
 		return false, false
 	}
 	l.nowText = l.rowText(l.nowText[:0])

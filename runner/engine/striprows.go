@@ -272,6 +272,9 @@ func (l *termLine) scrollRows(top, bottom, n int, up bool) {
 	if top != 0 || bottom != len(l.rows.ring)-1 || !up {
 		l.pendingAll = true
 	}
+	if top <= l.startY && l.startY <= bottom {
+		l.startScrolled = true
+	}
 	if up {
 		l.rows.scrollUp(top, bottom, n)
 	} else {
