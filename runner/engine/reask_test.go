@@ -18,7 +18,7 @@ import (
 func TestSamePromptAskedAgainAfterEachAnswer(t *testing.T) {
 	t.Parallel()
 	const asks = 50
-	for _, mode := range []string{"stream"} {
+	for _, mode := range []string{"stream", "screen"} {
 		for _, same := range []bool{false, true} {
 			for _, c := range []struct {
 				name string

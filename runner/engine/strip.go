@@ -490,6 +490,11 @@ func (s *Stripper) redraws() []redraw {
 	return s.line.redraws
 }
 
+// scrolledOff returns how many rows have left the top of the screen as it
+// scrolled up as a whole (a line feed on the bottom row, SU, DL at the top),
+// since the Stripper was made.
+func (s *Stripper) scrolledOff() uint64 { return s.line.scrolledOff }
+
 // cursorRow returns the cursor's row on the screen, from 0 at the top.
 func (s *Stripper) cursorRow() int { return s.line.y }
 

@@ -533,6 +533,7 @@ func (l *termLine) scrollBottom(dst []byte) bool {
 	// The row began in an earlier write: its text is kept now, where the
 	// ring ends, and the row at the top scrolls off.
 	l.startScrolled = true
+	l.scrolledOff++
 	n, top := len(l.rows.ring), l.rows.top
 	r := &l.rows.ring[(top+n-1)%n]
 	l.saved = append(l.saved, dst[l.at:]...)
@@ -548,6 +549,7 @@ func (l *termLine) scrollBottom(dst []byte) bool {
 // stored when the cursor leaves it. The screen must scroll as a whole.
 func (l *termLine) pushBottom(to int) {
 	l.startScrolled = true
+	l.scrolledOff++
 	rows := &l.rows
 	end := rows.top - 1
 	if end < 0 {
