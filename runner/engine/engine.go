@@ -529,6 +529,7 @@ func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
 // program asked the terminal; it reports whether matching waits for the view
 // to settle.
 func (e *Engine) draw(data []byte) (settles bool) {
+	e.view.scrolledOff(e.strip.scrolledOff())
 	reply, settles := e.view.write(data)
 	if len(reply) > 0 && !e.cfg.Replay {
 		e.addSend(Send{Keystrokes: keys.Keystrokes{Data: reply}, Reply: true})

@@ -24,8 +24,9 @@ import (
 // its cells and those above it, as the stream's window drops them.
 type screenView struct {
 	scr *screen.Screen
-	// seen is the screen's version when it was last matched, sentAt its
-	// version at clai's last answer; sent says whether clai answered yet.
+	// seen is the screen's version (see version) when it was last matched,
+	// sentAt its version at clai's last answer; sent says whether clai
+	// answered yet.
 	seen, sentAt uint64
 	sent         bool
 	// atCursor is the screen's text as text returns it, for screen version
@@ -51,6 +52,9 @@ type screenView struct {
 	// dangerStreamed says which danger rules the stream fired since the screen
 	// was last scanned.
 	dangerStreamed map[*playbooks.Danger]bool
+	// off is how many rows have left the top of the screen as it scrolled
+	// up as a whole (see scrolledOff).
+	off uint64
 }
 
 // newScreenView returns the view of a blank screen of rows×cols.
@@ -80,6 +84,17 @@ func (v *screenView) write(data []byte) ([]byte, bool) {
 	return v.scr.Replies(), true
 }
 
+// scrolledOff keeps the count of rows scrolled off the top, which observe
+// lines the rows up by.
+func (v *screenView) scrolledOff(rows uint64) { v.off = rows }
+
+// version is the screen's version, with the rows scrolled off the top
+// counted too: a screen that scrolled by a whole number of repeats of what
+// it shows (a prompt asked again and again, with the same answer) shows the
+// same text as before, but its rows are new. Both counts only grow, so
+// their sum changes whenever either does.
+func (v *screenView) version() uint64 { return v.scr.Version() + v.off }
+
 func (v *screenView) resize(rows, cols int) { v.scr.Resize(rows, cols) }
 
 // paused marks what the screen shows as a frame the program showed.
@@ -99,7 +114,7 @@ func (v *screenView) text() []byte {
 
 // look marks what changed since the screen was last looked at.
 func (v *screenView) look() ([]byte, bool) {
-	ver := v.scr.Version()
+	ver := v.version()
 	if ver == v.seen {
 		return nil, false
 	}
@@ -122,12 +137,12 @@ func (v *screenView) look() ([]byte, bool) {
 	return text, true
 }
 
-func (v *screenView) changed() bool { return v.scr.Version() != v.seen }
+func (v *screenView) changed() bool { return v.version() != v.seen }
 
 // settling reports whether the screen holds output back or changed since it
 // was last matched.
 func (v *screenView) settling() (waits, plain bool) {
-	waits = v.scr.Pending() || v.scr.Version() != v.seen
+	waits = v.scr.Pending() || v.version() != v.seen
 	return waits, v.scr.Plain()
 }
 
@@ -158,7 +173,7 @@ func (v *screenView) consume(end int) {
 // answered starts the marks over: nothing on the screen as it is now is fresh.
 func (v *screenView) answered(byClai bool) {
 	if byClai {
-		v.sentAt, v.sent = v.scr.Version(), true
+		v.sentAt, v.sent = v.version(), true
 	}
 	v.track(false)
 }
@@ -311,6 +326,7 @@ func (v *screenView) shadedMenus(text []byte) []menu { return shadedMenus(text, 
 type changes struct {
 	tracking bool
 	version  uint64   // the screen version lines is of
+	off      uint64   // the rows scrolled off the top then (see scrolledOff)
 	lines    [][]byte // the screen as last looked at, row by row
 	dirty    [][]bool // per row, per byte of lines: fresh
 }
@@ -319,7 +335,7 @@ type changes struct {
 // or, at an answer, none of it.
 func (v *screenView) track(fresh bool) {
 	c := &v.changes
-	c.tracking, c.version = true, v.scr.Version()
+	c.tracking, c.version, c.off = true, v.version(), v.off
 	c.lines = bytes.Split(v.text(), []byte("\n"))
 	c.dirty = make([][]bool, len(c.lines))
 	for i, l := range c.lines {
@@ -336,11 +352,11 @@ func (v *screenView) track(fresh bool) {
 // the screen as last looked at.
 func (v *screenView) observe(text []byte) {
 	c := &v.changes
-	if !c.tracking || c.version == v.scr.Version() {
+	if !c.tracking || c.version == v.version() {
 		return
 	}
 	lines := bytes.Split(text, []byte("\n"))
-	shift := scrolled(c.lines, lines)
+	shift := scrolled(c.lines, lines, v.off-c.off)
 	dirty := make([][]bool, len(lines))
 	for i, line := range lines {
 		d := make([]bool, len(line))
@@ -357,12 +373,24 @@ func (v *screenView) observe(text []byte) {
 		}
 		dirty[i] = d
 	}
-	c.lines, c.dirty, c.version = lines, dirty, v.scr.Version()
+	c.lines, c.dirty, c.version, c.off = lines, dirty, v.version(), v.off
 }
 
-// scrolled returns how many rows now moved up from was: the shift that lines up
-// the most non-blank rows, the smallest on a tie.
-func scrolled(was, now [][]byte) int {
+// scrolled returns how many rows now moved up from was. off is how many the
+// stripper saw scroll off the top meanwhile: it is the shift where it lines
+// up at least half the rows it can (see linedUp), and every row where it is
+// more than was holds. Else, or where the screen did not scroll, it is the
+// shift that lines up the most non-blank rows, the smallest on a tie. Rows
+// that repeat (a prompt asked again and again, with the same answer) line up
+// at any shift of whole repeats, the smallest best of all, though the rows at
+// the bottom came up from below.
+func scrolled(was, now [][]byte, off uint64) int {
+	switch {
+	case off >= uint64(len(was)):
+		return len(was)
+	case off > 0 && linedUp(was, now, int(off)):
+		return int(off)
+	}
 	best, bestSame := 0, -1
 	for k := range len(was) {
 		same := 0
@@ -376,6 +404,22 @@ func scrolled(was, now [][]byte) int {
 		}
 	}
 	return best
+}
+
+// linedUp reports whether, shifted up by k, at least half the non-blank rows
+// of now that have a row of was to line up with are the same as it.
+func linedUp(was, now [][]byte, k int) bool {
+	same, compared := 0, 0
+	for i := 0; i+k < len(was) && i < len(now); i++ {
+		if len(now[i]) == 0 {
+			continue
+		}
+		compared++
+		if bytes.Equal(now[i], was[i+k]) {
+			same++
+		}
+	}
+	return 2*same >= compared
 }
 
 // find returns the leftmost fresh match of m in text; before the first answer,

@@ -62,6 +62,9 @@ func (v *streamView) promptText() []byte { return v.window[:len(v.window)-v.asid
 // as soon as output pauses.
 func (v *streamView) write([]byte) ([]byte, bool) { return nil, false }
 
+// scrolledOff does nothing: the stream has no rows to line up.
+func (v *streamView) scrolledOff(uint64) {}
+
 // paused does nothing: the stream keeps all that was shown.
 func (v *streamView) paused() {}
 

@@ -490,19 +490,28 @@ func (s *Stripper) redraws() []redraw {
 	return s.line.redraws
 }
 
+// scrolledOff returns how many rows have left the top of the screen as it
+// scrolled up as a whole (a line feed on the bottom row, SU, DL at the top),
+// since the Stripper was made.
+func (s *Stripper) scrolledOff() uint64 { return s.line.scrolledOff }
+
 // cursorRow returns the cursor's row on the screen, from 0 at the top.
 func (s *Stripper) cursorRow() int { return s.line.y }
 
 // drewElsewhere reports whether the last Append and the Settle calls after
 // it drew only elsewhere than where the program waits: the cursor is back on
-// the row it began on, and the row shows what it showed. What they passed on
-// is then rows of a clock, a spinner or a status line, drawn around a prompt
-// they left as it was. atText reports whether that row holds text: a prompt
-// may be there; a blank one is where a program parks the cursor as it draws
-// a screen in several writes.
+// the row it began on, the rows did not scroll over it, and the row shows
+// what it showed. What they passed on is then rows of a clock, a spinner or a
+// status line, drawn around a prompt they left as it was. atText reports
+// whether that row holds text: a prompt may be there; a blank one is where a
+// program parks the cursor as it draws a screen in several writes.
+//
+// A prompt asked again on the bottom row, after lines that scrolled the
+// screen (the answer echoed, what the program said of it), shows what the
+// prompt answered there showed, on the same row, but it is new output.
 func (s *Stripper) drewElsewhere() (elsewhere, atText bool) {
 	l := &s.line
-	if l.y != l.startY {
+	if l.y != l.startY || l.startScrolled {
 		return false, false
 	}
 	l.nowText = l.rowText(l.nowText[:0])

@@ -52,10 +52,13 @@ type termLine struct {
 	detached  bool
 	// redraws lists the rows passed on again since the last write began;
 	// startY is the cursor's row as it began, and startText the row's text
-	// then; nowText is a buffer for the row's text now.
+	// then; nowText is a buffer for the row's text now. startScrolled is set
+	// once the rows scroll over startY in the write: the text on that row
+	// then is another row's, come up from below.
 	redraws            []redraw
 	startY             int
 	startText, nowText []byte
+	startScrolled      bool
 	screenRows
 	saveCol  int
 	saveY    int
@@ -137,7 +140,7 @@ func (l *termLine) beginWrite(dst []byte) {
 		l.at = len(dst)
 	}
 	l.redraws = l.redraws[:0]
-	l.startY = l.y
+	l.startY, l.startScrolled = l.y, false
 	l.startText = l.rowText(l.startText[:0])
 }
 
@@ -529,6 +532,8 @@ func (l *termLine) scrollBottom(dst []byte) bool {
 	}
 	// The row began in an earlier write: its text is kept now, where the
 	// ring ends, and the row at the top scrolls off.
+	l.startScrolled = true
+	l.scrolledOff++
 	n, top := len(l.rows.ring), l.rows.top
 	r := &l.rows.ring[(top+n-1)%n]
 	l.saved = append(l.saved, dst[l.at:]...)
@@ -543,6 +548,8 @@ func (l *termLine) scrollBottom(dst []byte) bool {
 // the row at the top scrolls off, and its place is the new bottom row's,
 // stored when the cursor leaves it. The screen must scroll as a whole.
 func (l *termLine) pushBottom(to int) {
+	l.startScrolled = true
+	l.scrolledOff++
 	rows := &l.rows
 	end := rows.top - 1
 	if end < 0 {

@@ -93,6 +93,9 @@ type screenRows struct {
 	// scrolled counts the rows stored by scrolling the bottom row in the
 	// current write, which lie in the ring up to scrolledLast.
 	scrolled, scrolledLast int
+	// scrolledOff counts the rows that left the top of the screen as it
+	// scrolled up as a whole, in all writes.
+	scrolledOff uint64
 }
 
 func (r *screenRows) h() int {
@@ -271,6 +274,12 @@ func (l *termLine) nextRowBlank() bool {
 func (l *termLine) scrollRows(top, bottom, n int, up bool) {
 	if top != 0 || bottom != len(l.rows.ring)-1 || !up {
 		l.pendingAll = true
+	}
+	if top <= l.startY && l.startY <= bottom {
+		l.startScrolled = true
+	}
+	if up && top == 0 && bottom == len(l.rows.ring)-1 {
+		l.scrolledOff += uint64(min(n, bottom+1))
 	}
 	if up {
 		l.rows.scrollUp(top, bottom, n)

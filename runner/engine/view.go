@@ -23,6 +23,11 @@ type view interface {
 	// writes) rather than for output to pause.
 	add(text []byte)
 	write(data []byte) (reply []byte, settles bool)
+	// scrolledOff tells the view, before write, how many rows have left
+	// the top of the screen as it scrolled up as a whole, in all the
+	// output so far up to data, as the stripper counts them: a screen
+	// lines up the rows it shows with those it showed by it.
+	scrolledOff(rows uint64)
 	// addElsewhere takes in output that only drew rows elsewhere than where
 	// the program waits (a clock, a spinner): a stream keeps the latest
 	// version of them at its end, not every tick, and promptText, what the

@@ -1,7 +1,7 @@
 // Command prompter asks questions in a terminal, like an installer or a
 // scaffolder, and echoes each answer as "got: ANSWER".
 //
-//	prompter -q "Project name: " -q "Continue? [y/n] " [-secret 2] [-after SEQ] [-stamp FILE] [-tick 200ms]
+//	prompter -q "Project name: " -q "Continue? [y/n] " [-secret 2] [-after SEQ] [-stamp FILE] [-tick 200ms] [-own-echo]
 //
 // Question N given by -secret (1-based) is read with echo off, the way a
 // password prompt does it: echo is turned off before the question is printed,
@@ -12,6 +12,9 @@
 // read, in Unix nanoseconds, a line each. -tick draws a clock ("uptime 1.2s")
 // on the first row every DURATION while it asks, as a status line does: the
 // cursor saved, moved there and back, the questions from the third row on.
+// -own-echo reads every answer with echo off and shows it itself, as a
+// program that draws its own input line does: the answer, the "got:" line
+// and the next question in one write, which a terminal reads at once.
 // It exits 0 after the last answer and 3 if input ends early.
 package main
 
@@ -40,6 +43,7 @@ func main() {
 	after := flag.String("after", "", "write `SEQ` after each question, in a write of its own")
 	stamp := flag.String("stamp", "", "append the time each answer was read to `FILE`")
 	tick := flag.Duration("tick", 0, "draw a clock on the first row every `DURATION`")
+	ownEcho := flag.Bool("own-echo", false, "show each answer with what follows it, the next question included, in one write")
 	flag.Parse()
 	if *tick > 0 {
 		out.WriteString("\x1b[2J\x1b[3;1H")
@@ -47,6 +51,10 @@ func main() {
 	}
 	if len(qs) == 0 {
 		qs = questions{"Name: "}
+	}
+	if *ownEcho {
+		askOwnEcho(qs)
+		return
 	}
 	for i, q := range qs {
 		var answer string
@@ -67,6 +75,21 @@ func main() {
 		}
 		out.WriteString(fmt.Sprintf("got: %s\n", answer))
 	}
+}
+
+// askOwnEcho asks qs with echo off, and writes each answer back, with its
+// "got:" line, in the write of the next question.
+func askOwnEcho(qs questions) {
+	shown := ""
+	for i, q := range qs {
+		answer, err := readRaw(shown+q, "")
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "\r\nprompter: question %d: %v\r\n", i+1, err)
+			os.Exit(3)
+		}
+		shown = answer + "\r\ngot: " + answer + "\r\n"
+	}
+	out.WriteString(shown)
 }
 
 // afterPause is how long after a question -after writes its sequence: long
@@ -143,7 +166,12 @@ func readLine(r io.Reader) (string, error) {
 
 // readSecret turns echo off, asks q and reads the answer up to Enter, then
 // restores the terminal.
-func readSecret(q string) (string, error) {
+func readSecret(q string) (string, error) { return readRaw(q, "\r\n") }
+
+// readRaw turns echo off, writes q and reads the answer up to Enter, and
+// writes enter at Enter, then restores the terminal. Off a terminal it
+// reads a line.
+func readRaw(q, enter string) (string, error) {
 	fd := int(os.Stdin.Fd())
 	if !term.IsTerminal(fd) {
 		out.WriteString(q)
@@ -163,7 +191,9 @@ func readSecret(q string) (string, error) {
 		}
 		switch b[0] {
 		case '\r', '\n':
-			out.WriteString("\r\n")
+			if enter != "" {
+				out.WriteString(enter)
+			}
 			return string(line), nil
 		case 3: // Ctrl-C: raw mode has no signals
 			return "", errors.New("interrupted")
