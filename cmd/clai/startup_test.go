@@ -46,6 +46,7 @@ var initAllocators = []string{
 	"github.com/clai-sh/clai/runner/suggest/hookproto",
 	"github.com/clai-sh/clai/runner/suggest/learned",
 	"github.com/clai-sh/clai/runner/suggest/normalize",
+	"github.com/clai-sh/clai/runner/suggest/runnable",
 	"github.com/clai-sh/clai/runner/suggest/score",
 	"github.com/clai-sh/clai/runner/suggest/secretfilter",
 	// Expressions, YAML, the shell parser, the CLI library.
