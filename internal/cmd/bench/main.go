@@ -138,7 +138,7 @@ func bench(runs int, only string) error {
 		return err
 	}
 	clai := filepath.Join(dir, "clai")
-	build := exec.Command("go", "build", "-tags", testprog.Tags, "-o", clai, "./cmd/clai")
+	build := exec.Command("go", "build", "-tags", testprog.BuildTags(), "-o", clai, "./cmd/clai")
 	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build clai: %w", err)
