@@ -42,6 +42,10 @@
 //	    exact text and by template against global and repository frequency,
 //	    Markov and Markov + frequency on the same stream, and the daemon's
 //	    calibration
+//	WM  peak resident memory beside its bound: clai run on W1 at 16 MiB and
+//	    W2 at 10,000 round trips (≤ 12 MiB, with the floor's), clai daemon
+//	    serving suggestions from 1,000,000 events (≤ 64 MiB), clai dashboard
+//	    serving 20 running sessions to two pages (≤ 40 MiB)
 //
 // Every process it starts has its runtime, config and state folders in a
 // temporary folder, so the user's own sessions and config play no part.
@@ -321,6 +325,16 @@ func bench(runs int, only string) error {
 	if selected("W6") {
 		r := remoteRuns{clai: clai, prompter: filepath.Join(dir, "prompter"), dir: dir, n: 50, limit: 2 * time.Minute}
 		if err := benchRemote(r, runs); err != nil {
+			return err
+		}
+	}
+	if selected("WM") {
+		floor, err := buildStartFloor(root, dir)
+		if err != nil {
+			return err
+		}
+		m := memoryBench{clai: clai, dir: dir, flood: flood, roundtrip: roundtrip, prompter: filepath.Join(dir, "prompter"), startFloor: floor, sb: sb}
+		if err := m.benchMemory(runs); err != nil {
 			return err
 		}
 	}
