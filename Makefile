@@ -60,8 +60,9 @@ update-golden:
 	  if [ -z "$$pkgs" ]; then echo "no package imports internal/golden"; exit 1; fi; \
 	  echo $(GO) test -count=1 $$pkgs -update; $(GO) test -count=1 $$pkgs -update
 
-## bench: Go benchmarks, then whole-process workloads W1–W11 against a floor
-## measured in the same run (RUNS=N runs each, ONLY=W1,W2 to pick)
+## bench: Go benchmarks, then whole-process workloads W0–W13 against a floor
+## measured in the same run, and WM, peak memory beside its bounds (RUNS=N
+## runs each, ONLY=W1,W2 to pick)
 RUNS ?= 5
 ONLY ?=
 bench:
