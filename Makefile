@@ -7,6 +7,13 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # every command would run at start-up (docs/performance.md#start-up). The
 # tests build clai with the same tags (internal/testprog.Tags).
 TAGS        ?= urfave_cli_no_docs
+# STATIC_TAGS: on Linux, netgo and osusergo leave out the C resolver and user
+# lookup, the only users of cgo in clai, so that clai is linked statically:
+# no dynamic loader and no libc mapped in every run (about 1 MiB of resident
+# memory, docs/performance.md#memory). Other systems keep their own resolver.
+STATIC_TAGS ?= netgo,osusergo
+comma       := ,
+BUILD_TAGS  := $(TAGS)$(if $(filter linux,$(shell $(GO) env GOOS)),$(comma)$(STATIC_TAGS))
 
 .PHONY: all build test lint cross tidy-check generate update-golden bench fuzz ci clean
 
@@ -14,8 +21,8 @@ all: build
 
 ## build: clai and clai-hook (which the shell hooks of clai init run) in bin/
 build:
-	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/clai
-	$(GO) build -tags '$(TAGS)' -o $(dir $(BIN))clai-hook ./cmd/clai-hook
+	$(GO) build -tags '$(BUILD_TAGS)' -o $(BIN) ./cmd/clai
+	$(GO) build -tags '$(BUILD_TAGS)' -o $(dir $(BIN))clai-hook ./cmd/clai-hook
 
 ## test: every test, with the race detector (the README's test command)
 test:
@@ -53,8 +60,9 @@ update-golden:
 	  if [ -z "$$pkgs" ]; then echo "no package imports internal/golden"; exit 1; fi; \
 	  echo $(GO) test -count=1 $$pkgs -update; $(GO) test -count=1 $$pkgs -update
 
-## bench: Go benchmarks, then whole-process workloads W1–W11 against a floor
-## measured in the same run (RUNS=N runs each, ONLY=W1,W2 to pick)
+## bench: Go benchmarks, then whole-process workloads W0–W13 against a floor
+## measured in the same run, and WM, peak memory beside its bounds (RUNS=N
+## runs each, ONLY=W1,W2 to pick)
 RUNS ?= 5
 ONLY ?=
 bench:

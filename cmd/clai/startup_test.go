@@ -149,7 +149,7 @@ func standard(pkg string) bool {
 	return !strings.Contains(first, ".") || first == "vendor"
 }
 
-// TestBuildTagsAgree: make build and the tests' builds (testprog.Tags) use
+// TestBuildTagsAgree: make build and the tests' builds (testprog.BuildTags) use
 // the same tags, so that the binary TestStartupInitialisers holds is the one
 // make build makes.
 func TestBuildTagsAgree(t *testing.T) {
@@ -162,8 +162,9 @@ func TestBuildTagsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "\nTAGS        ?= " + testprog.Tags + "\n"
-	if !bytes.Contains(makefile, []byte(want)) {
-		t.Errorf("the Makefile sets no %q: make build and the tests would build different binaries", strings.TrimSpace(want))
+	for _, want := range []string{"\nTAGS        ?= " + testprog.Tags + "\n", "\nSTATIC_TAGS ?= " + testprog.StaticTags + "\n"} {
+		if !bytes.Contains(makefile, []byte(want)) {
+			t.Errorf("the Makefile sets no %q: make build and the tests would build different binaries", strings.TrimSpace(want))
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,9 +61,23 @@ func Build(t testing.TB, name string) string {
 // package initialisers every command would run at start-up.
 const Tags = "urfave_cli_no_docs"
 
+// StaticTags are the tags the Makefile's STATIC_TAGS adds on Linux: netgo and
+// osusergo leave out the C resolver and user lookup, the only users of cgo in
+// clai, so that it is linked statically and maps no libc.
+const StaticTags = "netgo,osusergo"
+
+// BuildTags are the tags clai is built with on this system, as make build
+// builds it: Tags, and StaticTags on Linux.
+func BuildTags() string {
+	if runtime.GOOS == "linux" {
+		return Tags + "," + StaticTags
+	}
+	return Tags
+}
+
 // BuildCommand returns the path of the module's command package pkg (such as
 // "./cmd/clai") built once per test binary into the same swept directory,
-// with Tags, as make build builds it.
+// with BuildTags, as make build builds it.
 func BuildCommand(t testing.TB, pkg string) string {
 	t.Helper()
 	return cached(t, pkg, func(dir string) (string, error) {
@@ -71,7 +86,7 @@ func BuildCommand(t testing.TB, pkg string) string {
 			return "", err
 		}
 		bin := filepath.Join(dir, "cmd-"+filepath.Base(pkg))
-		cmd := exec.Command(goTool(), "build", "-buildvcs=false", "-tags", Tags, "-o", bin, pkg)
+		cmd := exec.Command(goTool(), "build", "-buildvcs=false", "-tags", BuildTags(), "-o", bin, pkg)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("build %s: %w\n%s", pkg, err, out)

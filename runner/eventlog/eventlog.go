@@ -15,14 +15,22 @@ import (
 	"go.uber.org/zap/zapcore"
 )
 
+// bufferSize is how much of the log is held before it is written: a write
+// of 32 KiB every 200 or so events costs nothing beside them, and the
+// buffer is a run's largest one but for the terminal's reads
+// (docs/performance.md#memory).
+const bufferSize = 32 << 10
+
 // New returns the logger of a run's event log: one JSON line per event,
 // with "ts" in RFC 3339 with nanoseconds, buffered and flushed every second.
 // stop flushes what is buffered; call it when the run has ended.
 func New(w zapcore.WriteSyncer, level zapcore.Level, playbook string) (logger *zap.Logger, stop func() error) {
 	times := new(timeEncoder)
 	// Buffered: a busy run logs thousands of events, and a write each would slow
-	// every answer.
-	out := &zapcore.BufferedWriteSyncer{WS: w, FlushInterval: time.Second}
+	// every answer. bufferSize, not zap's 256 KiB: a run that logs fast fills
+	// the buffer within its flush interval, and every page of it stays in the
+	// run's memory.
+	out := &zapcore.BufferedWriteSyncer{WS: w, Size: bufferSize, FlushInterval: time.Second}
 	core := newLineCore(zapcore.NewJSONEncoder(logEncoderConfig(times)), out, level, times)
 	logger = zap.New(core).With(zap.String("playbook", playbook))
 	return logger, func() error {

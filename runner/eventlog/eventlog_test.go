@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,5 +129,32 @@ func TestLineCoreWritesAsZap(t *testing.T) {
 		}
 		ours.Reset()
 		theirs.Reset()
+	}
+}
+
+// countingSyncer counts the bytes written to it.
+type countingSyncer struct{ n atomic.Int64 }
+
+func (c *countingSyncer) Write(p []byte) (int, error) { c.n.Add(int64(len(p))); return len(p), nil }
+func (c *countingSyncer) Sync() error                 { return nil }
+
+// TestBufferBounded: the log holds at most bufferSize bytes before it writes
+// them, however fast the run logs: more would stay in the run's memory.
+func TestBufferBounded(t *testing.T) {
+	out := &countingSyncer{}
+	log, stop := New(out, zapcore.InfoLevel, "bounded")
+	for i := range 2000 { // about 300 KiB of lines
+		log.Info("output", zap.String("text", strings.Repeat("x", 100)), zap.Int("i", i))
+	}
+	written := out.n.Load()
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	total := out.n.Load()
+	if total < 2000*100 {
+		t.Fatalf("the log wrote %d bytes of 2000 lines", total)
+	}
+	if held := total - written; held > bufferSize {
+		t.Errorf("the log held %d bytes unwritten, want at most %d", held, bufferSize)
 	}
 }

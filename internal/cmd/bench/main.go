@@ -42,11 +42,18 @@
 //	    exact text and by template against global and repository frequency,
 //	    Markov and Markov + frequency on the same stream, and the daemon's
 //	    calibration
+//	WM  peak resident memory beside its bound: clai run on W1 at 16 MiB and
+//	    W2 at 10,000 round trips (≤ 12 MiB, with the floor's), clai daemon
+//	    serving suggestions from 1,000,000 events (≤ 64 MiB), clai dashboard
+//	    serving 20 running sessions to two pages (≤ 40 MiB)
 //
 // Every process it starts has its runtime, config and state folders in a
 // temporary folder, so the user's own sessions and config play no part.
 //
 // Usage: go run ./internal/cmd/bench [-runs 5] [-only W1,W3]
+//
+// CLAI_BENCH_BINARY=PATH measures that clai binary (another commit's, built
+// as make build builds it) instead of building the module's own.
 package main
 
 import (
@@ -137,11 +144,9 @@ func bench(runs int, only string) error {
 	if err != nil {
 		return err
 	}
-	clai := filepath.Join(dir, "clai")
-	build := exec.Command("go", "build", "-tags", testprog.Tags, "-o", clai, "./cmd/clai")
-	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build clai: %w", err)
+	clai, err := claiBinary(root, dir)
+	if err != nil {
+		return err
 	}
 	if err := testprog.BuildAll(dir, "flood", "roundtrip", "prompter"); err != nil {
 		return err
@@ -324,6 +329,16 @@ func bench(runs int, only string) error {
 			return err
 		}
 	}
+	if selected("WM") {
+		floor, err := buildStartFloor(root, dir)
+		if err != nil {
+			return err
+		}
+		m := memoryBench{clai: clai, dir: dir, flood: flood, roundtrip: roundtrip, prompter: filepath.Join(dir, "prompter"), startFloor: floor, sb: sb}
+		if err := m.benchMemory(runs); err != nil {
+			return err
+		}
+	}
 	if selected("W13") {
 		if err := sb.benchEval(); err != nil {
 			return err
@@ -339,6 +354,32 @@ func bench(runs int, only string) error {
 		"ratio = the median over runs of clai / baseline in the same run. W2 per round trip = (time at %d − time at %d) / %d\n"+
 		"within a run, which leaves out starting and ending the process\n", runs, 3*runs, rounds, fewRounds, rounds-fewRounds)
 	return tw.Flush()
+}
+
+// benchBinaryEnv names a clai binary to measure instead of the module's own
+// (the binary of another commit, for a figure before and after).
+const benchBinaryEnv = "CLAI_BENCH_BINARY"
+
+// claiBinary builds clai into dir as make build does, or returns the binary
+// benchBinaryEnv names.
+func claiBinary(root, dir string) (string, error) {
+	if bin := os.Getenv(benchBinaryEnv); bin != "" {
+		abs, err := filepath.Abs(bin)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return "", fmt.Errorf("%s: %w", benchBinaryEnv, err)
+		}
+		return abs, nil
+	}
+	clai := filepath.Join(dir, "clai")
+	build := exec.Command("go", "build", "-tags", testprog.BuildTags(), "-o", clai, "./cmd/clai")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("build clai: %w", err)
+	}
+	return clai, nil
 }
 
 // isolate points every process the bench starts at folders of its own under
