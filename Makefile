@@ -62,12 +62,14 @@ update-golden:
 
 ## bench: Go benchmarks, then whole-process workloads W0–W13 against a floor
 ## measured in the same run, and WM, peak memory beside its bounds (RUNS=N
-## runs each, ONLY=W1,W2 to pick)
+## runs each, ONLY=W1,W2 to pick, BEFORE=a clai binary of an earlier commit
+## measured in the same runs)
 RUNS ?= 5
 ONLY ?=
+BEFORE ?=
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./runner/... ./playbooks/...
-	$(GO) run ./internal/cmd/bench -runs $(RUNS) -only "$(ONLY)"
+	$(GO) run ./internal/cmd/bench -runs $(RUNS) -only "$(ONLY)" -before "$(BEFORE)"
 
 ## fuzz: each fuzz target in turn, FUZZTIME each (go test runs one target of a
 ## package at a time); FUZZFLAGS go to go test, e.g. FUZZFLAGS=-parallel=1.

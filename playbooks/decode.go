@@ -26,6 +26,8 @@ type decoder struct {
 	typos map[ast.Node]map[string]bool
 	// varsStruct is the struct of the playbook's variables, built at its first place.
 	varsStruct *varsStruct
+	// envs are the places' environments built so far (see envFor).
+	envs map[string]*Env
 	// base is the preset the playbook extends, nil when it extends none;
 	// extendsPos is where it says so.
 	base       *Playbook

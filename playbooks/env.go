@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -152,20 +153,44 @@ func lenientEnv(vars *varsStruct) *Env {
 
 // envFor returns the environment of a place whose pattern m was decoded; failed
 // says the pattern was there but did not compile. vars are the playbook's
-// variables, the same at every place.
+// variables, the same at every place. An Env is never changed once built:
+// places whose patterns have the same groups share one, so that a playbook of
+// many rules builds its few environments once each, not once a rule.
 func (d *decoder) envFor(m *pattern.Matcher, failed bool, vars []string) *Env {
 	if d.varsStruct == nil {
 		d.varsStruct = newVarsStruct(vars)
 	}
-	switch {
-	case failed:
+	if failed {
 		return lenientEnv(d.varsStruct)
-	case m == nil:
-		return newEnvOf(nil, d.varsStruct)
 	}
-	e := newEnvOf(m.GroupNames(), d.varsStruct)
-	e.maxGroups = maxGroups(m)
+	var groups []string
+	maxG := 0
+	if m != nil {
+		groups, maxG = m.GroupNames(), maxGroups(m)
+	}
+	key := envKey(m != nil, groups, maxG)
+	if e, ok := d.envs[key]; ok {
+		return e
+	}
+	e := newEnvOf(groups, d.varsStruct)
+	if m != nil {
+		e.maxGroups = maxG
+	}
+	if d.envs == nil {
+		d.envs = map[string]*Env{}
+	}
+	d.envs[key] = e
 	return e
+}
+
+// envKey says what an Env of envFor is built from: whether the place has a
+// pattern, the names of its groups (word characters, so a NUL cannot be one)
+// and its count of groups.
+func envKey(matched bool, groups []string, maxGroups int) string {
+	if !matched {
+		return ""
+	}
+	return strconv.Itoa(maxGroups) + "\x00" + strings.Join(groups, "\x00")
 }
 
 func buildEnv(match reflect.Type, groups []string, vars *varsStruct) *Env {

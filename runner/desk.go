@@ -75,6 +75,9 @@ type desk struct {
 	dirGuessed bool
 	// sess is the session; only its loop touches it, through calls.
 	sess *session
+	// dangerSince is set when a danger rule matched since clai's last
+	// decision; only observe touches it.
+	dangerSince bool
 }
 
 // sessionID returns a new random session id: every live run has one, which
@@ -173,8 +176,12 @@ func (d *desk) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 // kindSet is a set of kinds of ask.Update, a bit each.
 type kindSet uint32
 
-// allKinds holds every kind.
-const allKinds = ^kindSet(0)
+// allKinds holds every kind; afterDanger is the bit of
+// ask.UpdateDecisionAfterDanger.
+const (
+	allKinds    = ^kindSet(0)
+	afterDanger = kindSet(1 << 7)
+)
 
 // kindBit is kind's bit in a kindSet; an unknown kind has none.
 func kindBit(kind string) kindSet {
@@ -193,6 +200,8 @@ func kindBit(kind string) kindSet {
 		return 1 << 5
 	case ask.UpdateEnd:
 		return 1 << 6
+	case ask.UpdateDecisionAfterDanger:
+		return afterDanger
 	}
 	return 0
 }
@@ -255,9 +264,10 @@ func (d *desk) watch(ctx context.Context, kinds kindSet) <-chan ask.Update {
 }
 
 // publish gives u to every watcher that takes it and has room for it; d.mu
-// is held.
-func (d *desk) publish(u ask.Update) {
-	bit := kindBit(u.Kind)
+// is held. A decision goes to the watchers of ask.UpdateDecisionAfterDanger
+// too when it is the first since a danger hit (afterDanger).
+func (d *desk) publish(u ask.Update, afterDanger bool) {
+	bit := d.bits(u.Kind, afterDanger)
 	for ch, kinds := range d.watchers {
 		if kinds&bit == 0 {
 			continue
@@ -272,8 +282,20 @@ func (d *desk) publish(u ask.Update) {
 	}
 }
 
+// bits is the set of kinds of which a watcher must take one to be handed an
+// update of kind: a decision that is the first since a danger hit
+// (afterDanger) goes to the watchers of ask.UpdateDecisionAfterDanger too.
+func (d *desk) bits(kind string, afterDanger bool) kindSet {
+	bit := kindBit(kind)
+	if afterDanger && kind == ask.UpdateDecision {
+		bit |= kindBit(ask.UpdateDecisionAfterDanger)
+	}
+	return bit
+}
+
 // observe takes in an event of the session's engine: the snapshot follows
-// the state and the open question, and the watchers hear of it.
+// the state and the open question, and the watchers hear of it. It is called
+// from the session's loop only, one event at a time.
 func (d *desk) observe(start time.Time, e *engine.Event) {
 	u := ask.Update{At: start.Add(e.At), State: string(e.State)}
 	switch e.Name {
@@ -293,7 +315,16 @@ func (d *desk) observe(start time.Time, e *engine.Event) {
 	default:
 		return
 	}
-	if (u.Kind == ask.UpdateDanger || u.Kind == ask.UpdateDecision) && !d.takes(u.Kind) {
+	// Whether this is the first decision since a danger hit.
+	first := false
+	switch u.Kind {
+	case ask.UpdateDanger:
+		d.dangerSince = true
+	case ask.UpdateDecision:
+		first, d.dangerSince = d.dangerSince, false
+	}
+	bit := d.bits(u.Kind, first)
+	if (u.Kind == ask.UpdateDanger || u.Kind == ask.UpdateDecision) && kindSet(d.wanted.Load())&bit == 0 {
 		// Nothing of the snapshot changes, and nobody listens.
 		return
 	}
@@ -308,8 +339,8 @@ func (d *desk) observe(start time.Time, e *engine.Event) {
 		d.info.Question = nil
 		d.closedQuestion(e.Question)
 	}
-	if d.takes(u.Kind) {
-		d.publish(u)
+	if kindSet(d.wanted.Load())&bit != 0 {
+		d.publish(u, first)
 	}
 }
 
@@ -320,7 +351,7 @@ func (d *desk) screenChanged(at time.Time, state string) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.publish(ask.Update{Kind: ask.UpdateScreen, At: at, State: state})
+	d.publish(ask.Update{Kind: ask.UpdateScreen, At: at, State: state}, false)
 }
 
 // finish ends the desk with the run: the last screen is kept, the watchers

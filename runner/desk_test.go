@@ -377,3 +377,64 @@ rules:
 		t.Fatalf("the watcher of questions and dangers got %v, want the end only", taken)
 	}
 }
+
+// A watcher of ask.UpdateDecisionAfterDanger gets clai's first decision after
+// each danger hit only: in a run with none it gets no decision at all, so
+// that clai's answers to the program wake nobody.
+func TestDeskDecisionsAfterDangerOnly(t *testing.T) {
+	t.Parallel()
+	roundtrip, prompter := testprog.Build(t, "roundtrip"), testprog.Build(t, "prompter")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	kinds := func(updates <-chan ask.Update) map[string]int {
+		seen := map[string]int{}
+		for u := range updates {
+			seen[u.Kind]++
+		}
+		return seen
+	}
+	watch := func(some *<-chan ask.Update) runner.Option {
+		return runner.WithDesk(func(d ask.Desk) {
+			*some = d.(ask.KindWatcher).WatchKinds(ctx, ask.UpdateDanger, ask.UpdateDecisionAfterDanger)
+		})
+	}
+
+	var some <-chan ask.Update
+	_, all, reports := deskRun(t, ctx, `
+version: 1
+name: no-danger
+spawn: {command: [%q, -n, "20"]}
+settings: {min_send_interval: 0s}
+rules:
+  - {name: code, match: {regex: 'Enter code (?P<code>\d+) \[\d+\]: $'}, line: "{{ match.code }}", limit: 100}
+`, []any{roundtrip}, watch(&some))
+	everything, taken := kinds(all), kinds(some)
+	wantOutcome(t, <-reports, engine.Done, 0)
+	if everything[ask.UpdateDecision] != 20 {
+		t.Fatalf("the watcher of everything got %v, want 20 decisions", everything)
+	}
+	if len(taken) != 1 || taken[ask.UpdateEnd] != 1 {
+		t.Fatalf("the watcher of decisions after a danger got %v in a run without one, want the end only", taken)
+	}
+
+	_, all, reports = deskRun(t, ctx, `
+version: 1
+name: danger
+spawn: {command: [%q, -q, "Name: ", -q, "rm -rf build? [y/N] ", -q, "Colour: ", -q, "Size: "]}
+settings: {min_send_interval: 0s, settle: 50ms}
+rules:
+  - {name: name, match: "Name: ", line: "bob", limit: 1}
+  - {name: colour, match: "Colour: ", line: "red", limit: 1}
+  - {name: size, match: "Size: ", line: "big", limit: 1}
+danger:
+  - {name: wipe, match: "rm -rf", action: deny, line: "N"}
+`, []any{prompter}, watch(&some))
+	everything, taken = kinds(all), kinds(some)
+	wantOutcome(t, <-reports, engine.Done, 0)
+	if everything[ask.UpdateDecision] != 4 || everything[ask.UpdateDanger] != 1 {
+		t.Fatalf("the watcher of everything got %v, want 4 decisions and a danger", everything)
+	}
+	if len(taken) != 3 || taken[ask.UpdateDanger] != 1 || taken[ask.UpdateDecision] != 1 || taken[ask.UpdateEnd] != 1 {
+		t.Fatalf("the watcher of decisions after a danger got %v, want the danger, one decision and the end", taken)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/suggest/daemon"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/learned"
@@ -30,7 +31,7 @@ func openLearner(pb *playbooks.Playbook, logger *zap.Logger, dryRun bool, notice
 		lopts = append(lopts, learned.WithHistory(daemonHistory(daemon.NewClient(hookproto.SocketPath()))))
 	}
 	l := learned.New(path, pb, lopts...)
-	*opts = append(*opts, runner.WithDesk(l.Watch), runner.WithTerminalAnswers(l.TerminalAnswer))
+	*opts = append(*opts, runner.WithDesk(learnerWatch(l)), runner.WithTerminalAnswers(l.TerminalAnswer))
 	if l.Suggesting() {
 		*opts = append(*opts, runner.WithSuggestions(l.Suggest))
 	}
@@ -55,4 +56,41 @@ func daemonHistory(c *daemon.Client) learned.History {
 		}
 		return out, nil
 	}
+}
+
+// learnerWatch is how a run hands l its desk (runner.WithDesk).
+func learnerWatch(l *learned.Learner) func(ask.Desk) {
+	return func(d ask.Desk) { l.Watch(learnerDesk{d}) }
+}
+
+// learnerDesk is a run's desk as the learner watches it. The learner takes
+// clai's decisions only to know whether a danger rule matched since the last
+// answer (auto_answer's gate): it is handed the first decision after each
+// danger hit, which tells it as much, and not one a round trip of the program
+// with its playbook, which would wake it at each.
+type learnerDesk struct{ ask.Desk }
+
+// WatchKinds is the desk's, with clai's decisions taken after a danger hit
+// only.
+func (d learnerDesk) WatchKinds(ctx context.Context, kinds ...string) <-chan ask.Update {
+	kw, ok := d.Desk.(ask.KindWatcher)
+	if !ok {
+		return d.Desk.Watch(ctx)
+	}
+	asked := make([]string, len(kinds))
+	for i, k := range kinds {
+		if k == ask.UpdateDecision {
+			k = ask.UpdateDecisionAfterDanger
+		}
+		asked[i] = k
+	}
+	return kw.WatchKinds(ctx, asked...)
+}
+
+// Dir is the program's folder, when the desk knows it.
+func (d learnerDesk) Dir() string {
+	if f, ok := d.Desk.(interface{ Dir() string }); ok {
+		return f.Dir()
+	}
+	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -50,7 +51,7 @@ type Pattern struct {
 	// the expression anchored at the start of the text: FindInto tries it where
 	// the prefix appears instead of searching the whole text.
 	prefix   []byte
-	anchored *regexp.Regexp
+	anchored *anchoredRegexp
 	// span bounds the bytes from its start that an anchored match can look
 	// at: its longest match and the character after it.
 	span int
@@ -113,9 +114,33 @@ func (p *Pattern) findAnchored(text []byte) (loc []int, work int) {
 	return atPrefix(text, p.prefix, p.span, func(start int) ([]int, int) {
 		// The text past span cannot change the match, and regexp's work may
 		// grow with all the text it is given.
+		a := p.anchored.get()
+		if a == nil {
+			// Never: the expression compiled, and anchored it does too.
+			return searchFrom(p.Regexp, text, start), len(text) - start
+		}
 		end := start + min(p.span, len(text)-start)
-		return shift(p.anchored.FindSubmatchIndex(text[start:end]), start), end - start
+		return shift(a.FindSubmatchIndex(text[start:end]), start), end - start
 	}, func(start int) []int { return searchFrom(p.Regexp, text, start) })
+}
+
+// anchoredRegexp is a pattern's expression anchored at the start of the text,
+// compiled the first time its prefix appears: a playbook of many rules whose
+// prefixes the program never shows (decoys, rules for other versions of it)
+// pays for one compilation a rule, not two.
+type anchoredRegexp struct {
+	source string
+	once   sync.Once
+	re     *regexp.Regexp
+}
+
+// get returns the anchored expression, or nil if it did not compile.
+func (a *anchoredRegexp) get() *regexp.Regexp {
+	a.once.Do(func() {
+		// Anchoring keeps the groups and their numbers.
+		a.re, _ = regexp.Compile(`\A(?:` + a.source + `)`)
+	})
+	return a.re
 }
 
 // attemptBudget bounds the work of the attempts atPrefix makes: together they
@@ -318,17 +343,20 @@ func (p *Pattern) setRegexp(re *regexp.Regexp) {
 		return
 	}
 	tree = tree.Simplify()
-	p.reach = regexpReach(tree)
+	// One program serves the reach and the prefix: compiling it is most of
+	// what a pattern costs to load.
+	prog, err := syntax.Compile(tree)
+	if err != nil {
+		return
+	}
+	p.reach = regexpReach(tree, prog)
 	p.span = math.MaxInt
 	if p.reach.MaxLen >= 0 {
 		p.span = p.reach.MaxLen + utf8.UTFMax
 	}
 	p.Required = requiredLiteral(tree)
-	if prefix := literalPrefix(tree); prefix != "" {
-		// Anchoring keeps the groups and their numbers.
-		if a, err := regexp.Compile(`\A(?:` + p.Source + `)`); err == nil {
-			p.prefix, p.anchored = []byte(prefix), a
-		}
+	if prefix := literalPrefix(prog); prefix != "" {
+		p.prefix, p.anchored = []byte(prefix), &anchoredRegexp{source: p.Source}
 	}
 	p.segments = compileSegments(tree, re)
 	switch {
@@ -339,16 +367,12 @@ func (p *Pattern) setRegexp(re *regexp.Regexp) {
 	}
 }
 
-// literalPrefix returns the text every match of the (simplified) expression re
-// begins with, when its matches can begin anywhere; "" when there is none, and for an
-// expression that is all literal or anchored (^, \b…: a match found where the
+// literalPrefix returns the text every match of the (simplified) expression
+// compiled to prog begins with, when its matches can begin anywhere; "" when
+// there is none, and for an expression that is all literal or anchored (^, \b…: a match found where the
 // prefix appears would not look at what comes before it). Unlike
 // regexp.LiteralPrefix, it does not look past a leading ^.
-func literalPrefix(re *syntax.Regexp) string {
-	prog, err := syntax.Compile(re)
-	if err != nil {
-		return ""
-	}
+func literalPrefix(prog *syntax.Prog) string {
 	prefix, complete := prog.Prefix()
 	if complete {
 		return ""

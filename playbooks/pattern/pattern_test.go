@@ -199,3 +199,32 @@ func simplified(t *testing.T, src string) *syntax.Regexp {
 	}
 	return re.Simplify()
 }
+
+// The expression anchored at a pattern's prefix is compiled the first time
+// the prefix appears, not when the pattern is made: a rule whose prefix the
+// program never shows costs one compilation. Its matches are those of the
+// expression.
+func TestAnchoredCompiledOnFirstUse(t *testing.T) {
+	t.Parallel()
+	p := NewRegex(regexp.MustCompile(`Decoy question 7 (?P<what>\w+)\? \[(yes|no)\]`))
+	if p.anchored == nil {
+		t.Fatal("no anchored expression: the test needs a pattern with a literal prefix")
+	}
+	if p.anchored.re != nil {
+		t.Fatal("the anchored expression was compiled with the pattern")
+	}
+	if loc := p.FindInto([]byte("12:00 DEBUG compiling internal/pkg7/file_7.go (7ms)\n"), nil); loc != nil {
+		t.Fatalf("found %v", loc)
+	}
+	if p.anchored.re != nil {
+		t.Fatal("the anchored expression was compiled for a text without the prefix")
+	}
+	text := []byte("Decoy question 7 x Decoy question 7 ready? [yes]")
+	want := p.Regexp.FindSubmatchIndex(text)
+	if got := p.FindInto(text, nil); !slices.Equal(got, want) {
+		t.Fatalf("FindInto %v, regexp %v", got, want)
+	}
+	if p.anchored.re == nil {
+		t.Fatal("the prefix appeared, and the anchored expression is not compiled")
+	}
+}

@@ -45,9 +45,10 @@ func literalReach(lit string) Reach {
 	return Reach{MaxLen: len(lit), OneLine: !strings.Contains(lit, "\n")}
 }
 
-// regexpReach is the reach of the (simplified) expression re.
-func regexpReach(re *syntax.Regexp) Reach {
-	return Reach{MaxLen: maxBytes(re), OneLine: !mayHoldNewline(re), LooksBack: looksBack(re)}
+// regexpReach is the reach of the (simplified) expression re, compiled to
+// prog.
+func regexpReach(re *syntax.Regexp, prog *syntax.Prog) Reach {
+	return Reach{MaxLen: maxBytes(re), OneLine: !mayHoldNewline(re), LooksBack: looksBack(prog)}
 }
 
 // maxBytes returns the most bytes a match of re can span, or -1 when there is
@@ -116,13 +117,10 @@ func mayHoldNewline(re *syntax.Regexp) bool {
 	return false
 }
 
-// looksBack reports whether a match of re may test an assertion before its
-// first character, which looks at the text before the match.
-func looksBack(re *syntax.Regexp) bool {
-	prog, err := syntax.Compile(re)
-	if err != nil {
-		return true
-	}
+// looksBack reports whether a match of the expression compiled to prog may
+// test an assertion before its first character, which looks at the text
+// before the match.
+func looksBack(prog *syntax.Prog) bool {
 	seen := make([]bool, len(prog.Inst))
 	var walk func(pc uint32) bool
 	walk = func(pc uint32) bool {

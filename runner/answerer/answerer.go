@@ -112,9 +112,16 @@ func (a *Answerer) Triage(ctx context.Context, q ask.Question) (summary string, 
 }
 
 // Watch answers the questions of desk until the run ends (or Close). It
-// returns at once.
+// returns at once. It takes of clai's decisions only the first after a danger
+// hit, all it needs of them, and none of the screen's changes: a run's round
+// trips with its program do not wake it.
 func (a *Answerer) Watch(desk ask.Desk) {
-	updates := desk.Watch(a.ctx)
+	var updates <-chan ask.Update
+	if kw, ok := desk.(ask.KindWatcher); ok {
+		updates = kw.WatchKinds(a.ctx, ask.UpdateQuestion, ask.UpdateClosed, ask.UpdateDanger, ask.UpdateDecisionAfterDanger)
+	} else {
+		updates = desk.Watch(a.ctx)
+	}
 	a.running.Add(1)
 	go func() {
 		defer a.running.Done()

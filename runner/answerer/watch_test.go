@@ -3,6 +3,7 @@ package answerer_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -167,5 +168,43 @@ func TestWatchLogsAnUnusableReply(t *testing.T) {
 	d := decision(t, logs)
 	if d["decision"] != answerer.Failed || d["reply"] != `Traceback: no module named "openai"\n` || d["model"] != "command model" {
 		t.Errorf("logged %v, want failed with the reply quoted", d)
+	}
+}
+
+// kindsDesk is a fakeDesk that watches kinds: it records those asked for.
+type kindsDesk struct {
+	*fakeDesk
+	kinds chan []string
+}
+
+func (d *kindsDesk) WatchKinds(_ context.Context, kinds ...string) <-chan ask.Update {
+	d.kinds <- kinds
+	return d.updates
+}
+
+// The answerer takes of a desk that watches kinds what it needs only: the
+// questions, their closing, the danger hits and the first decision after
+// each, never clai's other decisions, the screen's changes or the state, so
+// that a run's round trips with its program do not wake it.
+func TestWatchTakesNoRoundTrips(t *testing.T) {
+	t.Parallel()
+	pb, findings := playbooks.Parse("p.yaml", []byte(gatedPlaybook))
+	if pb == nil {
+		t.Fatal(findings)
+	}
+	a := answerer.New(&fakeModel{}, pb.Answerer, pb)
+	desk := &kindsDesk{fakeDesk: newFakeDesk(ask.Screen{}), kinds: make(chan []string, 1)}
+	a.Watch(desk)
+	close(desk.updates)
+	a.Close()
+	var kinds []string
+	select {
+	case kinds = <-desk.kinds:
+	default:
+		t.Fatal("the answerer watches every kind of update")
+	}
+	want := []string{ask.UpdateQuestion, ask.UpdateClosed, ask.UpdateDanger, ask.UpdateDecisionAfterDanger}
+	if !slices.Equal(kinds, want) {
+		t.Fatalf("the answerer watches %v, want %v", kinds, want)
 	}
 }

@@ -215,6 +215,14 @@ const (
 	UpdateEnd      = "end"      // the run ended
 )
 
+// UpdateDecisionAfterDanger, given to WatchKinds in place of UpdateDecision,
+// takes clai's decisions only as far as a watcher needs them to know whether
+// a danger rule matched since clai last answered: the first decision after
+// each danger hit (its Kind is UpdateDecision). The others, one a round trip
+// of the program with its playbook, are never handed to it, so that they cost
+// the run nothing. It is no kind of Update.
+const UpdateDecisionAfterDanger = "decision-after-danger"
+
 // Update is something that happened in a run, for those who watch it.
 type Update struct {
 	Kind string    `json:"kind"`

@@ -105,6 +105,8 @@ type Engine struct {
 	ruleFired   []int
 	ruleCounted []int
 	lastFire    map[*playbooks.Rule]time.Time
+	// gates spares stream matching the rules that cannot match (nil: none).
+	gates *ruleGates
 
 	lastOutput time.Time
 	// changedAt is when the program last wrote more than rows drawn again
@@ -230,6 +232,11 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 	}
 	e.strip.SetWidth(cfg.Cols)
 	e.strip.SetHeight(cfg.Rows)
+	if _, stream := e.view.(*streamView); stream {
+		// A screen's search of a rule learns what changed on it: every
+		// rule is searched there.
+		e.gates = newRuleGates(pb.Rules)
+	}
 	for _, r := range pb.Rules {
 		if r.Action != nil && r.Action.Kind == playbooks.ActChoose {
 			e.rulesChoose = true

@@ -197,8 +197,9 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 func (e *Engine) evaluateRules() {
 	text := e.view.text()
 	e.view.count(e.pb.Rules, text)
+	e.gates.begin()
 	for i, r := range e.pb.Rules {
-		if !e.view.appeared(r) {
+		if !e.view.appeared(r) || e.gates.shut(i, text) {
 			continue
 		}
 		h, ok := e.view.find(&e.locs, r.Match, text)

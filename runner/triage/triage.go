@@ -198,7 +198,7 @@ func (f *filter) decided(v verdict) bool {
 // handOver gives u to the watcher if it asked for its kind; false when ctx
 // ended first.
 func (f *filter) handOver(u ask.Update) bool {
-	if f.kinds != nil && u.Kind != ask.UpdateEnd && !slices.Contains(f.kinds, u.Kind) {
+	if f.kinds != nil && u.Kind != ask.UpdateEnd && !f.asked(u.Kind) {
 		return true
 	}
 	select {
@@ -207,4 +207,12 @@ func (f *filter) handOver(u ask.Update) bool {
 	case <-f.ctx.Done():
 		return false
 	}
+}
+
+// asked reports whether the watcher asked for updates of kind: a decision
+// too when it asked for ask.UpdateDecisionAfterDanger, which the desk
+// thinned out already.
+func (f *filter) asked(kind string) bool {
+	return slices.Contains(f.kinds, kind) ||
+		kind == ask.UpdateDecision && slices.Contains(f.kinds, ask.UpdateDecisionAfterDanger)
 }

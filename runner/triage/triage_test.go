@@ -214,3 +214,24 @@ func TestWatchEndsWithItsContext(t *testing.T) {
 		t.Errorf("handed over %q after the end", got)
 	}
 }
+
+// A watcher of ask.UpdateDecisionAfterDanger gets the decisions the desk
+// hands for it (the first after each danger hit), and no other kind it did
+// not ask for.
+func TestWatchKindsDecisionsAfterDanger(t *testing.T) {
+	t.Parallel()
+	desk, ans := newFakeDesk(), newFakeAnswerer()
+	kw := triage.Desk(desk, ans.decide, time.Hour).(ask.KindWatcher)
+	out := kw.WatchKinds(t.Context(), ask.UpdateDanger, ask.UpdateDecisionAfterDanger)
+	if !slices.Contains(desk.kinds, ask.UpdateDecisionAfterDanger) || slices.Contains(desk.kinds, ask.UpdateDecision) {
+		t.Errorf("the desk was asked for %q", desk.kinds)
+	}
+	desk.in <- ask.Update{Kind: ask.UpdateDanger}
+	desk.in <- ask.Update{Kind: ask.UpdateDecision}
+	desk.in <- ask.Update{Kind: ask.UpdateScreen}
+	desk.in <- end
+	close(desk.in)
+	if got, want := rest(t, out), []string{"danger", "decision", "end"}; !slices.Equal(got, want) {
+		t.Errorf("handed over %q, want %q", got, want)
+	}
+}

@@ -50,10 +50,15 @@
 // Every process it starts has its runtime, config and state folders in a
 // temporary folder, so the user's own sessions and config play no part.
 //
-// Usage: go run ./internal/cmd/bench [-runs 5] [-only W1,W3]
+// With -before BINARY, each run of W1–W5 and W7 measures that clai binary (a
+// build of an earlier commit) too, in turn with the others, and a line of
+// its own gives its ratio, taken as clai's is: two binaries on a machine
+// whose speed swings are compared within the same runs.
 //
 // CLAI_BENCH_BINARY=PATH measures that clai binary (another commit's, built
 // as make build builds it) instead of building the module's own.
+//
+// Usage: go run ./internal/cmd/bench [-runs 5] [-only W1,W3] [-before BINARY]
 package main
 
 import (
@@ -88,8 +93,9 @@ func main() {
 	}
 	runs := flag.Int("runs", 5, "runs of each measurement (the median is reported)")
 	only := flag.String("only", "", "comma-separated workloads to run (default: all)")
+	before := flag.String("before", "", "a clai `binary` measured in the same runs as the one built (W1–W5, W7)")
 	flag.Parse()
-	if err := bench(*runs, *only); err != nil {
+	if err := bench(*runs, *only, *before); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -131,7 +137,7 @@ type workload struct {
 	maxRSS float64
 }
 
-func bench(runs int, only string) error {
+func bench(runs int, only, before string) error {
 	dir, err := os.MkdirTemp("", "clai-bench-")
 	if err != nil {
 		return err
@@ -235,32 +241,40 @@ func bench(runs int, only string) error {
 		sent := told.Load()
 		// A first pair warms the caches (the file system's, the CPU's); it is
 		// not counted.
-		if _, _, _, err := pair(self, clai, w, 0); err != nil {
+		if _, err := pair(self, clai, before, w, 0); err != nil {
 			return err
 		}
-		var base, mine, floors []time.Duration
-		var ratios, floorRatios []float64
-		var peak int64
+		var base, mine, floors, prior []time.Duration
+		var ratios, floorRatios, priorRatios []float64
+		var peak, priorPeak int64
 		for i := range runs * max(w.repeat, 1) {
 			// Which goes first turns, so none always runs on a warmer machine.
-			b, m, f, err := pair(self, clai, w, i)
+			r, err := pair(self, clai, before, w, i)
 			if err != nil {
 				return err
 			}
-			bw, mw := b.wall, m.wall
+			bw, mw, pw, pbw := r.base.wall, r.mine.wall, r.prior.wall, r.priorBase.wall
 			if w.small != nil {
-				bs, ms, _, err := pair(self, clai, *w.small, i)
+				rs, err := pair(self, clai, before, *w.small, i)
 				if err != nil {
 					return err
 				}
-				bw, mw = bw-bs.wall, mw-ms.wall
+				bw, mw, pw, pbw = bw-rs.base.wall, mw-rs.mine.wall, pw-rs.prior.wall, pbw-rs.priorBase.wall
 			}
 			base, mine = append(base, bw), append(mine, mw)
 			ratios = append(ratios, float64(mw)/float64(bw))
-			if f.wall > 0 {
-				floors, floorRatios = append(floors, f.wall), append(floorRatios, float64(mw)/float64(f.wall))
+			if r.floor.wall > 0 {
+				floors, floorRatios = append(floors, r.floor.wall), append(floorRatios, float64(mw)/float64(r.floor.wall))
 			}
-			peak = max(peak, m.peakKiB)
+			peak = max(peak, r.mine.peakKiB)
+			if before != "" {
+				// The earlier binary against its own baseline run, or the floor.
+				if w.baseline == "" {
+					pbw = bw
+				}
+				prior, priorRatios = append(prior, pw), append(priorRatios, float64(pw)/float64(pbw))
+				priorPeak = max(priorPeak, r.prior.peakKiB)
+			}
 		}
 		bm, mm, ratio := median(base), median(mine), median(ratios)
 		label := "floor"
@@ -295,10 +309,27 @@ func bench(runs int, only string) error {
 			fmt.Fprintf(tw, "%s against the floor\t%s (floor)\t%s\t%.3f×\t%.2f–%.2f×\t-\t\t\n", w.name, median(floors).Round(time.Millisecond), ms,
 				median(floorRatios), slices.Min(floorRatios), slices.Max(floorRatios))
 		}
+		if len(prior) > 0 {
+			ps := median(prior).Round(time.Millisecond).String()
+			if w.perOp > 0 {
+				ps = fmt.Sprintf("%.1fµs/op", float64(median(prior).Nanoseconds())/1e3/float64(w.perOp))
+			}
+			of := "the same " + label
+			if w.baseline != "" {
+				of = "its own " + label
+			}
+			fmt.Fprintf(tw, "%s, -before binary, same runs\t(%s)\t%s\t%.3f×\t%.2f–%.2f×\t-\t%.1f MiB\t\n", w.name, of, ps,
+				median(priorRatios), slices.Min(priorRatios), slices.Max(priorRatios), float64(priorPeak)/1024)
+		}
 		tw.Flush()
 		if w.name == "W7" {
-			// Each pair, the first one too, ran the target's playbook once.
-			if got, want := told.Load()-sent, int64(1+runs*w.repeat); got != want {
+			// Each pair, the first one too, ran the target's playbook once
+			// (and once more with -before).
+			perPair := int64(1)
+			if before != "" {
+				perPair = 2
+			}
+			if got, want := told.Load()-sent, perPair*int64(1+runs*w.repeat); got != want {
 				return fmt.Errorf("W7: %w: %d notifications for %d runs", errNoHook, got, want)
 			}
 		}
@@ -398,45 +429,50 @@ func isolate(dir string) error {
 	return nil
 }
 
+// pairRuns are the runs of one pair: the baseline, clai, the floor when the
+// workload has both a baseline playbook and a floor, and the -before binary
+// on clai's playbook and on the baseline playbook when there is one.
+type pairRuns struct{ base, mine, floor, prior, priorBase measurement }
+
 // pair measures the baseline of a workload and clai on it, one after the other,
-// and the floor too when the workload has both a baseline playbook and a floor
-// (floor is then set). Run i of a workload starts with the (i mod steps)-th of
-// baseline, clai, floor, so that each goes first in turn.
-func pair(self, clai string, w workload, i int) (base, mine, floor measurement, err error) {
-	measureBase := func() error {
-		if w.baseline != "" {
-			base, err = measure(clai, "run", "-q", "--log", os.DevNull, w.baseline)
-		} else {
-			base, err = measure(self, w.floor...)
-		}
-		if err != nil {
-			return fmt.Errorf("%s baseline: %w", w.name, err)
-		}
-		return nil
-	}
-	measureClai := func() error {
-		mine, err = measure(clai, "run", "-q", "--log", os.DevNull, w.clai)
-		if err != nil {
-			return fmt.Errorf("%s clai: %w", w.name, err)
-		}
-		return nil
-	}
-	steps := []func() error{measureBase, measureClai}
-	if w.baseline != "" && w.floor != nil {
-		steps = append(steps, func() error {
-			floor, err = measure(self, w.floor...)
+// and the floor too when the workload has both a baseline playbook and a floor,
+// and the binary before when it is set. Run i of a workload starts with the
+// (i mod steps)-th of baseline, clai, floor, before, so that each goes first in
+// turn.
+func pair(self, clai, before string, w workload, i int) (r pairRuns, err error) {
+	run := func(into *measurement, what, name string, args ...string) func() error {
+		return func() error {
+			m, err := measure(name, args...)
 			if err != nil {
-				return fmt.Errorf("%s floor: %w", w.name, err)
+				return fmt.Errorf("%s %s: %w", w.name, what, err)
 			}
+			*into = m
 			return nil
-		})
+		}
+	}
+	playbook := func(pb string) []string { return []string{"run", "-q", "--log", os.DevNull, pb} }
+	var steps []func() error
+	if w.baseline != "" {
+		steps = append(steps, run(&r.base, "baseline", clai, playbook(w.baseline)...))
+	} else {
+		steps = append(steps, run(&r.base, "baseline", self, w.floor...))
+	}
+	steps = append(steps, run(&r.mine, "clai", clai, playbook(w.clai)...))
+	if w.baseline != "" && w.floor != nil {
+		steps = append(steps, run(&r.floor, "floor", self, w.floor...))
+	}
+	if before != "" {
+		steps = append(steps, run(&r.prior, "before", before, playbook(w.clai)...))
+		if w.baseline != "" {
+			steps = append(steps, run(&r.priorBase, "before's baseline", before, playbook(w.baseline)...))
+		}
 	}
 	for k := range steps {
 		if err := steps[(i+k)%len(steps)](); err != nil {
-			return base, mine, floor, err
+			return r, err
 		}
 	}
-	return base, mine, floor, nil
+	return r, nil
 }
 
 // median returns the middle value of xs (the upper one of an even count).
