@@ -13,3 +13,7 @@ func CgroupAvailable() bool {
 	defer t.dropCgroup()
 	return t.usesCgroup()
 }
+
+// ProcScans is how many times the tracking of p's program read every
+// process of /proc.
+func ProcScans(p *Process) int { return p.track.scans }

@@ -122,6 +122,9 @@ type tracker struct {
 	killed map[int]uint64
 	// noted holds the program's processes found before it was asked to end.
 	noted map[int]proc
+	// scans counts the reads of every process of /proc, which a program in
+	// a cgroup of its own is ended without.
+	scans int
 }
 
 // newTracker prepares the tracking of a program about to start: its cgroup, if
@@ -265,22 +268,35 @@ func startOnOwnThread(start func() error, done <-chan struct{}) error {
 // note records the processes of the program, before it is asked to end: a
 // process that left its session is found through its parent, and once the
 // polite signals ended the parent, only this note leads to it.
+//
+// A program in a cgroup of its own needs no note: its cgroup holds every
+// process it started, whatever became of their parents and sessions.
 func (t *tracker) note(program int) {
+	if t.cgroup != "" {
+		return
+	}
+	t.scans++
 	for pid, p := range t.find(readProcs(), program, true) {
 		t.noted[pid] = p
 	}
 }
 
-// killAll sends SIGKILL to every process of the program it can find, again
-// until a pass finds none it has not signalled (a process may fork meanwhile):
-// those in its cgroup, in its session (when session is set: the program's PID,
-// which names the session, is not a stranger's), those noted before, their
-// descendants, and, where this process adopts orphans, those adopted from the
-// program.
+// killAll sends SIGKILL to every process of the program it can find: those
+// in its cgroup, which holds them all when the program has one (a process
+// forked inside stays in it, whatever becomes of its parent or session;
+// only a privileged process can move one out). Without one, it reads every
+// process of /proc, again until a pass finds none it has not signalled (a
+// process may fork meanwhile): those in the program's session (when session
+// is set: the program's PID, which names the session, is not a stranger's),
+// those noted before, their descendants, and, where this process adopts
+// orphans, those adopted from the program.
 func (t *tracker) killAll(program int, session bool) {
-	t.killCgroup()
+	if t.killCgroup() {
+		return
+	}
 	for range 100 {
 		found := false
+		t.scans++
 		for pid, p := range t.find(readProcs(), program, session) {
 			if _, done := t.killed[pid]; done {
 				continue
@@ -326,10 +342,12 @@ func (t *tracker) find(procs map[int]proc, program int, session bool) map[int]pr
 }
 
 // killCgroup kills every process in the program's cgroup: at once through
-// cgroup.kill (Linux 5.14), else one by one until none is left.
-func (t *tracker) killCgroup() {
+// cgroup.kill (Linux 5.14), else one by one until none is left. It reports
+// whether it did: false when there is no cgroup, or processes were left in
+// it.
+func (t *tracker) killCgroup() bool {
 	if t.cgroup == "" {
-		return
+		return false
 	}
 	for pid := range t.cgroupProcs() {
 		if info, ok := readProc(pid); ok {
@@ -337,20 +355,30 @@ func (t *tracker) killCgroup() {
 		}
 	}
 	if os.WriteFile(filepath.Join(t.cgroup, "cgroup.kill"), []byte("1"), 0) == nil {
-		return
+		return true
 	}
 	for range 100 {
 		procs := t.cgroupProcs()
+		if procs == nil {
+			return false // unreadable: the scans of /proc look for them
+		}
 		if len(procs) == 0 {
-			return
+			return true
 		}
 		for pid := range procs {
+			if _, known := t.killed[pid]; !known {
+				if info, ok := readProc(pid); ok {
+					t.killed[pid] = info.start
+				}
+			}
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
+	return false
 }
 
-// cgroupProcs lists the processes in the program's cgroup.
+// cgroupProcs lists the processes in the program's cgroup; nil when they
+// cannot be read.
 func (t *tracker) cgroupProcs() map[int]bool {
 	b, err := os.ReadFile(filepath.Join(t.cgroup, "cgroup.procs"))
 	if err != nil {

@@ -225,3 +225,28 @@ func TestProgramOutlivesStartingThread(t *testing.T) {
 	c.send("still here\r")
 	c.expect("still here\r\nstill here\r\n")
 }
+
+// TestCgroupEndsAProgramWithoutReadingEveryProcess: a program in a cgroup
+// of its own is ended by its cgroup, which holds every process it started:
+// no read of every process of /proc (hundreds of files on a busy machine,
+// at every run's end), and the daemon it left behind is gone all the same.
+// Without a cgroup, the scans find it.
+func TestCgroupEndsAProgramWithoutReadingEveryProcess(t *testing.T) {
+	t.Parallel()
+	if !pty.CgroupAvailable() {
+		t.Skip("no writable cgroup v2 here")
+	}
+	c := start(t, pty.Options{Argv: []string{testprog.Build(t, "forker"), "-setsid"}})
+	parent, daemon := readyPIDs(t, c)
+	closeAndWantGone(t, c, parent, daemon)
+	if n := pty.ProcScans(c.p); n != 0 {
+		t.Errorf("%d reads of every process, want none", n)
+	}
+
+	c = start(t, pty.WithoutCgroup(pty.Options{Argv: []string{testprog.Build(t, "forker"), "-setsid"}}))
+	parent, daemon = readyPIDs(t, c)
+	closeAndWantGone(t, c, parent, daemon)
+	if n := pty.ProcScans(c.p); n == 0 {
+		t.Error("without a cgroup, no read of every process found the daemon")
+	}
+}
