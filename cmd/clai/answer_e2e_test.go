@@ -194,14 +194,7 @@ func TestAnswerFromAnotherProcess(t *testing.T) {
 		!strings.Contains(second.stderr, "(ended)") && !strings.Contains(second.stderr, "no question q2 is open") {
 		t.Fatalf("two answers at once: %+v and %+v; want one typed, one refused", first, second)
 	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("clai run: %v\n%s", err, out)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("clai run still runs after its last answer:\n%s", out)
-	}
+	waitRunEnd(t, exited, out)
 	loser := map[string]string{"staging": "prod", "prod": "staging"}[first.choice]
 	if got := out.String(); !strings.Contains(got, "got: -demo project\r\n") || !strings.Contains(got, "got: "+first.choice+"\r\n") ||
 		strings.Contains(got, "other") || strings.Contains(got, "got: "+loser) {

@@ -34,14 +34,7 @@ func TestAnswerWaitBackToBack(t *testing.T) {
 		t.Fatalf("clai answer --wait --choose prod: exit %d\n%s%s", code, stdout, stderr)
 	}
 
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("clai run: %v\n%s", err, out)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("clai run still runs after its last answer:\n%s", out)
-	}
+	waitRunEnd(t, exited, out)
 	if got := out.String(); !strings.Contains(got, "got: demo\r\n") || !strings.Contains(got, "got: prod\r\n") {
 		t.Fatalf("the program got:\n%s", got)
 	}

@@ -147,14 +147,7 @@ func TestDashboardAnswersFromTheBrowser(t *testing.T) {
 	}
 	closed := read(t, ctx, chromedp.Text(card+` .question`))
 	state := read(t, ctx, chromedp.Text(card+` .badge.state`))
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("clai run: %v\n%s", err, out)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("clai run still runs after its last answer:\n%s", out)
-	}
+	waitRunEnd(t, exited, out)
 	if got := out.String(); !strings.Contains(got, "got: demo\r\n") || !strings.Contains(got, "got: y\r\n") || !strings.Contains(got, "got: prod\r\n") || strings.Count(got, "got: ") != 3 {
 		t.Fatalf("the program got:\n%s", got)
 	}

@@ -66,6 +66,7 @@ func (e *sessionsEnv) mustAnswer(t *testing.T, args ...string) {
 	}
 }
 
+// waitRunEnd waits for a clai run to end well, two minutes at most.
 func waitRunEnd(t *testing.T, exited <-chan error, out *bytes.Buffer) {
 	t.Helper()
 	select {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clai-sh/clai/internal/testprog"
 )
@@ -43,14 +42,7 @@ func TestSamePromptAskedAgainPastTheScreen(t *testing.T) {
 					t.Fatalf("clai answer to %s: exit %d\n%s%s", q, code, stdout, stderr)
 				}
 			}
-			select {
-			case err := <-exited:
-				if err != nil {
-					t.Fatalf("clai run: %v\n%s", err, out)
-				}
-			case <-time.After(60 * time.Second):
-				t.Fatalf("clai run still runs after its last answer:\n%s", out)
-			}
+			waitRunEnd(t, exited, out)
 			if n := strings.Count(out.String(), "got: alice\r"); n != asks {
 				t.Fatalf("the program got %d answers, want %d:\n%s", n, asks, out)
 			}
