@@ -19,12 +19,17 @@ import (
 type understanding struct {
 	git   *gitctx.Resolver
 	tasks tasks.Options
+	trees statusCalls
 }
 
 // NewUnderstander returns the Understander of clai's own packages; opts tune
 // how project tasks are found.
 func NewUnderstander(opts tasks.Options) Understander {
-	return &understanding{git: gitctx.NewResolver(), tasks: opts}
+	return newUnderstanding(gitctx.NewResolver(), opts)
+}
+
+func newUnderstanding(git *gitctx.Resolver, opts tasks.Options) *understanding {
+	return &understanding{git: git, tasks: opts, trees: statusCalls{git: git, wait: statusWait, timeout: statusTimeout}}
 }
 
 func (u *understanding) Command(line string) normalize.Command { return normalize.Normalize(line) }
@@ -42,18 +47,20 @@ func (u *understanding) Repo(ctx context.Context, cwd string, gitRan bool) (stri
 	return c.RepoKey, c.Root
 }
 
-// statusTimeout bounds the git status of a work tree: a repository too
-// big to tell in time is left unknown rather than hold a prompt.
-const statusTimeout = 300 * time.Millisecond
+// A work tree's git status is waited for statusWait at most, and runs on
+// for statusTimeout at most: a repository too big to tell in time is left
+// unknown rather than hold a prompt, and its status, once git tells it, is
+// kept for the next ask.
+const (
+	statusWait    = 40 * time.Millisecond
+	statusTimeout = 2 * time.Second
+)
 
 func (u *understanding) WorkTree(ctx context.Context, root string, refresh bool) (gitctx.Status, bool) {
 	if root == "" {
 		return gitctx.Status{}, false
 	}
-	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
-	defer cancel()
-	st, err := u.git.Status(ctx, root, refresh)
-	return st, err == nil
+	return u.trees.status(ctx, root, refresh)
 }
 
 func (u *understanding) Tasks(ctx context.Context, root string) ([]store.Task, error) {
