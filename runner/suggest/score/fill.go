@@ -70,10 +70,19 @@ var editors = map[string]bool{"vim": true, "vi": true, "nvim": true, "nano": tru
 // fromTree is the word the work tree says template's one slot surely is,
 // and why; "" when it says nothing sure.
 func fromTree(template string, t *WorkTree) (string, string) {
-	if t == nil || normalize.SlotCount(template) != 1 || !strings.HasSuffix(template, " "+normalize.SlotPath) {
+	if t == nil || normalize.SlotCount(template) != 1 {
 		return "", ""
 	}
-	words := strings.Fields(strings.TrimSuffix(template, normalize.SlotPath))
+	// A file whose name holds a blank was typed quoted, and its template
+	// took it for a message: after these commands it is a path all the
+	// same.
+	slot := normalize.SlotPath
+	if !strings.HasSuffix(template, " "+slot) {
+		if slot = normalize.SlotMsg; !strings.HasSuffix(template, " "+slot) {
+			return "", ""
+		}
+	}
+	words := strings.Fields(strings.TrimSuffix(template, slot))
 	if len(words) == 0 {
 		return "", ""
 	}
@@ -90,7 +99,7 @@ func fromTree(template string, t *WorkTree) (string, string) {
 		len(words) == 2 && words[0] == "git" && (words[1] == "diff" || words[1] == "restore"),
 		len(words) == 3 && words[0] == "git" && words[1] == "checkout" && words[2] == "--":
 		return one(t.Changed, "the one file changed in the work tree")
-	case len(words) >= 2 && words[0] == "git" && words[1] == "push" && t.Branch != "":
+	case len(words) >= 2 && words[0] == "git" && words[1] == "push" && t.Branch != "" && slot == normalize.SlotPath:
 		return t.Branch, "the branch checked out"
 	}
 	return "", ""

@@ -18,6 +18,8 @@ func TestFillFromTheWorkTreeOnlyWhenSure(t *testing.T) {
 	}{
 		{"git add <path>", []string{"old.go"}, one, "bash", "git add 'a b.go'"},
 		{"git add <path>", []string{"old.go"}, one, "fish", "git add 'a b.go'"},
+		{"git add <msg>", []string{`"old file.go"`}, one, "bash", "git add 'a b.go'"}, // a quoted name with a blank
+		{"git push -u origin <msg>", nil, one, "bash", "git push -u origin <msg>"},
 		{"git add <path>", []string{"old.go"}, two, "bash", "git add old.go"}, // two changed: the last args
 		{"git add <path>", nil, two, "bash", "git add <path>"},
 		{"git add <path>", nil, staged, "bash", "git add <path>"}, // nothing unstaged
