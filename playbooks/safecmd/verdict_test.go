@@ -1,9 +1,9 @@
 package safecmd_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clai-sh/clai/playbooks/safecmd"
 )
@@ -67,19 +67,29 @@ func TestTheProjectHoldsAbsolutePaths(t *testing.T) {
 // TestBoundedAndQuick: a line longer than MaxLen is refused, and lines of
 // MaxLen bytes of every shape are judged at once, whatever their nesting.
 func TestBoundedAndQuick(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it counts what the whole process allocates.
 	if v := safecmd.ReadOnly("ls "+strings.Repeat("a", safecmd.MaxLen), "/p"); v.OK || !strings.Contains(v.Reason, "longer than") {
 		t.Errorf("a line over MaxLen: %+v", v)
 	}
+	// Linear, told without a clock: judging a line four times as long
+	// allocates about four times as much (a quadratic judge, sixteen).
 	for _, unit := range []string{"ls a ", "ls && ", "ls | ", "(", "$(", "'", "\"", "\\a", "{", "ls -", "git log -", "find . ( ", "a=$((1+", "<<", "${a", "ls ./*"} {
-		line := strings.Repeat(unit, safecmd.MaxLen/len(unit))
-		start := time.Now()
-		safecmd.ReadOnly(line, "/p")
-		safecmd.ProjectCode(line, "/p")
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("%q × %d took %v", unit, safecmd.MaxLen/len(unit), d)
+		n := safecmd.MaxLen / len(unit)
+		small, large := allocated(strings.Repeat(unit, n/4)), allocated(strings.Repeat(unit, n))
+		if large > 8*small+64<<10 {
+			t.Errorf("%q × %d allocated %d bytes, × %d %d: more than linear", unit, n, large, n/4, small)
 		}
 	}
+}
+
+// allocated is how many bytes judging line allocates.
+func allocated(line string) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	safecmd.ReadOnly(line, "/p")
+	safecmd.ProjectCode(line, "/p")
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
 
 // BenchmarkReadOnly judges a line of MaxLen bytes made of many commands.
