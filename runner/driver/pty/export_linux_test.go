@@ -17,3 +17,7 @@ func CgroupAvailable() bool {
 // ProcScans is how many times the tracking of p's program read every
 // process of /proc.
 func ProcScans(p *Process) int { return p.track.scans }
+
+// ReapScans is how many times the tracking of p's program read every
+// process of /proc to reap the processes adopted from it.
+func ReapScans(p *Process) int { return int(p.track.reapScans.Load()) }

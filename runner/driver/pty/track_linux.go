@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -50,18 +51,31 @@ func (*tracker) adopting() bool { return adopting() }
 
 // reapOrphans reaps, while the program runs (until closing), the processes
 // adopted from it that exited: init would have, had this process not adopted
-// them, and each would hold its PID until the run ends.
+// them, and each would hold its PID until the run ends. One that exits at
+// the program's very moment (one SIGCHLD for both) waits for the next exit
+// (and, for a program without a cgroup, for Close).
 func (t *tracker) reapOrphans(program int, closing <-chan struct{}) {
 	exited := make(chan os.Signal, 1)
 	signal.Notify(exited, syscall.SIGCHLD)
 	defer signal.Stop(exited)
 	self, selfSid := os.Getpid(), ownSession()
+	programExited := false
 	for {
 		select {
 		case <-closing:
 			return
 		case <-exited:
 		}
+		if !programExited {
+			if p, ok := readProc(program); !ok || p.state == 'Z' {
+				// The program's own exit, in most runs the only one:
+				// Process.reap reaps it, and every process of /proc is
+				// not read for it. The next exits are adopted ones.
+				programExited = true
+				continue
+			}
+		}
+		t.reapScans.Add(1)
 		for pid, p := range readProcs() {
 			if p.state == 'Z' && t.adopted(pid, p, program, self, selfSid) {
 				var ws unix.WaitStatus
@@ -123,8 +137,10 @@ type tracker struct {
 	// noted holds the program's processes found before it was asked to end.
 	noted map[int]proc
 	// scans counts the reads of every process of /proc, which a program in
-	// a cgroup of its own is ended without.
-	scans int
+	// a cgroup of its own is ended without; reapScans those made to reap
+	// adopted processes, none for the program's own exit.
+	scans     int
+	reapScans atomic.Int32
 }
 
 // newTracker prepares the tracking of a program about to start: its cgroup, if

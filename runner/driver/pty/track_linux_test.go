@@ -140,7 +140,7 @@ func TestReapHelper(t *testing.T) {
 // own it does nothing.
 func TestAdoptHelper(t *testing.T) {
 	forker := os.Getenv("CLAI_PTY_ADOPT_HELPER")
-	if forker == "" || forker == "reap" {
+	if forker == "" || forker == "reap" || forker == "exit" {
 		t.Skip("run by TestCloseEndsAdoptedDaemon")
 	}
 	if err := pty.AdoptOrphans(); err != nil {
@@ -249,4 +249,35 @@ func TestCgroupEndsAProgramWithoutReadingEveryProcess(t *testing.T) {
 	if n := pty.ProcScans(c.p); n == 0 {
 		t.Error("without a cgroup, no read of every process found the daemon")
 	}
+}
+
+// TestProgramsOwnExitReadsNoProcessTable: in a process that adopts
+// orphans, a program that exits with nothing left behind is reaped without
+// a read of every process of /proc (hundreds of files at every run's end);
+// the exits after it are adopted ones, and are looked for
+// (TestAdoptedOrphansReapedWhileRunning).
+func TestProgramsOwnExitReadsNoProcessTable(t *testing.T) {
+	t.Parallel()
+	out := runAdoptHelper(t, "TestExitHelper", "exit")
+	if !strings.Contains(string(out), "reap scans: 0\n") {
+		t.Fatalf("the program's own exit read every process:\n%s", out)
+	}
+}
+
+// TestExitHelper is TestProgramsOwnExitReadsNoProcessTable's adopting
+// process; on its own it does nothing.
+func TestExitHelper(t *testing.T) {
+	if os.Getenv("CLAI_PTY_ADOPT_HELPER") != "exit" {
+		t.Skip("run by TestProgramsOwnExitReadsNoProcessTable")
+	}
+	if err := pty.AdoptOrphans(); err != nil {
+		t.Skip(err)
+	}
+	c := start(t, pty.WithoutCgroup(pty.Options{Argv: []string{"sh", "-c", "echo done"}}))
+	c.expect("done")
+	c.wait()
+	if err := c.p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("reap scans: %d\n", pty.ReapScans(c.p))
 }
