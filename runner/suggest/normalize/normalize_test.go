@@ -2,37 +2,21 @@ package normalize
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/cmdcorpus"
 	"github.com/clai-sh/clai/internal/golden"
 )
 
-// corpus reads testdata/commands.txt: a command a line, a line that starts
-// with q: Go-quoted, a line that starts with # a note.
+// corpus reads testdata/commands.txt (see cmdcorpus.Read).
 func corpus(t testing.TB) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "commands.txt"))
+	lines, err := cmdcorpus.Read(filepath.Join("testdata", "commands.txt"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	var lines []string
-	for n, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		switch {
-		case strings.HasPrefix(line, "#"):
-		case strings.HasPrefix(line, "q:"):
-			unquoted, err := strconv.Unquote(line[2:])
-			if err != nil {
-				t.Fatalf("commands.txt:%d: %v", n+1, err)
-			}
-			lines = append(lines, unquoted)
-		default:
-			lines = append(lines, line)
-		}
 	}
 	return lines
 }

@@ -1,37 +1,21 @@
 package runnable_test
 
 import (
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/clai-sh/clai/internal/cmdcorpus"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
 	"github.com/clai-sh/clai/runner/suggest/runnable"
 )
 
-// corpus reads a file of commands: a command a line, a line that starts
-// with q: Go-quoted, a line that starts with # a note.
+// corpus reads a file of commands (see cmdcorpus.Read).
 func corpus(t *testing.T, path string) []string {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	lines, err := cmdcorpus.Read(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var lines []string
-	for n, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		switch {
-		case strings.HasPrefix(line, "#"):
-		case strings.HasPrefix(line, "q:"):
-			unquoted, err := strconv.Unquote(line[2:])
-			if err != nil {
-				t.Fatalf("%s:%d: %v", path, n+1, err)
-			}
-			lines = append(lines, unquoted)
-		default:
-			lines = append(lines, line)
-		}
 	}
 	return lines
 }
