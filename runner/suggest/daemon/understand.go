@@ -19,7 +19,7 @@ import (
 type understanding struct {
 	git   *gitctx.Resolver
 	tasks tasks.Options
-	trees statusCalls
+	trees *statusCalls
 }
 
 // NewUnderstander returns the Understander of clai's own packages; opts tune
@@ -29,7 +29,7 @@ func NewUnderstander(opts tasks.Options) Understander {
 }
 
 func newUnderstanding(git *gitctx.Resolver, opts tasks.Options) *understanding {
-	return &understanding{git: git, tasks: opts, trees: statusCalls{git: git, wait: statusWait, timeout: statusTimeout}}
+	return &understanding{git: git, tasks: opts, trees: &statusCalls{git: git, wait: statusWait, timeout: statusTimeout}}
 }
 
 func (u *understanding) Command(line string) normalize.Command { return normalize.Normalize(line) }

@@ -30,18 +30,20 @@ func TestASlowStatusDoesNotHoldTheAsk(t *testing.T) {
 	if err := os.WriteFile(slowGit, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	calls := statusCalls{git: gitctx.NewResolver(gitctx.WithGit(slowGit), gitctx.WithTTL(time.Hour)), wait: 10 * time.Millisecond, timeout: time.Minute}
+	calls := &statusCalls{git: gitctx.NewResolver(gitctx.WithGit(slowGit), gitctx.WithTTL(time.Hour)), wait: 10 * time.Millisecond, timeout: time.Minute}
 
 	if _, ok := calls.status(t.Context(), root, true); ok {
 		t.Fatal("a status slower than the wait was waited for")
 	}
-	calls.mu.Lock()
-	call := calls.inflight[statusKey{root, true}]
-	calls.mu.Unlock()
-	if call == nil {
-		t.Fatal("the slow status does not run on")
+	// The same ask again joins the status still running, and has it once
+	// git tells it.
+	done := calls.group.DoChan("fresh\x00"+root, func() (any, error) {
+		t.Error("the slow status does not run on: a second one started")
+		return nil, nil
+	})
+	if r := <-done; r.Err != nil || r.Val.(gitctx.Status).Branch != "slow" {
+		t.Fatalf("the slow status: %+v", r)
 	}
-	<-call.done
 	st, ok := calls.status(t.Context(), root, false)
 	if !ok || st.Branch != "slow" {
 		t.Fatalf("the next ask: %+v %v, want the status the slow one kept", st, ok)
