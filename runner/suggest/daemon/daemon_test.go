@@ -30,12 +30,15 @@ type understander struct {
 	tasks map[string][]store.Task
 	reads int
 	// trees are the work trees by root; a root not in it cannot be told.
-	trees map[string]gitctx.Status
+	// treeReads counts the reads.
+	trees     map[string]gitctx.Status
+	treeReads int
 }
 
 func (u *understander) WorkTree(_ context.Context, root string, _ bool) (gitctx.Status, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.treeReads++
 	st, ok := u.trees[root]
 	return st, ok
 }

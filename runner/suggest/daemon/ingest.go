@@ -226,7 +226,9 @@ const (
 // understand makes one event a store event, or says why it is not learnt
 // from. A session_start is assigned a session id, which the shell finds in
 // its session file.
-func (d *server) understand(ctx context.Context, w hookproto.Event) (store.Event, verdict) {
+// trees holds the work trees read for the batch the event is in: every
+// command of a batch that ended a moment ago left the tree as it is now.
+func (d *server) understand(ctx context.Context, w hookproto.Event, trees map[string]*store.TreeState) (store.Event, verdict) {
 	if w.Session == "" {
 		// A shell whose hooks found no session id: its process stands for
 		// it.
@@ -280,7 +282,7 @@ func (d *server) understand(ctx context.Context, w hookproto.Event) (store.Event
 		e.RepoKey, root = d.cfg.Understander.Repo(ctx, w.Cwd, c.Git)
 		if e.RepoKey != "" {
 			d.tasksOf(ctx, e.RepoKey, root)
-			e.Tree = d.treeAfter(ctx, root, e.At)
+			e.Tree = d.treeAfter(ctx, root, e.At, trees)
 		}
 	}
 	return e, learn
@@ -301,8 +303,9 @@ func (d *server) commit(ctx context.Context, events []hookproto.Event, deadline 
 	var t tally
 	batch := make([]store.Event, 0, len(events))
 	sessions := map[string]bool{}
+	trees := map[string]*store.TreeState{}
 	for _, w := range events {
-		e, v := d.understand(ctx, w)
+		e, v := d.understand(ctx, w, trees)
 		switch v {
 		case askingClai:
 			t.own++

@@ -17,21 +17,26 @@ const liveWithin = 30 * time.Second
 // tree in, when it ended a moment ago; nil when it cannot be told. A branch
 // name that holds a secret is not kept. The tree of an older command is
 // not read, only marked as changed, so that the next suggestion reads it
-// again.
-func (d *server) treeAfter(ctx context.Context, root string, at time.Time) *store.TreeState {
+// again. read holds the trees read for the batch so far, by root: git is
+// asked once a tree a batch.
+func (d *server) treeAfter(ctx context.Context, root string, at time.Time, read map[string]*store.TreeState) *store.TreeState {
 	if age := d.cfg.Clock.Now().Sub(at); age > liveWithin || age < -liveWithin {
 		d.trees.mark(root)
 		return nil
 	}
-	st, ok := d.cfg.Understander.WorkTree(ctx, root, true)
-	if !ok {
+	if t, ok := read[root]; ok {
+		return t
+	}
+	var t *store.TreeState
+	if st, ok := d.cfg.Understander.WorkTree(ctx, root, true); ok {
+		t = &store.TreeState{Branch: st.Branch, Dirty: st.Dirty}
+		if d.cfg.Secrets.Secret(t.Branch) {
+			t.Branch = ""
+		}
+	} else {
 		d.trees.mark(root)
-		return nil
 	}
-	t := &store.TreeState{Branch: st.Branch, Dirty: st.Dirty}
-	if d.cfg.Secrets.Secret(t.Branch) {
-		t.Branch = ""
-	}
+	read[root] = t
 	return t
 }
 

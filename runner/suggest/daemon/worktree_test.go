@@ -41,6 +41,12 @@ func TestTheWorkTreeFillsSlotsAndIsTheReplysContext(t *testing.T) {
 	}
 	lines = append(lines, event("a", "/repo/app", "vim src/old.go", now))
 	d.ingest(t, lines...)
+	d.u.mu.Lock()
+	reads := d.u.treeReads
+	d.u.mu.Unlock()
+	if reads != 1 {
+		t.Errorf("the work tree was read %d times for one batch, want once", reads)
+	}
 
 	reply, err := d.client.Suggest(t.Context(), daemon.SuggestRequest{Session: "a", Cwd: "/repo/app/src", LastCmd: "vim src/old.go", Shell: "bash"})
 	if err != nil {
