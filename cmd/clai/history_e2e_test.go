@@ -106,15 +106,7 @@ func TestARetentionPurgeLeavesNoTraceWhileTheDaemonRuns(t *testing.T) {
 	for i := range 20 {
 		lines.WriteString(commandLine("s1", e.dir, "make build", now.Add(time.Duration(i)*time.Second)))
 	}
-	if _, _, err := daemon.NewClient(e.socket()).Ingest(t.Context(), []byte(lines.String())); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := daemon.NewClient(e.socket()).Health(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.stop(t); err != nil {
-		t.Fatalf("clai daemon on SIGTERM: %v\n%s", err, d.stderr)
-	}
+	e.ingestThenStop(t, d, lines.String())
 	if got := e.dbTraces(t, old); len(got) == 0 {
 		t.Fatal("the command was never written")
 	}
@@ -125,6 +117,21 @@ func TestARetentionPurgeLeavesNoTraceWhileTheDaemonRuns(t *testing.T) {
 	again.waitStderr(t, regexp.MustCompile(`purged 1 events.*scrubbed`))
 	if got := e.dbTraces(t, old); len(got) > 0 {
 		t.Fatalf("the purged command is still in %v, the daemon running", got)
+	}
+}
+
+// ingestThenStop has the daemon d commit the NDJSON lines, then stops it
+// with SIGTERM.
+func (e *sessionsEnv) ingestThenStop(t *testing.T, d *runningDaemon, lines string) {
+	t.Helper()
+	if _, _, err := daemon.NewClient(e.socket()).Ingest(t.Context(), []byte(lines)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := daemon.NewClient(e.socket()).Health(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.stop(t); err != nil {
+		t.Fatalf("clai daemon on SIGTERM: %v\n%s", err, d.stderr)
 	}
 }
 
@@ -147,15 +154,7 @@ func TestACorruptDatabaseIsMovedAsideAtStart(t *testing.T) {
 			for i := range 400 {
 				lines.WriteString(commandLine("s1", e.dir, "make target-"+strings.Repeat("x", i%40), time.Now().Add(time.Duration(i)*time.Second)))
 			}
-			if _, _, err := daemon.NewClient(e.socket()).Ingest(t.Context(), []byte(lines.String())); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := daemon.NewClient(e.socket()).Health(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			if err := d.stop(t); err != nil {
-				t.Fatalf("clai daemon on SIGTERM: %v\n%s", err, d.stderr)
-			}
+			e.ingestThenStop(t, d, lines.String())
 			f, err := os.OpenFile(path, os.O_RDWR, 0)
 			if err != nil {
 				t.Fatal(err)
