@@ -1,13 +1,19 @@
 // Command clai-hook is the small client the shell hooks of `clai init` run: it
 // hands the suggestion daemon the commands a shell ran, and never makes the
 // shell wait for it. It imports only the standard library, the hook protocol
-// and the runtime folder, so that it starts in a few milliseconds. The shell hooks run it
+// and the runtime folder, so that it starts in a few milliseconds; for the same
+// reason it is the client to ask for suggestions from a prompt (suggest). The shell hooks run it
 // as a shell starts and ends; at a prompt they append to the spool instead.
 //
 //	clai-hook ingest [-stdin] [-wait]   a command that ended
 //	clai-hook session-start     a shell starting: prints its session id, the
 //	                            daemon's socket and the shell's spool file
 //	clai-hook session-end       a shell ending
+//	clai-hook suggest [-json] [-limit N]
+//	                            the next commands for this shell, as clai
+//	                            suggest prints them: for a prompt, a key
+//	                            binding or a script, at a fraction of clai's
+//	                            start-up
 //
 // What it sends comes from the environment, never from its arguments, so that
 // no command line shows in a process list:
@@ -21,6 +27,8 @@
 //	CLAI_HOOK_TS_MS        when it ended, in milliseconds since the Unix epoch
 //	                       (empty: when clai-hook runs)
 //	CLAI_HOOK_TIMEOUT_MS   the connect timeout, 10 to 20 (default 15)
+//	CLAI_HOOK_LAST         suggest: the command that ran last (default: the
+//	                       session's last one, as the hooks told the daemon)
 //	CLAI_DAEMON_SOCKET     the daemon's socket, when not the runtime folder's
 //
 // The working folder is clai-hook's own, which it inherits from the shell.
@@ -77,7 +85,7 @@ const exitTempFail = 75
 
 func dispatch(args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: clai-hook ingest [-stdin] [-wait] | session-start | session-end")
+		return errors.New("usage: clai-hook ingest [-stdin] [-wait] | session-start | session-end | suggest [-json] [-limit N]")
 	}
 	h := hook{getenv: getenv, now: time.Now, transport: hookproto.DefaultTransport, sessionWait: sessionWait}
 	switch cmd, rest := args[0], args[1:]; {
@@ -95,8 +103,14 @@ func dispatch(args []string, getenv func(string) string, stdin io.Reader, stdout
 		return h.sessionStart(stdout)
 	case cmd == "session-end" && len(rest) == 0:
 		return h.send(h.event(hookproto.TypeSessionEnd))
+	case cmd == "suggest":
+		asJSON, limit, err := suggestFlags(rest)
+		if err != nil {
+			return err
+		}
+		return h.suggest(stdout, asJSON, limit)
 	default:
-		return fmt.Errorf("unknown command or arguments %q (see clai-hook's usage: ingest [-stdin] [-wait], session-start, session-end)", strings.Join(args, " "))
+		return fmt.Errorf("unknown command or arguments %q (see clai-hook's usage: ingest [-stdin] [-wait], session-start, session-end, suggest [-json] [-limit N])", strings.Join(args, " "))
 	}
 }
 

@@ -7,11 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -232,6 +235,53 @@ func TestSuggestOffersTheNextCommandWithItsReasons(t *testing.T) {
 	if !strings.HasPrefix(first, "make test ") || !strings.Contains(first, "%") || !strings.Contains(first, "repo transition after `git pull` (4×)") {
 		t.Fatalf("clai suggest printed:\n%s", out)
 	}
+	// The small client prints the same, as text and as JSON.
+	hook := testprog.BuildCommand(t, "./cmd/clai-hook")
+	for _, args := range [][]string{{"suggest"}, {"suggest", "--json", "--limit", "3"}} {
+		want := exec.CommandContext(t.Context(), e.bin, args...)
+		want.Dir, want.Env = repo, append(e.env, "CLAI_SESSION_ID=s1")
+		wantOut, err := want.Output()
+		if err != nil {
+			t.Fatalf("clai %v: %v", args, err)
+		}
+		hookArgs := slices.Clone(args)
+		for i, a := range hookArgs {
+			hookArgs[i] = strings.TrimPrefix(a, "-")
+		}
+		got := exec.CommandContext(t.Context(), hook, hookArgs...)
+		got.Dir, got.Env = repo, append(e.env, "CLAI_SESSION_ID=s1")
+		gotOut, err := got.Output()
+		if err != nil || !sameSuggestions(gotOut, wantOut) {
+			t.Fatalf("clai-hook %v: %v\n%s\nwant (clai %v):\n%s", hookArgs, err, gotOut, args, wantOut)
+		}
+	}
+	bad := exec.CommandContext(t.Context(), hook, "suggest", "-limit", "51")
+	bad.Dir, bad.Env = repo, e.env
+	if out, err := bad.CombinedOutput(); err == nil || !strings.Contains(string(out), "want 1 to 50") {
+		t.Fatalf("clai-hook suggest -limit 51: %v\n%s", err, out)
+	}
+}
+
+// sameSuggestions reports whether two outputs of a suggestion client say the
+// same: as text, byte for byte; as JSON, the same suggestions and context
+// with scores and confidences that differ by less than a thousandth, since
+// they decay with the time of the ask, which differs between two asks.
+func sameSuggestions(got, want []byte) bool {
+	var g, w daemon.SuggestReply
+	if json.Unmarshal(want, &w) != nil {
+		return string(got) == string(want)
+	}
+	if json.Unmarshal(got, &g) != nil || len(g.Suggestions) != len(w.Suggestions) {
+		return false
+	}
+	for i := range w.Suggestions {
+		gs, ws := &g.Suggestions[i], &w.Suggestions[i]
+		if math.Abs(gs.Score-ws.Score) > 1e-3*math.Max(1, math.Abs(ws.Score)) || math.Abs(gs.Confidence-ws.Confidence) > 1e-3 {
+			return false
+		}
+		gs.Score, gs.Confidence = ws.Score, ws.Confidence
+	}
+	return reflect.DeepEqual(g, w)
 }
 
 func TestASecondDaemonExitsSayingOneIsRunning(t *testing.T) {

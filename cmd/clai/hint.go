@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/clai-sh/clai/internal/glyph"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/triage"
 )
@@ -81,8 +82,8 @@ func hintText(s ask.Session, q ask.Question, dashboard string) string {
 		text = q.Detail
 	}
 	fmt.Fprintf(&b, "clai: session %s (%s) waits for an answer to %s: %s\n",
-		oneLine(s.ID, 40), plain(s.Name, 40), oneLine(q.ID, 20), plain(text, 200))
-	cmd := "clai answer " + shellWord(oneLine(s.ID, 40)) + " --question " + shellWord(oneLine(q.ID, 20))
+		glyph.OneLine(s.ID, 40), plain(s.Name, 40), glyph.OneLine(q.ID, 20), plain(text, 200))
+	cmd := "clai answer " + shellWord(glyph.OneLine(s.ID, 40)) + " --question " + shellWord(glyph.OneLine(q.ID, 20))
 	for i, o := range q.Options {
 		if i == maxHintOptions {
 			fmt.Fprintf(&b, "clai:   … and %d more options (clai sessions lists them)\n", len(q.Options)-maxHintOptions)
@@ -116,7 +117,7 @@ func labelWord(label string) string {
 // plain is s as oneLine makes it, without the marks that reorder how a
 // line reads (bidi overrides, embeddings and isolates).
 func plain(s string, max int) string {
-	return oneLine(strings.Map(func(r rune) rune {
+	return glyph.OneLine(strings.Map(func(r rune) rune {
 		if r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
 			return -1
 		}

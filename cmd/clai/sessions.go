@@ -11,10 +11,10 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clai-sh/clai/internal/glyph"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/sessions"
@@ -67,7 +67,7 @@ func listSessions(ctx context.Context, warn io.Writer, keep func(ask.Session) bo
 	live := found[:0]
 	for _, f := range found {
 		if f.Err != nil {
-			fmt.Fprintf(warn, "clai: session %s (%s) does not answer: %s\n", oneLine(f.Session.ID, 40), oneLine(f.Session.Name, 40), oneLine(f.Err.Error(), 200))
+			fmt.Fprintf(warn, "clai: session %s (%s) does not answer: %s\n", glyph.OneLine(f.Session.ID, 40), glyph.OneLine(f.Session.Name, 40), glyph.OneLine(f.Err.Error(), 200))
 			continue
 		}
 		live = append(live, f)
@@ -91,8 +91,8 @@ func printSessions(w io.Writer, live []ask.Session, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tSINCE\tPLAYBOOK\tPROGRAM\tQUESTION")
 	for _, s := range live {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", oneLine(s.ID, 40), oneLine(s.Name, 24), oneLine(s.State, 12), ago(now, s.Since),
-			oneLine(s.Playbook, 40), oneLine(strings.Join(s.Program, " "), 30), questionLine(s.Question))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", glyph.OneLine(s.ID, 40), glyph.OneLine(s.Name, 24), glyph.OneLine(s.State, 12), ago(now, s.Since),
+			glyph.OneLine(s.Playbook, 40), glyph.OneLine(strings.Join(s.Program, " "), 30), questionLine(s.Question))
 	}
 	return tw.Flush()
 }
@@ -102,34 +102,15 @@ func questionLine(q *ask.Question) string {
 	if q == nil {
 		return "-"
 	}
-	line := oneLine(q.ID, 20) + ": " + oneLine(q.Text, 60)
+	line := glyph.OneLine(q.ID, 20) + ": " + glyph.OneLine(q.Text, 60)
 	if len(q.Options) > 0 {
 		labels := make([]string, len(q.Options))
 		for i, o := range q.Options {
-			labels[i] = oneLine(o.Label, 20)
+			labels[i] = glyph.OneLine(o.Label, 20)
 		}
 		line += " [" + strings.Join(labels, " | ") + "]"
 	}
 	return line
-}
-
-// oneLine is s without line breaks, tabs or other control characters (C0,
-// DEL and C1: none can move the cursor or start an escape sequence on the
-// terminal it is printed to), cut to max runes.
-func oneLine(s string, max int) string {
-	s = strings.Map(func(r rune) rune {
-		if r < ' ' || r >= 0x7f && r <= 0x9f {
-			return ' '
-		}
-		return r
-	}, s)
-	if utf8.RuneCountInString(s) > max {
-		s = string([]rune(s)[:max-1]) + "…"
-	}
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // ago is how long ago t was, to the second.
@@ -196,11 +177,11 @@ func answerCommand() *cli.Command {
 			if errors.As(err, &coded) {
 				return err
 			} else if errors.As(err, &refusal) {
-				return &exitError{code: engine.ExitRefused, err: fmt.Errorf("session %s (%s)%s: %s (%s)", oneLine(s.session.ID, 40), oneLine(s.session.Name, 40), questionPart(a.Question), oneLine(refusal.Reason, 200), oneLine(refusal.Code, 20))}
+				return &exitError{code: engine.ExitRefused, err: fmt.Errorf("session %s (%s)%s: %s (%s)", glyph.OneLine(s.session.ID, 40), glyph.OneLine(s.session.Name, 40), questionPart(a.Question), glyph.OneLine(refusal.Reason, 200), glyph.OneLine(refusal.Code, 20))}
 			} else if err != nil {
 				return failure(err)
 			}
-			_, err = fmt.Fprintf(c.App.Writer, "session %s (%s), question %s: sent %q\n", oneLine(s.session.ID, 40), oneLine(s.session.Name, 40), oneLine(sent.Question, 40), sent.Sent)
+			_, err = fmt.Fprintf(c.App.Writer, "session %s (%s), question %s: sent %q\n", glyph.OneLine(s.session.ID, 40), glyph.OneLine(s.session.Name, 40), glyph.OneLine(sent.Question, 40), sent.Sent)
 			return err
 		}),
 	}
@@ -211,7 +192,7 @@ func questionPart(id string) string {
 	if id == "" {
 		return ""
 	}
-	return ", question " + oneLine(id, 40)
+	return ", question " + glyph.OneLine(id, 40)
 }
 
 // parseAnswer reads the answer and the session it is for (empty: the one

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/clai-sh/clai/runner/suggest/daemon"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 )
 
@@ -26,7 +21,7 @@ func suggestCommand() *cli.Command {
 		Subcommands: []*cli.Command{suggestRulesCommand(), suggestForgetCommand()},
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the daemon's answer as JSON"},
-			&cli.IntFlag{Name: "limit", Value: daemon.DefaultLimit, Usage: fmt.Sprintf("at most this many suggestions (1–%d)", daemon.MaxLimit)},
+			&cli.IntFlag{Name: "limit", Value: hookproto.DefaultLimit, Usage: fmt.Sprintf("at most this many suggestions (1–%d)", hookproto.MaxLimit)},
 			&cli.StringFlag{Name: "last", Usage: "the command that ran last (default: the session's last one, as the hooks told the daemon)"},
 		},
 		Action: stopOnSignal(func(c *cli.Context) error {
@@ -34,49 +29,24 @@ func suggestCommand() *cli.Command {
 				return usageError("suggest: takes no arguments (see clai suggest --help)")
 			}
 			limit := c.Int("limit")
-			if limit < 1 || limit > daemon.MaxLimit {
-				return usageError("--limit %d: want 1 to %d", limit, daemon.MaxLimit)
+			if limit < 1 || limit > hookproto.MaxLimit {
+				return usageError("--limit %d: want 1 to %d", limit, hookproto.MaxLimit)
 			}
 			cwd, err := os.Getwd()
 			if err != nil {
 				return failure(fmt.Errorf("suggest: the current folder: %w", err))
 			}
 			socket := hookproto.SocketPath()
-			reply, err := daemon.NewClient(socket).Suggest(c.Context, daemon.SuggestRequest{
+			reply, err := hookproto.Suggest(c.Context, hookproto.UnixSocket{Path: socket}, hookproto.SuggestRequest{
 				Session: os.Getenv("CLAI_SESSION_ID"), Cwd: cwd, LastCmd: c.String("last"), Limit: limit,
 			})
-			if errors.Is(err, daemon.ErrNotRunning) {
-				return failure(fmt.Errorf("%w (no one serves %s): start it with `clai daemon &` (see docs/suggest.md)", daemon.ErrNotRunning, socket))
+			if errors.Is(err, hookproto.ErrNotRunning) {
+				return failure(fmt.Errorf("%w: start it with `clai daemon &` (see docs/suggest.md)", err))
 			}
 			if err != nil {
 				return failure(err)
 			}
-			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetEscapeHTML(false)
-				enc.SetIndent("", "  ")
-				return enc.Encode(reply)
-			}
-			return printSuggestions(c.App.Writer, reply.Suggestions)
+			return hookproto.WriteSuggestions(c.App.Writer, reply, c.Bool("json"))
 		}),
 	}
 }
-
-// printSuggestions prints one suggestion a line: the command, its confidence
-// and its reasons, with no control character that could reach the terminal.
-func printSuggestions(w io.Writer, s []daemon.Suggestion) error {
-	if len(s) == 0 {
-		_, err := fmt.Fprintln(w, "no suggestions yet: the daemon learns from the commands the shell hooks send (clai init)")
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "COMMAND\tCONFIDENCE\tREASONS")
-	for _, x := range s {
-		fmt.Fprintf(tw, "%s\t%.0f%%\t%s\n", oneLine(x.Command, maxShown), 100*x.Confidence, oneLine(strings.Join(x.Reasons, "; "), maxShown))
-	}
-	return tw.Flush()
-}
-
-// maxShown is how many characters of a command, or of its reasons, a line
-// shows.
-const maxShown = 200

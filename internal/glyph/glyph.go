@@ -5,7 +5,11 @@
 // with an em space.
 package glyph
 
-import "unicode"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Blank reports whether r shows as empty cells although it is not the ASCII
 // space: the other space separators (no-break space, em space, ideographic
@@ -42,4 +46,33 @@ func Plain(s string) bool {
 		}
 	}
 	return true
+}
+
+// OneLine is s as one line of a listing for a terminal: each character that
+// is no plain text there (C0 and C1 controls, DEL, the line and paragraph
+// separators, the marks and overrides that turn text around) a blank, cut to
+// max characters with an ellipsis; "-" when empty. What a program or a
+// history holds cannot move the cursor, start a new line or reorder the
+// listing around it.
+func OneLine(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if Control(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max-1]) + "…"
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Control reports whether r is a control character, breaks a line or
+// changes the direction of text: what a listing must not pass to a terminal.
+func Control(r rune) bool {
+	return r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029 ||
+		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
 }

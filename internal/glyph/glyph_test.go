@@ -41,3 +41,23 @@ func TestBlankAndInvisible(t *testing.T) {
 		t.Error("Plain disagrees with Blank and Invisible")
 	}
 }
+
+func TestOneLineLeavesNoControlForTheTerminal(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"", 10, "-"},
+		{"git push", 10, "git push"},
+		{"a\nb\rc\x1b[2Jd", 20, "a b c [2Jd"},
+		{"x\u2028y\u202ez\u2066w\u0085", 20, "x y z w "},
+		{"abcdef", 5, "abcd…"},
+		{"héllo wörld", 6, "héllo…"},
+	} {
+		if got := glyph.OneLine(c.in, c.max); got != c.want {
+			t.Errorf("OneLine(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+	}
+}

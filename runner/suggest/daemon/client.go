@@ -14,11 +14,12 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/internal/peer"
+	"github.com/clai-sh/clai/runner/suggest/hookproto"
 )
 
 // ErrNotRunning is the error of a client whose daemon does not answer: no
 // socket, or nobody serving it.
-var ErrNotRunning = errors.New("the suggestion daemon is not running")
+var ErrNotRunning = hookproto.ErrNotRunning
 
 // Client talks to the daemon on its socket.
 type Client struct {
@@ -48,15 +49,10 @@ func NewClient(socket string) *Client {
 	}}
 }
 
-// Suggest asks the daemon for the next commands of a shell.
+// Suggest asks the daemon for the next commands of a shell, as the small
+// client does (hookproto.Suggest).
 func (c *Client) Suggest(ctx context.Context, req SuggestRequest) (SuggestReply, error) {
-	var reply SuggestReply
-	body, err := json.Marshal(req)
-	if err != nil {
-		return reply, err
-	}
-	err = c.do(ctx, http.MethodPost, "/suggest", "application/json", bytes.NewReader(body), &reply)
-	return reply, err
+	return hookproto.Suggest(ctx, hookproto.UnixSocket{Path: c.socket}, req)
 }
 
 // Health asks the daemon how it is.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner/suggest/gitctx"
+	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/score"
 	"github.com/clai-sh/clai/runner/suggest/store"
 )
@@ -46,55 +47,23 @@ type Evidence struct {
 	Now time.Time
 }
 
-// Suggestion is a command to run next, with why.
-type Suggestion struct {
-	Command    string   `json:"command"`
-	Template   string   `json:"template"`
-	Confidence float64  `json:"confidence"`
-	Score      float64  `json:"score"`
-	Reasons    []string `json:"reasons"`
-}
-
-// SuggestRequest is the body of POST /suggest.
-type SuggestRequest struct {
-	Session string `json:"session"`
-	Cwd     string `json:"cwd"`
-	LastCmd string `json:"last_cmd"`
-	Limit   int    `json:"limit"`
-	// Shell is the asking shell (bash, zsh, fish), whose syntax every
-	// suggestion must parse in; "" is the shell the session's hooks named.
-	Shell string `json:"shell,omitempty"`
-}
-
-// SuggestReply is the answer of POST /suggest.
-type SuggestReply struct {
-	Suggestions []Suggestion `json:"suggestions"`
-	// Context is what the suggestions were drawn from.
-	Context SuggestContext `json:"context"`
-}
-
-// SuggestContext is what a shell's suggestions were drawn from.
-type SuggestContext struct {
-	// RepoKey is the repository's key (see gitctx.RepoKey), "" outside
-	// one.
-	RepoKey string `json:"repo_key"`
-	// Previous is the template of the shell's last command, "" when
-	// unknown.
-	Previous string `json:"previous"`
-	// Branch is the branch checked out and Dirty whether the work tree
-	// differs from the last commit; both absent when not known.
-	Branch string `json:"branch,omitempty"`
-	Dirty  *bool  `json:"dirty,omitempty"`
-	// Sources name the evidence there was: "repo_transitions",
-	// "global_transitions", "repo_frequency", "global_frequency",
-	// "project_tasks", "work_tree".
-	Sources []string `json:"sources"`
-}
+// The wire format of POST /suggest is the hook protocol's, which the small
+// client speaks too.
+type (
+	// Suggestion is a command to run next, with why.
+	Suggestion = hookproto.Suggestion
+	// SuggestRequest is the body of POST /suggest.
+	SuggestRequest = hookproto.SuggestRequest
+	// SuggestReply is the answer of POST /suggest.
+	SuggestReply = hookproto.SuggestReply
+	// SuggestContext is what a shell's suggestions were drawn from.
+	SuggestContext = hookproto.SuggestContext
+)
 
 // Limits of a suggestion request.
 const (
-	DefaultLimit = 5
-	MaxLimit     = 50
+	DefaultLimit = hookproto.DefaultLimit
+	MaxLimit     = hookproto.MaxLimit
 	// maxRequest bounds the body of a request other than ingest.
 	maxRequest = 64 << 10
 	// evidenceRows is how many rows of each kind the ranker is given.

@@ -1,10 +1,12 @@
 // Package hookproto is the wire format between the shell hooks and the
 // suggestion daemon: the events a hook sends (one JSON object a line), the
-// daemon's endpoint (a Unix socket, or a named pipe on Windows) and Send, which
-// hands events to the daemon without ever waiting for it.
+// daemon's endpoint (a Unix socket, or a named pipe on Windows), Send, which
+// hands events to the daemon without ever waiting for it, and Suggest, the
+// one client of POST /suggest, which clai suggest and clai-hook suggest share.
 //
-// It imports only the standard library, so that clai-hook, which a shell runs
-// at every prompt, stays small and starts fast.
+// It imports only the standard library and two small packages of clai's
+// (the peer check of a Unix socket, and how a terminal shows a line), so that
+// clai-hook, which a shell runs at its prompts, stays small and starts fast.
 package hookproto
 
 import (

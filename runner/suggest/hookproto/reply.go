@@ -55,7 +55,7 @@ func SendWait(t Transport, connectTimeout, wait time.Duration, events ...Event) 
 	if _, err := conn.Write(ingestRequest(body)); err != nil {
 		return IngestReply{}, fmt.Errorf("daemon at %s: %w", t, err)
 	}
-	status, data, err := readResponse(bufio.NewReader(io.LimitReader(conn, maxReply)))
+	status, data, err := readResponse(bufio.NewReader(io.LimitReader(conn, maxReply)), maxReply)
 	if err != nil {
 		return IngestReply{}, fmt.Errorf("daemon at %s: reply: %w", t, err)
 	}
@@ -74,8 +74,8 @@ func SendWait(t Transport, connectTimeout, wait time.Duration, events ...Event) 
 
 // readResponse reads an HTTP/1.1 response to a request that closes its
 // connection: its status code and its body (by its Content-Length, in
-// chunks, or up to the end).
-func readResponse(br *bufio.Reader) (status int, body []byte, err error) {
+// chunks, or up to the end), of max bytes at most.
+func readResponse(br *bufio.Reader, max int) (status int, body []byte, err error) {
 	line, err := br.ReadString('\n')
 	if err != nil {
 		return 0, nil, err
@@ -102,24 +102,30 @@ func readResponse(br *bufio.Reader) (status int, body []byte, err error) {
 			if length, err = strconv.Atoi(value); err != nil || length < 0 {
 				return status, nil, fmt.Errorf("content-length %q", value)
 			}
+			if length > max {
+				return status, nil, fmt.Errorf("content-length %d: longer than %d bytes", length, max)
+			}
 		case "transfer-encoding":
 			chunked = strings.EqualFold(value, "chunked")
 		}
 	}
 	switch {
 	case chunked:
-		body, err = readChunks(br)
+		body, err = readChunks(br, max)
 	case length >= 0:
 		body = make([]byte, length)
 		_, err = io.ReadFull(br, body)
 	default:
 		body, err = io.ReadAll(br)
+		if err == nil && len(body) > max {
+			err = fmt.Errorf("the body is longer than %d bytes", max)
+		}
 	}
 	return status, body, err
 }
 
-// readChunks reads a chunked body.
-func readChunks(br *bufio.Reader) ([]byte, error) {
+// readChunks reads a chunked body of max bytes at most.
+func readChunks(br *bufio.Reader, max int) ([]byte, error) {
 	var body []byte
 	for {
 		line, err := br.ReadString('\n')
@@ -128,7 +134,7 @@ func readChunks(br *bufio.Reader) ([]byte, error) {
 		}
 		size, _, _ := strings.Cut(strings.TrimSpace(line), ";")
 		n, err := strconv.ParseInt(size, 16, 32)
-		if err != nil || n < 0 || n > maxReply {
+		if err != nil || n < 0 || int64(len(body))+n > int64(max) {
 			return body, fmt.Errorf("chunk size %q", size)
 		}
 		if n == 0 {
