@@ -3,8 +3,8 @@
 // tail for the prompt and discards the rest. It prints medians, ratios and clai's
 // peak resident memory for the workloads of `make bench`:
 //
-//	W0  start-up: clai version, clai sessions, clai answer, clai suggest and a
-//	    clai run of a program that prompts at once, each a whole process,
+//	W0  start-up: clai version, clai sessions, clai answer, clai suggest,
+//	    clai-hook suggest and a clai run of a program that prompts at once, each a whole process,
 //	    against a small Go program that opens a terminal, starts that
 //	    program, answers it and waits (startfloor), in the same round
 //	W1  64 MiB of coloured log lines, then "Continue? [y/n] " answered y
@@ -27,9 +27,9 @@
 //	    the hooks write them (appended to spool files) and as clai-hook ingest
 //	    sends them (a connection an event): events/s and the transactions
 //	    they took
-//	W10 clai suggest p50/p99 against a daemon with 100,000 and 1,000,000
-//	    events in its database (built in bulk by the bench), against clai
-//	    version, the same process doing nothing
+//	W10 clai suggest and clai-hook suggest (the small client) p50/p99 against
+//	    a daemon with 100,000 and 1,000,000 events in its database (built in
+//	    bulk by the bench), against clai version, the same process doing nothing
 //	W11 ten clai daemons started at once on a new database: exactly one
 //	    migrates and serves
 //	W12 a soak: one run of a program that draws a clock every 200 ms while
@@ -220,6 +220,11 @@ func bench(runs int, only, before string) error {
 	}
 	selected := func(name string) bool { return only == "" || slices.Contains(strings.Split(only, ","), name) }
 	sb := suggestBench{clai: clai, dir: dir}
+	if selected("W0") || selected("W10") {
+		if sb.hook, err = hookBinary(root, dir, clai); err != nil {
+			return err
+		}
+	}
 	if selected("W0") {
 		floor, err := buildStartFloor(root, dir)
 		if err != nil {
@@ -395,6 +400,29 @@ const benchBinaryEnv = "CLAI_BENCH_BINARY"
 
 // claiBinary builds clai into dir as make build does, or returns the binary
 // benchBinaryEnv names.
+// hookBinary is the clai-hook beside clai (the one beside $CLAI_BENCH_BINARY
+// when that names a clai next to its clai-hook), else one built here.
+func hookBinary(root, dir, clai string) (string, error) {
+	if os.Getenv(benchBinaryEnv) != "" {
+		if beside := filepath.Join(filepath.Dir(clai), "clai-hook"); fileExists(beside) {
+			return beside, nil
+		}
+	}
+	hook := filepath.Join(dir, "clai-hook")
+	build := exec.Command("go", "build", "-tags", testprog.BuildTags(), "-o", hook, "./cmd/clai-hook")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("build clai-hook: %w", err)
+	}
+	return hook, nil
+}
+
+// fileExists reports whether path names a file.
+func fileExists(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
+}
+
 func claiBinary(root, dir string) (string, error) {
 	if bin := os.Getenv(benchBinaryEnv); bin != "" {
 		abs, err := filepath.Abs(bin)

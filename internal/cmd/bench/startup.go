@@ -91,6 +91,9 @@ func (s startupBench) benchStartup(runs int) error {
 		{"clai suggest", func() (measurement, error) {
 			return measureEnv(env, s.clai, "suggest", "--json", "--last", "git pull")
 		}},
+		{"clai-hook suggest", func() (measurement, error) {
+			return measureEnv(append(env, "CLAI_HOOK_LAST=git pull"), s.sb.hook, "suggest", "-json")
+		}},
 	}
 	walls := make([][]time.Duration, len(commands))
 	ratios := make([][]float64, len(commands))

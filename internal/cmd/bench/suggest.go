@@ -29,7 +29,8 @@ import (
 // suggestBench holds what the suggestion workloads share: clai, and a
 // folder of their own.
 type suggestBench struct {
-	clai, dir string
+	// hook is clai-hook, the small client, for W0 and W10.
+	clai, hook, dir string
 }
 
 // daemonProc is a clai daemon the bench started.
@@ -386,8 +387,9 @@ func (b suggestBench) benchSuggestLatency(runs int, sizes []int) error {
 			return fmt.Errorf("W10 at %d events: %w", n, err)
 		}
 		ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1e3) }
-		fmt.Printf("  %9d events (built in %5s)  clai suggest p50 %s  p99 %s   clai version p50 %s  p99 %s   ratio of p50s %.2f×   %d suggestions\n",
+		fmt.Printf("  %9d events (built in %5s)  clai suggest p50 %s  p99 %s   clai-hook suggest p50 %s  p99 %s   clai version p50 %s  p99 %s   ratio of p50s %.2f×   %d suggestions\n",
 			n, built.Round(time.Second), ms(percentile(res.suggest, 0.5)), ms(percentile(res.suggest, 0.99)),
+			ms(percentile(res.hook, 0.5)), ms(percentile(res.hook, 0.99)),
 			ms(percentile(res.version, 0.5)), ms(percentile(res.version, 0.99)),
 			float64(percentile(res.suggest, 0.5))/float64(percentile(res.version, 0.5)), res.count)
 	}
@@ -431,8 +433,8 @@ func buildDatabase(path string, n int, repo string) (time.Duration, error) {
 
 // suggestResult is what W10 measured at one size.
 type suggestResult struct {
-	suggest, version []time.Duration
-	count            int
+	suggest, hook, version []time.Duration
+	count                  int
 }
 
 // suggestCalls runs clai suggest and clai version calls times each, in turn,
@@ -441,7 +443,11 @@ func (b suggestBench) suggestCalls(dir, repo string, calls int) (suggestResult, 
 	var res suggestResult
 	env := append(daemonEnv(dir), "CLAI_SESSION_ID=bench")
 	run := func(args ...string) (time.Duration, []byte, error) {
-		cmd := exec.Command(b.clai, args...)
+		bin := b.clai
+		if args[0] == "clai-hook" {
+			bin, args = b.hook, args[1:]
+		}
+		cmd := exec.Command(bin, args...)
 		cmd.Env, cmd.Dir = env, repo
 		start := time.Now()
 		out, err := cmd.Output()
@@ -467,12 +473,19 @@ func (b suggestBench) suggestCalls(dir, repo string, calls int) (suggestResult, 
 		if res.count == 0 {
 			return res, errors.New("clai suggest suggested nothing")
 		}
+		ht, hout, err := run("clai-hook", "suggest", "-json")
+		if err != nil {
+			return res, err
+		}
+		if err := json.Unmarshal(hout, &reply); err != nil || len(reply.Suggestions) == 0 {
+			return res, fmt.Errorf("clai-hook suggest -json: %v\n%s", err, hout)
+		}
 		vt, _, err := run("version")
 		if err != nil {
 			return res, err
 		}
 		if i >= 5 {
-			res.suggest, res.version = append(res.suggest, took), append(res.version, vt)
+			res.suggest, res.hook, res.version = append(res.suggest, took), append(res.hook, ht), append(res.version, vt)
 		}
 	}
 	return res, nil
