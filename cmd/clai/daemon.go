@@ -17,6 +17,7 @@ import (
 	"github.com/clai-sh/clai/internal/rundir"
 	"github.com/clai-sh/clai/internal/statedir"
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/humanloop"
 	"github.com/clai-sh/clai/runner/suggest/daemon"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/secretfilter"
@@ -48,7 +49,7 @@ func daemonCommand() *cli.Command {
 			}
 			// The config file's history: its patterns of secrets, and
 			// ignore, the stop-list.
-			cfg, err := loadConfig(c.App.ErrWriter, os.Environ())
+			cfg, err := humanloop.LoadConfig(c.App.ErrWriter, os.Environ())
 			if err != nil {
 				return err
 			}

@@ -19,9 +19,8 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
-	"github.com/clai-sh/clai/runner/channel"
 	"github.com/clai-sh/clai/runner/eventlog"
-	"github.com/clai-sh/clai/runner/notify"
+	"github.com/clai-sh/clai/runner/humanloop"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -57,27 +56,8 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			var pb *playbooks.Playbook
-			path, extra := c.Args().First(), commandArgs(c.Args().Tail())
-			switch preset := c.String("preset"); {
-			case preset != "":
-				if pb, err = playbooks.LoadPreset(preset); err != nil {
-					return usageError("--preset: %v", err)
-				}
-				extra = commandArgs(c.Args().Slice())
-			case c.NArg() == 0:
-				return usageError("run: name a playbook, or --preset NAME")
-			default:
-				pb, err = playbooks.Load(path)
-			}
+			pb, extra, err := loadRunPlaybook(c)
 			if err != nil {
-				var list interface{ Count() (int, int) }
-				if errors.As(err, &list) {
-					return usage(fmt.Errorf("%w\nrun clai lint %s for hints", err, path))
-				}
-				return usage(err)
-			}
-			if extra, err = applyCommandArgs(pb, extra, c.Bool("replace")); err != nil {
 				return err
 			}
 			// Every output is checked before anything runs: a path that
@@ -108,20 +88,7 @@ func runCommand() *cli.Command {
 				runner.WithRemote(c.Bool("remote")),
 			}
 			if file := c.String("replay"); file != "" {
-				rec, err := cast.OpenReader(file)
-				if err != nil {
-					return usageError("--replay: %v", err)
-				}
-				defer rec.Close()
-				report, err := runner.ReplayReader(c.Context, pb, rec, opts...)
-				var pe *cast.ParseError
-				var tl *cast.TooLargeError
-				if errors.As(err, &pe) || errors.As(err, &tl) {
-					return usageError("--replay: %v", err)
-				} else if err != nil {
-					return err
-				}
-				return finishRun(c, report, out, paths.reports, nil)
+				return replayRun(c, pb, file, opts, out, paths.reports)
 			}
 			stdin, _ := c.App.Reader.(*os.File)
 			stdout, _ := c.App.Writer.(*os.File)
@@ -146,82 +113,15 @@ func runCommand() *cli.Command {
 				out.record = rec
 				opts = append(opts, runner.WithRecording(rec.Writer))
 			}
-			// Notified people answer from elsewhere: a headless run waits
-			// for them at a question. A dry run tells nobody.
-			cfg, err := loadConfig(c.App.ErrWriter, os.Environ())
+			cfg, err := humanloop.LoadConfig(c.App.ErrWriter, os.Environ())
 			if err != nil {
 				return err
 			}
-			// The answerer takes the easy questions; in a dry run it says
-			// what it would answer.
-			ans, err := openAnswerer(pb, cfg, os.Environ(), logger, c.Bool("dry-run"), c.App.ErrWriter)
-			if err != nil {
-				return err
-			}
-			// Whether a headless run waits at a question for an answer from
-			// elsewhere.
-			remote := c.Bool("remote")
-			if ans != nil {
-				opts = append(opts, runner.WithDesk(ans.Watch))
-				if !c.Bool("dry-run") {
-					// A headless run waits at a question for it.
-					opts = append(opts, runner.WithRemote(true))
-					remote = true
-				}
-			}
-			// People's answers are learned; the playbook's suggest: offers
-			// them again.
-			learner := openLearner(pb, logger, c.Bool("dry-run"), c.App.ErrWriter, &opts)
-			var notifier *notify.Sender
-			var channels *channel.Set
-			// Nobody is told of a question the run answers itself.
-			tri := newRunTriage(ans, learner)
-			if !c.Bool("dry-run") {
-				if notifier, err = openNotifier(cfg, pb, os.Environ(), logger, tri); err != nil {
-					return err
-				}
-				env := notify.Environment{Environ: os.Environ(), ResolvePath: pb.ResolvePath}
-				if channels, err = openChannels(cfg.Channels, env, logger, tri); err != nil {
-					return err
-				}
-			}
-			if notifier != nil {
-				opts = append(opts, runner.WithDesk(notifier.Watch), runner.WithRemote(true))
-				remote = true
-			}
-			if channels != nil {
-				opts = append(opts, runner.WithDesk(channels.Watch), runner.WithRemote(true))
-				remote = true
-			}
-			if questions, ok := claudeQuestions(pb, append(slices.Clone(pb.Spawn.Command), extra...), os.Getenv, time.Now(), c.App.ErrWriter); ok {
-				opts = append(opts, questions)
-			}
-			// The run is registered and served while it lives (clai
-			// sessions, clai answer).
-			served := newSessionServer(c.App.ErrWriter)
-			opts = append(opts, runner.WithDesk(served.ready))
-			// Headless, each question a person may answer from elsewhere is
-			// said on stderr, with where to answer it.
-			hints := hintsFor(term == nil, c.Bool("quiet"), remote, c.App.ErrWriter, served, tri)
-			if hints != nil {
-				opts = append(opts, runner.WithDesk(hints.watch))
-			}
-			report, err := runner.Run(c.Context, pb, opts...)
-			served.close(c.App.ErrWriter)
-			if ans != nil {
-				// First: the notifications it holds back are then told.
-				ans.Close()
-				if report != nil {
-					reportDecisions(report, ans)
-				}
-			}
-			closeAfterRun(notifier, channels)
-			if learner != nil {
-				learner.Close()
-			}
-			if hints != nil {
-				hints.wait()
-			}
+			report, err := humanloop.Run(c.Context, pb, humanloop.Options{
+				Config: cfg, Logger: logger, DryRun: c.Bool("dry-run"), Remote: c.Bool("remote"),
+				Headless: term == nil, Quiet: c.Bool("quiet"), Notices: c.App.ErrWriter,
+				Command: append(slices.Clone(pb.Spawn.Command), extra...), Runner: opts,
+			})
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused
 				// for what it was given, 1 for anything else.
@@ -237,19 +137,55 @@ func runCommand() *cli.Command {
 	}
 }
 
-// closeAfterRun lets the notifications and the channels finish at once:
-// the end waits notify.Grace at most for the one and channel.Grace for the
-// other.
-func closeAfterRun(notifier *notify.Sender, channels *channel.Set) {
-	var wg sync.WaitGroup
-	if channels != nil {
-		wg.Add(1)
-		go func() { defer wg.Done(); channels.Close() }()
+// loadRunPlaybook loads the playbook clai run was given, a file or a preset,
+// and returns it with the arguments after -- applied to its command. A
+// playbook that does not load is a usage error that says how to lint it.
+func loadRunPlaybook(c *cli.Context) (*playbooks.Playbook, []string, error) {
+	var pb *playbooks.Playbook
+	var err error
+	path, extra := c.Args().First(), commandArgs(c.Args().Tail())
+	switch preset := c.String("preset"); {
+	case preset != "":
+		if pb, err = playbooks.LoadPreset(preset); err != nil {
+			return nil, nil, usageError("--preset: %v", err)
+		}
+		extra = commandArgs(c.Args().Slice())
+	case c.NArg() == 0:
+		return nil, nil, usageError("run: name a playbook, or --preset NAME")
+	default:
+		pb, err = playbooks.Load(path)
 	}
-	if notifier != nil {
-		notifier.Close()
+	if err != nil {
+		var list interface{ Count() (int, int) }
+		if errors.As(err, &list) {
+			return nil, nil, usage(fmt.Errorf("%w\nrun clai lint %s for hints", err, path))
+		}
+		return nil, nil, usage(err)
 	}
-	wg.Wait()
+	if extra, err = applyCommandArgs(pb, extra, c.Bool("replace")); err != nil {
+		return nil, nil, err
+	}
+	return pb, extra, nil
+}
+
+// replayRun feeds the recording in file through pb in virtual time and
+// writes the run's outputs; a recording that cannot be read is a usage
+// error.
+func replayRun(c *cli.Context, pb *playbooks.Playbook, file string, opts []runner.Option, out *outputs, reports []string) error {
+	rec, err := cast.OpenReader(file)
+	if err != nil {
+		return usageError("--replay: %v", err)
+	}
+	defer rec.Close()
+	report, err := runner.ReplayReader(c.Context, pb, rec, opts...)
+	var pe *cast.ParseError
+	var tl *cast.TooLargeError
+	if errors.As(err, &pe) || errors.As(err, &tl) {
+		return usageError("--replay: %v", err)
+	} else if err != nil {
+		return err
+	}
+	return finishRun(c, report, out, reports, nil)
 }
 
 // finishRun closes the run's outputs, writes its reports and turns the run's

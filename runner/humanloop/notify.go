@@ -1,4 +1,4 @@
-package main
+package humanloop
 
 import (
 	"errors"
@@ -13,11 +13,11 @@ import (
 	"github.com/clai-sh/clai/runner/sessions"
 )
 
-// loadConfig loads the user config file of environ; an empty one when
-// environ names no place for it. A config file that does not load refuses
-// the run before anything starts; one others may read is warned of on
-// stderr.
-func loadConfig(stderr io.Writer, environ []string) (*playbooks.Config, error) {
+// LoadConfig loads the user config file of environ; an empty one when
+// environ names no place for it. A config file that does not load is a
+// *runner.SetupError (the run is refused before anything starts); one others
+// may read is warned of on stderr.
+func LoadConfig(stderr io.Writer, environ []string) (*playbooks.Config, error) {
 	path := playbooks.ConfigPath(environ)
 	if path == "" {
 		return &playbooks.Config{}, nil
@@ -27,9 +27,9 @@ func loadConfig(stderr io.Writer, environ []string) (*playbooks.Config, error) {
 	if err != nil {
 		var list interface{ Count() (int, int) }
 		if errors.As(err, &list) {
-			return nil, usage(fmt.Errorf("%w\nthe user config file %s does not load", err, path))
+			return nil, refused(fmt.Errorf("%w\nthe user config file %s does not load", err, path))
 		}
-		return nil, usage(err)
+		return nil, refused(err)
 	}
 	return cfg, nil
 }
@@ -59,7 +59,7 @@ func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []strin
 		routes = append(routes, notify.Route{Target: t, Spec: s})
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, usage(err)
+		return nil, refused(err)
 	}
 	opts := []notify.Option{notify.WithLogger(logger), notify.WithDashboard(runningDashboard)}
 	if tri.decide != nil {

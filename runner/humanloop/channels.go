@@ -1,4 +1,4 @@
-package main
+package humanloop
 
 import (
 	"errors"
@@ -30,7 +30,7 @@ func openChannels(specs []*playbooks.Channel, env notify.Environment, logger *za
 		chans = append(chans, c)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, usage(err)
+		return nil, refused(err)
 	}
 	var opts []channel.SetOption
 	if tri.decide != nil {

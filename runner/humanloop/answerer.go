@@ -1,4 +1,4 @@
-package main
+package humanloop
 
 import (
 	"io"
@@ -32,7 +32,7 @@ func openAnswerer(pb *playbooks.Playbook, cfg *playbooks.Config, environ []strin
 	}
 	model, err := answerer.Open(spec, notify.Environment{Environ: environ, ResolvePath: resolve, Secrets: playbooks.SecretVariables(pb, cfg)})
 	if err != nil {
-		return nil, usage(err)
+		return nil, refused(err)
 	}
 	return answerer.New(model, spec, pb, answerer.WithLogger(logger), answerer.WithDryRun(dryRun, notices)), nil
 }

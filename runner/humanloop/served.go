@@ -1,0 +1,66 @@
+package humanloop
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/sessions"
+)
+
+// sessionServer registers a run in the sessions folder and serves its desk
+// from goroutines of its own: the run never waits for it.
+type sessionServer struct {
+	reg     *sessions.Registry
+	started bool
+	done    chan struct{}
+	entry   *sessions.Entry
+	err     error
+}
+
+// newSessionServer opens the sessions folder. One that cannot be used is
+// said on warn, and the run goes on without being registered.
+func newSessionServer(warn io.Writer) *sessionServer {
+	reg, err := sessions.Open("")
+	if err != nil {
+		fmt.Fprintf(warn, "clai: warning: this run cannot be seen or answered from elsewhere: %v\n", err)
+	}
+	return &sessionServer{reg: reg, done: make(chan struct{})}
+}
+
+// ready registers and serves d; it returns at once.
+func (s *sessionServer) ready(d ask.Desk) {
+	if s.reg == nil {
+		return
+	}
+	s.started = true
+	go func() {
+		defer close(s.done)
+		s.entry, s.err = s.reg.Register(d, nil)
+	}()
+}
+
+// registered waits until the run is registered and reports whether it is:
+// whether clai answer can reach it. It is called after ready.
+func (s *sessionServer) registered() bool {
+	if !s.started {
+		return false
+	}
+	<-s.done
+	return s.err == nil
+}
+
+// close stops serving and removes the run's entry, once the run is over. A
+// registration that failed is said on warn then, when the terminal is the
+// person's again.
+func (s *sessionServer) close(warn io.Writer) {
+	if !s.started {
+		return
+	}
+	<-s.done
+	if s.err != nil {
+		fmt.Fprintf(warn, "clai: warning: this run could not be seen or answered from elsewhere: %v\n", s.err)
+		return
+	}
+	_ = s.entry.Close()
+}
