@@ -1,0 +1,115 @@
+package humanloop_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/channel/channeltest"
+	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/humanloop"
+)
+
+// lockedBuffer is a bytes.Buffer that a run writes to while the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestRunTellsAPersonAndTakesTheirAnswerFromAPhone embeds clai as the
+// package doc says: a real program asks a question; the run, assembled by
+// humanloop.Run from a user config with a webhook target and an ntfy
+// channel, tells the webhook, publishes the question with a button per
+// option, and types the option the phone's press picked.
+func TestRunTellsAPersonAndTakesTheirAnswerFromAPhone(t *testing.T) {
+	// The run registers in the sessions folder and learns in the state
+	// folder of its environment: both the test's own.
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	var told lockedBuffer
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		fmt.Fprintf(&told, "%s\n", body)
+	}))
+	t.Cleanup(hook.Close)
+	ntfy := channeltest.NewNtfy(t, "")
+	cfg, findings := playbooks.ParseConfig("config.yaml", fmt.Appendf(nil,
+		"notify:\n  - webhook: {url: %q}\nchannels:\n  - ntfy: {server: %q, topic: alice-questions}\n", hook.URL, ntfy.URL()))
+	if cfg == nil {
+		t.Fatal(findings)
+	}
+	prompter := testprog.Build(t, "prompter")
+	pb, findings := playbooks.Parse("deploy.yaml", fmt.Appendf(nil,
+		"version: 1\nname: deploy\nspawn:\n  command: [%q, \"-q\", \"Deploy where? [staging/prod] \"]\ntimeouts:\n  prompt: 120s\n  total: 300s\n", prompter))
+	if pb == nil {
+		t.Fatal(findings)
+	}
+	var shown, notices lockedBuffer
+	type result struct {
+		outcome engine.State
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := humanloop.Run(context.Background(), pb, humanloop.Options{
+			Config: cfg, Headless: true, Notices: &notices, Runner: []runner.Option{runner.WithMirror(&shown)},
+		})
+		r := result{err: err}
+		if rep != nil {
+			r.outcome = rep.Outcome
+		}
+		done <- r
+	}()
+	var asked channeltest.NtfyMessage
+	ntfy.Wait(t, "the question", func(msgs []channeltest.NtfyMessage) bool {
+		for _, m := range msgs {
+			if len(m.Actions) == 2 {
+				asked = m
+				return true
+			}
+		}
+		return false
+	})
+	if status := ntfy.Press(t, asked.Actions[1]); status != 200 {
+		t.Fatalf("the press: status %d", status)
+	}
+	select {
+	case r := <-done:
+		if r.err != nil || r.outcome != engine.Done {
+			t.Fatalf("the run: %v, %v\n%s\n%s", r.outcome, r.err, shown.String(), notices.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the run goes on after the press:\n%s", shown.String())
+	}
+	if got := shown.String(); !strings.Contains(got, "got: prod") || strings.Contains(got, "got: staging") {
+		t.Fatalf("the program got:\n%s", got)
+	}
+	if !strings.Contains(told.String(), "Deploy where?") {
+		t.Fatalf("the webhook was told:\n%s", told.String())
+	}
+	if !strings.Contains(notices.String(), "clai answer") {
+		t.Errorf("a headless run that waits for a person says where to answer; it said:\n%s", notices.String())
+	}
+}
