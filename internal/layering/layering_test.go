@@ -64,6 +64,8 @@ func rules() []rule {
 			deny: []string{"runner/channel/...", "runner/notify", "runner/answerer/...", "runner/dashboard", "runner/humanloop", "runner/suggest/learned"}},
 		{name: "the history engine knows no run", from: []string{"runner/suggest/..."}, except: []string{"runner/suggest/learned"},
 			deny: []string{"runner", "runner/engine", "runner/humanloop", "runner/sessions", "runner/channel/...", "runner/notify", "runner/dashboard"}},
+		{name: "learned answers stand apart from channels, models and the history engine", from: []string{"runner/suggest/learned"},
+			deny: []string{"runner/answerer/...", "runner/channel/...", "runner/notify", "runner/suggest/daemon", "runner/suggest/store", "runner/suggest/score", "runner/suggest/hookproto"}},
 		{name: "the hooks' client stays small", from: []string{"cmd/clai-hook"}, reach: true,
 			deny: []string{"..."}, allow: []string{"cmd/clai-hook", "runner/suggest/hookproto", "internal/peer", "internal/glyph", "internal/rundir"}},
 		{name: "nothing imports a command", from: []string{"..."}, deny: []string{"cmd/..."}},

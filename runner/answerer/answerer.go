@@ -13,6 +13,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/gates"
 	"github.com/clai-sh/clai/runner/triage"
 )
 
@@ -37,7 +38,7 @@ const LogEvent = "answerer"
 // Answerer answers a session's questions through a model, behind gates.
 type Answerer struct {
 	model  Model
-	gates  *Gates
+	gates  *gates.Gates
 	pb     Playbook
 	spec   *playbooks.Answerer
 	log    *zap.Logger
@@ -89,7 +90,7 @@ func WithDryRun(on bool, notices io.Writer) Option {
 // pb's danger rules.
 func New(model Model, spec *playbooks.Answerer, pb *playbooks.Playbook, opts ...Option) *Answerer {
 	a := &Answerer{
-		model: model, spec: spec, gates: NewGates(spec, pb.Danger),
+		model: model, spec: spec, gates: gates.New(spec, pb.Danger),
 		pb:  Playbook{Name: pb.Name, Description: pb.Description},
 		log: zap.NewNop(), outcomes: triage.NewOutcomes(maxOutcomes),
 	}
@@ -228,7 +229,7 @@ func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, re
 	answered := false
 	defer func() { a.outcomes.Decided(q.ID, reply.Summary, answered) }()
 	if q.Reason != ask.Prompt && !a.spec.Summarize {
-		_, why := a.gates.Check(q, ask.Screen{}, Reply{}, dangerSince)
+		_, why := a.gates.Check(q, ask.Screen{}, "", 0, dangerSince)
 		a.record(q, Declined, nil, why)
 		return
 	}
@@ -243,7 +244,7 @@ func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, re
 		a.recordFailed(q, why, err)
 		return
 	}
-	answer, why := a.gates.Check(q, desk.Screen(), reply, dangerSince)
+	answer, why := a.gates.Check(q, desk.Screen(), reply.Answer, reply.Confidence, dangerSince)
 	switch {
 	case answer == nil:
 		a.record(q, Declined, &reply, why)
@@ -251,7 +252,7 @@ func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, re
 		a.record(q, WouldAnswer, &reply, "")
 		if a.notice != nil {
 			fmt.Fprintf(a.notice, "clai: dry run: the answerer would answer %s %q with %s (%s, confidence %s: %s)\n",
-				q.ID, oneLine(q.Text, 80), shown(*answer), a.model.Name(), confidence(reply.Confidence), reply.Reason)
+				q.ID, gates.OneLine(q.Text, 80), shown(*answer), a.model.Name(), confidence(reply.Confidence), reply.Reason)
 		}
 	default:
 		answer.By = a.by(reply)
@@ -267,7 +268,7 @@ func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, re
 // by is who answered, as the report and the log show it: the model, its
 // confidence and its reason.
 func (a *Answerer) by(r Reply) string {
-	return oneLine(fmt.Sprintf("%s (confidence %s): %s", a.model.Name(), confidence(r.Confidence), r.Reason), MaxReason)
+	return gates.OneLine(fmt.Sprintf("%s (confidence %s): %s", a.model.Name(), confidence(r.Confidence), r.Reason), MaxReason)
 }
 
 func confidence(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
@@ -316,7 +317,7 @@ func (a *Answerer) record(q ask.Question, decision string, r *Reply, why string,
 	fs := []zap.Field{zap.String("event", LogEvent), zap.String("decision", decision),
 		zap.String("question", q.ID), zap.String("model", a.model.Name())}
 	if r != nil {
-		fs = append(fs, zap.String("answer", oneLine(r.Answer, MaxReason)), zap.String("confidence", confidence(r.Confidence)),
+		fs = append(fs, zap.String("answer", gates.OneLine(r.Answer, MaxReason)), zap.String("confidence", confidence(r.Confidence)),
 			zap.String("reason", r.Reason))
 		if r.Summary != "" {
 			fs = append(fs, zap.String("summary", r.Summary))

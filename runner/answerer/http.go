@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/clai-sh/clai/runner/gates"
 )
 
 // maxTokens bounds what the model may write.
@@ -117,7 +119,7 @@ func (h *HTTP) post(ctx context.Context, endpoint string, header http.Header, bo
 	case len(raw) > MaxReply:
 		return nil, fmt.Errorf("the reply is longer than %d bytes", MaxReply)
 	case resp.StatusCode/100 != 2:
-		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, oneLine(string(raw), 200))
+		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, gates.OneLine(string(raw), 200))
 	}
 	return h.content(raw)
 }

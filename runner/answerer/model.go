@@ -16,10 +16,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/gates"
 )
 
 // Bounds of what a model is given and what is taken from it.
@@ -131,23 +130,7 @@ func checkReply(r Reply) (Reply, error) {
 		// The rule a person's text answer is held to.
 		return Reply{}, fmt.Errorf("the answer cannot be typed: %w", err)
 	}
-	r.Reason = oneLine(r.Reason, MaxReason)
-	r.Summary = oneLine(r.Summary, MaxSummary)
+	r.Reason = gates.OneLine(r.Reason, MaxReason)
+	r.Summary = gates.OneLine(r.Summary, MaxSummary)
 	return r, nil
-}
-
-// oneLine makes s one line of printable characters, at most n of them.
-func oneLine(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Map(func(r rune) rune {
-		if ask.Hidden(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) > n {
-		s = string([]rune(s)[:n-1]) + "…"
-	}
-	return s
 }

@@ -18,6 +18,31 @@ import (
 	"github.com/clai-sh/clai/runner/ask"
 )
 
+// question is a prompt question on the screen text, with the options given.
+func question(text, screen string, options ...string) (ask.Question, ask.Screen) {
+	q := ask.Question{ID: "q1", Reason: ask.Prompt, Text: text, Screen: screen, ScreenHash: "h1", Options: []ask.Option{}}
+	for _, o := range options {
+		q.Options = append(q.Options, ask.Option{Label: o})
+	}
+	return q, ask.Screen{Text: screen, Hash: "h1"}
+}
+
+// gatedPlaybook has a danger rule for rm -rf and an answerer that allows
+// everything but passwords.
+const gatedPlaybook = `
+version: 1
+name: gated
+spawn: {command: [x]}
+danger:
+  - name: wipe
+    match: {regex: 'rm\s+-rf'}
+    action: manual
+answerer:
+  command: [model]
+  min_confidence: 0.9
+  deny: [{regex: '(?i)password'}]
+`
+
 // fakeDesk is a session's desk whose updates the test sends and whose
 // answers it records.
 type fakeDesk struct {

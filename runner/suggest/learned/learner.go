@@ -12,8 +12,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/playbooks"
-	"github.com/clai-sh/clai/runner/answerer"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/gates"
 	"github.com/clai-sh/clai/runner/suggest/gitctx"
 	"github.com/clai-sh/clai/runner/suggest/tasks"
 	"github.com/clai-sh/clai/runner/triage"
@@ -63,7 +63,7 @@ type Learner struct {
 	playbook string
 	spec     *playbooks.Suggest
 	secret   func(text string) bool
-	gates    *answerer.Gates
+	gates    *gates.Gates
 	// outcomes are auto_answer's decisions, for Triage.
 	outcomes *triage.Outcomes
 	log      *zap.Logger
@@ -115,7 +115,7 @@ func WithDryRun(on bool, notices io.Writer) Option {
 func New(path string, pb *playbooks.Playbook, opts ...Option) *Learner {
 	l := &Learner{path: path, playbook: pb.Name, spec: pb.Suggest, secret: secretQuestions(pb), log: zap.NewNop(), opened: make(chan struct{}), outcomes: triage.NewOutcomes(maxOutcomes)}
 	if auto := pb.Suggest.Auto(); auto != nil {
-		l.gates = answerer.NewGates(&playbooks.Answerer{MinConfidence: auto.MinConfidence, Allow: auto.Allow, Deny: auto.Deny}, pb.Danger)
+		l.gates = gates.New(&playbooks.Answerer{MinConfidence: auto.MinConfidence, Allow: auto.Allow, Deny: auto.Deny}, pb.Danger)
 	}
 	for _, o := range opts {
 		o(l)
@@ -375,7 +375,7 @@ func (l *Learner) autoAnswer(desk ask.Desk, q ask.Question, dangerSince bool) {
 		l.decided(q, Declined, &top, fmt.Sprintf("people gave it %d times, min_count is %d", top.Count, auto.MinCount))
 		return
 	}
-	answer, why := l.gates.Check(q, desk.Screen(), answerer.Reply{Answer: top.Text, Confidence: top.Confidence}, dangerSince)
+	answer, why := l.gates.Check(q, desk.Screen(), top.Text, top.Confidence, dangerSince)
 	switch {
 	case answer == nil:
 		l.decided(q, Declined, &top, why)

@@ -1,15 +1,23 @@
-package answerer
+// Package gates decides whether an answer a machine proposes is typed: the
+// answerer's model's, or an answer learned from people that auto_answer
+// would give. The gates read only what the session shows and the playbook
+// says (its danger rules, allow and deny, the least confidence, a visible
+// option); the proposer's own words are the answer they check, never a
+// reason to pass one.
+package gates
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
 	"github.com/clai-sh/clai/runner/ask"
 )
 
-// Gates decide whether a model's reply is typed. They read only what the
+// Gates decide whether a proposed answer is typed. They read only what the
 // session shows and the playbook says; the model's reply is the answer
 // they check, never a reason to pass one.
 type Gates struct {
@@ -18,15 +26,15 @@ type Gates struct {
 	danger        []*playbooks.Danger
 }
 
-// NewGates returns the gates of spec and of the playbook's danger rules.
-func NewGates(spec *playbooks.Answerer, danger []*playbooks.Danger) *Gates {
+// New returns the gates of spec and of the playbook's danger rules.
+func New(spec *playbooks.Answerer, danger []*playbooks.Danger) *Gates {
 	return &Gates{minConfidence: spec.MinConfidence, allow: spec.Allow, deny: spec.Deny, danger: danger}
 }
 
-// Check returns the answer to type for reply to q, with the screen as it is
-// now, or nil and why not. dangerSince says a danger rule matched since the
-// last answer. Every gate must hold.
-func (g *Gates) Check(q ask.Question, now ask.Screen, reply Reply, dangerSince bool) (*ask.Answer, string) {
+// Check returns the answer to type for answer, proposed to q with
+// confidence, with the screen as it is now, or nil and why not. dangerSince
+// says a danger rule matched since the last answer. Every gate must hold.
+func (g *Gates) Check(q ask.Question, now ask.Screen, answer string, confidence float64, dangerSince bool) (*ask.Answer, string) {
 	texts := append([]string{q.Text, q.Screen, now.Text}, labels(q.Options)...)
 	switch {
 	case q.Reason != ask.Prompt:
@@ -34,7 +42,7 @@ func (g *Gates) Check(q ask.Question, now ask.Screen, reply Reply, dangerSince b
 	case dangerSince:
 		return nil, "a danger rule matched since the last answer"
 	}
-	if name := g.dangerIn(append(texts, reply.Answer)...); name != "" {
+	if name := g.dangerIn(append(texts, answer)...); name != "" {
 		return nil, fmt.Sprintf("danger rule %q matches the question, the screen or the answer", name)
 	}
 	switch {
@@ -42,20 +50,20 @@ func (g *Gates) Check(q ask.Question, now ask.Screen, reply Reply, dangerSince b
 		return nil, "a deny pattern matches the question"
 	case g.allow != nil && !matches(g.allow, texts...):
 		return nil, "no allow pattern matches the question"
-	case !(reply.Confidence >= g.minConfidence):
-		return nil, fmt.Sprintf("the confidence %s is below min_confidence %s", confidence(reply.Confidence), confidence(g.minConfidence))
+	case !(confidence >= g.minConfidence):
+		return nil, fmt.Sprintf("the confidence %s is below min_confidence %s", formatConfidence(confidence), formatConfidence(g.minConfidence))
 	case now.Hash != q.ScreenHash:
 		return nil, "the screen changed since the question was asked"
 	}
 	a := &ask.Answer{Question: q.ID, ScreenHash: q.ScreenHash, Channel: ask.ChannelAnswerer}
 	if len(q.Options) == 0 {
-		text := reply.Answer
+		text := answer
 		a.Text = &text
 		return a, ""
 	}
-	label := option(q.Options, reply.Answer)
+	label := option(q.Options, answer)
 	if label == "" {
-		return nil, fmt.Sprintf("the answer %q is none of the options (%s)", oneLine(reply.Answer, 80), strings.Join(labels(q.Options), " | "))
+		return nil, fmt.Sprintf("the answer %q is none of the options (%s)", OneLine(answer, 80), strings.Join(labels(q.Options), " | "))
 	}
 	a.Choose = label
 	return a, ""
@@ -101,4 +109,33 @@ func matches(m *pattern.Matcher, texts ...string) bool {
 		}
 	}
 	return false
+}
+
+// labels are the options' labels.
+func labels(opts []ask.Option) []string {
+	out := make([]string, len(opts))
+	for i, o := range opts {
+		out[i] = o.Label
+	}
+	return out
+}
+
+// formatConfidence is c as a log or a message says it.
+func formatConfidence(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
+
+// OneLine makes s one line of printable characters, at most n of them, for
+// a message: what is hidden shows as a blank, blanks run together.
+func OneLine(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		if ask.Hidden(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n-1]) + "…"
+	}
+	return s
 }

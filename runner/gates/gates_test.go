@@ -1,12 +1,12 @@
-package answerer_test
+package gates_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/clai-sh/clai/playbooks"
-	"github.com/clai-sh/clai/runner/answerer"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/gates"
 )
 
 // gatedPlaybook has a danger rule for rm -rf and an answerer that allows
@@ -25,13 +25,13 @@ answerer:
   deny: [{regex: '(?i)password'}]
 `
 
-func gates(t *testing.T, src string) *answerer.Gates {
+func gatesOf(t *testing.T, src string) *gates.Gates {
 	t.Helper()
 	pb, findings := playbooks.Parse("p.yaml", []byte(src))
 	if pb == nil {
 		t.Fatal(findings)
 	}
-	return answerer.NewGates(pb.Answerer, pb.Danger)
+	return gates.New(pb.Answerer, pb.Danger)
 }
 
 // question is a prompt question on the screen text, with the options given.
@@ -43,9 +43,15 @@ func question(text, screen string, options ...string) (ask.Question, ask.Screen)
 	return q, ask.Screen{Text: screen, Hash: "h1"}
 }
 
+// reply is an answer proposed with its confidence.
+type reply struct {
+	Answer     string
+	Confidence float64
+}
+
 func TestGates(t *testing.T) {
 	t.Parallel()
-	g := gates(t, gatedPlaybook)
+	g := gatesOf(t, gatedPlaybook)
 	cont, contScreen := question("Continue? [Y/n]", "Installing...\nContinue? [Y/n]", "Y", "n")
 	wipe, wipeScreen := question("Proceed? [y/N]", "About to run: rm -rf build\nProceed? [y/N]", "y", "N")
 	name, nameScreen := question("Project name:", "Project name:")
@@ -55,27 +61,27 @@ func TestGates(t *testing.T) {
 		name        string
 		q           ask.Question
 		now         ask.Screen
-		reply       answerer.Reply
+		reply       reply
 		dangerSince bool
 		choose      string
 		text        *string
 		why         string
 	}{
-		{name: "a confident safe answer", q: cont, now: contScreen, reply: answerer.Reply{Answer: "y", Confidence: 0.97}, choose: "Y"},
-		{name: "rm -rf at confidence 1", q: wipe, now: wipeScreen, reply: answerer.Reply{Answer: "y", Confidence: 1}, why: `danger rule "wipe"`},
-		{name: "rm -rf on the screen now", q: cont, now: ask.Screen{Text: "rm -rf /\nContinue? [Y/n]", Hash: "h1"}, reply: answerer.Reply{Answer: "Y", Confidence: 1}, why: `danger rule "wipe"`},
-		{name: "rm -rf in the answer", q: name, now: nameScreen, reply: answerer.Reply{Answer: "x; rm -rf ~", Confidence: 1}, why: `danger rule "wipe"`},
-		{name: "low confidence", q: cont, now: contScreen, reply: answerer.Reply{Answer: "Y", Confidence: 0.5}, why: "confidence 0.5 is below min_confidence 0.9"},
-		{name: "a hand-over", q: handover, now: contScreen, reply: answerer.Reply{Answer: "Y", Confidence: 1}, why: "hand-over (danger)"},
-		{name: "a danger since the last answer", q: cont, now: contScreen, reply: answerer.Reply{Answer: "Y", Confidence: 1}, dangerSince: true, why: "danger rule matched since"},
-		{name: "not an option", q: cont, now: contScreen, reply: answerer.Reply{Answer: "yes please", Confidence: 1}, why: "none of the options"},
-		{name: "the screen changed", q: cont, now: ask.Screen{Text: "Continue? [Y/n]", Hash: "h2"}, reply: answerer.Reply{Answer: "Y", Confidence: 1}, why: "screen changed"},
-		{name: "a text", q: name, now: nameScreen, reply: answerer.Reply{Answer: "demo", Confidence: 0.95}, text: ptr("demo")},
-		{name: "denied", q: ask.Question{ID: "q1", Reason: ask.Prompt, Text: "Password:", Screen: "Password:", ScreenHash: "h1"}, now: ask.Screen{Text: "Password:", Hash: "h1"}, reply: answerer.Reply{Answer: "hunter2", Confidence: 1}, why: "deny pattern"},
+		{name: "a confident safe answer", q: cont, now: contScreen, reply: reply{Answer: "y", Confidence: 0.97}, choose: "Y"},
+		{name: "rm -rf at confidence 1", q: wipe, now: wipeScreen, reply: reply{Answer: "y", Confidence: 1}, why: `danger rule "wipe"`},
+		{name: "rm -rf on the screen now", q: cont, now: ask.Screen{Text: "rm -rf /\nContinue? [Y/n]", Hash: "h1"}, reply: reply{Answer: "Y", Confidence: 1}, why: `danger rule "wipe"`},
+		{name: "rm -rf in the answer", q: name, now: nameScreen, reply: reply{Answer: "x; rm -rf ~", Confidence: 1}, why: `danger rule "wipe"`},
+		{name: "low confidence", q: cont, now: contScreen, reply: reply{Answer: "Y", Confidence: 0.5}, why: "confidence 0.5 is below min_confidence 0.9"},
+		{name: "a hand-over", q: handover, now: contScreen, reply: reply{Answer: "Y", Confidence: 1}, why: "hand-over (danger)"},
+		{name: "a danger since the last answer", q: cont, now: contScreen, reply: reply{Answer: "Y", Confidence: 1}, dangerSince: true, why: "danger rule matched since"},
+		{name: "not an option", q: cont, now: contScreen, reply: reply{Answer: "yes please", Confidence: 1}, why: "none of the options"},
+		{name: "the screen changed", q: cont, now: ask.Screen{Text: "Continue? [Y/n]", Hash: "h2"}, reply: reply{Answer: "Y", Confidence: 1}, why: "screen changed"},
+		{name: "a text", q: name, now: nameScreen, reply: reply{Answer: "demo", Confidence: 0.95}, text: ptr("demo")},
+		{name: "denied", q: ask.Question{ID: "q1", Reason: ask.Prompt, Text: "Password:", Screen: "Password:", ScreenHash: "h1"}, now: ask.Screen{Text: "Password:", Hash: "h1"}, reply: reply{Answer: "hunter2", Confidence: 1}, why: "deny pattern"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			a, why := g.Check(tc.q, tc.now, tc.reply, tc.dangerSince)
+			a, why := g.Check(tc.q, tc.now, tc.reply.Answer, tc.reply.Confidence, tc.dangerSince)
 			switch {
 			case tc.why != "":
 				if a != nil || !strings.Contains(why, tc.why) {
@@ -96,13 +102,13 @@ func TestGates(t *testing.T) {
 
 func TestGatesAllow(t *testing.T) {
 	t.Parallel()
-	g := gates(t, "version: 1\nname: n\nspawn: {command: [x]}\nanswerer: {command: [m], allow: ['[Y/n]']}\n")
+	g := gatesOf(t, "version: 1\nname: n\nspawn: {command: [x]}\nanswerer: {command: [m], allow: ['[Y/n]']}\n")
 	q, now := question("Overwrite? [y/N]", "Overwrite? [y/N]", "y", "N")
-	if a, why := g.Check(q, now, answerer.Reply{Answer: "y", Confidence: 1}, false); a != nil || !strings.Contains(why, "no allow pattern") {
+	if a, why := g.Check(q, now, "y", 1, false); a != nil || !strings.Contains(why, "no allow pattern") {
 		t.Errorf("answer %+v, why %q", a, why)
 	}
 	q, now = question("Continue? [Y/n]", "Continue? [Y/n]", "Y", "n")
-	if a, why := g.Check(q, now, answerer.Reply{Answer: "Y", Confidence: 1}, false); a == nil {
+	if a, why := g.Check(q, now, "Y", 1, false); a == nil {
 		t.Errorf("declined: %s", why)
 	}
 }
