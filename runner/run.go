@@ -25,6 +25,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver/pty"
 	"github.com/clai-sh/clai/runner/driver/tmux"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/questions"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -75,7 +76,7 @@ type options struct {
 	desk   func(ask.Desk)
 	remote bool
 	// sources are the run's question sources (see WithQuestions).
-	sources []QuestionSource
+	sources []questions.Source
 	// suggest gives an opening question its suggestions (see
 	// WithSuggestions).
 	suggest func(ask.Question) []ask.Suggestion

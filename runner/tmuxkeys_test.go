@@ -13,6 +13,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver/keys"
 	"github.com/clai-sh/clai/runner/driver/tmux"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/questions"
 )
 
 // keysByName is a tmux pane that notes the keys typed into it, and fails the test
@@ -99,7 +100,7 @@ steps:
 		return tmux.Start(ctx, tmux.Options{Session: s.TmuxSession, Argv: s.Argv, Rows: int(s.Rows), Cols: int(s.Cols), Socket: sock, Dir: folder})
 	}
 	dirs := make(chan string, 1)
-	source := func(ctx context.Context, q runner.Questions) { dirs <- q.Dir() }
+	source := func(ctx context.Context, q questions.Session) { dirs <- q.Dir() }
 	rep := run(t, pb, runner.WithStarter(start), runner.WithQuestions(source))
 	wantOutcome(t, rep, engine.Done, 0)
 	if got := <-dirs; got != folder {

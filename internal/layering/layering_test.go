@@ -60,6 +60,8 @@ func rules() []rule {
 		{name: "remote parts talk to sessions only through the question vocabulary",
 			from: []string{"runner/channel", "runner/notify", "runner/answerer", "runner/triage"},
 			deny: []string{"runner", "runner/sessions", "runner/humanloop", "runner/engine", "runner/driver/pty", "runner/driver/tmux"}},
+		{name: "a question source reaches a run only through its contract", from: []string{"runner/askuser"},
+			deny: []string{"runner", "runner/sessions", "runner/humanloop"}},
 		{name: "the session knows no remote part", from: []string{"runner", "runner/engine", "runner/screen", "runner/report", "runner/eventlog"},
 			deny: []string{"runner/channel/...", "runner/notify", "runner/answerer/...", "runner/dashboard", "runner/humanloop", "runner/suggest/learned"}},
 		{name: "the history engine knows no run", from: []string{"runner/suggest/..."}, except: []string{"runner/suggest/learned"},

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/questions"
 )
 
 // Config says where a Source finds the session's transcript and how it
@@ -61,7 +61,7 @@ const maxPending = 64
 // questions one after another, each once the one before it was answered
 // through clai, and withdraws the open one (moved on) once the call's result
 // is written, whoever answered.
-func Source(cfg Config) runner.QuestionSource {
+func Source(cfg Config) questions.Source {
 	if cfg.Poll <= 0 {
 		cfg.Poll = 200 * time.Millisecond
 	}
@@ -71,7 +71,7 @@ func Source(cfg Config) runner.QuestionSource {
 	if cfg.Shown <= 0 {
 		cfg.Shown = 2 * time.Second
 	}
-	return func(ctx context.Context, q runner.Questions) {
+	return func(ctx context.Context, q questions.Session) {
 		if cfg.Dir == "" {
 			cfg.Dir = q.Dir()
 		}
@@ -87,7 +87,7 @@ func Source(cfg Config) runner.QuestionSource {
 // source is one run's follower of its transcript.
 type source struct {
 	cfg Config
-	q   runner.Questions
+	q   questions.Session
 	f   *follower
 	// pending are the calls without a result, oldest first; done the ids of
 	// the calls that got one.
