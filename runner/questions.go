@@ -10,7 +10,6 @@ import (
 	"github.com/clai-sh/clai/runner/questions"
 )
 
-
 // WithQuestions starts source with the run (see questions.Source). Several may
 // be given.
 func WithQuestions(source questions.Source) Option {

@@ -48,7 +48,7 @@ func dashboardCommand() *cli.Command {
 			}
 			port := ln.Addr().(*net.TCPAddr).Port
 			hostname, _ := os.Hostname()
-			srv := dashboard.New(dashboard.FromRegistry(reg), dashboard.Config{
+			srv := dashboard.New(sessions.NewSource(reg), dashboard.Config{
 				Token:    token,
 				Port:     port,
 				Exposed:  exposed,

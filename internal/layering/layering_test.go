@@ -58,7 +58,7 @@ func rules() []rule {
 			allow: []string{"runner/driver/keys", "runner/driver/exitstatus", "runner/suggest/secretfilter"}},
 		{name: "drivers know no model", from: []string{"runner/driver/..."}, deny: []string{"playbooks/..."}, allow: []string{"playbooks/diag", "playbooks/pattern"}},
 		{name: "remote parts talk to sessions only through the question vocabulary",
-			from: []string{"runner/channel", "runner/notify", "runner/answerer", "runner/triage"},
+			from: []string{"runner/channel", "runner/notify", "runner/answerer", "runner/triage", "runner/dashboard"},
 			deny: []string{"runner", "runner/sessions", "runner/humanloop", "runner/engine", "runner/driver/pty", "runner/driver/tmux"}},
 		{name: "a question source reaches a run only through its contract", from: []string{"runner/askuser"},
 			deny: []string{"runner", "runner/sessions", "runner/humanloop"}},

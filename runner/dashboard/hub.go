@@ -237,7 +237,7 @@ func (h *hub) watchLocked(ctx context.Context, v *view) {
 		v.watching = false
 		switch {
 		case cancelled:
-		case errors.Is(err, errEnded):
+		case errors.Is(err, ask.ErrEnded):
 			// The run ended and took its socket with it before its end
 			// reached the stream: not an error, the session is gone.
 			h.goneLocked(v, time.Now())
@@ -285,14 +285,14 @@ func (h *hub) fetchScreens(ctx context.Context, id string, dirty <-chan struct{}
 		if ok {
 			if err == nil {
 				v.Screen = screenView{HTML: screenHTML(screenColoured(sc)), Hash: sc.Hash, Rows: sc.Rows, Cols: sc.Cols}
-			} else if ctx.Err() == nil && !v.Ended && !errors.Is(err, errEnded) {
+			} else if ctx.Err() == nil && !v.Ended && !errors.Is(err, ask.ErrEnded) {
 				// A run that ended takes its screen with it: the page
 				// keeps the last one it got.
 				h.logf("session %s: %v", id, err)
 			}
 			h.publishLocked(v) // with the question that waited for it
 		}
-		last := !ok || v.Ended || errors.Is(err, errEnded)
+		last := !ok || v.Ended || errors.Is(err, ask.ErrEnded)
 		h.mu.Unlock()
 		if ok && h.fetched != nil {
 			h.fetched(id, err)

@@ -1,4 +1,4 @@
-package dashboard
+package sessions
 
 import (
 	"context"
@@ -10,24 +10,13 @@ import (
 	"syscall"
 
 	"github.com/clai-sh/clai/runner/ask"
-	"github.com/clai-sh/clai/runner/sessions"
 )
 
-// errEnded is the error of a session whose run has ended: its socket is
-// gone, or nobody listens on it any more. It is how a session leaves, not
-// something that went wrong. (A value of its own type: it costs no work at
-// start-up, which every clai command would pay.)
-var errEnded error = runEnded{}
-
-// runEnded is the type of errEnded.
-type runEnded struct{}
-
-func (runEnded) Error() string { return "the run has ended" }
-
-// registrySource is a Source over the registry of this user's sessions:
-// each session is reached through its socket's API.
-type registrySource struct {
-	reg *sessions.Registry
+// Source is the sessions of a registry as a dashboard reaches them: each
+// session through its socket's API. Its errors for a session whose run has
+// ended are marked ask.ErrEnded. It is safe for concurrent use.
+type Source struct {
+	reg *Registry
 
 	mu sync.Mutex
 	// reached are the sessions the last List found, by id: each one's
@@ -38,16 +27,16 @@ type registrySource struct {
 // reached is where a session is reached: its socket, and the client of it.
 type reached struct {
 	socket string
-	client *sessions.Client
+	client *Client
 }
 
-// FromRegistry returns the Source of the sessions of reg.
-func FromRegistry(reg *sessions.Registry) Source {
-	return &registrySource{reg: reg, reached: map[string]reached{}}
+// NewSource returns the Source of the sessions of reg.
+func NewSource(reg *Registry) *Source {
+	return &Source{reg: reg, reached: map[string]reached{}}
 }
 
 // List lists the registry's sessions, and remembers where each is reached.
-func (s *registrySource) List(ctx context.Context) ([]ask.Session, error) {
+func (s *Source) List(ctx context.Context) ([]ask.Session, error) {
 	found, err := s.reg.List(ctx)
 	if err != nil {
 		return nil, err
@@ -64,7 +53,7 @@ func (s *registrySource) List(ctx context.Context) ([]ask.Session, error) {
 		list = append(list, f.Session)
 		r, ok := s.reached[f.Session.ID]
 		if !ok || r.socket != f.Socket {
-			r = reached{socket: f.Socket, client: sessions.NewClient(f.Socket)}
+			r = reached{socket: f.Socket, client: NewClient(f.Socket)}
 		}
 		now[f.Session.ID] = r
 	}
@@ -83,27 +72,27 @@ func ended(socket string, err error) bool {
 }
 
 // client is session id's socket and its client.
-func (s *registrySource) client(id string) (reached, error) {
+func (s *Source) client(id string) (reached, error) {
 	s.mu.Lock()
 	r, ok := s.reached[id]
 	s.mu.Unlock()
 	if !ok {
 		// The last listing left it out: it has ended.
-		return reached{}, fmt.Errorf("%w: session %q is no longer listed", errEnded, id)
+		return reached{}, fmt.Errorf("%w: session %q is no longer listed", ask.ErrEnded, id)
 	}
 	return r, nil
 }
 
-// endedOr is err, marked errEnded when it says the run at socket ended.
+// endedOr is err, marked ask.ErrEnded when it says the run at socket ended.
 func endedOr(socket string, err error) error {
 	if err != nil && ended(socket, err) {
-		return fmt.Errorf("%w: %w", errEnded, err)
+		return fmt.Errorf("%w: %w", ask.ErrEnded, err)
 	}
 	return err
 }
 
 // Screen asks session id for its screen.
-func (s *registrySource) Screen(ctx context.Context, id string) (ask.Screen, error) {
+func (s *Source) Screen(ctx context.Context, id string) (ask.Screen, error) {
 	r, err := s.client(id)
 	if err != nil {
 		return ask.Screen{}, err
@@ -113,7 +102,7 @@ func (s *registrySource) Screen(ctx context.Context, id string) (ask.Screen, err
 }
 
 // Events follows session id's updates.
-func (s *registrySource) Events(ctx context.Context, id string, fn func(ask.Update) bool) error {
+func (s *Source) Events(ctx context.Context, id string, fn func(ask.Update) bool) error {
 	r, err := s.client(id)
 	if err != nil {
 		return err
@@ -123,7 +112,7 @@ func (s *registrySource) Events(ctx context.Context, id string, fn func(ask.Upda
 
 // Answer posts a to session id; an answer to a run that has ended is
 // refused as the run would refuse it.
-func (s *registrySource) Answer(ctx context.Context, id string, a ask.Answer) (ask.Sent, error) {
+func (s *Source) Answer(ctx context.Context, id string, a ask.Answer) (ask.Sent, error) {
 	r, err := s.client(id)
 	if err == nil {
 		var sent ask.Sent
@@ -133,7 +122,7 @@ func (s *registrySource) Answer(ctx context.Context, id string, a ask.Answer) (a
 			return sent, nil
 		}
 	}
-	if errors.Is(err, errEnded) {
+	if errors.Is(err, ask.ErrEnded) {
 		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
 	}
 	return ask.Sent{}, err
