@@ -2,10 +2,8 @@ package playbooks
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 
-	"github.com/clai-sh/clai/internal/bounded"
 	"github.com/clai-sh/clai/playbooks/diag"
 )
 
@@ -41,7 +39,7 @@ const (
 // its place, or false.
 func checkBounds(file string, src []byte) (diag.Diagnostic, bool) {
 	if len(src) > MaxFileSize {
-		return tooLarge(file), true
+		return FileTooLarge(file), true
 	}
 	s := &boundsScanner{src: src, line: 1}
 	s.scan()
@@ -52,25 +50,16 @@ func checkBounds(file string, src []byte) (diag.Diagnostic, bool) {
 	return diag.Diagnostic{Pos: Pos{File: file, Line: e.line, Col: e.col}, Severity: diag.Error, Rule: "limits", Message: e.message, Hint: e.hint}, true
 }
 
-// errTooLarge is the error of readPlaybook for a file over MaxFileSize.
-var errTooLarge = errors.New("larger than " + bounded.Size(MaxFileSize))
+// maxFileSizeText is MaxFileSize as messages say it (as bounded.Size says
+// it: a test holds them equal).
+const maxFileSizeText = "1 MiB"
 
-// readPlaybook reads the playbook file at path, or fails with errTooLarge past
-// MaxFileSize bytes (a device that never ends too).
-func readPlaybook(path string) ([]byte, error) {
-	src, err := bounded.ReadFile(path, MaxFileSize)
-	var tl *bounded.TooLargeError
-	if errors.As(err, &tl) {
-		return nil, errTooLarge
-	}
-	return src, err
-}
-
-// tooLarge is the finding for a file over MaxFileSize.
-func tooLarge(file string) diag.Diagnostic {
+// FileTooLarge is the finding for a playbook or config file over
+// MaxFileSize, which is not read.
+func FileTooLarge(file string) diag.Diagnostic {
 	return diag.Diagnostic{
 		Pos: Pos{File: file, Line: 1, Col: 1}, Severity: diag.Error, Rule: "limits",
-		Message: fmt.Sprintf("the file is larger than %s, the most a playbook may hold", bounded.Size(MaxFileSize)),
+		Message: "the file is larger than " + maxFileSizeText + ", the most a playbook may hold",
 		Hint:    "a playbook is a short file: keep long texts and recordings in files of their own",
 	}
 }

@@ -1,9 +1,6 @@
 package playbooks
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -44,55 +41,6 @@ func ConfigPath(environ []string) string {
 		return filepath.Join(home, ".config", "clai", "config.yaml")
 	}
 	return ""
-}
-
-// LoadConfig reads the user's config file at path. A file that is not there
-// is an empty config; its error is a diag.List of every error found, or the
-// error reading the file.
-func LoadConfig(path string) (*Config, error) {
-	src, err := readPlaybook(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return &Config{Path: path}, nil
-	case errors.Is(err, errTooLarge):
-		return nil, diag.List{tooLarge(path)}
-	case err != nil:
-		return nil, fmt.Errorf("read config: %w", err)
-	}
-	cfg, findings := ParseConfig(path, src)
-	if findings.HasErrors() {
-		var errs diag.List
-		for _, f := range findings {
-			if f.Severity == diag.Error {
-				errs = append(errs, f)
-			}
-		}
-		return nil, errs
-	}
-	return cfg, nil
-}
-
-// LintConfig checks the user config file at path as clai run reads it: its
-// findings are those of a playbook's notify: list and answerer: (but literal-secret: the
-// file is the place for tokens), missing-env of environ included. src is
-// what was read; found is false, with no finding, when there is no file at
-// path.
-func LintConfig(path string, environ []string) (findings diag.List, src []byte, found bool) {
-	src, err := readPlaybook(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, false
-	case errors.Is(err, errTooLarge):
-		return diag.List{tooLarge(path)}, nil, true
-	case err != nil:
-		return diag.List{ioFinding(path, err)}, nil, true
-	}
-	cfg, findings := ParseConfig(path, src)
-	if cfg != nil {
-		findings = append(findings, missingEnv(cfg.Notify, environ)...)
-	}
-	findings.Sort()
-	return findings, src, true
 }
 
 // ParseConfig decodes a user config file: notify:, a list of targets as in a

@@ -36,29 +36,6 @@ var DefaultNudgeSequence = []string{"\r", "y\r", "continue\r"}
 // Presets are the names extends accepts.
 var Presets = []string{"claude-code", "codex", "gemini", "aider", "apt"}
 
-// Load reads and compiles the playbook at path. Its error is a diag.List of every
-// error found (warnings are left to Lint), or the error reading the file.
-func Load(path string) (*Playbook, error) {
-	src, err := readPlaybook(path)
-	if errors.Is(err, errTooLarge) {
-		return nil, diag.List{tooLarge(path)}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read playbook: %w", err)
-	}
-	pb, findings := Parse(path, src)
-	var errs diag.List
-	for _, f := range findings {
-		if f.Severity == diag.Error {
-			errs = append(errs, f)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return pb, nil
-}
-
 // Parse decodes and compiles a playbook and runs every check on it. It returns the
 // playbook, or nil when it has errors, and all findings, sorted. A file over one of
 // the bounds (MaxFileSize, MaxDepth, MaxNodes, MaxKeys) is not parsed: its one

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/diag"
+	"github.com/clai-sh/clai/playbooks/files"
 	"github.com/clai-sh/clai/playbooks/pattern"
 )
 
@@ -161,15 +162,15 @@ func TestLoad(t *testing.T) {
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(good, []byte("version: 1\nname: g\nspawn: {command: [bash]}\nrules:\n  - {name: r, match: x, line: y}\n"), 0o644)
 	os.WriteFile(bad, []byte("version: 1\nname: b\nspawn: {command: [bash]}\nstepz: []\n"), 0o644)
-	if _, err := playbooks.Load(good); err != nil {
+	if _, err := files.Load(good); err != nil {
 		t.Errorf("Load(good) = %v (warnings must not fail a load)", err)
 	}
-	_, err := playbooks.Load(bad)
+	_, err := files.Load(bad)
 	var list diag.List
 	if !errors.As(err, &list) || len(list) != 1 || list[0].Line != 4 {
 		t.Errorf("Load(bad) = %v", err)
 	}
-	if _, err := playbooks.Load(filepath.Join(dir, "missing.yaml")); err == nil {
+	if _, err := files.Load(filepath.Join(dir, "missing.yaml")); err == nil {
 		t.Error("Load(missing) succeeded")
 	}
 }

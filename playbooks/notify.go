@@ -419,11 +419,12 @@ func (d *decoder) literalToken(n ast.Node, what string, u *url.URL, place string
 // reads that environ does not set: clai run would refuse to start. The
 // environment is the machine's, so only lint calls it, with its own.
 func MissingEnv(pb *Playbook, environ []string) diag.List {
-	return missingEnv(pb.Notify, environ)
+	return MissingEnvOf(pb.Notify, environ)
 }
 
-// missingEnv is MissingEnv of the targets of a notify: list.
-func missingEnv(targets []*Notify, environ []string) diag.List {
+// MissingEnvOf is MissingEnv of the targets of a notify: list (a user
+// config's, say).
+func MissingEnvOf(targets []*Notify, environ []string) diag.List {
 	set := map[string]bool{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok && v != "" {

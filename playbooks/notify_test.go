@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/files"
 )
 
 func TestNotifyTargetsDecode(t *testing.T) {
@@ -81,7 +82,7 @@ func TestConfigFile(t *testing.T) {
 	if got := playbooks.ConfigPath([]string{"XDG_CONFIG_HOME=relative", "HOME=/home/u"}); got != "/home/u/.config/clai/config.yaml" {
 		t.Errorf("ConfigPath with a relative XDG_CONFIG_HOME = %q, want the one under HOME", got)
 	}
-	cfg, err := playbooks.LoadConfig(path)
+	cfg, err := files.LoadConfig(path)
 	if err != nil || len(cfg.Notify) != 0 {
 		t.Fatalf("a config file that is not there: %v, %+v", err, cfg)
 	}
@@ -100,7 +101,7 @@ func TestConfigFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("notfy: []\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = playbooks.LoadConfig(path)
+	_, err = files.LoadConfig(path)
 	if err == nil || !strings.Contains(err.Error(), `config.yaml:1:1: error: unknown key "notfy" in the config file, did you mean "notify"?`) {
 		t.Errorf("a misspelt key: %v", err)
 	}
@@ -113,7 +114,7 @@ func TestLintConfig(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.yaml")
-	if findings, _, found := playbooks.LintConfig(path, nil); found || len(findings) != 0 {
+	if findings, _, found := files.LintConfig(path, nil); found || len(findings) != 0 {
 		t.Fatalf("no file: found %v, %v", found, findings)
 	}
 	src := "notify:\n" +
@@ -124,7 +125,7 @@ func TestLintConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	findings, got, found := playbooks.LintConfig(path, []string{"HOME=/nowhere"})
+	findings, got, found := files.LintConfig(path, []string{"HOME=/nowhere"})
 	if !found || string(got) != src {
 		t.Fatalf("found %v, source %q", found, got)
 	}
@@ -144,11 +145,11 @@ func TestLintConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	findings, _, _ = playbooks.LintConfig(path, []string{"HOME=/nowhere"})
+	findings, _, _ = files.LintConfig(path, []string{"HOME=/nowhere"})
 	if len(findings) != 1 || findings[0].Rule != "missing-env" || findings[0].Pos.Line != 2 || findings[0].Pos.Col != 10 {
 		t.Errorf("a ${TOPIC} not set: %v", findings)
 	}
-	if findings, _, _ = playbooks.LintConfig(path, []string{"TOPIC=alerts"}); len(findings) != 0 {
+	if findings, _, _ = files.LintConfig(path, []string{"TOPIC=alerts"}); len(findings) != 0 {
 		t.Errorf("with TOPIC set: %v", findings)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/redact"
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/files"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
@@ -305,7 +306,7 @@ func readSecrets(pb *playbooks.Playbook, environ []string, dryRun bool) (map[pla
 			continue
 		}
 		tried[a.Secret] = true
-		v, err := playbooks.ReadSecret(a.Secret, environ, pb.ResolvePath)
+		v, err := files.ReadSecret(a.Secret, environ, pb.ResolvePath)
 		if err != nil {
 			if !dryRun {
 				errs = append(errs, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/diag"
+	"github.com/clai-sh/clai/playbooks/files"
 	"github.com/clai-sh/clai/runner"
 )
 
@@ -69,7 +70,7 @@ func lintCommand() *cli.Command {
 // stdout after text findings, on stderr for the machine formats, whose stdout a
 // tool parses. sources, when given, add the line under each text finding;
 // config, when not "", is the user config file that was checked too.
-func writeLint(stdout, stderr io.Writer, format string, res playbooks.LintResult, sources map[string][]byte, config string) error {
+func writeLint(stdout, stderr io.Writer, format string, res files.LintResult, sources map[string][]byte, config string) error {
 	tool := diag.ToolInfo{Name: "clai", Version: buildVersion(), URI: "https://github.com/clai-sh/clai"}
 	if err := diag.WriteFormat(stdout, format, res.Findings, tool, sources); err != nil {
 		return fmt.Errorf("lint: write the findings: %w", err)
@@ -90,13 +91,13 @@ func writeLint(stdout, stderr io.Writer, format string, res playbooks.LintResult
 }
 
 // lintPaths runs every check on the playbooks at paths, their own tests included.
-func lintPaths(paths []string) playbooks.LintResult {
+func lintPaths(paths []string) files.LintResult {
 	return lintContext(context.Background(), paths)
 }
 
 // lintContext is lintPaths that stops when ctx ends, between files and tests.
-func lintContext(ctx context.Context, paths []string) playbooks.LintResult {
-	res := playbooks.LintContext(ctx, paths)
+func lintContext(ctx context.Context, paths []string) files.LintResult {
+	res := files.LintContext(ctx, paths)
 	for _, f := range res.Files {
 		if pb := res.Playbooks[f]; pb != nil {
 			res.Findings = append(res.Findings, runner.TestFindings(ctx, pb)...)
@@ -170,11 +171,11 @@ func (l lintConfig) claim(paths []string) []string {
 
 // lintInto adds the findings of the config file to res, its source too,
 // and returns its path; "" when there is none to check.
-func (l lintConfig) lintInto(res *playbooks.LintResult, environ []string) string {
+func (l lintConfig) lintInto(res *files.LintResult, environ []string) string {
 	if !l.exists() {
 		return ""
 	}
-	findings, src, found := playbooks.LintConfig(l.path, environ)
+	findings, src, found := files.LintConfig(l.path, environ)
 	if !found {
 		findings = diag.List{{Pos: playbooks.Pos{File: l.path, Line: 1, Col: 1}, Severity: diag.Error, Rule: "io",
 			Message: fmt.Sprintf("cannot read %s: there is no such file", l.path), Hint: "check the path given to --config"}}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/clai-sh/clai/internal/golden"
-	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/diag"
+	"github.com/clai-sh/clai/playbooks/files"
 )
 
 // TestLintGolden lints each fixture in testdata/lint and compares the text output,
@@ -44,7 +44,7 @@ func TestLintGolden(t *testing.T) {
 func TestLintMissingAndEmpty(t *testing.T) {
 	t.Parallel()
 	empty := t.TempDir()
-	res := playbooks.Lint([]string{"../../testdata/lint/does-not-exist.yaml", empty})
+	res := files.Lint([]string{"../../testdata/lint/does-not-exist.yaml", empty})
 	if len(res.Findings) != 2 {
 		t.Fatalf("want 2 findings, got %v", res.Findings)
 	}
@@ -57,7 +57,7 @@ func TestLintMissingAndEmpty(t *testing.T) {
 
 func TestLintFolderFindsEveryPlaybook(t *testing.T) {
 	t.Parallel()
-	res := playbooks.Lint([]string{"../../testdata/lint"})
+	res := files.Lint([]string{"../../testdata/lint"})
 	fixtures, _ := filepath.Glob("../../testdata/lint/*.yaml")
 	if len(res.Files) != len(fixtures) {
 		t.Fatalf("linted %d files, want %d", len(res.Files), len(fixtures))

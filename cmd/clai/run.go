@@ -17,6 +17,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/statedir"
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/files"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/eventlog"
@@ -153,7 +154,7 @@ func loadRunPlaybook(c *cli.Context) (*playbooks.Playbook, []string, error) {
 	case c.NArg() == 0:
 		return nil, nil, usageError("run: name a playbook, or --preset NAME")
 	default:
-		pb, err = playbooks.Load(path)
+		pb, err = files.Load(path)
 	}
 	if err != nil {
 		var list interface{ Count() (int, int) }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/files"
 	"github.com/clai-sh/clai/runner/suggest/learned"
 )
 
@@ -42,7 +42,7 @@ func suggestRulesCommand() *cli.Command {
 			case !(minShare > 0 && minShare <= 1):
 				return usageError("suggest rules: --min-share must be above 0 and at most 1, not %v", minShare)
 			}
-			pb, err := playbooks.Load(c.Args().First())
+			pb, err := files.Load(c.Args().First())
 			if err != nil {
 				return usage(fmt.Errorf("%w\nrun clai lint %s for hints", err, c.Args().First()))
 			}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/files"
 	"github.com/clai-sh/clai/runner"
 )
 
@@ -22,7 +22,7 @@ func testCommand() *cli.Command {
 				return usageError("test: name at least one playbook or folder")
 			}
 			w := c.App.Writer
-			res := playbooks.LintContext(c.Context, c.Args().Slice())
+			res := files.LintContext(c.Context, c.Args().Slice())
 			passed, failed := 0, 0
 			for _, f := range res.Findings {
 				if f.Rule == "io" {

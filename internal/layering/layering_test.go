@@ -57,6 +57,9 @@ func rules() []rule {
 		{name: "the model knows no runner", from: []string{"playbooks/..."}, deny: []string{"runner/..."},
 			allow: []string{"runner/driver/keys", "runner/driver/exitstatus", "runner/suggest/secretfilter"}},
 		{name: "drivers know no model", from: []string{"runner/driver/..."}, deny: []string{"playbooks/..."}, allow: []string{"playbooks/diag", "playbooks/pattern"}},
+		{name: "the engine knows no operating system, clock, driver or logger", from: []string{"runner/engine"}, reach: true,
+			deny: []string{"=os", "=os/exec", "=os/signal", "=net", "=net/http", "=syscall", "=golang.org/x/sys/unix", "=go.uber.org/zap/...",
+				"runner/driver", "runner/driver/pty", "runner/driver/tmux", "internal/bounded"}},
 		{name: "remote parts talk to sessions only through the question vocabulary",
 			from: []string{"runner/channel", "runner/notify", "runner/answerer", "runner/triage", "runner/dashboard"},
 			deny: []string{"runner", "runner/sessions", "runner/humanloop", "runner/engine", "runner/driver/pty", "runner/driver/tmux"}},
@@ -81,9 +84,14 @@ type pkg struct {
 	Standard   bool
 }
 
-// graph is the module's packages by short name, each with its imports of
-// clai's own (short names).
+// graph is the module's packages by short name, each with its imports:
+// clai's own by their short names, the others (the standard library's,
+// other modules') by their paths after an "=" (so that "=os" is os, never
+// a package of clai's).
 type graph map[string][]string
+
+// external is the pattern of an import from outside the module.
+func external(path string) string { return "=" + path }
 
 // loadGraph runs go list on the module.
 func loadGraph(t *testing.T) graph {
@@ -117,6 +125,8 @@ func loadGraph(t *testing.T) graph {
 		for _, imp := range p.Imports {
 			if s, ok := short(imp); ok {
 				own = append(own, s)
+			} else {
+				own = append(own, external(imp))
 			}
 		}
 		slices.Sort(own)
@@ -135,10 +145,11 @@ func short(path string) (string, bool) {
 }
 
 // matches reports whether name is one of patterns ("x/..." is x and those
-// under it; "..." is every package).
+// under it; "..." is every package of clai's; "=x" is x from outside the
+// module).
 func matches(name string, patterns []string) bool {
 	for _, p := range patterns {
-		if p == "..." || p == name {
+		if p == "..." && !strings.HasPrefix(name, "=") || p == name {
 			return true
 		}
 		if base, ok := strings.CutSuffix(p, "/..."); ok && (name == base || strings.HasPrefix(name, base+"/")) {
@@ -156,7 +167,7 @@ func (g graph) reached(from string) []string {
 		p := queue[0]
 		queue = queue[1:]
 		for _, imp := range g[p] {
-			if !seen[imp] {
+			if _, ok := g[imp]; ok && !seen[imp] {
 				seen[imp] = true
 				queue = append(queue, imp)
 			}
@@ -260,7 +271,12 @@ const (
 // importsCell is the imports column of p's row: its imports of clai's
 // own, or "—".
 func importsCell(g graph, p string) string {
-	imps := g[p]
+	var imps []string
+	for _, imp := range g[p] {
+		if _, ok := g[imp]; ok {
+			imps = append(imps, imp)
+		}
+	}
 	if len(imps) == 0 {
 		return "—"
 	}
@@ -307,7 +323,7 @@ func patternList(patterns []string) string {
 	}
 	quoted := make([]string, len(patterns))
 	for i, p := range patterns {
-		quoted[i] = "`" + p + "`"
+		quoted[i] = "`" + strings.TrimPrefix(p, "=") + "`"
 	}
 	return strings.Join(quoted, ", ")
 }

@@ -6,13 +6,14 @@ import (
 	"os"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/files"
 	"github.com/clai-sh/clai/runner/humanloop"
 )
 
 // Run a playbook as clai run does, with a notification target and a phone
 // channel: a person is told of each question and answers it from ntfy.
 func ExampleRun() {
-	pb, err := playbooks.Load("deploy.yaml")
+	pb, err := files.Load("deploy.yaml")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return

@@ -11,7 +11,7 @@
 // An embedder that wants only a program driven by a playbook calls
 // runner.Run; one that wants clai's whole run calls Run:
 //
-//	pb, err := playbooks.Load("deploy.yaml")
+//	pb, err := files.Load("deploy.yaml") // playbooks/files
 //	…
 //	cfg, err := humanloop.LoadConfig(os.Stderr, os.Environ())
 //	…

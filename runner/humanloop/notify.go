@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/files"
 	"github.com/clai-sh/clai/runner/notify"
 	"github.com/clai-sh/clai/runner/sessions"
 )
@@ -23,7 +24,7 @@ func LoadConfig(stderr io.Writer, environ []string) (*playbooks.Config, error) {
 		return &playbooks.Config{}, nil
 	}
 	warnIfExposed(stderr, path)
-	cfg, err := playbooks.LoadConfig(path)
+	cfg, err := files.LoadConfig(path)
 	if err != nil {
 		var list interface{ Count() (int, int) }
 		if errors.As(err, &list) {

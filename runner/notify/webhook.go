@@ -13,6 +13,7 @@ import (
 	"net/url"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/files"
 )
 
 // The headers of a webhook's POST.
@@ -102,7 +103,7 @@ func ReadSecret(ref playbooks.SecretRef, env Environment) (string, error) {
 	if resolve == nil {
 		resolve = func(path string) string { return path }
 	}
-	v, err := playbooks.ReadSecret(ref, env.Environ, resolve)
+	v, err := files.ReadSecret(ref, env.Environ, resolve)
 	if err == nil && v == "" {
 		err = fmt.Errorf("secret %s:%s: it is empty", ref.Source, ref.Name)
 	}

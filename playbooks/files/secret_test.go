@@ -1,4 +1,4 @@
-package playbooks_test
+package files_test
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/files"
 )
 
 // A file: secret is read up to a bound: a device that never ends, or a file
@@ -17,14 +18,14 @@ func TestSecretFileBounded(t *testing.T) {
 	dir := t.TempDir()
 	atLimit := filepath.Join(dir, "at-limit")
 	overLimit := filepath.Join(dir, "over-limit")
-	if err := os.WriteFile(atLimit, []byte(strings.Repeat("k", playbooks.MaxSecretFile-1)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(atLimit, []byte(strings.Repeat("k", files.MaxSecretFile-1)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(overLimit, []byte(strings.Repeat("k", playbooks.MaxSecretFile+1)), 0o600); err != nil {
+	if err := os.WriteFile(overLimit, []byte(strings.Repeat("k", files.MaxSecretFile+1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	v, err := playbooks.ReadSecret(playbooks.SecretRef{Source: playbooks.SecretFile, Name: atLimit}, nil, filepath.Clean)
-	if err != nil || len(v) != playbooks.MaxSecretFile-1 {
+	v, err := files.ReadSecret(playbooks.SecretRef{Source: playbooks.SecretFile, Name: atLimit}, nil, filepath.Clean)
+	if err != nil || len(v) != files.MaxSecretFile-1 {
 		t.Fatalf("a secret at the limit: %d bytes, %v", len(v), err)
 	}
 	paths := []string{overLimit}
@@ -32,7 +33,7 @@ func TestSecretFileBounded(t *testing.T) {
 		paths = append(paths, "/dev/zero")
 	}
 	for _, p := range paths {
-		_, err := playbooks.ReadSecret(playbooks.SecretRef{Source: playbooks.SecretFile, Name: p}, nil, filepath.Clean)
+		_, err := files.ReadSecret(playbooks.SecretRef{Source: playbooks.SecretFile, Name: p}, nil, filepath.Clean)
 		if want := "secret file:" + p + ": larger than 64 KiB"; err == nil || err.Error() != want {
 			t.Errorf("got %v, want %s", err, want)
 		}
@@ -51,10 +52,10 @@ func TestReadSecretWhereAndWhy(t *testing.T) {
 	file := func(name string) playbooks.SecretRef {
 		return playbooks.SecretRef{Source: playbooks.SecretFile, Name: name}
 	}
-	if v, err := playbooks.ReadSecret(file("key.txt"), nil, pb.ResolvePath); err != nil || v != "k3y" {
+	if v, err := files.ReadSecret(file("key.txt"), nil, pb.ResolvePath); err != nil || v != "k3y" {
 		t.Errorf("file:key.txt = %q, %v", v, err)
 	}
-	_, err := playbooks.ReadSecret(file("none.txt"), nil, pb.ResolvePath)
+	_, err := files.ReadSecret(file("none.txt"), nil, pb.ResolvePath)
 	if want := "secret file:none.txt: " + filepath.Join(dir, "none.txt") + ": no such file or directory"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
@@ -63,7 +64,7 @@ func TestReadSecretWhereAndWhy(t *testing.T) {
 		"":      "secret env:PASS: the environment variable is not set",
 		"PASS=": "secret env:PASS: the environment variable is empty",
 	} {
-		if _, err := playbooks.ReadSecret(env, []string{environ}, pb.ResolvePath); err == nil || err.Error() != want {
+		if _, err := files.ReadSecret(env, []string{environ}, pb.ResolvePath); err == nil || err.Error() != want {
 			t.Errorf("environ %q: got %v, want %s", environ, err, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package playbooks
+package files
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clai-sh/clai/internal/bounded"
+	"github.com/clai-sh/clai/playbooks"
 )
 
 // MaxSecretFile is the most a file: secret may hold: far more than any
@@ -15,11 +16,11 @@ const MaxSecretFile = 64 << 10
 
 // ReadSecret reads the value a secret reference names, for an answer, a
 // notification target, a phone channel or a model's key alike; resolve makes
-// a file: path absolute (Playbook.ResolvePath: relative to the playbook's
+// a file: path absolute (playbooks.Playbook.ResolvePath: relative to the playbook's
 // folder). A file's trailing line breaks are dropped.
-func ReadSecret(ref SecretRef, environ []string, resolve func(string) string) (string, error) {
+func ReadSecret(ref playbooks.SecretRef, environ []string, resolve func(string) string) (string, error) {
 	switch ref.Source {
-	case SecretEnv:
+	case playbooks.SecretEnv:
 		v, ok := environValue(environ, ref.Name)
 		if !ok {
 			return "", fmt.Errorf("secret env:%s: the environment variable is not set", ref.Name)
@@ -28,7 +29,7 @@ func ReadSecret(ref SecretRef, environ []string, resolve func(string) string) (s
 			return "", fmt.Errorf("secret env:%s: the environment variable is empty", ref.Name)
 		}
 		return v, nil
-	case SecretFile:
+	case playbooks.SecretFile:
 		path := resolve(ref.Name)
 		data, err := bounded.ReadFile(path, MaxSecretFile)
 		if err != nil {

@@ -1,4 +1,4 @@
-package playbooks_test
+package files_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/files"
 )
 
 func TestLintStopsWhenTheContextEnds(t *testing.T) {
@@ -17,12 +17,12 @@ func TestLintStopsWhenTheContextEnds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if res := playbooks.LintContext(t.Context(), []string{dir}); len(res.Files) != 2 {
+	if res := files.LintContext(t.Context(), []string{dir}); len(res.Files) != 2 {
 		t.Fatalf("linted %v", res.Files)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if res := playbooks.LintContext(ctx, []string{dir, filepath.Join(dir, "a.yaml")}); len(res.Files) != 0 || len(res.Findings) != 0 {
+	if res := files.LintContext(ctx, []string{dir, filepath.Join(dir, "a.yaml")}); len(res.Files) != 0 || len(res.Findings) != 0 {
 		t.Fatalf("after the context ended: files %v, findings %v", res.Files, res.Findings)
 	}
 }
