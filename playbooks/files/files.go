@@ -91,8 +91,15 @@ func LintConfig(path string, environ []string) (findings diag.List, src []byte, 
 	return findings, src, true
 }
 
-// errTooLarge is the error of readPlaybook for a file over playbooks.MaxFileSize.
-var errTooLarge = errors.New("larger than " + bounded.Size(playbooks.MaxFileSize))
+// errTooLarge is the error of readPlaybook for a file over
+// playbooks.MaxFileSize. (A value of its own type: it costs no work at
+// start-up, which every clai command would pay.)
+var errTooLarge error = tooLargeError{}
+
+// tooLargeError is the type of errTooLarge.
+type tooLargeError struct{}
+
+func (tooLargeError) Error() string { return "larger than " + bounded.Size(playbooks.MaxFileSize) }
 
 // readPlaybook reads the playbook file at path, or fails with errTooLarge past
 // playbooks.MaxFileSize bytes (a device that never ends too).
