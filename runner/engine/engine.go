@@ -8,6 +8,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/driver/keys"
+	"github.com/clai-sh/clai/runner/stream"
 )
 
 // Config is what an Engine needs besides the playbook.
@@ -80,10 +81,10 @@ type Engine struct {
 	now   time.Time
 	state State
 
-	strip   Stripper
+	strip   stream.Stripper
 	scratch []byte
 	// redrawn lists the rows the stripper passed on again in the last output.
-	redrawn []redraw
+	redrawn []stream.Redraw
 	// view is what the program showed, as steps and rules are matched
 	// against it: the stream's window, or the screen of settings.match: screen.
 	view   view
@@ -110,7 +111,7 @@ type Engine struct {
 
 	lastOutput time.Time
 	// changedAt is when the program last wrote more than rows drawn again
-	// elsewhere (see Stripper.drewElsewhere): a prompt settles from then.
+	// elsewhere (see stream.Stripper.DrewElsewhere): a prompt settles from then.
 	changedAt time.Time
 	lastSend  time.Time
 	// busySeen is when the idle timer last found the program saying it is busy.
@@ -289,7 +290,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	}
 	// A line changed behind the text already seen is seen again as it shows now.
 	e.scratch = e.strip.Settle(e.strip.Append(e.scratch[:0], data))
-	e.redrawn = e.strip.redraws()
+	e.redrawn = e.strip.Redraws()
 	text := e.scratch
 	if e.state == Nudging && e.isNudgeEcho(text) {
 		// The program echoed the nudge: that is not a sign of life, but the
@@ -308,7 +309,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	// says its prompt is as it was.
 	var elsewhere, atText bool
 	if len(text) > 0 {
-		elsewhere, atText = e.strip.drewElsewhere()
+		elsewhere, atText = e.strip.DrewElsewhere()
 	}
 	e.promptChecked, e.promptAgain = false, time.Time{}
 	aside := elsewhere && atText
@@ -322,7 +323,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 		e.view.add(text)
 	}
 	settles := e.draw(data)
-	elsewhere = elsewhere && e.q != nil && e.strip.cursorRow() == e.qRow
+	elsewhere = elsewhere && e.q != nil && e.strip.CursorRow() == e.qRow
 	if len(text) > 0 && !e.promptStands(elsewhere) {
 		switch e.state {
 		case Prompting, Nudging:
@@ -536,7 +537,7 @@ func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
 // program asked the terminal; it reports whether matching waits for the view
 // to settle.
 func (e *Engine) draw(data []byte) (settles bool) {
-	e.view.scrolledOff(e.strip.scrolledOff())
+	e.view.scrolledOff(e.strip.ScrolledOff())
 	reply, settles := e.view.write(data)
 	if len(reply) > 0 && !e.cfg.Replay {
 		e.addSend(Send{Keystrokes: keys.Keystrokes{Data: reply}, Reply: true})
@@ -663,28 +664,12 @@ func (e *Engine) notRedrawn(hits []dangerHit, text []byte) []dangerHit {
 	}
 	kept := hits[:0]
 	for _, h := range hits {
-		if !unchangedIn(e.redrawn, text, h.at, h.at+len(h.text)) {
+		if !stream.Unchanged(e.redrawn, text, h.at, h.at+len(h.text)) {
 			kept = append(kept, h)
 		}
 	}
 	e.redrawn = nil
 	return kept
-}
-
-// unchangedIn reports whether the bytes of text from start to end lie in the
-// unchanged part of one of the redrawn rows, or that and the newline that ends
-// the row (the version before ended the same way).
-func unchangedIn(redrawn []redraw, text []byte, start, end int) bool {
-	for _, r := range redrawn {
-		e := end
-		if rowEnd := r.at + r.n; e == rowEnd+1 && text[rowEnd] == '\n' {
-			e = rowEnd
-		}
-		if r.unchanged(start, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // tail returns the last few hundred bytes of output, answered or not, or the

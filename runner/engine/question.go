@@ -92,7 +92,7 @@ func (e *Engine) promptKey() string {
 // question's prompt as it asked: the region that asks is as it was and, on
 // a stream, which shows a row drawn again as new text, the output only drew
 // elsewhere than on the question's row (elsewhere, see
-// Stripper.drewElsewhere).
+// stream.Stripper.DrewElsewhere).
 func (e *Engine) promptStands(elsewhere bool) bool {
 	if e.q == nil || e.ext != nil || e.promptKey() != e.qKey {
 		return false
@@ -146,7 +146,7 @@ func (e *Engine) open(why ask.Reason, detail, line string) {
 	}
 	shown, _ := e.Shown()
 	e.qSeq++
-	e.qKey, e.qRow = e.promptKey(), e.strip.cursorRow()
+	e.qKey, e.qRow = e.promptKey(), e.strip.CursorRow()
 	e.q = &ask.Question{
 		ID:         fmt.Sprintf("q%d", e.qSeq),
 		Session:    e.cfg.Session,

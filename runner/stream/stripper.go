@@ -1,4 +1,4 @@
-package engine
+package stream
 
 import (
 	"bytes"
@@ -484,21 +484,22 @@ func (s *Stripper) Settle(dst []byte) []byte {
 	return s.line.settle(dst)
 }
 
-// redraws returns the rows passed on again by the last Append and the Settle
+// Redraws returns the rows passed on again by the last Append and the Settle
 // calls after it: where in their output each is, and what of it did not change.
-func (s *Stripper) redraws() []redraw {
+// The slice is valid until the next Append or Flush.
+func (s *Stripper) Redraws() []Redraw {
 	return s.line.redraws
 }
 
-// scrolledOff returns how many rows have left the top of the screen as it
+// ScrolledOff returns how many rows have left the top of the screen as it
 // scrolled up as a whole (a line feed on the bottom row, SU, DL at the top),
 // since the Stripper was made.
-func (s *Stripper) scrolledOff() uint64 { return s.line.scrolledOff }
+func (s *Stripper) ScrolledOff() uint64 { return s.line.scrolledOff }
 
-// cursorRow returns the cursor's row on the screen, from 0 at the top.
-func (s *Stripper) cursorRow() int { return s.line.y }
+// CursorRow returns the cursor's row on the screen, from 0 at the top.
+func (s *Stripper) CursorRow() int { return s.line.y }
 
-// drewElsewhere reports whether the last Append and the Settle calls after
+// DrewElsewhere reports whether the last Append and the Settle calls after
 // it drew only elsewhere than where the program waits: the cursor is back on
 // the row it began on, the rows did not scroll over it, and the row shows
 // what it showed. What they passed on is then rows of a clock, a spinner or a
@@ -509,7 +510,7 @@ func (s *Stripper) cursorRow() int { return s.line.y }
 // A prompt asked again on the bottom row, after lines that scrolled the
 // screen (the answer echoed, what the program said of it), shows what the
 // prompt answered there showed, on the same row, but it is new output.
-func (s *Stripper) drewElsewhere() (elsewhere, atText bool) {
+func (s *Stripper) DrewElsewhere() (elsewhere, atText bool) {
 	l := &s.line
 	if l.y != l.startY || l.startScrolled {
 		return false, false

@@ -1,10 +1,10 @@
-package engine
+package stream
 
 import (
 	"bytes"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
+	"github.com/clipperhouse/displaywidth"
 
 	"github.com/clai-sh/clai/internal/glyph"
 )
@@ -55,7 +55,7 @@ type termLine struct {
 	// then; nowText is a buffer for the row's text now. startScrolled is set
 	// once the rows scroll over startY in the write: the text on that row
 	// then is another row's, come up from below.
-	redraws            []redraw
+	redraws            []Redraw
 	startY             int
 	startText, nowText []byte
 	startScrolled      bool
@@ -103,11 +103,11 @@ func cellText(b []byte) string {
 	return string(b)
 }
 
-// runeWidth returns the columns the character b takes, as the screen emulator
-// counts them.
+// runeWidth returns the columns the character b (one character, or one byte
+// of invalid UTF-8) takes, as the screen emulator counts them with ambiguous
+// East Asian characters narrow, its default (TestRuneWidthAsTheScreen).
 func runeWidth(b []byte) int {
-	_, w := ansi.FirstGraphemeCluster(b, ansi.GraphemeWidth)
-	return w
+	return displaywidth.Options{}.Bytes(b)
 }
 
 func (l *termLine) w() int {
@@ -827,35 +827,4 @@ func (l *termLine) fixWide() {
 			l.cells[k] = cell{}
 		}
 	}
-}
-
-// redraw is a row passed on again: its text starts at at in the output and is n
-// bytes long; its first head and last tail bytes are as they were in the
-// version passed on before.
-type redraw struct {
-	at, n, head, tail int
-}
-
-// sameEnds compares the version of a row passed on before with the new one.
-func sameEnds(at int, old, row []byte) redraw {
-	r := redraw{at: at, n: len(row)}
-	most := min(len(old), len(row))
-	for r.head < most && old[r.head] == row[r.head] {
-		r.head++
-	}
-	for r.tail < most-r.head && old[len(old)-1-r.tail] == row[len(row)-1-r.tail] {
-		r.tail++
-	}
-	return r
-}
-
-// unchanged reports whether the bytes from start to end of the output lie in a
-// part of the redrawn row that did not change, with a byte on either side, so
-// that whatever matched them there matched the version before as well.
-func (r redraw) unchanged(start, end int) bool {
-	start, end = start-r.at, end-r.at
-	if start < 0 || end > r.n {
-		return false
-	}
-	return end < r.head || start > r.n-r.tail
 }
