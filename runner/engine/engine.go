@@ -73,6 +73,14 @@ const doubleInterrupt = time.Second
 
 // Engine is the state machine that drives one run. It is not safe for concurrent
 // use; runner.Run calls it from one goroutine.
+//
+// Its state is in named parts (parts.go): where the run is in the steps
+// (steps), how often the rules fired (firings), whether the program reacted
+// to clai's answer (verifier), the nudges of an idle program (nudger), the
+// question open (asker), the prompt detector's (prompt), the hand-over to a
+// person (handOver), the question sources and their dialogs (sources), what
+// is typed and when (sender), a dry run's wait (dry) and the actions a call
+// returns (actions).
 type Engine struct {
 	pb  *playbooks.Playbook
 	cfg Config
@@ -93,125 +101,39 @@ type Engine struct {
 	// strings of what matched and what is sent.
 	locs  locs
 	texts texts
-
-	stepIdx   int
-	stepSince time.Time
-	stepTries int
-
-	// fired counts the firings of each rule and danger rule by name, for
-	// expressions and the report; ruleFired those of each rule by its place,
-	// which firedCounts adds to fired when they are asked for (ruleCounted
-	// says how many of them it added already).
-	fired       map[string]int
-	ruleFired   []int
-	ruleCounted []int
-	lastFire    map[*playbooks.Rule]time.Time
 	// gates spares stream matching the rules that cannot match (nil: none).
 	gates *ruleGates
+	// unmatched counts output bytes absorbed since matching last ran.
+	unmatched int
+	// choosing is a choose action waiting to see its selection on screen.
+	choosing *choosing
+	// rulesChoose is set when a rule's action is a choose.
+	rulesChoose bool
+	// refusal is the pending answer of a deny danger rule, sent once the output
+	// settles.
+	refusal *playbooks.Danger
 
 	lastOutput time.Time
 	// changedAt is when the program last wrote more than rows drawn again
 	// elsewhere (see stream.Stripper.DrewElsewhere): a prompt settles from then.
 	changedAt time.Time
-	lastSend  time.Time
 	// busySeen is when the idle timer last found the program saying it is busy.
 	busySeen time.Time
-	// extClosed is when a source's question last closed: until then the
-	// program waited for a person, not idle.
-	extClosed time.Time
-	sent      bool
-	// wake is when a deferred answer may be sent.
-	wake time.Time
 
-	// verify is set after an answer until the program reacts to it, when a
-	// reaction is due (see answerDue).
-	verify bool
-	// atQuestion tells act that the text it answers is the last thing shown:
-	// the program showed nothing after its question.
-	atQuestion bool
-	// verifyWait is how long after the last send (its answer) the program
-	// has to react.
-	verifyWait time.Duration
-	retried    bool
-	lastAnswer Send
-	// answers are the memory rendered answers take, in turn; moves is the
-	// memory of the keys a choose presses.
-	answers    [2][]byte
-	answerTurn int
-	moves      []keys.Key
-
-	nudges    int
-	nextNudge time.Time
-	lastNudge string
-
-	// dryWait is set in a headless dry run after a would-send: the program
-	// waits for an answer that never comes, and the run ends once its output
-	// settles (see dryEnd). Output meanwhile does not change that: without the
-	// answer the program cannot go past it.
-	dryWait   bool
-	dryAnswer string
-
-	// refusal is the pending answer of a deny danger rule, sent once the output
-	// settles.
-	refusal *playbooks.Danger
-
-	promptChecked bool
-	// answeredLine is the line that asked on the screen the last answer
-	// answered (clai's or a person's), and promptAgain when the prompt check
-	// looks again at a screen that only redraws it (see redrawnAnswered).
-	answeredLine string
-	promptAgain  time.Time
-	promptSince  time.Time
-	question     string
-	manualSince  time.Time
-	manualCause  string // what handed the run over to a person
-	// decidedBy names who took the hand-over: answered after it or typed at
-	// the terminal; "" until someone does.
-	decidedBy     string
-	lastInterrupt time.Time
-
-	// q is the open question, nil when none is; qSeq counts the questions
-	// asked. asking is set while a hand-over waits for the output to settle
-	// to ask, for askWhy and askDetail.
-	q    *ask.Question
-	qSeq int
-	// qKey is the region that asks of the open question as it opened (see
-	// promptKey), and qRow the cursor's row then.
-	qKey      string
-	qRow      int
-	asking    bool
-	askWhy    ask.Reason
-	askDetail string
-	// held is a person's answer that waits for min_send_interval.
-	held *Send
-	// ext is the source of the open question when it is an External; typing
-	// is an External's answer whose keystrokes are being typed.
-	ext    *external
-	typing *external
-	// dialogs are the program's dialogs that sources claimed; expected
-	// shows those they will, and a prompt question for one waits
-	// expectWait for their claim, until heldUntil, with heldDetail.
-	dialogs    []dialog
-	expected   dialog
-	expectWait time.Duration
-	heldUntil  time.Time
-	heldDetail string
+	steps    stepCursor
+	firings  firings
+	verifier verifier
+	nudger   nudger
+	asker    asker
+	prompt   promptWatch
+	handOver handOver
+	sources  sources
+	sender   sender
+	dry      dryRun
+	actions  actions
 
 	exitCode int
 	result   *Result
-	// out holds the actions of a call; events and sends hold what its *Event
-	// and *Send actions point to. All three are reused by the next call.
-	out    []Action
-	events []Event
-	sends  []Send
-
-	// unmatched counts output bytes absorbed since matching last ran.
-	unmatched int
-
-	// choosing is a choose action waiting to see its selection on screen.
-	choosing *choosing
-	// rulesChoose is set when a rule's action is a choose.
-	rulesChoose bool
 }
 
 // NewEngine makes an engine for a loaded playbook.
@@ -224,12 +146,9 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 	}
 	e := &Engine{
 		pb: pb, cfg: cfg, state: Starting,
-		fired:       map[string]int{},
-		ruleFired:   make([]int, len(pb.Rules)),
-		ruleCounted: make([]int, len(pb.Rules)),
-		lastFire:    map[*playbooks.Rule]time.Time{},
-		danger:      dangerScanner{limit: int(pb.Settings.Window)},
-		view:        newView(pb, cfg.Rows, cfg.Cols),
+		firings: newFirings(len(pb.Rules)),
+		danger:  dangerScanner{limit: int(pb.Settings.Window)},
+		view:    newView(pb, cfg.Rows, cfg.Cols),
 	}
 	e.strip.SetWidth(cfg.Cols)
 	e.strip.SetHeight(cfg.Rows)
@@ -253,25 +172,14 @@ func (e *Engine) State() State { return e.state }
 func (e *Engine) Result() *Result { return e.result }
 
 // Fired returns how often each rule and danger rule fired.
-func (e *Engine) Fired() map[string]int { return e.firedCounts() }
-
-// firedCounts returns fired, with the rules' latest firings added.
-func (e *Engine) firedCounts() map[string]int {
-	for i, r := range e.pb.Rules {
-		if n := e.ruleFired[i] - e.ruleCounted[i]; n > 0 {
-			e.fired[r.Name] += n
-			e.ruleCounted[i] = e.ruleFired[i]
-		}
-	}
-	return e.fired
-}
+func (e *Engine) Fired() map[string]int { return e.firings.counts(e.pb.Rules) }
 
 // The actions a method returns are valid until the next call.
 
 // Start begins the run at now.
 func (e *Engine) Start(now time.Time) []Action {
 	e.begin(now)
-	e.start, e.lastOutput, e.changedAt, e.stepSince = now, now, now, now
+	e.start, e.lastOutput, e.changedAt, e.steps.since = now, now, now, now
 	e.emit(Event{Name: EventStart, Reason: e.pb.Name})
 	e.setState(Running, "program started")
 	e.evaluate()
@@ -301,8 +209,8 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 		return e.end()
 	}
 	e.lastOutput = now
-	e.verify = false
-	e.nudges = 0
+	e.verifier.pending = false
+	e.nudger.count = 0
 	// Output that only draws elsewhere (a clock, a spinner, a status line)
 	// leaves where the program waits as it was: a prompt shown there has
 	// settled all the same, and the question open on it stands if the view
@@ -311,7 +219,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	if len(text) > 0 {
 		elsewhere, atText = e.strip.DrewElsewhere()
 	}
-	e.promptChecked, e.promptAgain = false, time.Time{}
+	e.prompt.checked, e.prompt.again = false, time.Time{}
 	aside := elsewhere && atText
 	if !aside {
 		e.changedAt = now
@@ -323,7 +231,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 		e.view.add(text)
 	}
 	settles := e.draw(data)
-	elsewhere = elsewhere && e.q != nil && e.strip.CursorRow() == e.qRow
+	elsewhere = elsewhere && e.asker.q != nil && e.strip.CursorRow() == e.asker.row
 	if len(text) > 0 && !e.promptStands(elsewhere) {
 		switch e.state {
 		case Prompting, Nudging:
@@ -351,13 +259,13 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 // the answer was missed, and it is never sent again.
 func (e *Engine) Echo(on bool) {
 	if !on {
-		e.verify = false
+		e.verifier.pending = false
 	}
 }
 
 // AwaitsReaction reports whether the engine waits for the program to react to
 // its last answer, which it would send once more without one.
-func (e *Engine) AwaitsReaction() bool { return e.verify && e.result == nil }
+func (e *Engine) AwaitsReaction() bool { return e.verifier.pending && e.result == nil }
 
 // Resize observes a change of the terminal size.
 func (e *Engine) Resize(rows, cols int) {
@@ -426,15 +334,15 @@ func (e *Engine) Input(now time.Time, n int) []Action {
 		e.emit(Event{Name: EventInput, Bytes: n})
 		e.answeredAtTerminal(n)
 		if e.state == Manual {
-			e.decidedBy = "the person at the terminal"
+			e.handOver.decidedBy = "the person at the terminal"
 		}
 		// The person answered what was shown: as after clai's own answer,
 		// only what the program shows from now on acts.
 		e.view.answered(false)
-		e.verify = false
+		e.verifier.pending = false
 		// The prompt answered is still on screen until the program reacts:
 		// look for one again only once it shows something.
-		e.promptChecked, e.promptAgain = true, time.Time{}
+		e.prompt.checked, e.prompt.again = true, time.Time{}
 		if e.state == Prompting {
 			e.setState(Running, "answered at the terminal")
 		}
@@ -450,11 +358,11 @@ func (e *Engine) Interrupt(now time.Time) []Action {
 		return e.end()
 	}
 	e.emit(Event{Name: EventInterrupt})
-	if !e.lastInterrupt.IsZero() && now.Sub(e.lastInterrupt) <= doubleInterrupt {
+	if !e.handOver.lastInterrupt.IsZero() && now.Sub(e.handOver.lastInterrupt) <= doubleInterrupt {
 		e.finish(Aborted, ExitInterrupted, "Ctrl-C twice", true)
 		return e.end()
 	}
-	e.lastInterrupt = now
+	e.handOver.lastInterrupt = now
 	e.toManual(ask.Interrupt, "Ctrl-C from the user")
 	return e.end()
 }
@@ -493,30 +401,30 @@ func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
 		return e.end()
 	}
 	// The end of output satisfies a step or case waiting for eof.
-	for e.stepIdx < len(e.pb.Steps) {
-		s := e.pb.Steps[e.stepIdx]
+	for e.steps.idx < len(e.pb.Steps) {
+		s := e.pb.Steps[e.steps.idx]
 		if !stepAcceptsEOF(s) {
 			break
 		}
 		e.emit(Event{Name: EventMatch, Step: stepName(s), Excerpt: "eof"})
-		e.stepIdx++
+		e.steps.idx++
 	}
 	ended := "the program ended (" + status.String() + ")"
 	if status.PaneClosed {
 		ended = "the pane closed"
 	}
-	if e.state == Manual && e.decidedBy == "" {
-		e.finishChild(Manual, ExitManual, fmt.Sprintf("%s after the hand-over to a person (%s), which nobody took", ended, e.manualCause), status)
+	if e.state == Manual && e.handOver.decidedBy == "" {
+		e.finishChild(Manual, ExitManual, fmt.Sprintf("%s after the hand-over to a person (%s), which nobody took", ended, e.handOver.cause), status)
 		return e.end()
 	}
 	// A hand-over a person took ends as the program does, saying who decided.
 	decided := ""
-	if e.decidedBy != "" {
-		decided = fmt.Sprintf(", after %s decided at the hand-over (%s)", e.decidedBy, e.manualCause)
+	if e.handOver.decidedBy != "" {
+		decided = fmt.Sprintf(", after %s decided at the hand-over (%s)", e.handOver.decidedBy, e.handOver.cause)
 	}
 	switch {
-	case e.stepIdx < len(e.pb.Steps):
-		s := e.pb.Steps[e.stepIdx]
+	case e.steps.idx < len(e.pb.Steps):
+		s := e.pb.Steps[e.steps.idx]
 		e.finishChild(Failed, ExitFailed, fmt.Sprintf("%s%s while step %s waited for %s; last output: %q", ended, decided, stepName(s), describeWait(s), e.tail()), status)
 	case status.PaneClosed && e.cfg.Attached:
 		// The person's pane is gone, and with it what clai watched over.
@@ -547,7 +455,7 @@ func (e *Engine) draw(data []byte) (settles bool) {
 
 func (e *Engine) isNudgeEcho(text []byte) bool {
 	t := strings.TrimSpace(string(text))
-	return t == "" || t == strings.TrimSpace(e.lastNudge)
+	return t == "" || t == strings.TrimSpace(e.nudger.last)
 }
 
 // Deadline returns the next time the engine wants a Tick, if any: the earliest
@@ -569,13 +477,13 @@ func (e *Engine) begin(now time.Time) {
 	if now.After(e.now) {
 		e.now = now
 	}
-	e.out, e.events, e.sends = e.out[:0], e.events[:0], e.sends[:0]
+	e.actions.reset()
 	e.locs.reset()
 }
 
 // end returns the actions of the call; the slice is reused by the next call.
 func (e *Engine) end() []Action {
-	return e.out
+	return e.actions.out
 }
 
 func (e *Engine) emit(ev Event) {
@@ -589,14 +497,12 @@ func (e *Engine) emit(ev Event) {
 			ev.Screen = e.redact(scr)
 		}
 	}
-	e.events = append(e.events, ev)
-	e.out = append(e.out, &e.events[len(e.events)-1])
+	e.actions.event(ev)
 }
 
 // addSend adds a Send to the call's actions.
 func (e *Engine) addSend(s Send) {
-	e.sends = append(e.sends, s)
-	e.out = append(e.out, &e.sends[len(e.sends)-1])
+	e.actions.send(s)
 }
 
 func (e *Engine) setState(s State, reason string) {
@@ -606,7 +512,7 @@ func (e *Engine) setState(s State, reason string) {
 	from := e.state
 	e.state = s
 	if from == Prompting || from == Manual {
-		e.asking = false
+		e.asker.pending = false
 		e.closeQuestion(ask.MovedOn)
 	}
 	e.emit(Event{Name: EventState, From: from, State: s, Reason: reason})
@@ -614,11 +520,11 @@ func (e *Engine) setState(s State, reason string) {
 
 func (e *Engine) toManual(why ask.Reason, reason string) {
 	e.refusal = nil
-	e.wake = time.Time{}
-	e.verify = false
-	e.manualSince = e.now
-	e.manualCause = reason
-	e.decidedBy = ""
+	e.sender.wake = time.Time{}
+	e.verifier.pending = false
+	e.handOver.since = e.now
+	e.handOver.cause = reason
+	e.handOver.decidedBy = ""
 	e.setState(Manual, reason)
 	if !e.cfg.Interactive && !e.cfg.Replay && !e.cfg.Remote {
 		// Nobody can take over: waiting would only run into a timeout.
@@ -629,7 +535,7 @@ func (e *Engine) toManual(why ask.Reason, reason string) {
 }
 
 func (e *Engine) manualDeadline() time.Time {
-	from := e.manualSince
+	from := e.handOver.since
 	if e.changedAt.After(from) {
 		from = e.changedAt
 	}
@@ -640,19 +546,19 @@ func (e *Engine) finish(s State, code int, reason string, kill bool) {
 	e.finishChild(s, code, reason, ExitStatus{})
 	e.result.Child = nil
 	if kill {
-		e.out = append(e.out, Kill{Reason: reason})
+		e.actions.out = append(e.actions.out, Kill{Reason: reason})
 	}
 }
 
 func (e *Engine) finishChild(s State, code int, reason string, status ExitStatus) {
-	e.asking = false
+	e.asker.pending = false
 	e.closeQuestion(ask.Ended)
 	if s.Final() {
 		e.setState(s, reason)
 	}
-	e.result = &Result{State: s, ExitCode: code, Reason: reason, Child: &status, DecidedBy: e.decidedBy}
+	e.result = &Result{State: s, ExitCode: code, Reason: reason, Child: &status, DecidedBy: e.handOver.decidedBy}
 	e.emit(Event{Name: EventFinish, State: s, Reason: reason})
-	e.out = append(e.out, Finish{Result: *e.result})
+	e.actions.out = append(e.actions.out, Finish{Result: *e.result})
 }
 
 // notRedrawn drops the danger hits in the part of a redrawn line that did not
@@ -691,17 +597,17 @@ func (e *Engine) excerpt(text string) string {
 }
 
 func (e *Engine) currentStep() *playbooks.Step {
-	if e.stepIdx < len(e.pb.Steps) {
-		return e.pb.Steps[e.stepIdx]
+	if e.steps.idx < len(e.pb.Steps) {
+		return e.pb.Steps[e.steps.idx]
 	}
 	return nil
 }
 
 func (e *Engine) advanceStep() {
-	e.stepIdx++
-	e.stepTries = 0
-	e.stepSince = e.now
-	if e.cfg.Attached && e.stepIdx == len(e.pb.Steps) && len(e.pb.Rules) == 0 {
+	e.steps.idx++
+	e.steps.tries = 0
+	e.steps.since = e.now
+	if e.cfg.Attached && e.steps.idx == len(e.pb.Steps) && len(e.pb.Rules) == 0 {
 		e.finish(Done, ExitDone, "the steps are done; the pane goes on without clai", false)
 	}
 }

@@ -40,7 +40,7 @@ var choiceMark = &lazyre.Regexp{Expr: `[\[(]\s*([A-Za-z]{1,8}(?:\s*/\s*[A-Za-z]{
 
 // Question returns the open question, or nil. Its value is not changed later:
 // a question that closes is a new value, in the event that closes it.
-func (e *Engine) Question() *ask.Question { return e.q }
+func (e *Engine) Question() *ask.Question { return e.asker.q }
 
 // Shown returns what a person sees now, secrets masked: the screen in screen
 // matching, else the tail of the output; and its hash, which a question and an
@@ -52,8 +52,8 @@ func (e *Engine) Question() *ask.Question { return e.q }
 // a clock or a spinner elsewhere makes no answer stale.
 func (e *Engine) Shown() (text, hash string) {
 	text = strings.TrimRight(e.view.tail(e.redact), " \n")
-	if e.q != nil {
-		return text, e.q.ScreenHash
+	if e.asker.q != nil {
+		return text, e.asker.q.ScreenHash
 	}
 	return text, shownHash(text)
 }
@@ -94,7 +94,7 @@ func (e *Engine) promptKey() string {
 // elsewhere than on the question's row (elsewhere, see
 // stream.Stripper.DrewElsewhere).
 func (e *Engine) promptStands(elsewhere bool) bool {
-	if e.q == nil || e.ext != nil || e.promptKey() != e.qKey {
+	if e.asker.q == nil || e.sources.asking != nil || e.promptKey() != e.asker.key {
 		return false
 	}
 	return elsewhere || e.view.inPlace()
@@ -112,13 +112,13 @@ func (e *Engine) ShownColoured() string {
 // askLater opens a question once the output has settled after a hand-over
 // to a person, for why and detail.
 func (e *Engine) askLater(why ask.Reason, detail string) {
-	e.askWhy, e.askDetail, e.asking = why, detail, true
+	e.asker.why, e.asker.detail, e.asker.pending = why, detail, true
 }
 
 // askAt is when the question a hand-over waits to ask opens: once the output
 // has been quiet for settle, but for rows drawn again elsewhere.
 func (e *Engine) askAt() time.Time {
-	from := e.manualSince
+	from := e.handOver.since
 	if e.changedAt.After(from) {
 		from = e.changedAt
 	}
@@ -127,9 +127,9 @@ func (e *Engine) askAt() time.Time {
 
 // askSettled opens the question a hand-over waits to ask.
 func (e *Engine) askSettled() {
-	e.asking = false
-	if e.state == Manual && e.q == nil {
-		e.open(e.askWhy, e.askDetail, "")
+	e.asker.pending = false
+	if e.state == Manual && e.asker.q == nil {
+		e.open(e.asker.why, e.asker.detail, "")
 	}
 }
 
@@ -137,7 +137,7 @@ func (e *Engine) askSettled() {
 // for none or a line that does not ask itself (an entry of a menu, a row of
 // buttons, a line of key hints), the line that asks (see askedLine).
 func (e *Engine) open(why ask.Reason, detail, line string) {
-	if e.ext != nil {
+	if e.sources.asking != nil {
 		return // the program asks through its own channel meanwhile
 	}
 	text := e.view.text()
@@ -145,10 +145,10 @@ func (e *Engine) open(why ask.Reason, detail, line string) {
 		line = e.askedLine(text)
 	}
 	shown, _ := e.Shown()
-	e.qSeq++
-	e.qKey, e.qRow = e.promptKey(), e.strip.CursorRow()
-	e.q = &ask.Question{
-		ID:         fmt.Sprintf("q%d", e.qSeq),
+	e.asker.seq++
+	e.asker.key, e.asker.row = e.promptKey(), e.strip.CursorRow()
+	e.asker.q = &ask.Question{
+		ID:         fmt.Sprintf("q%d", e.asker.seq),
 		Session:    e.cfg.Session,
 		Playbook:   e.pb.Name,
 		Reason:     why,
@@ -159,13 +159,13 @@ func (e *Engine) open(why ask.Reason, detail, line string) {
 		ScreenHash: shownHash(shown),
 		AskedAt:    e.now,
 	}
-	e.emit(Event{Name: EventQuestion, Question: e.q, Excerpt: e.q.Text, Reason: string(why)})
+	e.emit(Event{Name: EventQuestion, Question: e.asker.q, Excerpt: e.asker.q.Text, Reason: string(why)})
 }
 
 // closeQuestion closes the open question, if any, as how says (MovedOn or
 // Ended).
 func (e *Engine) closeQuestion(how string) {
-	if e.q == nil || e.ext != nil && how == ask.MovedOn {
+	if e.asker.q == nil || e.sources.asking != nil && how == ask.MovedOn {
 		// An External question moves on when its source says so.
 		return
 	}
@@ -175,13 +175,13 @@ func (e *Engine) closeQuestion(how string) {
 
 // closed takes the open question away and returns it closed as c says, at now.
 func (e *Engine) closed(c ask.Closed) *ask.Question {
-	q := *e.q
+	q := *e.asker.q
 	c.At = e.now
 	q.Closed = &c
-	if e.ext != nil {
-		e.extClosed = e.now
+	if e.sources.asking != nil {
+		e.sources.closed = e.now
 	}
-	e.q, e.ext = nil, nil
+	e.asker.q, e.sources.asking = nil, nil
 	return &q
 }
 
@@ -303,8 +303,8 @@ func (e *Engine) Answer(now time.Time, a ask.Answer) ([]Action, ask.Sent, error)
 	var strokes []Stroke
 	var shown string
 	var refusal *ask.Refusal
-	x := e.ext
-	if x != nil && e.result == nil && (a.Question == "" || a.Question == e.q.ID) {
+	x := e.sources.asking
+	if x != nil && e.result == nil && (a.Question == "" || a.Question == e.asker.q.ID) {
 		strokes, shown, refusal = e.externalAnswer(a)
 	} else {
 		send, shown, refusal = e.check(a)
@@ -316,17 +316,17 @@ func (e *Engine) Answer(now time.Time, a ask.Answer) ([]Action, ask.Sent, error)
 	shown = e.redact(shown)
 	decision := "answered by " + who(a)
 	if e.state == Manual {
-		decision = fmt.Sprintf("a person's decision (%s) after the hand-over: %s", who(a), e.manualCause)
-		e.decidedBy = who(a)
+		decision = fmt.Sprintf("a person's decision (%s) after the hand-over: %s", who(a), e.handOver.cause)
+		e.handOver.decidedBy = who(a)
 	}
 	q := e.closed(ask.Closed{How: ask.Answered, By: a.By, Channel: a.Channel, Sent: shown})
 	e.emit(Event{Name: EventAnswer, Question: q, Sent: shown, Reason: decision, Channel: a.Channel, By: a.By})
 	if strokes != nil {
 		e.typeStrokes(x, strokes)
-	} else if e.sent && now.Before(e.lastSend.Add(e.pb.Settings.MinSendInterval)) {
+	} else if e.sender.sent && now.Before(e.sender.last.Add(e.pb.Settings.MinSendInterval)) {
 		// Typed once min_send_interval has passed, as a rule's answer would be.
-		e.held = &send
-		e.deferUntil(e.lastSend.Add(e.pb.Settings.MinSendInterval), "", "min_send_interval")
+		e.sender.held = &send
+		e.deferUntil(e.sender.last.Add(e.pb.Settings.MinSendInterval), "", "min_send_interval")
 	} else {
 		e.typeAnswer(send)
 	}
@@ -350,14 +350,14 @@ func who(a ask.Answer) string {
 // answeredBy moves the run on after a person's answer: a prompt is answered;
 // in MANUAL the run stays there and asks again once the output settles.
 func (e *Engine) answeredBy(decision string) {
-	e.verify = false
+	e.verifier.pending = false
 	e.choosing = nil
 	switch e.state {
 	case Prompting:
 		e.setState(Running, decision)
 	case Manual:
-		e.manualSince = e.now
-		e.askLater(e.askWhy, e.askDetail)
+		e.handOver.since = e.now
+		e.askLater(e.asker.why, e.asker.detail)
 	}
 }
 
@@ -366,8 +366,8 @@ func (e *Engine) answeredBy(decision string) {
 func (e *Engine) typeAnswer(s Send) {
 	s.Person = true
 	e.addTyped(s)
-	e.lastSend, e.sent = e.now, true
-	e.answeredLine = e.askedLine(e.view.text())
+	e.sender.last, e.sender.sent = e.now, true
+	e.prompt.answeredLine = e.askedLine(e.view.text())
 	e.view.answered(false)
 }
 
@@ -375,9 +375,9 @@ func (e *Engine) typeAnswer(s Send) {
 // line typed apart from it): what was shown before it no longer acts.
 func (e *Engine) typeOwn(s Send) {
 	e.addSend(s)
-	e.lastSend, e.sent = e.now, true
-	e.wake = time.Time{}
-	e.answeredLine = e.askedLine(e.view.text())
+	e.sender.last, e.sender.sent = e.now, true
+	e.sender.wake = time.Time{}
+	e.prompt.answeredLine = e.askedLine(e.view.text())
 	e.view.answered(true)
 }
 
@@ -389,24 +389,24 @@ func (e *Engine) check(a ask.Answer) (Send, string, *ask.Refusal) {
 	switch {
 	case e.result != nil:
 		return refuse(ask.RefusedEnded, "the run has ended")
-	case e.q == nil && a.Question != "" && e.asked(a.Question):
+	case e.asker.q == nil && a.Question != "" && e.asked(a.Question):
 		return refuse(ask.RefusedClosed, "question %s was closed", a.Question)
-	case e.q == nil:
+	case e.asker.q == nil:
 		return refuse(ask.RefusedNoQuestion, "no question is open")
-	case a.Question != "" && a.Question != e.q.ID && e.asked(a.Question):
-		return refuse(ask.RefusedClosed, "question %s was closed; the open one is %s", a.Question, e.q.ID)
-	case a.Question != "" && a.Question != e.q.ID:
-		return refuse(ask.RefusedNoQuestion, "no question %q; the open one is %s", a.Question, e.q.ID)
+	case a.Question != "" && a.Question != e.asker.q.ID && e.asked(a.Question):
+		return refuse(ask.RefusedClosed, "question %s was closed; the open one is %s", a.Question, e.asker.q.ID)
+	case a.Question != "" && a.Question != e.asker.q.ID:
+		return refuse(ask.RefusedNoQuestion, "no question %q; the open one is %s", a.Question, e.asker.q.ID)
 	}
 	switch {
 	case formsGiven(a) != 1:
 		return refuse(ask.RefusedBadAnswer, "an answer is exactly one of a text, an option to choose, or keys")
 	case len(a.Choices) > 0:
-		return refuse(ask.RefusedBadAnswer, "question %s takes one option (choose), not several", e.q.ID)
+		return refuse(ask.RefusedBadAnswer, "question %s takes one option (choose), not several", e.asker.q.ID)
 	}
 	want := a.ScreenHash
 	if want == "" {
-		want = e.q.ScreenHash
+		want = e.asker.q.ScreenHash
 	}
 	if _, now := e.Shown(); now != want {
 		return refuse(ask.RefusedStale, "the screen changed since the answer was given (screen %s, now %s)", want, now)
@@ -426,7 +426,7 @@ func (e *Engine) asked(id string) bool {
 	if _, err := fmt.Sscanf(id, "q%d", &n); err != nil || fmt.Sprintf("q%d", n) != id {
 		return false
 	}
-	return n >= 1 && n <= e.qSeq
+	return n >= 1 && n <= e.asker.seq
 }
 
 // textAnswer types a line, followed by Enter, when it is one that
@@ -459,7 +459,7 @@ func (e *Engine) keysAnswer(names []string) (Send, string, *ask.Refusal) {
 // number or the arrow keys and Enter; a [y/N]-style choice is typed as a line.
 func (e *Engine) chooseAnswer(label string) (Send, string, *ask.Refusal) {
 	var labels []string
-	for _, o := range e.q.Options {
+	for _, o := range e.asker.q.Options {
 		labels = append(labels, o.Label)
 	}
 	text := e.view.text()
@@ -504,20 +504,20 @@ func (e *Engine) chooseAnswer(label string) (Send, string, *ask.Refusal) {
 // movedOn closes the open question of a hand-over when the program shows
 // more by itself; headless, a new one opens once the output settles.
 func (e *Engine) movedOn() {
-	if e.q == nil {
+	if e.asker.q == nil {
 		return
 	}
 	e.closeQuestion(ask.MovedOn)
 	if !e.cfg.Interactive {
-		e.askLater(e.askWhy, e.askDetail)
+		e.askLater(e.asker.why, e.asker.detail)
 	}
 }
 
 // answeredAtTerminal closes the open question as answered by the person at
 // clai's terminal, who typed n bytes (never seen): from now on they drive.
 func (e *Engine) answeredAtTerminal(n int) {
-	e.asking = false
-	if e.q == nil {
+	e.asker.pending = false
+	if e.asker.q == nil {
 		return
 	}
 	q := e.closed(ask.Closed{How: ask.Answered, By: e.cfg.Person, Channel: ask.ChannelTerminal})
@@ -526,12 +526,12 @@ func (e *Engine) answeredAtTerminal(n int) {
 
 // typeHeld types the person's answer min_send_interval held back.
 func (e *Engine) typeHeld() {
-	s := *e.held
-	e.held = nil
+	s := *e.sender.held
+	e.sender.held = nil
 	e.typeAnswer(s)
 	if e.state == Manual {
 		// The next question waits for what the program does with it.
-		e.manualSince = e.now
+		e.handOver.since = e.now
 	}
 }
 
