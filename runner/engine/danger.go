@@ -147,8 +147,11 @@ func severity(a playbooks.DangerAction) int {
 // it; the view keeps the hits that count (see view.streamedDanger).
 func (e *Engine) scanDanger(text []byte) {
 	hits := e.notRedrawn(e.danger.scan(e.pb.Danger, text), text)
+	if len(hits) > 0 && e.screen != nil {
+		hits = e.screen.streamedDanger(hits)
+	}
 	if len(hits) > 0 {
-		e.onDanger(e.view.streamedDanger(hits), true)
+		e.onDanger(hits, true)
 	}
 }
 

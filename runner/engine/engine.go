@@ -95,7 +95,10 @@ type Engine struct {
 	redrawn []stream.Redraw
 	// view is what the program showed, as steps and rules are matched
 	// against it: the stream's window, or the screen of settings.match: screen.
-	view   view
+	view view
+	// screen is the view when it is a screen, for what only a screen
+	// offers; nil on a stream.
+	screen screenOnly
 	danger dangerScanner
 	// locs holds the indices of the matches a call finds; texts makes the
 	// strings of what matched and what is sent.
@@ -150,9 +153,10 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 		danger:  dangerScanner{limit: int(pb.Settings.Window)},
 		view:    newView(pb, cfg.Rows, cfg.Cols),
 	}
+	e.screen, _ = e.view.(screenOnly)
 	e.strip.SetWidth(cfg.Cols)
 	e.strip.SetHeight(cfg.Rows)
-	if _, stream := e.view.(*streamView); stream {
+	if e.screen == nil {
 		// A screen's search of a rule learns what changed on it: every
 		// rule is searched there.
 		e.gates = newRuleGates(pb.Rules)
@@ -192,9 +196,9 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	if e.result != nil {
 		return e.end()
 	}
-	if now.Sub(e.lastOutput) >= frameQuiet {
+	if e.screen != nil && now.Sub(e.lastOutput) >= frameQuiet {
 		// What the screen shows was shown a while: a frame of the program's.
-		e.view.paused()
+		e.screen.paused()
 	}
 	// A line changed behind the text already seen is seen again as it shows now.
 	e.scratch = e.strip.Settle(e.strip.Append(e.scratch[:0], data))
@@ -271,7 +275,9 @@ func (e *Engine) AwaitsReaction() bool { return e.verifier.pending && e.result =
 func (e *Engine) Resize(rows, cols int) {
 	e.strip.SetWidth(cols)
 	e.strip.SetHeight(rows)
-	e.view.resize(rows, cols)
+	if e.screen != nil {
+		e.screen.resize(rows, cols)
+	}
 }
 
 // settleQuiet is how long a view that settles (a screen) must be still before
@@ -391,7 +397,7 @@ func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
 		e.view.add(tail)
 		e.unmatched++
 	}
-	if e.unmatched > 0 || e.view.changed() {
+	if e.unmatched > 0 || e.screen != nil && e.screen.changed() {
 		// The last output is matched before the end: the view is final now.
 		e.match()
 	}
@@ -445,8 +451,12 @@ func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
 // program asked the terminal; it reports whether matching waits for the view
 // to settle.
 func (e *Engine) draw(data []byte) (settles bool) {
-	e.view.scrolledOff(e.strip.ScrolledOff())
-	reply, settles := e.view.write(data)
+	if e.screen == nil {
+		// A stream takes in what the stripper passed on, and answers nothing.
+		return false
+	}
+	e.screen.scrolledOff(e.strip.ScrolledOff())
+	reply, settles := e.screen.write(data)
 	if len(reply) > 0 && !e.cfg.Replay {
 		e.addSend(Send{Keystrokes: keys.Keystrokes{Data: reply}, Reply: true})
 	}
@@ -493,7 +503,7 @@ func (e *Engine) emit(ev Event) {
 	}
 	if ev.Name.IsDecision() || ev.Name == EventState && ev.State == Manual {
 		// A blank screen, or a stream, has none to keep.
-		if scr := e.view.screen(); scr != "" {
+		if scr := e.shownScreen(); scr != "" {
 			ev.Screen = e.redact(scr)
 		}
 	}

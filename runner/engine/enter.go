@@ -74,7 +74,7 @@ func (e *Engine) showsTyped(tail string) bool {
 			return false
 		}
 		start := from + i
-		if !e.view.stale(text, start, start+len(tail)) {
+		if !e.stale(text, start, start+len(tail)) {
 			return true
 		}
 		from = start + 1

@@ -154,7 +154,7 @@ func (e *Engine) externalAnswer(a ask.Answer) ([]Stroke, string, *ask.Refusal) {
 	if len(strokes) == 0 {
 		return nil, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: "the answer types nothing"}
 	}
-	app := e.view.appCursor()
+	app := e.appCursor()
 	for i := range strokes {
 		strokes[i].AppCursor = app
 	}
@@ -225,7 +225,7 @@ func (e *Engine) typeStroke() {
 	}
 	s := Send{Keystrokes: next.Keystrokes}
 	if len(next.Keys) > 0 {
-		s.AppCursor = e.view.appCursor()
+		s.AppCursor = e.appCursor()
 	}
 	if next.own {
 		e.typeOwn(s)

@@ -94,7 +94,7 @@ func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
 	if s := e.currentStep(); s != nil {
 		v.Step = playbooks.StepInfo{Name: s.Name, Index: s.Index, Tries: e.steps.tries}
 	}
-	v.Screen = e.view.screen()
+	v.Screen = e.shownScreen()
 	return v
 }
 
@@ -102,15 +102,17 @@ func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
 // rules in file order. Nothing is answered in MANUAL, while a refusal is pending, or
 // after the run ended.
 func (e *Engine) evaluate() {
-	if text, changed := e.view.look(); changed {
-		// Redrawn text is scanned for danger as it shows, with the prompt
-		// drawn after it.
-		e.onDanger(e.view.shownDanger(e.pb.Danger, text), false)
-		if e.result != nil || e.state == Manual {
-			return
+	if e.screen != nil {
+		if text, changed := e.screen.look(); changed {
+			// Redrawn text is scanned for danger as it shows, with the prompt
+			// drawn after it.
+			e.onDanger(e.screen.shownDanger(e.pb.Danger, text), false)
+			if e.result != nil || e.state == Manual {
+				return
+			}
 		}
 	}
-	if e.view.asAnswered() {
+	if e.asAnswered() {
 		// Only fresh text acts: nothing changed since the last answer.
 		return
 	}
@@ -196,10 +198,12 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 // answers twice.
 func (e *Engine) evaluateRules() {
 	text := e.view.text()
-	e.view.count(e.pb.Rules, text)
+	if e.screen != nil {
+		e.screen.count(e.pb.Rules, text)
+	}
 	e.gates.begin()
 	for i, r := range e.pb.Rules {
-		if !e.view.appeared(r) || e.gates.shut(i, text) {
+		if e.screen != nil && !e.screen.appeared(r) || e.gates.shut(i, text) {
 			continue
 		}
 		h, ok := e.view.find(&e.locs, r.Match, text)
@@ -225,13 +229,13 @@ func (e *Engine) evaluateRules() {
 		if r.Cooldown > 0 {
 			if last, ok := e.firings.last[r]; ok && e.now.Before(last.Add(r.Cooldown)) {
 				// Re-armed, so that the rule fires when the wait ends.
-				e.view.rearm(r)
+				e.rearm(r)
 				e.deferUntil(last.Add(r.Cooldown), r.Name, "cooldown")
 				return
 			}
 		}
 		if !e.canSend() {
-			e.view.rearm(r)
+			e.rearm(r)
 			return
 		}
 		// vals.Text is the matched text, already copied out of the window.
@@ -383,7 +387,7 @@ func typeText(data []byte) Send {
 // pressKeys is a Send that presses named keys, for the driver to encode in the
 // cursor mode the program asked for.
 func (e *Engine) pressKeys(ks []keys.Key) Send {
-	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.view.appCursor()}}
+	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.appCursor()}}
 }
 
 // press is a Send that presses one key n times, in the engine's memory for it.

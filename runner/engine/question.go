@@ -75,7 +75,9 @@ func (e *Engine) promptKey() string {
 	var b strings.Builder
 	b.WriteString(line)
 	b.WriteByte(0)
-	b.Write(e.view.cursorRow(text))
+	if e.screen != nil {
+		b.Write(e.screen.cursorRow(text))
+	}
 	for _, l := range lastLines(text, 12) {
 		if strings.TrimSpace(unframe(l)) == line {
 			break
@@ -97,13 +99,18 @@ func (e *Engine) promptStands(elsewhere bool) bool {
 	if e.asker.q == nil || e.sources.asking != nil || e.promptKey() != e.asker.key {
 		return false
 	}
-	return elsewhere || e.view.inPlace()
+	// A screen shows each row where the program drew it, so a row drawn
+	// again changes nothing else.
+	return elsewhere || e.screen != nil
 }
 
 // ShownColoured returns the screen with its colours, as escape sequences,
 // secrets masked; empty where there is no screen (stream matching).
 func (e *Engine) ShownColoured() string {
-	if c := e.view.coloured(); c != "" {
+	if e.screen == nil {
+		return ""
+	}
+	if c := e.screen.coloured(); c != "" {
 		return e.redact(c)
 	}
 	return ""
@@ -192,7 +199,11 @@ func (e *Engine) closed(c ask.Closed) *ask.Question {
 // never the line that asks.
 func (e *Engine) askedLine(text []byte) string {
 	var entries map[string]bool
-	for _, m := range e.view.shadedMenus(text) {
+	var shaded []menu
+	if e.screen != nil {
+		shaded = e.screen.shadedMenus(text)
+	}
+	for _, m := range shaded {
 		for _, o := range m.options {
 			if entries == nil {
 				entries = map[string]bool{}
@@ -451,7 +462,7 @@ func (e *Engine) keysAnswer(names []string) (Send, string, *ask.Refusal) {
 			return Send{}, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: fmt.Sprintf("unknown key %q (see docs/playbook.md, keys)", n)}
 		}
 	}
-	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.view.appCursor()}}, "keys " + strings.Join(names, " "), nil
+	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.appCursor()}}, "keys " + strings.Join(names, " "), nil
 }
 
 // chooseAnswer picks an option of the question by its label (see pickOption):
@@ -498,7 +509,7 @@ func (e *Engine) chooseAnswer(label string) (Send, string, *ask.Refusal) {
 		ks = append(ks, key)
 	}
 	ks = append(ks, "enter")
-	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.view.appCursor()}}, shown, nil
+	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.appCursor()}}, shown, nil
 }
 
 // movedOn closes the open question of a hand-over when the program shows

@@ -36,9 +36,11 @@ func (e *Engine) eachTimer(yield func(timer) bool) {
 	}
 	// Output a view that settles (a screen) holds back is taken in once it
 	// settles: then it is matched if the view changed.
-	if waits, plain := e.view.settling(); waits &&
-		!yield(due(e.lastOutput.Add(e.settleQuiet(plain)), (*Engine).settled)) {
-		return
+	if e.screen != nil {
+		if waits, plain := e.screen.settling(); waits &&
+			!yield(due(e.lastOutput.Add(e.settleQuiet(plain)), (*Engine).settled)) {
+			return
+		}
 	}
 	t := e.pb.Timeouts
 	if t.Total > 0 && !yield(due(e.start.Add(t.Total), (*Engine).totalTimeout)) {
@@ -114,7 +116,7 @@ func (e *Engine) stateTimers(yield func(timer) bool, settle time.Time) {
 // settled matches a view that settles (a screen) once it has been still, if
 // it changed since it was last matched.
 func (e *Engine) settled() {
-	if e.view.changed() {
+	if e.screen != nil && e.screen.changed() {
 		e.match()
 	}
 }
@@ -169,7 +171,7 @@ func (e *Engine) checkPrompt() {
 	q := detectPrompt(e.view.promptText())
 	// A screen clai just answered still shows the question: the answer's
 	// check (verify) is what follows it, not the prompt detector.
-	if q == "" || e.view.asAnswered() {
+	if q == "" || e.asAnswered() {
 		return
 	}
 	if !e.sender.wake.IsZero() && e.now.Before(e.sender.wake) {
@@ -217,7 +219,7 @@ func (e *Engine) redrawnAnswered(until time.Time) bool {
 		return false
 	}
 	i := bytes.LastIndex(text, []byte(line))
-	return i >= 0 && e.view.stale(text, i, i+len(line))
+	return i >= 0 && e.stale(text, i, i+len(line))
 }
 
 // promptTimeout ends a headless run nobody answered within timeouts.prompt.
