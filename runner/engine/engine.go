@@ -11,43 +11,6 @@ import (
 	"github.com/clai-sh/clai/runner/stream"
 )
 
-// Config is what an Engine needs besides the playbook.
-type Config struct {
-	// Vars are the playbook variables after --var overrides.
-	Vars map[string]string
-	// Environ is the environment expressions see as env.
-	Environ map[string]string
-	// Interactive is set when a person sits at the terminal: MANUAL then hands
-	// the program to them instead of waiting for the prompt timeout.
-	Interactive bool
-	// DryRun turns every send into a would-send.
-	DryRun bool
-	// Replay is set when the output comes from a recording: it goes on whatever
-	// clai would have answered, so a dry run does not end at the first answer.
-	Replay bool
-	// Rows and Cols are the terminal size, for screen matching (default 24x80).
-	Rows, Cols int
-	// Attached is set when the program is not clai's (a tmux target pane): once the
-	// steps are done and no rule is left to watch for, clai leaves it running.
-	Attached bool
-	// Redact masks the run's secrets in a text of the program's (nil: there
-	// are none). The engine applies it before it cuts, quotes or keeps such a
-	// text in an event, so no piece of a secret survives a cut or an escape.
-	Redact func(string) string
-	// Session is the id of the session, for its questions.
-	Session string
-	// Person is who sits at the terminal (a user name), for the questions
-	// they answer there.
-	Person string
-	// Remote is set when a person may answer from elsewhere: a headless run
-	// handed over to a person then waits timeouts.prompt for an answer
-	// instead of ending at once.
-	Remote bool
-	// Project is the folder the program works in, an absolute path, which
-	// readOnly(cmd) and projectCode(cmd) check paths against.
-	Project string
-}
-
 // Under a flood, matching every read would multiply the cost of many patterns: a
 // read of at least bigRead bytes is only absorbed (stripped, scanned for danger,
 // added to the window), and matching waits until output pauses for batchQuiet or
@@ -373,80 +336,6 @@ func (e *Engine) Interrupt(now time.Time) []Action {
 	return e.end()
 }
 
-// Cancel ends the run from outside (a signal to clai, a cancelled context).
-func (e *Engine) Cancel(now time.Time, reason string) []Action {
-	e.begin(now)
-	if e.result == nil {
-		e.finish(Aborted, ExitInterrupted, reason, true)
-	}
-	return e.end()
-}
-
-// Exit observes the end of the program; all its output has been observed before.
-func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
-	e.begin(now)
-	if e.result != nil {
-		if e.result.Child == nil {
-			e.result.Child = &status
-		}
-		return e.end()
-	}
-	e.exitCode = status.Code
-	if tail := e.strip.Flush(nil); len(tail) > 0 {
-		e.scanDanger(tail)
-		e.view.add(tail)
-		e.unmatched++
-	}
-	if e.unmatched > 0 || e.screen != nil && e.screen.changed() {
-		// The last output is matched before the end: the view is final now.
-		e.match()
-	}
-	e.emit(Event{Name: EventExit, Reason: status.String()})
-	if e.result != nil {
-		e.result.Child = &status
-		return e.end()
-	}
-	// The end of output satisfies a step or case waiting for eof.
-	for e.steps.idx < len(e.pb.Steps) {
-		s := e.pb.Steps[e.steps.idx]
-		if !stepAcceptsEOF(s) {
-			break
-		}
-		e.emit(Event{Name: EventMatch, Step: stepName(s), Excerpt: "eof"})
-		e.steps.idx++
-	}
-	ended := "the program ended (" + status.String() + ")"
-	if status.PaneClosed {
-		ended = "the pane closed"
-	}
-	if e.state == Manual && e.handOver.decidedBy == "" {
-		e.finishChild(Manual, ExitManual, fmt.Sprintf("%s after the hand-over to a person (%s), which nobody took", ended, e.handOver.cause), status)
-		return e.end()
-	}
-	// A hand-over a person took ends as the program does, saying who decided.
-	decided := ""
-	if e.handOver.decidedBy != "" {
-		decided = fmt.Sprintf(", after %s decided at the hand-over (%s)", e.handOver.decidedBy, e.handOver.cause)
-	}
-	switch {
-	case e.steps.idx < len(e.pb.Steps):
-		s := e.pb.Steps[e.steps.idx]
-		e.finishChild(Failed, ExitFailed, fmt.Sprintf("%s%s while step %s waited for %s; last output: %q", ended, decided, stepName(s), describeWait(s), e.tail()), status)
-	case status.PaneClosed && e.cfg.Attached:
-		// The person's pane is gone, and with it what clai watched over.
-		e.finishChild(Done, ExitDone, "the pane closed"+decided, status)
-	case status.PaneClosed:
-		// The program clai started did not end by itself: its pane was killed.
-		e.finishChild(Failed, ExitFailed, "the pane closed before its program ended"+decided, status)
-	case status.Code != 0 || status.Signaled():
-		e.finishChild(Failed, ExitFailed, "the program failed: "+status.String()+decided, status)
-	default:
-		e.finishChild(Done, ExitDone, "the program ended: "+status.String()+decided, status)
-	}
-	return e.end()
-}
-
-// isNudgeEcho reports whether text is no more than the echo of the last nudge.
 // draw passes data to the view's screen, if it has one, and answers what the
 // program asked the terminal; it reports whether matching waits for the view
 // to settle.
@@ -463,6 +352,7 @@ func (e *Engine) draw(data []byte) (settles bool) {
 	return settles
 }
 
+// isNudgeEcho reports whether text is no more than the echo of the last nudge.
 func (e *Engine) isNudgeEcho(text []byte) bool {
 	t := strings.TrimSpace(string(text))
 	return t == "" || t == strings.TrimSpace(e.nudger.last)
@@ -552,25 +442,6 @@ func (e *Engine) manualDeadline() time.Time {
 	return from.Add(e.pb.Timeouts.Prompt)
 }
 
-func (e *Engine) finish(s State, code int, reason string, kill bool) {
-	e.finishChild(s, code, reason, ExitStatus{})
-	e.result.Child = nil
-	if kill {
-		e.actions.out = append(e.actions.out, Kill{Reason: reason})
-	}
-}
-
-func (e *Engine) finishChild(s State, code int, reason string, status ExitStatus) {
-	e.asker.pending = false
-	e.closeQuestion(ask.Ended)
-	if s.Final() {
-		e.setState(s, reason)
-	}
-	e.result = &Result{State: s, ExitCode: code, Reason: reason, Child: &status, DecidedBy: e.handOver.decidedBy}
-	e.emit(Event{Name: EventFinish, State: s, Reason: reason})
-	e.actions.out = append(e.actions.out, Finish{Result: *e.result})
-}
-
 // notRedrawn drops the danger hits in the part of a redrawn line that did not
 // change: they were hits when that text was first seen (a spinner in front of a
 // dangerous command does not make the command new).
@@ -604,47 +475,4 @@ func (e *Engine) redact(text string) string {
 // cut.
 func (e *Engine) excerpt(text string) string {
 	return excerpt(e.redact(text))
-}
-
-func (e *Engine) currentStep() *playbooks.Step {
-	if e.steps.idx < len(e.pb.Steps) {
-		return e.pb.Steps[e.steps.idx]
-	}
-	return nil
-}
-
-func (e *Engine) advanceStep() {
-	e.steps.idx++
-	e.steps.tries = 0
-	e.steps.since = e.now
-	if e.cfg.Attached && e.steps.idx == len(e.pb.Steps) && len(e.pb.Rules) == 0 {
-		e.finish(Done, ExitDone, "the steps are done; the pane goes on without clai", false)
-	}
-}
-
-func stepName(s *playbooks.Step) string {
-	if s.Name != "" {
-		return s.Name
-	}
-	return fmt.Sprintf("steps[%d]", s.Index)
-}
-
-func stepAcceptsEOF(s *playbooks.Step) bool {
-	for _, c := range s.Branches() {
-		if c.Match != nil && c.Match.HasEOF() {
-			return true
-		}
-	}
-	return false
-}
-
-func describeWait(s *playbooks.Step) string {
-	if s.Expect != nil {
-		return s.Expect.String()
-	}
-	parts := make([]string, 0, len(s.Cases))
-	for _, c := range s.Cases {
-		parts = append(parts, c.Match.String())
-	}
-	return "one of " + strings.Join(parts, ", ")
 }
