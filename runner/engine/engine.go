@@ -422,9 +422,7 @@ func (e *Engine) toManual(why ask.Reason, reason string) {
 	e.refusal = nil
 	e.sender.wake = time.Time{}
 	e.verifier.pending = false
-	e.handOver.since = e.now
-	e.handOver.cause = reason
-	e.handOver.decidedBy = ""
+	e.handOver.begin(e.now, reason)
 	e.setState(Manual, reason)
 	if !e.cfg.Interactive && !e.cfg.Replay && !e.cfg.Remote {
 		// Nobody can take over: waiting would only run into a timeout.

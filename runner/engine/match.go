@@ -346,8 +346,7 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	}
 	// A line whose Enter waits for its text is not sent again: the Enter
 	// goes once the program has read the text.
-	e.verifier.pending, e.verifier.retried = e.answerDue(a, atQuestion) && e.enterApart(send) == nil, false
-	e.verifier.wait = max(verifyAfter, 2*e.pb.Settings.Settle)
+	e.verifier.expect(e.answerDue(a, atQuestion) && e.enterApart(send) == nil, max(verifyAfter, 2*e.pb.Settings.Settle))
 	return true
 }
 

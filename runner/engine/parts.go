@@ -18,6 +18,21 @@ type stepCursor struct {
 	tries int
 }
 
+// current returns the current step of steps, nil once all are done.
+func (c *stepCursor) current(steps []*playbooks.Step) *playbooks.Step {
+	if c.idx < len(steps) {
+		return steps[c.idx]
+	}
+	return nil
+}
+
+// next makes the step after the current one current, from now.
+func (c *stepCursor) next(now time.Time) {
+	c.idx++
+	c.tries = 0
+	c.since = now
+}
+
 // firings counts the firings of each rule and danger rule by name, for
 // expressions and the report (byName); byRule counts those of each rule by its
 // place, which counts adds to byName when they are asked for (counted says how
@@ -72,6 +87,22 @@ type verifier struct {
 // at returns when the program's reaction to an answer sent at sent is due.
 func (v *verifier) at(sent time.Time) time.Time { return sent.Add(v.wait) }
 
+// expect waits wait for a reaction to the answer just sent, if one is due;
+// without one it is sent once more.
+func (v *verifier) expect(due bool, wait time.Duration) {
+	v.pending, v.retried, v.wait = due, false, wait
+}
+
+// retry reports whether the answer may be sent once more, and if so waits
+// wait for a reaction to that: an answer is sent at most twice.
+func (v *verifier) retry(wait time.Duration) bool {
+	if v.retried {
+		return false
+	}
+	v.retried, v.wait = true, wait
+	return true
+}
+
 // nudger nudges a program gone idle: count nudges sent since its last output,
 // the next due at next; last is the last one sent, whose echo is no sign of
 // life.
@@ -79,6 +110,16 @@ type nudger struct {
 	count int
 	next  time.Time
 	last  string
+}
+
+// take returns the next nudge of seq, whose last entry repeats, and makes the
+// one after it due gap after now.
+func (n *nudger) take(seq []string, now time.Time, gap time.Duration) string {
+	text := seq[min(n.count, len(seq)-1)]
+	n.count++
+	n.last = text
+	n.next = now.Add(gap)
+	return text
 }
 
 // asker is the question open: q, nil when none is; seq counts the questions
@@ -120,6 +161,11 @@ type handOver struct {
 	decidedBy string
 	// lastInterrupt is when the person last pressed Ctrl-C.
 	lastInterrupt time.Time
+}
+
+// begin hands the run over at now, for cause; nobody has taken it yet.
+func (h *handOver) begin(now time.Time, cause string) {
+	h.since, h.cause, h.decidedBy = now, cause, ""
 }
 
 // sources are the question sources' part (see External): asking is the source

@@ -10,17 +10,13 @@ import (
 // The playbook's steps, in order: the current one, moving on, and how
 // they are named in messages.
 
-func (e *Engine) currentStep() *playbooks.Step {
-	if e.steps.idx < len(e.pb.Steps) {
-		return e.pb.Steps[e.steps.idx]
-	}
-	return nil
-}
+// currentStep returns the step the run is at, nil once all are done.
+func (e *Engine) currentStep() *playbooks.Step { return e.steps.current(e.pb.Steps) }
 
+// advanceStep moves on to the next step; an attached run with no rule to
+// watch for leaves the pane once the steps are done.
 func (e *Engine) advanceStep() {
-	e.steps.idx++
-	e.steps.tries = 0
-	e.steps.since = e.now
+	e.steps.next(e.now)
 	if e.cfg.Attached && e.steps.idx == len(e.pb.Steps) && len(e.pb.Rules) == 0 {
 		e.finish(Done, ExitDone, "the steps are done; the pane goes on without clai", false)
 	}

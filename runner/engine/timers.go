@@ -154,11 +154,9 @@ func (e *Engine) refuseSettled() { e.refuse(true) }
 // unanswered acts on an answer the program did not react to: it is sent once
 // more, and after the second time the run waits at the prompt.
 func (e *Engine) unanswered() {
-	if !e.verifier.retried {
-		e.verifier.retried = true
+	if e.verifier.retry(verifyAfter) {
 		e.emit(Event{Name: EventRetry, Reason: "no reaction to the answer"})
 		e.send(e.verifier.answer, "the same answer again", "", "", "")
-		e.verifier.wait = verifyAfter
 		return
 	}
 	e.verifier.pending = false
@@ -317,11 +315,7 @@ func (e *Engine) idleFrom() time.Time {
 
 // nudge sends the next entry of the nudge sequence; the last entry repeats.
 func (e *Engine) nudge() {
-	seq := e.pb.Nudge.Sequence
-	text := seq[min(e.nudger.count, len(seq)-1)]
-	e.nudger.count++
-	e.nudger.last = text
-	e.nudger.next = e.now.Add(e.pb.Nudge.Gap)
+	text := e.nudger.take(e.pb.Nudge.Sequence, e.now, e.pb.Nudge.Gap)
 	e.emit(Event{Name: EventNudge, Reason: fmt.Sprintf("nudge %d of %d", e.nudger.count, e.pb.Nudge.Max)})
 	e.send(typeText([]byte(text)), text, "", "", "")
 }
