@@ -139,14 +139,16 @@ type asker struct {
 
 // promptWatch is what the prompt detector knows of the prompt shown.
 type promptWatch struct {
-	// checked is set once the detector looked at what is shown.
+	// checked is set once the detector looked at the output settled since
+	// the program last wrote, or since the person answered at the terminal.
 	checked bool
 	// answeredLine is the line that asked on the screen the last answer
 	// answered (clai's or a person's), and again when the prompt check
 	// looks again at a screen that only redraws it (see redrawnAnswered).
 	answeredLine string
 	again        time.Time
-	// since is when the run went PROMPTING, at question.
+	// since is when the run last went PROMPTING, and question the line
+	// that asked then, masked, for the prompt timeout and its message.
 	since    time.Time
 	question string
 }
