@@ -144,7 +144,7 @@ func severity(a playbooks.DangerAction) int {
 }
 
 // scanDanger runs the danger rules on new text, before any rule or step sees
-// it; the view keeps the hits that count (see view.streamedDanger).
+// it; a screen keeps the hits that count (see screenOnly.streamedDanger).
 func (e *Engine) scanDanger(text []byte) {
 	hits := e.notRedrawn(e.danger.scan(e.pb.Danger, text), text)
 	if len(hits) > 0 && e.screen != nil {
