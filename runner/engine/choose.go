@@ -281,7 +281,10 @@ func (e *Engine) menus(text []byte) []menu {
 	if m := findMenu(string(text)); len(m.options) > 0 {
 		menus = append(menus, m)
 	}
-	return append(menus, e.view.shadedMenus(text)...)
+	if e.screen != nil {
+		menus = append(menus, e.screen.shadedMenus(text)...)
+	}
+	return menus
 }
 
 // choose picks the option named by the action on the menu on screen: if the marker
@@ -445,7 +448,7 @@ func (e *Engine) twoDialogs(text []byte) string {
 	var live []menu
 	for _, m := range liveMenus(text) {
 		start, end := lineSpan(text, m.options[0].row, m.options[len(m.options)-1].row)
-		if !e.view.stale(text, start, end) {
+		if !e.stale(text, start, end) {
 			live = append(live, m)
 		}
 	}

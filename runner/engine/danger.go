@@ -144,11 +144,14 @@ func severity(a playbooks.DangerAction) int {
 }
 
 // scanDanger runs the danger rules on new text, before any rule or step sees
-// it; the view keeps the hits that count (see view.streamedDanger).
+// it; a screen keeps the hits that count (see screenOnly.streamedDanger).
 func (e *Engine) scanDanger(text []byte) {
 	hits := e.notRedrawn(e.danger.scan(e.pb.Danger, text), text)
+	if len(hits) > 0 && e.screen != nil {
+		hits = e.screen.streamedDanger(hits)
+	}
 	if len(hits) > 0 {
-		e.onDanger(e.view.streamedDanger(hits), true)
+		e.onDanger(hits, true)
 	}
 }
 
@@ -162,7 +165,7 @@ func (e *Engine) onDanger(hits []dangerHit, added bool) {
 	var worst *dangerHit
 	for i := range hits {
 		h := &hits[i]
-		e.fired[h.rule.Name]++
+		e.firings.byName[h.rule.Name]++
 		h.text = e.excerpt(h.text)
 		e.emit(Event{Name: EventDanger, Rule: h.rule.Name, Excerpt: h.text, Reason: string(h.rule.Action)})
 		if worst == nil || severity(h.rule.Action) > severity(worst.rule.Action) {
@@ -170,10 +173,10 @@ func (e *Engine) onDanger(hits []dangerHit, added bool) {
 		}
 	}
 	reason := fmt.Sprintf("danger rule %q matched %q", worst.rule.Name, worst.text)
-	if e.state == Manual && e.result == nil && e.decidedBy != "" && worst.rule.Action == playbooks.DangerManual {
+	if e.state == Manual && e.result == nil && e.handOver.decidedBy != "" && worst.rule.Action == playbooks.DangerManual {
 		// A new hand-over while a person drives: what they decided was
 		// about the one before, and this one waits for them again.
-		e.decidedBy, e.manualCause = "", reason
+		e.handOver.decidedBy, e.handOver.cause = "", reason
 	}
 	if e.state == Manual || e.result != nil {
 		return
@@ -187,7 +190,7 @@ func (e *Engine) onDanger(hits []dangerHit, added bool) {
 		// The refusal answers the prompt that follows the dangerous text, in place of
 		// whatever a step or rule would have answered; until it is sent nothing else is.
 		e.refusal = worst.rule
-		e.wake = time.Time{}
+		e.sender.wake = time.Time{}
 		if added {
 			e.view.denied()
 		}

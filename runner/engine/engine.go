@@ -8,44 +8,8 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/driver/keys"
+	"github.com/clai-sh/clai/runner/stream"
 )
-
-// Config is what an Engine needs besides the playbook.
-type Config struct {
-	// Vars are the playbook variables after --var overrides.
-	Vars map[string]string
-	// Environ is the environment expressions see as env.
-	Environ map[string]string
-	// Interactive is set when a person sits at the terminal: MANUAL then hands
-	// the program to them instead of waiting for the prompt timeout.
-	Interactive bool
-	// DryRun turns every send into a would-send.
-	DryRun bool
-	// Replay is set when the output comes from a recording: it goes on whatever
-	// clai would have answered, so a dry run does not end at the first answer.
-	Replay bool
-	// Rows and Cols are the terminal size, for screen matching (default 24x80).
-	Rows, Cols int
-	// Attached is set when the program is not clai's (a tmux target pane): once the
-	// steps are done and no rule is left to watch for, clai leaves it running.
-	Attached bool
-	// Redact masks the run's secrets in a text of the program's (nil: there
-	// are none). The engine applies it before it cuts, quotes or keeps such a
-	// text in an event, so no piece of a secret survives a cut or an escape.
-	Redact func(string) string
-	// Session is the id of the session, for its questions.
-	Session string
-	// Person is who sits at the terminal (a user name), for the questions
-	// they answer there.
-	Person string
-	// Remote is set when a person may answer from elsewhere: a headless run
-	// handed over to a person then waits timeouts.prompt for an answer
-	// instead of ending at once.
-	Remote bool
-	// Project is the folder the program works in, an absolute path, which
-	// readOnly(cmd) and projectCode(cmd) check paths against.
-	Project string
-}
 
 // Under a flood, matching every read would multiply the cost of many patterns: a
 // read of at least bigRead bytes is only absorbed (stripped, scanned for danger,
@@ -72,6 +36,14 @@ const doubleInterrupt = time.Second
 
 // Engine is the state machine that drives one run. It is not safe for concurrent
 // use; runner.Run calls it from one goroutine.
+//
+// Its state is in named parts (parts.go): where the run is in the steps
+// (steps), how often the rules fired (firings), whether the program reacted
+// to clai's answer (verifier), the nudges of an idle program (nudger), the
+// question open (asker), the prompt detector's (prompt), the hand-over to a
+// person (handOver), the question sources and their dialogs (sources), what
+// is typed and when (sender), a dry run's wait (dry) and the actions a call
+// returns (actions).
 type Engine struct {
 	pb  *playbooks.Playbook
 	cfg Config
@@ -80,137 +52,54 @@ type Engine struct {
 	now   time.Time
 	state State
 
-	strip   Stripper
+	strip   stream.Stripper
 	scratch []byte
 	// redrawn lists the rows the stripper passed on again in the last output.
-	redrawn []redraw
+	redrawn []stream.Redraw
 	// view is what the program showed, as steps and rules are matched
 	// against it: the stream's window, or the screen of settings.match: screen.
-	view   view
+	view view
+	// screen is the view when it is a screen, for what only a screen
+	// offers; nil on a stream.
+	screen screenOnly
 	danger dangerScanner
 	// locs holds the indices of the matches a call finds; texts makes the
 	// strings of what matched and what is sent.
 	locs  locs
 	texts texts
-
-	stepIdx   int
-	stepSince time.Time
-	stepTries int
-
-	// fired counts the firings of each rule and danger rule by name, for
-	// expressions and the report; ruleFired those of each rule by its place,
-	// which firedCounts adds to fired when they are asked for (ruleCounted
-	// says how many of them it added already).
-	fired       map[string]int
-	ruleFired   []int
-	ruleCounted []int
-	lastFire    map[*playbooks.Rule]time.Time
 	// gates spares stream matching the rules that cannot match (nil: none).
 	gates *ruleGates
-
-	lastOutput time.Time
-	// changedAt is when the program last wrote more than rows drawn again
-	// elsewhere (see Stripper.drewElsewhere): a prompt settles from then.
-	changedAt time.Time
-	lastSend  time.Time
-	// busySeen is when the idle timer last found the program saying it is busy.
-	busySeen time.Time
-	// extClosed is when a source's question last closed: until then the
-	// program waited for a person, not idle.
-	extClosed time.Time
-	sent      bool
-	// wake is when a deferred answer may be sent.
-	wake time.Time
-
-	// verify is set after an answer until the program reacts to it, when a
-	// reaction is due (see answerDue).
-	verify bool
-	// atQuestion tells act that the text it answers is the last thing shown:
-	// the program showed nothing after its question.
-	atQuestion bool
-	// verifyWait is how long after the last send (its answer) the program
-	// has to react.
-	verifyWait time.Duration
-	retried    bool
-	lastAnswer Send
-	// answers are the memory rendered answers take, in turn; moves is the
-	// memory of the keys a choose presses.
-	answers    [2][]byte
-	answerTurn int
-	moves      []keys.Key
-
-	nudges    int
-	nextNudge time.Time
-	lastNudge string
-
-	// dryWait is set in a headless dry run after a would-send: the program
-	// waits for an answer that never comes, and the run ends once its output
-	// settles (see dryEnd). Output meanwhile does not change that: without the
-	// answer the program cannot go past it.
-	dryWait   bool
-	dryAnswer string
-
-	// refusal is the pending answer of a deny danger rule, sent once the output
-	// settles.
-	refusal *playbooks.Danger
-
-	promptChecked bool
-	// answeredLine is the line that asked on the screen the last answer
-	// answered (clai's or a person's), and promptAgain when the prompt check
-	// looks again at a screen that only redraws it (see redrawnAnswered).
-	answeredLine string
-	promptAgain  time.Time
-	promptSince  time.Time
-	question     string
-	manualSince  time.Time
-	manualCause  string // what handed the run over to a person
-	// decidedBy names who took the hand-over: answered after it or typed at
-	// the terminal; "" until someone does.
-	decidedBy     string
-	lastInterrupt time.Time
-
-	// q is the open question, nil when none is; qSeq counts the questions
-	// asked. asking is set while a hand-over waits for the output to settle
-	// to ask, for askWhy and askDetail.
-	q    *ask.Question
-	qSeq int
-	// qKey is the region that asks of the open question as it opened (see
-	// promptKey), and qRow the cursor's row then.
-	qKey      string
-	qRow      int
-	asking    bool
-	askWhy    ask.Reason
-	askDetail string
-	// held is a person's answer that waits for min_send_interval.
-	held *Send
-	// ext is the source of the open question when it is an External; typing
-	// is an External's answer whose keystrokes are being typed.
-	ext    *external
-	typing *external
-	// dialogs are the program's dialogs that sources claimed; expected
-	// shows those they will, and a prompt question for one waits
-	// expectWait for their claim, until heldUntil, with heldDetail.
-	dialogs    []dialog
-	expected   dialog
-	expectWait time.Duration
-	heldUntil  time.Time
-	heldDetail string
-
-	exitCode int
-	result   *Result
-	// out holds the actions of a call; events and sends hold what its *Event
-	// and *Send actions point to. All three are reused by the next call.
-	out    []Action
-	events []Event
-	sends  []Send
-
 	// unmatched counts output bytes absorbed since matching last ran.
 	unmatched int
-
 	// choosing is a choose action waiting to see its selection on screen.
 	choosing *choosing
 	// rulesChoose is set when a rule's action is a choose.
 	rulesChoose bool
+	// refusal is the pending answer of a deny danger rule, sent once the output
+	// settles.
+	refusal *playbooks.Danger
+
+	lastOutput time.Time
+	// changedAt is when the program last wrote more than rows drawn again
+	// elsewhere (see stream.Stripper.DrewElsewhere): a prompt settles from then.
+	changedAt time.Time
+	// busySeen is when the idle timer last found the program saying it is busy.
+	busySeen time.Time
+
+	steps    stepCursor
+	firings  firings
+	verifier verifier
+	nudger   nudger
+	asker    asker
+	prompt   promptWatch
+	handOver handOver
+	sources  sources
+	sender   sender
+	dry      dryRun
+	actions  actions
+
+	exitCode int
+	result   *Result
 }
 
 // NewEngine makes an engine for a loaded playbook.
@@ -223,16 +112,14 @@ func NewEngine(pb *playbooks.Playbook, cfg Config) *Engine {
 	}
 	e := &Engine{
 		pb: pb, cfg: cfg, state: Starting,
-		fired:       map[string]int{},
-		ruleFired:   make([]int, len(pb.Rules)),
-		ruleCounted: make([]int, len(pb.Rules)),
-		lastFire:    map[*playbooks.Rule]time.Time{},
-		danger:      dangerScanner{limit: int(pb.Settings.Window)},
-		view:        newView(pb, cfg.Rows, cfg.Cols),
+		firings: newFirings(len(pb.Rules)),
+		danger:  dangerScanner{limit: int(pb.Settings.Window)},
+		view:    newView(pb, cfg.Rows, cfg.Cols),
 	}
+	e.screen, _ = e.view.(screenOnly)
 	e.strip.SetWidth(cfg.Cols)
 	e.strip.SetHeight(cfg.Rows)
-	if _, stream := e.view.(*streamView); stream {
+	if e.screen == nil {
 		// A screen's search of a rule learns what changed on it: every
 		// rule is searched there.
 		e.gates = newRuleGates(pb.Rules)
@@ -252,25 +139,14 @@ func (e *Engine) State() State { return e.state }
 func (e *Engine) Result() *Result { return e.result }
 
 // Fired returns how often each rule and danger rule fired.
-func (e *Engine) Fired() map[string]int { return e.firedCounts() }
-
-// firedCounts returns fired, with the rules' latest firings added.
-func (e *Engine) firedCounts() map[string]int {
-	for i, r := range e.pb.Rules {
-		if n := e.ruleFired[i] - e.ruleCounted[i]; n > 0 {
-			e.fired[r.Name] += n
-			e.ruleCounted[i] = e.ruleFired[i]
-		}
-	}
-	return e.fired
-}
+func (e *Engine) Fired() map[string]int { return e.firings.counts(e.pb.Rules) }
 
 // The actions a method returns are valid until the next call.
 
 // Start begins the run at now.
 func (e *Engine) Start(now time.Time) []Action {
 	e.begin(now)
-	e.start, e.lastOutput, e.changedAt, e.stepSince = now, now, now, now
+	e.start, e.lastOutput, e.changedAt, e.steps.since = now, now, now, now
 	e.emit(Event{Name: EventStart, Reason: e.pb.Name})
 	e.setState(Running, "program started")
 	e.evaluate()
@@ -283,13 +159,13 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	if e.result != nil {
 		return e.end()
 	}
-	if now.Sub(e.lastOutput) >= frameQuiet {
+	if e.screen != nil && now.Sub(e.lastOutput) >= frameQuiet {
 		// What the screen shows was shown a while: a frame of the program's.
-		e.view.paused()
+		e.screen.paused()
 	}
 	// A line changed behind the text already seen is seen again as it shows now.
 	e.scratch = e.strip.Settle(e.strip.Append(e.scratch[:0], data))
-	e.redrawn = e.strip.redraws()
+	e.redrawn = e.strip.Redraws()
 	text := e.scratch
 	if e.state == Nudging && e.isNudgeEcho(text) {
 		// The program echoed the nudge: that is not a sign of life, but the
@@ -300,17 +176,17 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 		return e.end()
 	}
 	e.lastOutput = now
-	e.verify = false
-	e.nudges = 0
+	e.verifier.pending = false
+	e.nudger.count = 0
 	// Output that only draws elsewhere (a clock, a spinner, a status line)
 	// leaves where the program waits as it was: a prompt shown there has
 	// settled all the same, and the question open on it stands if the view
 	// says its prompt is as it was.
 	var elsewhere, atText bool
 	if len(text) > 0 {
-		elsewhere, atText = e.strip.drewElsewhere()
+		elsewhere, atText = e.strip.DrewElsewhere()
 	}
-	e.promptChecked, e.promptAgain = false, time.Time{}
+	e.prompt.checked, e.prompt.again = false, time.Time{}
 	aside := elsewhere && atText
 	if !aside {
 		e.changedAt = now
@@ -322,7 +198,7 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 		e.view.add(text)
 	}
 	settles := e.draw(data)
-	elsewhere = elsewhere && e.q != nil && e.strip.cursorRow() == e.qRow
+	elsewhere = elsewhere && e.asker.q != nil && e.strip.CursorRow() == e.asker.row
 	if len(text) > 0 && !e.promptStands(elsewhere) {
 		switch e.state {
 		case Prompting, Nudging:
@@ -350,19 +226,21 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 // the answer was missed, and it is never sent again.
 func (e *Engine) Echo(on bool) {
 	if !on {
-		e.verify = false
+		e.verifier.pending = false
 	}
 }
 
 // AwaitsReaction reports whether the engine waits for the program to react to
 // its last answer, which it would send once more without one.
-func (e *Engine) AwaitsReaction() bool { return e.verify && e.result == nil }
+func (e *Engine) AwaitsReaction() bool { return e.verifier.pending && e.result == nil }
 
 // Resize observes a change of the terminal size.
 func (e *Engine) Resize(rows, cols int) {
 	e.strip.SetWidth(cols)
 	e.strip.SetHeight(rows)
-	e.view.resize(rows, cols)
+	if e.screen != nil {
+		e.screen.resize(rows, cols)
+	}
 }
 
 // settleQuiet is how long a view that settles (a screen) must be still before
@@ -425,15 +303,15 @@ func (e *Engine) Input(now time.Time, n int) []Action {
 		e.emit(Event{Name: EventInput, Bytes: n})
 		e.answeredAtTerminal(n)
 		if e.state == Manual {
-			e.decidedBy = "the person at the terminal"
+			e.handOver.decidedBy = "the person at the terminal"
 		}
 		// The person answered what was shown: as after clai's own answer,
 		// only what the program shows from now on acts.
 		e.view.answered(false)
-		e.verify = false
+		e.verifier.pending = false
 		// The prompt answered is still on screen until the program reacts:
 		// look for one again only once it shows something.
-		e.promptChecked, e.promptAgain = true, time.Time{}
+		e.prompt.checked, e.prompt.again = true, time.Time{}
 		if e.state == Prompting {
 			e.setState(Running, "answered at the terminal")
 		}
@@ -449,104 +327,35 @@ func (e *Engine) Interrupt(now time.Time) []Action {
 		return e.end()
 	}
 	e.emit(Event{Name: EventInterrupt})
-	if !e.lastInterrupt.IsZero() && now.Sub(e.lastInterrupt) <= doubleInterrupt {
+	if !e.handOver.lastInterrupt.IsZero() && now.Sub(e.handOver.lastInterrupt) <= doubleInterrupt {
 		e.finish(Aborted, ExitInterrupted, "Ctrl-C twice", true)
 		return e.end()
 	}
-	e.lastInterrupt = now
+	e.handOver.lastInterrupt = now
 	e.toManual(ask.Interrupt, "Ctrl-C from the user")
 	return e.end()
 }
 
-// Cancel ends the run from outside (a signal to clai, a cancelled context).
-func (e *Engine) Cancel(now time.Time, reason string) []Action {
-	e.begin(now)
-	if e.result == nil {
-		e.finish(Aborted, ExitInterrupted, reason, true)
-	}
-	return e.end()
-}
-
-// Exit observes the end of the program; all its output has been observed before.
-func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
-	e.begin(now)
-	if e.result != nil {
-		if e.result.Child == nil {
-			e.result.Child = &status
-		}
-		return e.end()
-	}
-	e.exitCode = status.Code
-	if tail := e.strip.Flush(nil); len(tail) > 0 {
-		e.scanDanger(tail)
-		e.view.add(tail)
-		e.unmatched++
-	}
-	if e.unmatched > 0 || e.view.changed() {
-		// The last output is matched before the end: the view is final now.
-		e.match()
-	}
-	e.emit(Event{Name: EventExit, Reason: status.String()})
-	if e.result != nil {
-		e.result.Child = &status
-		return e.end()
-	}
-	// The end of output satisfies a step or case waiting for eof.
-	for e.stepIdx < len(e.pb.Steps) {
-		s := e.pb.Steps[e.stepIdx]
-		if !stepAcceptsEOF(s) {
-			break
-		}
-		e.emit(Event{Name: EventMatch, Step: stepName(s), Excerpt: "eof"})
-		e.stepIdx++
-	}
-	ended := "the program ended (" + status.String() + ")"
-	if status.PaneClosed {
-		ended = "the pane closed"
-	}
-	if e.state == Manual && e.decidedBy == "" {
-		e.finishChild(Manual, ExitManual, fmt.Sprintf("%s after the hand-over to a person (%s), which nobody took", ended, e.manualCause), status)
-		return e.end()
-	}
-	// A hand-over a person took ends as the program does, saying who decided.
-	decided := ""
-	if e.decidedBy != "" {
-		decided = fmt.Sprintf(", after %s decided at the hand-over (%s)", e.decidedBy, e.manualCause)
-	}
-	switch {
-	case e.stepIdx < len(e.pb.Steps):
-		s := e.pb.Steps[e.stepIdx]
-		e.finishChild(Failed, ExitFailed, fmt.Sprintf("%s%s while step %s waited for %s; last output: %q", ended, decided, stepName(s), describeWait(s), e.tail()), status)
-	case status.PaneClosed && e.cfg.Attached:
-		// The person's pane is gone, and with it what clai watched over.
-		e.finishChild(Done, ExitDone, "the pane closed"+decided, status)
-	case status.PaneClosed:
-		// The program clai started did not end by itself: its pane was killed.
-		e.finishChild(Failed, ExitFailed, "the pane closed before its program ended"+decided, status)
-	case status.Code != 0 || status.Signaled():
-		e.finishChild(Failed, ExitFailed, "the program failed: "+status.String()+decided, status)
-	default:
-		e.finishChild(Done, ExitDone, "the program ended: "+status.String()+decided, status)
-	}
-	return e.end()
-}
-
-// isNudgeEcho reports whether text is no more than the echo of the last nudge.
 // draw passes data to the view's screen, if it has one, and answers what the
 // program asked the terminal; it reports whether matching waits for the view
 // to settle.
 func (e *Engine) draw(data []byte) (settles bool) {
-	e.view.scrolledOff(e.strip.scrolledOff())
-	reply, settles := e.view.write(data)
+	if e.screen == nil {
+		// A stream takes in what the stripper passed on, and answers nothing.
+		return false
+	}
+	e.screen.scrolledOff(e.strip.ScrolledOff())
+	reply, settles := e.screen.write(data)
 	if len(reply) > 0 && !e.cfg.Replay {
 		e.addSend(Send{Keystrokes: keys.Keystrokes{Data: reply}, Reply: true})
 	}
 	return settles
 }
 
+// isNudgeEcho reports whether text is no more than the echo of the last nudge.
 func (e *Engine) isNudgeEcho(text []byte) bool {
 	t := strings.TrimSpace(string(text))
-	return t == "" || t == strings.TrimSpace(e.lastNudge)
+	return t == "" || t == strings.TrimSpace(e.nudger.last)
 }
 
 // Deadline returns the next time the engine wants a Tick, if any: the earliest
@@ -568,13 +377,13 @@ func (e *Engine) begin(now time.Time) {
 	if now.After(e.now) {
 		e.now = now
 	}
-	e.out, e.events, e.sends = e.out[:0], e.events[:0], e.sends[:0]
+	e.actions.reset()
 	e.locs.reset()
 }
 
 // end returns the actions of the call; the slice is reused by the next call.
 func (e *Engine) end() []Action {
-	return e.out
+	return e.actions.out
 }
 
 func (e *Engine) emit(ev Event) {
@@ -584,18 +393,16 @@ func (e *Engine) emit(ev Event) {
 	}
 	if ev.Name.IsDecision() || ev.Name == EventState && ev.State == Manual {
 		// A blank screen, or a stream, has none to keep.
-		if scr := e.view.screen(); scr != "" {
+		if scr := e.shownScreen(); scr != "" {
 			ev.Screen = e.redact(scr)
 		}
 	}
-	e.events = append(e.events, ev)
-	e.out = append(e.out, &e.events[len(e.events)-1])
+	e.actions.event(ev)
 }
 
 // addSend adds a Send to the call's actions.
 func (e *Engine) addSend(s Send) {
-	e.sends = append(e.sends, s)
-	e.out = append(e.out, &e.sends[len(e.sends)-1])
+	e.actions.send(s)
 }
 
 func (e *Engine) setState(s State, reason string) {
@@ -605,7 +412,7 @@ func (e *Engine) setState(s State, reason string) {
 	from := e.state
 	e.state = s
 	if from == Prompting || from == Manual {
-		e.asking = false
+		e.asker.pending = false
 		e.closeQuestion(ask.MovedOn)
 	}
 	e.emit(Event{Name: EventState, From: from, State: s, Reason: reason})
@@ -613,11 +420,9 @@ func (e *Engine) setState(s State, reason string) {
 
 func (e *Engine) toManual(why ask.Reason, reason string) {
 	e.refusal = nil
-	e.wake = time.Time{}
-	e.verify = false
-	e.manualSince = e.now
-	e.manualCause = reason
-	e.decidedBy = ""
+	e.sender.wake = time.Time{}
+	e.verifier.pending = false
+	e.handOver.begin(e.now, reason)
 	e.setState(Manual, reason)
 	if !e.cfg.Interactive && !e.cfg.Replay && !e.cfg.Remote {
 		// Nobody can take over: waiting would only run into a timeout.
@@ -628,30 +433,11 @@ func (e *Engine) toManual(why ask.Reason, reason string) {
 }
 
 func (e *Engine) manualDeadline() time.Time {
-	from := e.manualSince
+	from := e.handOver.since
 	if e.changedAt.After(from) {
 		from = e.changedAt
 	}
 	return from.Add(e.pb.Timeouts.Prompt)
-}
-
-func (e *Engine) finish(s State, code int, reason string, kill bool) {
-	e.finishChild(s, code, reason, ExitStatus{})
-	e.result.Child = nil
-	if kill {
-		e.out = append(e.out, Kill{Reason: reason})
-	}
-}
-
-func (e *Engine) finishChild(s State, code int, reason string, status ExitStatus) {
-	e.asking = false
-	e.closeQuestion(ask.Ended)
-	if s.Final() {
-		e.setState(s, reason)
-	}
-	e.result = &Result{State: s, ExitCode: code, Reason: reason, Child: &status, DecidedBy: e.decidedBy}
-	e.emit(Event{Name: EventFinish, State: s, Reason: reason})
-	e.out = append(e.out, Finish{Result: *e.result})
 }
 
 // notRedrawn drops the danger hits in the part of a redrawn line that did not
@@ -663,28 +449,12 @@ func (e *Engine) notRedrawn(hits []dangerHit, text []byte) []dangerHit {
 	}
 	kept := hits[:0]
 	for _, h := range hits {
-		if !unchangedIn(e.redrawn, text, h.at, h.at+len(h.text)) {
+		if !stream.Unchanged(e.redrawn, text, h.at, h.at+len(h.text)) {
 			kept = append(kept, h)
 		}
 	}
 	e.redrawn = nil
 	return kept
-}
-
-// unchangedIn reports whether the bytes of text from start to end lie in the
-// unchanged part of one of the redrawn rows, or that and the newline that ends
-// the row (the version before ended the same way).
-func unchangedIn(redrawn []redraw, text []byte, start, end int) bool {
-	for _, r := range redrawn {
-		e := end
-		if rowEnd := r.at + r.n; e == rowEnd+1 && text[rowEnd] == '\n' {
-			e = rowEnd
-		}
-		if r.unchanged(start, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // tail returns the last few hundred bytes of output, answered or not, or the
@@ -703,47 +473,4 @@ func (e *Engine) redact(text string) string {
 // cut.
 func (e *Engine) excerpt(text string) string {
 	return excerpt(e.redact(text))
-}
-
-func (e *Engine) currentStep() *playbooks.Step {
-	if e.stepIdx < len(e.pb.Steps) {
-		return e.pb.Steps[e.stepIdx]
-	}
-	return nil
-}
-
-func (e *Engine) advanceStep() {
-	e.stepIdx++
-	e.stepTries = 0
-	e.stepSince = e.now
-	if e.cfg.Attached && e.stepIdx == len(e.pb.Steps) && len(e.pb.Rules) == 0 {
-		e.finish(Done, ExitDone, "the steps are done; the pane goes on without clai", false)
-	}
-}
-
-func stepName(s *playbooks.Step) string {
-	if s.Name != "" {
-		return s.Name
-	}
-	return fmt.Sprintf("steps[%d]", s.Index)
-}
-
-func stepAcceptsEOF(s *playbooks.Step) bool {
-	for _, c := range s.Branches() {
-		if c.Match != nil && c.Match.HasEOF() {
-			return true
-		}
-	}
-	return false
-}
-
-func describeWait(s *playbooks.Step) string {
-	if s.Expect != nil {
-		return s.Expect.String()
-	}
-	parts := make([]string, 0, len(s.Cases))
-	for _, c := range s.Cases {
-		parts = append(parts, c.Match.String())
-	}
-	return "one of " + strings.Join(parts, ", ")
 }

@@ -23,7 +23,7 @@ func (e *Engine) addTyped(s Send) bool {
 		return false
 	}
 	var strokes []Stroke
-	if e.typing == nil {
+	if e.sources.typing == nil {
 		first := s
 		first.Data = lines[0]
 		e.addSend(first)
@@ -39,10 +39,10 @@ func (e *Engine) addTyped(s Send) bool {
 		tail := text[max(0, len(text)-enterTail):]
 		strokes = append(strokes, Stroke{Keystrokes: keys.Keystrokes{Keys: []keys.Key{"enter"}}, shows: string(tail), own: !s.Person})
 	}
-	if e.typing != nil {
-		e.typing.strokes = append(e.typing.strokes, strokes...)
+	if e.sources.typing != nil {
+		e.sources.typing.strokes = append(e.sources.typing.strokes, strokes...)
 	} else {
-		e.typing = &external{strokes: strokes, strokeAt: e.now}
+		e.sources.typing = &external{strokes: strokes, strokeAt: e.now}
 	}
 	return true
 }
@@ -74,7 +74,7 @@ func (e *Engine) showsTyped(tail string) bool {
 			return false
 		}
 		start := from + i
-		if !e.view.stale(text, start, start+len(tail)) {
+		if !e.stale(text, start, start+len(tail)) {
 			return true
 		}
 		from = start + 1

@@ -86,14 +86,14 @@ func (e *Engine) Ask(now time.Time, x External) ([]Action, string) {
 	if e.result != nil || x.Typist == nil {
 		return e.end(), ""
 	}
-	if e.q != nil {
+	if e.asker.q != nil {
 		e.withdrawOpen(ask.MovedOn)
 	}
-	e.asking = false
+	e.asker.pending = false
 	shown, hash := e.Shown()
 	q := x.Question
-	e.qSeq++
-	q.ID = fmt.Sprintf("q%d", e.qSeq)
+	e.asker.seq++
+	q.ID = fmt.Sprintf("q%d", e.asker.seq)
 	q.Session, q.Playbook = e.cfg.Session, e.pb.Name
 	q.Screen, q.ScreenHash, q.AskedAt, q.Closed = shown, hash, e.now, nil
 	q.Text, q.Header, q.Detail = e.redact(q.Text), e.redact(q.Header), e.redact(q.Detail)
@@ -104,9 +104,9 @@ func (e *Engine) Ask(now time.Time, x External) ([]Action, string) {
 	if q.Options == nil {
 		q.Options = []ask.Option{}
 	}
-	e.q = &q
-	e.ext = &external{typist: x.Typist, gap: x.Gap}
-	e.emit(Event{Name: EventQuestion, Question: e.q, Excerpt: e.q.Text, Reason: string(q.Reason)})
+	e.asker.q = &q
+	e.sources.asking = &external{typist: x.Typist, gap: x.Gap}
+	e.emit(Event{Name: EventQuestion, Question: e.asker.q, Excerpt: e.asker.q.Text, Reason: string(q.Reason)})
 	return e.end(), q.ID
 }
 
@@ -114,7 +114,7 @@ func (e *Engine) Ask(now time.Time, x External) ([]Action, string) {
 // the program went on, answered some other way), if it is still open.
 func (e *Engine) Withdraw(now time.Time, id, how string) []Action {
 	e.begin(now)
-	if e.q != nil && e.ext != nil && e.q.ID == id {
+	if e.asker.q != nil && e.sources.asking != nil && e.asker.q.ID == id {
 		e.withdrawOpen(how)
 	}
 	return e.end()
@@ -147,14 +147,14 @@ func (e *Engine) externalAnswer(a ask.Answer) ([]Stroke, string, *ask.Refusal) {
 	if a.Text != nil && len(*a.Text) > maxAnswerText {
 		return nil, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: fmt.Sprintf("a text answer is at most %d bytes", maxAnswerText)}
 	}
-	strokes, shown, refusal := e.ext.typist.Strokes(a)
+	strokes, shown, refusal := e.sources.asking.typist.Strokes(a)
 	if refusal != nil {
 		return nil, "", refusal
 	}
 	if len(strokes) == 0 {
 		return nil, "", &ask.Refusal{Code: ask.RefusedBadAnswer, Reason: "the answer types nothing"}
 	}
-	app := e.view.appCursor()
+	app := e.appCursor()
 	for i := range strokes {
 		strokes[i].AppCursor = app
 	}
@@ -165,17 +165,17 @@ func (e *Engine) externalAnswer(a ask.Answer) ([]Stroke, string, *ask.Refusal) {
 // now, or once min_send_interval has passed since clai's last answer, the
 // others gap apart.
 func (e *Engine) typeStrokes(x *external, strokes []Stroke) {
-	if e.typing != nil {
+	if e.sources.typing != nil {
 		// An answer before it is still being typed: this one follows it.
-		e.typing.strokes = append(e.typing.strokes, strokes...)
+		e.sources.typing.strokes = append(e.sources.typing.strokes, strokes...)
 		return
 	}
 	x.strokes = strokes
 	x.strokeAt = e.now
-	if e.sent && e.now.Before(e.lastSend.Add(e.pb.Settings.MinSendInterval)) {
-		x.strokeAt = e.lastSend.Add(e.pb.Settings.MinSendInterval)
+	if e.sender.sent && e.now.Before(e.sender.last.Add(e.pb.Settings.MinSendInterval)) {
+		x.strokeAt = e.sender.last.Add(e.pb.Settings.MinSendInterval)
 	}
-	e.typing = x
+	e.sources.typing = x
 	if !e.now.Before(x.strokeAt) {
 		e.typeStroke()
 	}
@@ -184,9 +184,9 @@ func (e *Engine) typeStrokes(x *external, strokes []Stroke) {
 // typeStroke types the next keystroke of the answer being typed, once the
 // screen shows what it awaits.
 func (e *Engine) typeStroke() {
-	x := e.typing
+	x := e.sources.typing
 	if x == nil || len(x.strokes) == 0 {
-		e.typing = nil
+		e.sources.typing = nil
 		return
 	}
 	next := x.strokes[0]
@@ -205,7 +205,7 @@ func (e *Engine) typeStroke() {
 			return
 		}
 		e.emit(Event{Name: EventError, Reason: fmt.Sprintf("no %s within %s: the rest of the answer (%d keystrokes) is not typed", awaited, AwaitLimit, len(x.strokes))})
-		x.strokes, x.awaitSince, e.typing = nil, time.Time{}, nil
+		x.strokes, x.awaitSince, e.sources.typing = nil, time.Time{}, nil
 		return
 	}
 	x.awaitSince = time.Time{}
@@ -225,7 +225,7 @@ func (e *Engine) typeStroke() {
 	}
 	s := Send{Keystrokes: next.Keystrokes}
 	if len(next.Keys) > 0 {
-		s.AppCursor = e.view.appCursor()
+		s.AppCursor = e.appCursor()
 	}
 	if next.own {
 		e.typeOwn(s)
@@ -235,7 +235,7 @@ func (e *Engine) typeStroke() {
 	x.strokes = x.strokes[1:]
 	x.strokeAt = e.now.Add(x.gap)
 	if len(x.strokes) == 0 {
-		e.typing = nil
+		e.sources.typing = nil
 	}
 }
 
@@ -291,12 +291,12 @@ func (e *Engine) ClaimDialog(now time.Time, id string, marks []string) []Action 
 	if e.result != nil || len(d.marks) == 0 {
 		return e.end()
 	}
-	e.dialogs = slices.DeleteFunc(e.dialogs, func(o dialog) bool { return o.id == id })
-	if len(e.dialogs) == maxDialogs {
-		e.dialogs = e.dialogs[1:]
+	e.sources.dialogs = slices.DeleteFunc(e.sources.dialogs, func(o dialog) bool { return o.id == id })
+	if len(e.sources.dialogs) == maxDialogs {
+		e.sources.dialogs = e.sources.dialogs[1:]
 	}
-	e.dialogs = append(e.dialogs, d)
-	if e.q != nil && e.ext == nil && e.q.Reason == ask.Prompt && e.dialogShown() {
+	e.sources.dialogs = append(e.sources.dialogs, d)
+	if e.asker.q != nil && e.sources.asking == nil && e.asker.q.Reason == ask.Prompt && e.dialogShown() {
 		e.withdrawOpen(ask.MovedOn)
 	}
 	return e.end()
@@ -310,11 +310,11 @@ func (e *Engine) ClaimDialog(now time.Time, id string, marks []string) []Action 
 func (e *Engine) ExpectDialogs(now time.Time, marks []string, wait time.Duration) []Action {
 	e.begin(now)
 	for _, m := range marks {
-		if m = strings.TrimSpace(m); m != "" && len(e.expected.marks) < maxDialogs {
-			e.expected.marks = append(e.expected.marks, m)
+		if m = strings.TrimSpace(m); m != "" && len(e.sources.expected.marks) < maxDialogs {
+			e.sources.expected.marks = append(e.sources.expected.marks, m)
 		}
 	}
-	e.expectWait = max(e.expectWait, wait)
+	e.sources.expectWait = max(e.sources.expectWait, wait)
 	return e.end()
 }
 
@@ -322,12 +322,12 @@ func (e *Engine) ExpectDialogs(now time.Time, marks []string, wait time.Duration
 // back: for good while a source's claimed dialog is shown, for a while when
 // the screen shows a dialog a source expects (see askHeld).
 func (e *Engine) holdPrompt(detail string) bool {
-	e.heldUntil = time.Time{}
+	e.sources.heldUntil = time.Time{}
 	switch {
 	case e.dialogShown():
 		return true
-	case e.expectWait > 0 && e.expected.onScreen(strings.Split(string(e.view.text()), "\n")):
-		e.heldUntil, e.heldDetail = e.now.Add(e.expectWait), detail
+	case e.sources.expectWait > 0 && e.sources.expected.onScreen(strings.Split(string(e.view.text()), "\n")):
+		e.sources.heldUntil, e.sources.heldDetail = e.now.Add(e.sources.expectWait), detail
 		return true
 	}
 	return false
@@ -336,9 +336,9 @@ func (e *Engine) holdPrompt(detail string) bool {
 // askHeld opens the prompt question held back for a dialog a source expects,
 // unless a source asked or claimed it meanwhile.
 func (e *Engine) askHeld() {
-	e.heldUntil = time.Time{}
-	if e.q == nil && !e.dialogShown() {
-		e.open(ask.Prompt, e.heldDetail, e.question)
+	e.sources.heldUntil = time.Time{}
+	if e.asker.q == nil && !e.dialogShown() {
+		e.open(ask.Prompt, e.sources.heldDetail, e.prompt.question)
 	}
 }
 
@@ -346,9 +346,9 @@ func (e *Engine) askHeld() {
 // it. Its dialog is still not asked about while the screen shows it.
 func (e *Engine) ReleaseDialog(now time.Time, id string) []Action {
 	e.begin(now)
-	for i := range e.dialogs {
-		if e.dialogs[i].id == id {
-			e.dialogs[i].released = true
+	for i := range e.sources.dialogs {
+		if e.sources.dialogs[i].id == id {
+			e.sources.dialogs[i].released = true
 		}
 	}
 	e.dialogShown()
@@ -358,12 +358,12 @@ func (e *Engine) ReleaseDialog(now time.Time, id string) []Action {
 // dialogShown reports whether the screen shows a dialog a source claimed. A
 // released claim whose dialog is no longer shown is forgotten.
 func (e *Engine) dialogShown() bool {
-	if len(e.dialogs) == 0 {
+	if len(e.sources.dialogs) == 0 {
 		return false
 	}
 	lines := strings.Split(string(e.view.text()), "\n")
 	shown := false
-	e.dialogs = slices.DeleteFunc(e.dialogs, func(d dialog) bool {
+	e.sources.dialogs = slices.DeleteFunc(e.sources.dialogs, func(d dialog) bool {
 		on := d.onScreen(lines)
 		shown = shown || on
 		return d.released && !on

@@ -90,11 +90,11 @@ func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
 	}
 	v.Environ, v.State, v.ExitCode = e.cfg.Environ, string(e.state), e.exitCode
 	v.Elapsed, v.Idle = e.now.Sub(e.start), e.now.Sub(e.lastOutput)
-	v.Fired = e.firedCounts()
+	v.Fired = e.firings.counts(e.pb.Rules)
 	if s := e.currentStep(); s != nil {
-		v.Step = playbooks.StepInfo{Name: s.Name, Index: s.Index, Tries: e.stepTries}
+		v.Step = playbooks.StepInfo{Name: s.Name, Index: s.Index, Tries: e.steps.tries}
 	}
-	v.Screen = e.view.screen()
+	v.Screen = e.shownScreen()
 	return v
 }
 
@@ -102,15 +102,17 @@ func (e *Engine) valuesFor(h *hit, text []byte, all bool) playbooks.Values {
 // rules in file order. Nothing is answered in MANUAL, while a refusal is pending, or
 // after the run ended.
 func (e *Engine) evaluate() {
-	if text, changed := e.view.look(); changed {
-		// Redrawn text is scanned for danger as it shows, with the prompt
-		// drawn after it.
-		e.onDanger(e.view.shownDanger(e.pb.Danger, text), false)
-		if e.result != nil || e.state == Manual {
-			return
+	if e.screen != nil {
+		if text, changed := e.screen.look(); changed {
+			// Redrawn text is scanned for danger as it shows, with the prompt
+			// drawn after it.
+			e.onDanger(e.screen.shownDanger(e.pb.Danger, text), false)
+			if e.result != nil || e.state == Manual {
+				return
+			}
 		}
 	}
-	if e.view.asAnswered() {
+	if e.asAnswered() {
 		// Only fresh text acts: nothing changed since the last answer.
 		return
 	}
@@ -178,12 +180,12 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 	if bestCase.Action != nil && e.twoDialogsHandOver("", stepName(s), matched) {
 		return false, true
 	}
-	e.atQuestion = lastShown(text, best.end)
+	e.verifier.atQuestion = lastShown(text, best.end)
 	e.view.consume(best.end)
 	sent := e.act(bestCase.Action, bestCase.Env, &vals, "", stepName(s), matched)
 	if bestCase.Repeat {
-		e.stepTries++
-		e.stepSince = e.now
+		e.steps.tries++
+		e.steps.since = e.now
 	} else {
 		e.advanceStep()
 	}
@@ -196,10 +198,12 @@ func (e *Engine) evaluateStep() (progressed, stop bool) {
 // answers twice.
 func (e *Engine) evaluateRules() {
 	text := e.view.text()
-	e.view.count(e.pb.Rules, text)
+	if e.screen != nil {
+		e.screen.count(e.pb.Rules, text)
+	}
 	e.gates.begin()
 	for i, r := range e.pb.Rules {
-		if !e.view.appeared(r) || e.gates.shut(i, text) {
+		if e.screen != nil && !e.screen.appeared(r) || e.gates.shut(i, text) {
 			continue
 		}
 		h, ok := e.view.find(&e.locs, r.Match, text)
@@ -217,21 +221,21 @@ func (e *Engine) evaluateRules() {
 				continue
 			}
 		}
-		if r.Limit > 0 && e.ruleFired[i] >= r.Limit {
+		if r.Limit > 0 && e.firings.byRule[i] >= r.Limit {
 			e.emit(Event{Name: EventMatch, Rule: r.Name, Excerpt: e.excerpt(string(text[h.start:h.end])), Reason: "limit reached"})
 			e.toManual(ask.Limit, fmt.Sprintf("rule %q reached its limit of %d", r.Name, r.Limit))
 			return
 		}
 		if r.Cooldown > 0 {
-			if last, ok := e.lastFire[r]; ok && e.now.Before(last.Add(r.Cooldown)) {
+			if last, ok := e.firings.last[r]; ok && e.now.Before(last.Add(r.Cooldown)) {
 				// Re-armed, so that the rule fires when the wait ends.
-				e.view.rearm(r)
+				e.rearm(r)
 				e.deferUntil(last.Add(r.Cooldown), r.Name, "cooldown")
 				return
 			}
 		}
 		if !e.canSend() {
-			e.view.rearm(r)
+			e.rearm(r)
 			return
 		}
 		// vals.Text is the matched text, already copied out of the window.
@@ -239,17 +243,17 @@ func (e *Engine) evaluateRules() {
 		if r.Action != nil && e.twoDialogsHandOver(r.Name, "", matched) {
 			return
 		}
-		e.atQuestion = lastShown(text, h.end)
+		e.verifier.atQuestion = lastShown(text, h.end)
 		e.view.consume(h.end)
-		e.ruleFired[i]++
+		e.firings.byRule[i]++
 		if vals.Fired != nil {
 			// The answer's template counts this firing too, as vals.Fired is
 			// the engine's map.
-			e.firedCounts()
+			e.firings.counts(e.pb.Rules)
 		}
 		if r.Cooldown > 0 {
 			// Only a cooldown looks at when a rule last fired.
-			e.lastFire[r] = e.now
+			e.firings.last[r] = e.now
 		}
 		e.act(r.Action, r.Env, &vals, r.Name, "", matched)
 		return
@@ -264,33 +268,33 @@ func readsOnlyMatch(a *playbooks.Action) bool {
 
 // canSend reports whether min_send_interval allows a send now, and otherwise defers.
 func (e *Engine) canSend() bool {
-	if !e.sent {
+	if !e.sender.sent {
 		return true
 	}
 	interval := e.pb.Settings.MinSendInterval
-	if e.now.Sub(e.lastSend) < interval {
-		e.deferUntil(e.lastSend.Add(interval), "", "min_send_interval")
+	if e.now.Sub(e.sender.last) < interval {
+		e.deferUntil(e.sender.last.Add(interval), "", "min_send_interval")
 		return false
 	}
 	return true
 }
 
 // verifyAt is when the program must have reacted to the last answer.
-func (e *Engine) verifyAt() time.Time { return e.lastSend.Add(e.verifyWait) }
+func (e *Engine) verifyAt() time.Time { return e.verifier.at(e.sender.last) }
 
 func (e *Engine) deferUntil(t time.Time, rule, why string) {
-	if e.wake.Equal(t) {
+	if e.sender.wake.Equal(t) {
 		return
 	}
-	e.wake = t
+	e.sender.wake = t
 	e.emit(Event{Name: EventDefer, Rule: rule, Reason: fmt.Sprintf("%s until +%s", why, t.Sub(e.start).Round(time.Millisecond))})
 }
 
 // act renders and sends an action, and records what matched: one send event, or a
 // match event when there is nothing to send. It reports whether anything was sent.
 func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Values, rule, step, matched string) bool {
-	atQuestion := e.atQuestion
-	e.atQuestion = false
+	atQuestion := e.verifier.atQuestion
+	e.verifier.atQuestion = false
 	if a == nil {
 		e.emit(Event{Name: EventMatch, Rule: rule, Step: step, Excerpt: matched})
 		return false
@@ -308,8 +312,8 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 	case playbooks.ActSend, playbooks.ActLine:
 		// Rendered into the memory the last rendered answer does not use: a
 		// retry sends that one again.
-		turn := e.answerTurn
-		data, err := a.Text.Append(e.answers[turn][:0], env, vals)
+		turn := e.sender.turn
+		data, err := a.Text.Append(e.sender.answers[turn][:0], env, vals)
 		if err != nil {
 			e.exprFailed(rule, step, err)
 			return false
@@ -317,7 +321,7 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 		if a.Kind == playbooks.ActLine {
 			data = append(data, '\r')
 		}
-		e.answers[turn], e.answerTurn = data, 1-turn
+		e.sender.answers[turn], e.sender.turn = data, 1-turn
 		send, shown = typeText(data), e.texts.string(data)
 	case playbooks.ActKeys:
 		send = e.pressKeys(a.Keys)
@@ -336,14 +340,13 @@ func (e *Engine) act(a *playbooks.Action, env *playbooks.Env, vals *playbooks.Va
 		return false
 	}
 	e.send(send, shown, rule, step, matched)
-	e.lastAnswer = send
+	e.verifier.answer = send
 	if e.cfg.DryRun {
 		return true
 	}
 	// A line whose Enter waits for its text is not sent again: the Enter
 	// goes once the program has read the text.
-	e.verify, e.retried = e.answerDue(a, atQuestion) && e.enterApart(send) == nil, false
-	e.verifyWait = max(verifyAfter, 2*e.pb.Settings.Settle)
+	e.verifier.expect(e.answerDue(a, atQuestion) && e.enterApart(send) == nil, max(verifyAfter, 2*e.pb.Settings.Settle))
 	return true
 }
 
@@ -383,16 +386,16 @@ func typeText(data []byte) Send {
 // pressKeys is a Send that presses named keys, for the driver to encode in the
 // cursor mode the program asked for.
 func (e *Engine) pressKeys(ks []keys.Key) Send {
-	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.view.appCursor()}}
+	return Send{Keystrokes: keys.Keystrokes{Keys: ks, AppCursor: e.appCursor()}}
 }
 
 // press is a Send that presses one key n times, in the engine's memory for it.
 func (e *Engine) press(k keys.Key, n int) Send {
-	e.moves = e.moves[:0]
+	e.sender.moves = e.sender.moves[:0]
 	for range n {
-		e.moves = append(e.moves, k)
+		e.sender.moves = append(e.sender.moves, k)
 	}
-	return e.pressKeys(e.moves)
+	return e.pressKeys(e.sender.moves)
 }
 
 // send emits a Send (or a would-send in a dry run) and makes the window stale.
@@ -409,13 +412,13 @@ func (e *Engine) send(s Send, shown, rule, step, matched string) {
 		// Nothing reached the program: a live one waits for the answer, which
 		// ends a headless run; in a terminal the person answers instead, and a
 		// replay goes on as the recorded program did.
-		e.dryWait, e.dryAnswer = true, shown
+		e.dry.waiting, e.dry.answer = true, shown
 	}
-	e.lastSend, e.sent = e.now, true
-	e.wake = time.Time{}
+	e.sender.last, e.sender.sent = e.now, true
+	e.sender.wake = time.Time{}
 	// Only fresh text acts from now on: what was shown before the answer
 	// never answers again.
-	e.answeredLine = e.askedLine(e.view.text())
+	e.prompt.answeredLine = e.askedLine(e.view.text())
 	e.view.answered(true)
 }
 

@@ -30,7 +30,7 @@ rules:
 		now = now.Add(time.Second)
 		e.Output(now, []byte(out))
 	}
-	if got := string(e.lastAnswer.Data); got != "alpha3\r" {
+	if got := string(e.verifier.answer.Data); got != "alpha3\r" {
 		t.Fatalf("last answer %q, want %q", got, "alpha3\r")
 	}
 	now = now.Add(time.Second)
@@ -38,7 +38,7 @@ rules:
 	if r := e.Result(); r == nil || r.State != Failed {
 		t.Fatalf("result %+v after a failed template, want FAILED", r)
 	}
-	if got := string(e.lastAnswer.Data); got != "alpha3\r" {
+	if got := string(e.verifier.answer.Data); got != "alpha3\r" {
 		t.Errorf("last answer %q after a failed render, want %q", got, "alpha3\r")
 	}
 }

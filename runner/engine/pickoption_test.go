@@ -71,7 +71,7 @@ func TestChooseAnswerByTagOnADialogMenu(t *testing.T) {
 				now = now.Add(100 * time.Millisecond)
 				e.Tick(now)
 			}
-			if e.q == nil {
+			if e.asker.q == nil {
 				t.Fatalf("no question opened (state %s)", e.State())
 			}
 			actions, _, err := e.Answer(now, ask.Answer{Choose: c.answer})
@@ -85,7 +85,7 @@ func TestChooseAnswerByTagOnADialogMenu(t *testing.T) {
 				}
 			}
 			if sent != c.want {
-				t.Fatalf("sent %q, want %q (options %v)", sent, c.want, e.q)
+				t.Fatalf("sent %q, want %q (options %v)", sent, c.want, e.asker.q)
 			}
 		})
 	}

@@ -317,8 +317,6 @@ func (v *screenView) cursorRow(text []byte) []byte {
 	return text
 }
 
-func (v *screenView) inPlace() bool { return true }
-
 func (v *screenView) shadedMenus(text []byte) []menu { return shadedMenus(text, v.scr) }
 
 // changes tracks which cells of the screen are fresh: changed since the last

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
 )
 
@@ -58,29 +57,8 @@ func (v *streamView) addElsewhere(text []byte) {
 // promptText is the window less the rows drawn elsewhere that end it.
 func (v *streamView) promptText() []byte { return v.window[:len(v.window)-v.aside] }
 
-// write takes nothing in: the stream is the stripped text add takes, matched
-// as soon as output pauses.
-func (v *streamView) write([]byte) ([]byte, bool) { return nil, false }
-
-// scrolledOff does nothing: the stream has no rows to line up.
-func (v *streamView) scrolledOff(uint64) {}
-
-// paused does nothing: the stream keeps all that was shown.
-func (v *streamView) paused() {}
-
-// resize does nothing: the stripper, not the window, knows the terminal's size.
-func (v *streamView) resize(int, int) {}
-
 // text returns the window.
 func (v *streamView) text() []byte { return v.window }
-
-// look finds nothing changed as a whole: the stream only grows, and what it
-// added is fresh until answered.
-func (v *streamView) look() ([]byte, bool) { return nil, false }
-
-func (v *streamView) changed() bool { return false }
-
-func (v *streamView) settling() (waits, plain bool) { return false, true }
 
 // find returns the leftmost match: the window holds only what came after the
 // last answer.
@@ -97,42 +75,11 @@ func (v *streamView) consume(end int) {
 // answered empties the window.
 func (v *streamView) answered(bool) { v.window, v.aside = v.window[:0], 0 }
 
-// asAnswered is false: an answer emptied the window, and what is in it came
-// after.
-func (v *streamView) asAnswered() bool { return false }
-
-// stale is false: the window holds only what came after the last answer.
-func (v *streamView) stale([]byte, int, int) bool { return false }
-
 // denied empties the window.
 func (v *streamView) denied() { v.window, v.aside = v.window[:0], 0 }
-
-// count counts nothing: every match in the window is new.
-func (v *streamView) count([]*playbooks.Rule, []byte) {}
-
-func (v *streamView) appeared(*playbooks.Rule) bool { return true }
-
-func (v *streamView) rearm(*playbooks.Rule) {}
-
-// streamedDanger keeps every hit: the danger scanner sees each byte once.
-func (v *streamView) streamedDanger(hits []dangerHit) []dangerHit { return hits }
-
-func (v *streamView) shownDanger([]*playbooks.Danger, []byte) []dangerHit { return nil }
-
-func (v *streamView) screen() string { return "" }
-
-func (v *streamView) coloured() string { return "" }
 
 // tail returns the last few hundred bytes of output, answered or not.
 func (v *streamView) tail(redact func(string) string) string {
 	const n = 300
 	return lastChars(redact(v.recent.text()), n)
 }
-
-func (v *streamView) appCursor() bool { return false }
-
-func (v *streamView) cursorRow([]byte) []byte { return nil }
-
-func (v *streamView) inPlace() bool { return false }
-
-func (v *streamView) shadedMenus([]byte) []menu { return nil }

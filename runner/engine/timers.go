@@ -36,38 +36,40 @@ func (e *Engine) eachTimer(yield func(timer) bool) {
 	}
 	// Output a view that settles (a screen) holds back is taken in once it
 	// settles: then it is matched if the view changed.
-	if waits, plain := e.view.settling(); waits &&
-		!yield(due(e.lastOutput.Add(e.settleQuiet(plain)), (*Engine).settled)) {
-		return
+	if e.screen != nil {
+		if waits, plain := e.screen.settling(); waits &&
+			!yield(due(e.lastOutput.Add(e.settleQuiet(plain)), (*Engine).settled)) {
+			return
+		}
 	}
 	t := e.pb.Timeouts
 	if t.Total > 0 && !yield(due(e.start.Add(t.Total), (*Engine).totalTimeout)) {
 		return
 	}
 	if s := e.currentStep(); s != nil && e.state != Manual && s.Waits() && s.Timeout > 0 &&
-		!yield(due(e.stepSince.Add(s.Timeout), (*Engine).stepTimeout)) {
+		!yield(due(e.steps.since.Add(s.Timeout), (*Engine).stepTimeout)) {
 		return
 	}
-	if e.dryWait && e.wake.IsZero() && !yield(due(e.dryEnd(), (*Engine).dryRunWaits)) {
+	if e.dry.waiting && e.sender.wake.IsZero() && !yield(due(e.dryEnd(), (*Engine).dryRunWaits)) {
 		return
 	}
-	if e.held != nil && !yield(due(e.lastSend.Add(e.pb.Settings.MinSendInterval), (*Engine).typeHeld)) {
+	if e.sender.held != nil && !yield(due(e.sender.last.Add(e.pb.Settings.MinSendInterval), (*Engine).typeHeld)) {
 		return
 	}
-	if e.typing != nil && !yield(due(e.typing.strokeAt, (*Engine).typeStroke)) {
+	if e.sources.typing != nil && !yield(due(e.sources.typing.strokeAt, (*Engine).typeStroke)) {
 		return
 	}
-	if !e.wake.IsZero() && !yield(due(e.wake, (*Engine).wakeUp)) {
+	if !e.sender.wake.IsZero() && !yield(due(e.sender.wake, (*Engine).wakeUp)) {
 		return
 	}
 	settle := e.lastOutput.Add(e.pb.Settings.Settle)
 	// A refusal is first tried once the output settles. After that the prompt
 	// check has found no prompt, and only a Tick for something else (a cooldown
 	// that held the refusal back ends) can find one.
-	if e.refusal != nil && !yield(timer{at: settle, wakes: !e.promptChecked, fire: (*Engine).refuseSettled}) {
+	if e.refusal != nil && !yield(timer{at: settle, wakes: !e.prompt.checked, fire: (*Engine).refuseSettled}) {
 		return
 	}
-	if e.verify && !yield(due(e.verifyAt(), (*Engine).unanswered)) {
+	if e.verifier.pending && !yield(due(e.verifyAt(), (*Engine).unanswered)) {
 		return
 	}
 	e.stateTimers(yield, settle)
@@ -80,29 +82,29 @@ func (e *Engine) stateTimers(yield func(timer) bool, settle time.Time) {
 	case Running:
 		// A prompt has settled once the program wrote nothing but rows
 		// drawn again elsewhere for settle.
-		if !e.promptChecked && !yield(due(e.changedAt.Add(e.pb.Settings.Settle), (*Engine).checkPrompt)) {
+		if !e.prompt.checked && !yield(due(e.changedAt.Add(e.pb.Settings.Settle), (*Engine).checkPrompt)) {
 			return
 		}
-		if !e.promptAgain.IsZero() && !yield(due(e.promptAgain, (*Engine).recheckPrompt)) {
+		if !e.prompt.again.IsZero() && !yield(due(e.prompt.again, (*Engine).recheckPrompt)) {
 			return
 		}
-		if t.Idle > 0 && e.ext == nil {
+		if t.Idle > 0 && e.sources.asking == nil {
 			yield(due(e.idleFrom().Add(t.Idle), (*Engine).checkIdle))
 		}
 	case Prompting:
-		if !e.heldUntil.IsZero() && !yield(due(e.heldUntil, (*Engine).askHeld)) {
+		if !e.sources.heldUntil.IsZero() && !yield(due(e.sources.heldUntil, (*Engine).askHeld)) {
 			return
 		}
-		if t.Prompt > 0 && !e.cfg.Interactive && !yield(due(e.promptSince.Add(t.Prompt), (*Engine).promptTimeout)) {
+		if t.Prompt > 0 && !e.cfg.Interactive && !yield(due(e.prompt.since.Add(t.Prompt), (*Engine).promptTimeout)) {
 			return
 		}
-		if t.Idle > 0 && e.ext == nil {
+		if t.Idle > 0 && e.sources.asking == nil {
 			yield(due(e.idleFrom().Add(t.Idle), (*Engine).checkIdle))
 		}
 	case Nudging:
-		yield(due(e.nextNudge, (*Engine).nudgeOrHandOver))
+		yield(due(e.nudger.next, (*Engine).nudgeOrHandOver))
 	case Manual:
-		if e.asking && e.held == nil && !yield(due(e.askAt(), (*Engine).askSettled)) {
+		if e.asker.pending && e.sender.held == nil && !yield(due(e.askAt(), (*Engine).askSettled)) {
 			return
 		}
 		if t.Prompt > 0 && !e.cfg.Interactive {
@@ -114,7 +116,7 @@ func (e *Engine) stateTimers(yield func(timer) bool, settle time.Time) {
 // settled matches a view that settles (a screen) once it has been still, if
 // it changed since it was last matched.
 func (e *Engine) settled() {
-	if e.view.changed() {
+	if e.screen != nil && e.screen.changed() {
 		e.match()
 	}
 }
@@ -136,13 +138,13 @@ func (e *Engine) stepTimeout() {
 // dryRunWaits ends a headless dry run where the program waits for the answer
 // clai would have sent.
 func (e *Engine) dryRunWaits() {
-	e.finish(Done, ExitDone, fmt.Sprintf("dry run: the program waits for the answer clai would have sent (%q)", e.dryAnswer), true)
+	e.finish(Done, ExitDone, fmt.Sprintf("dry run: the program waits for the answer clai would have sent (%q)", e.dry.answer), true)
 }
 
 // wakeUp evaluates again once a cooldown or min_send_interval that held an
 // answer back has passed.
 func (e *Engine) wakeUp() {
-	e.wake = time.Time{}
+	e.sender.wake = time.Time{}
 	e.evaluate()
 }
 
@@ -152,35 +154,33 @@ func (e *Engine) refuseSettled() { e.refuse(true) }
 // unanswered acts on an answer the program did not react to: it is sent once
 // more, and after the second time the run waits at the prompt.
 func (e *Engine) unanswered() {
-	if !e.retried {
-		e.retried = true
+	if e.verifier.retry(verifyAfter) {
 		e.emit(Event{Name: EventRetry, Reason: "no reaction to the answer"})
-		e.send(e.lastAnswer, "the same answer again", "", "", "")
-		e.verifyWait = verifyAfter
+		e.send(e.verifier.answer, "the same answer again", "", "", "")
 		return
 	}
-	e.verify = false
-	e.enterPrompting("no reaction to the answer, sent twice", e.question)
+	e.verifier.pending = false
+	e.enterPrompting("no reaction to the answer, sent twice", e.prompt.question)
 }
 
 // checkPrompt looks once the output settles for a prompt nothing answers.
 func (e *Engine) checkPrompt() {
-	e.promptChecked = true
+	e.prompt.checked = true
 	q := detectPrompt(e.view.promptText())
 	// A screen clai just answered still shows the question: the answer's
 	// check (verify) is what follows it, not the prompt detector.
-	if q == "" || e.view.asAnswered() {
+	if q == "" || e.asAnswered() {
 		return
 	}
-	if !e.wake.IsZero() && e.now.Before(e.wake) {
+	if !e.sender.wake.IsZero() && e.now.Before(e.sender.wake) {
 		// A rule's answer waits for its cooldown or min_send_interval: the
 		// prompt is answered then, and is no question for a person unless
 		// it is still there after.
-		e.promptAgain = e.wake
+		e.prompt.again = e.sender.wake
 		return
 	}
-	if until := e.lastSend.Add(redrawWait(e.pb.Settings.Settle)); e.redrawnAnswered(until) {
-		e.promptAgain = until
+	if until := e.sender.last.Add(redrawWait(e.pb.Settings.Settle)); e.redrawnAnswered(until) {
+		e.prompt.again = until
 		return
 	}
 	e.enterPrompting("the program waits at a prompt nothing answers", q)
@@ -189,7 +189,7 @@ func (e *Engine) checkPrompt() {
 // recheckPrompt looks again at a screen that redrew the question answered,
 // once redrawWait has passed without output.
 func (e *Engine) recheckPrompt() {
-	e.promptAgain = time.Time{}
+	e.prompt.again = time.Time{}
 	e.checkPrompt()
 }
 
@@ -208,35 +208,35 @@ func redrawWait(settle time.Duration) time.Duration {
 // question. The same question asked again on a new line is one. The prompt
 // check looks again at until; a question still shown then is asked.
 func (e *Engine) redrawnAnswered(until time.Time) bool {
-	if !e.sent || e.answeredLine == "" || !e.now.Before(until) {
+	if !e.sender.sent || e.prompt.answeredLine == "" || !e.now.Before(until) {
 		return false
 	}
 	text := e.view.text()
 	line := e.askedLine(text)
-	if line != e.answeredLine {
+	if line != e.prompt.answeredLine {
 		return false
 	}
 	i := bytes.LastIndex(text, []byte(line))
-	return i >= 0 && e.view.stale(text, i, i+len(line))
+	return i >= 0 && e.stale(text, i, i+len(line))
 }
 
 // promptTimeout ends a headless run nobody answered within timeouts.prompt.
 func (e *Engine) promptTimeout() {
-	e.finish(Prompting, ExitManual, fmt.Sprintf("nobody answered the prompt %q within timeouts.prompt (%s)", e.question, e.pb.Timeouts.Prompt), true)
+	e.finish(Prompting, ExitManual, fmt.Sprintf("nobody answered the prompt %q within timeouts.prompt (%s)", e.prompt.question, e.pb.Timeouts.Prompt), true)
 }
 
 // nudgeOrHandOver sends the next nudge, or hands over to a person after the last.
 func (e *Engine) nudgeOrHandOver() {
-	if e.nudges < e.pb.Nudge.Max {
+	if e.nudger.count < e.pb.Nudge.Max {
 		e.nudge()
 		return
 	}
-	e.toManual(ask.Idle, fmt.Sprintf("%d nudges got no output", e.nudges))
+	e.toManual(ask.Idle, fmt.Sprintf("%d nudges got no output", e.nudger.count))
 }
 
 // manualTimeout ends a headless run nobody took over within timeouts.prompt.
 func (e *Engine) manualTimeout() {
-	e.finish(Manual, ExitManual, fmt.Sprintf("handed over to a person (%s), and nobody took over within timeouts.prompt (%s)", e.manualCause, e.pb.Timeouts.Prompt), true)
+	e.finish(Manual, ExitManual, fmt.Sprintf("handed over to a person (%s), and nobody took over within timeouts.prompt (%s)", e.handOver.cause, e.pb.Timeouts.Prompt), true)
 }
 
 // dryEnd is when a headless dry run that would have sent an answer ends: once
@@ -246,7 +246,7 @@ func (e *Engine) manualTimeout() {
 // starts when the first step sends at once) was written before it waits for it.
 // An answer clai holds back (a cooldown, min_send_interval) is decided first.
 func (e *Engine) dryEnd() time.Time {
-	from := e.lastSend
+	from := e.sender.last
 	if e.lastOutput.After(from) {
 		from = e.lastOutput
 	}
@@ -258,8 +258,8 @@ func (e *Engine) enterPrompting(reason, question string) {
 		question = e.askedLine(e.view.text())
 	}
 	question = e.redact(question)
-	e.question = question
-	e.promptSince = e.now
+	e.prompt.question = question
+	e.prompt.since = e.now
 	e.emit(Event{Name: EventPrompt, Excerpt: question, Reason: reason})
 	e.setState(Prompting, reason)
 	if e.holdPrompt(reason) {
@@ -305,7 +305,7 @@ func (e *Engine) checkIdle() {
 // it waited at (no nudge is due while one is open).
 func (e *Engine) idleFrom() time.Time {
 	from := e.lastOutput
-	for _, t := range []time.Time{e.busySeen, e.extClosed} {
+	for _, t := range []time.Time{e.busySeen, e.sources.closed} {
 		if t.After(from) {
 			from = t
 		}
@@ -315,11 +315,7 @@ func (e *Engine) idleFrom() time.Time {
 
 // nudge sends the next entry of the nudge sequence; the last entry repeats.
 func (e *Engine) nudge() {
-	seq := e.pb.Nudge.Sequence
-	text := seq[min(e.nudges, len(seq)-1)]
-	e.nudges++
-	e.lastNudge = text
-	e.nextNudge = e.now.Add(e.pb.Nudge.Gap)
-	e.emit(Event{Name: EventNudge, Reason: fmt.Sprintf("nudge %d of %d", e.nudges, e.pb.Nudge.Max)})
+	text := e.nudger.take(e.pb.Nudge.Sequence, e.now, e.pb.Nudge.Gap)
+	e.emit(Event{Name: EventNudge, Reason: fmt.Sprintf("nudge %d of %d", e.nudger.count, e.pb.Nudge.Max)})
 	e.send(typeText([]byte(text)), text, "", "", "")
 }

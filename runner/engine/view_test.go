@@ -29,7 +29,24 @@ rules:
 // the screen as a terminal sends it, with "\r\n".
 func show(v view, out string) {
 	v.add([]byte(out))
-	v.write([]byte(strings.ReplaceAll(out, "\n", "\r\n")))
+	if s, ok := v.(screenOnly); ok {
+		s.write([]byte(strings.ReplaceAll(out, "\n", "\r\n")))
+	}
+}
+
+// look marks a screen as matched now, as the engine does before it matches;
+// a stream has nothing to mark.
+func look(v view) {
+	if s, ok := v.(screenOnly); ok {
+		s.look()
+	}
+}
+
+// asAnswered reports whether clai answered v as it stands, as the engine
+// asks it: a stream never is, an answer emptied it.
+func asAnswered(v view) bool {
+	s, ok := v.(screenOnly)
+	return ok && s.asAnswered()
 }
 
 // findIn returns where m's first fresh match in v starts, or -1.
@@ -54,24 +71,24 @@ func TestViewFindsWhatIsFreshSinceTheAnswer(t *testing.T) {
 			m := pb.Rules[0].Match
 			v := newView(pb, 5, 40)
 			show(v, "hello\nName: ")
-			v.look()
+			look(v)
 			if at := findIn(v, m); at != len("hello\n") {
 				t.Fatalf("the question is found at %d, want %d in %q", at, len("hello\n"), v.text())
 			}
-			if v.asAnswered() {
+			if asAnswered(v) {
 				t.Fatal("the view counts as answered before any answer")
 			}
 			v.answered(true)
-			v.look()
+			look(v)
 			if at := findIn(v, m); at >= 0 {
 				t.Fatalf("the answered question is found again at %d in %q", at, v.text())
 			}
-			if mode == "screen" && !v.asAnswered() {
+			if mode == "screen" && !asAnswered(v) {
 				t.Error("the screen, unchanged since the answer, does not count as answered")
 			}
 			show(v, "bob\nName: ")
-			v.look()
-			if v.asAnswered() {
+			look(v)
+			if asAnswered(v) {
 				t.Error("the view counts as answered after it showed more")
 			}
 			at := findIn(v, m)
@@ -96,12 +113,12 @@ func TestViewPersonsAnswer(t *testing.T) {
 			pb := viewPlaybook(t, mode)
 			v := newView(pb, 5, 40)
 			show(v, "Name: ")
-			v.look()
+			look(v)
 			v.answered(false)
 			if at := findIn(v, pb.Rules[0].Match); at >= 0 {
 				t.Fatalf("the question the person answered is found at %d in %q", at, v.text())
 			}
-			if v.asAnswered() {
+			if asAnswered(v) {
 				t.Error("a person's answer counts as clai's")
 			}
 		})
@@ -136,7 +153,7 @@ func TestScreenViewCountsCopies(t *testing.T) {
 	t.Parallel()
 	pb := viewPlaybook(t, "screen")
 	r := pb.Rules[0]
-	v := newView(pb, 5, 40)
+	v := newScreenView(5, 40)
 	show(v, "Name: ")
 	v.count(pb.Rules, v.text())
 	if !v.appeared(r) {
@@ -166,7 +183,7 @@ func TestScreenViewConsumes(t *testing.T) {
 	t.Parallel()
 	pb := viewPlaybook(t, "screen")
 	m := pb.Rules[0].Match
-	v := newView(pb, 6, 40)
+	v := newScreenView(6, 40)
 	show(v, "Name: a\nName: b\n")
 	v.look()
 	first := findIn(v, m)

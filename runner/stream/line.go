@@ -1,10 +1,10 @@
-package engine
+package stream
 
 import (
 	"bytes"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
+	"github.com/clipperhouse/displaywidth"
 
 	"github.com/clai-sh/clai/internal/glyph"
 )
@@ -55,7 +55,7 @@ type termLine struct {
 	// then; nowText is a buffer for the row's text now. startScrolled is set
 	// once the rows scroll over startY in the write: the text on that row
 	// then is another row's, come up from below.
-	redraws            []redraw
+	redraws            []Redraw
 	startY             int
 	startText, nowText []byte
 	startScrolled      bool
@@ -103,11 +103,11 @@ func cellText(b []byte) string {
 	return string(b)
 }
 
-// runeWidth returns the columns the character b takes, as the screen emulator
-// counts them.
+// runeWidth returns the columns the character b (one character, or one byte
+// of invalid UTF-8) takes, as the screen emulator counts them with ambiguous
+// East Asian characters narrow, its default (TestRuneWidthAsTheScreen).
 func runeWidth(b []byte) int {
-	_, w := ansi.FirstGraphemeCluster(b, ansi.GraphemeWidth)
-	return w
+	return displaywidth.Options{}.Bytes(b)
 }
 
 func (l *termLine) w() int {
@@ -592,270 +592,4 @@ func (l *termLine) startRow(dst []byte, col int, carried bool) {
 	l.col, l.indent, l.end = col, col, col
 	l.wrapPending = false
 	l.carried = carried
-}
-
-func (l *termLine) moveTo(col int) {
-	l.col = max(0, min(col, l.w()-1))
-	l.wrapPending = false
-}
-
-// tab moves the cursor n tab stops forward (HT, CHT).
-func (l *termLine) tab(n int) { l.tabStops(n, l.nextTab) }
-
-// backTab moves the cursor n tab stops back (CBT).
-func (l *termLine) backTab(n int) { l.tabStops(n, l.prevTab) }
-
-// tabStops moves the cursor n stops, each found by next from the last; a count
-// over the width stops at it, where the cursor no longer moves.
-func (l *termLine) tabStops(n int, next func(col int) int) {
-	col := l.col
-	for range min(n, l.w()) {
-		col = next(col)
-	}
-	l.moveTo(col)
-}
-
-func (l *termLine) nextTab(col int) int {
-	last := l.w() - 1
-	if l.tabs == nil {
-		return min((col/8+1)*8, last)
-	}
-	for c := col + 1; c < min(len(l.tabs), last); c++ {
-		if l.tabs[c] {
-			return c
-		}
-	}
-	return last
-}
-
-func (l *termLine) prevTab(col int) int {
-	if l.tabs == nil {
-		return max((col-1)/8*8, 0)
-	}
-	for c := min(col, len(l.tabs)) - 1; c > 0; c-- {
-		if l.tabs[c] {
-			return c
-		}
-	}
-	return 0
-}
-
-// setTab sets a tab stop at the cursor (HTS).
-func (l *termLine) setTab() {
-	l.ownTabs()
-	if l.col < len(l.tabs) {
-		l.tabs[l.col] = true
-	}
-}
-
-// clearTabs clears the tab stop at the cursor (0) or all of them (3).
-func (l *termLine) clearTabs(mode int) {
-	switch mode {
-	case 0:
-		l.ownTabs()
-		if l.col < len(l.tabs) {
-			l.tabs[l.col] = false
-		}
-	case 3:
-		l.ownTabs()
-		clear(l.tabs)
-	}
-}
-
-func (l *termLine) ownTabs() {
-	if l.tabs != nil {
-		return
-	}
-	l.tabs = make([]bool, max(l.w(), maxTabs))
-	for c := 8; c < len(l.tabs); c += 8 {
-		l.tabs[c] = true
-	}
-}
-
-// maxTabs is how many columns of tab stops are kept once a program sets them.
-const maxTabs = 512
-
-func (l *termLine) save() {
-	l.saveCol, l.saveY, l.hasSaved, l.saveConceal = l.col, l.y, true, l.conceal
-}
-
-// restore puts the cursor where save found it, or home if it was never saved.
-func (l *termLine) restore(dst []byte) []byte {
-	if !l.hasSaved {
-		l.conceal = false
-		return l.moveRow(dst, 0, 0)
-	}
-	l.conceal = l.saveConceal
-	return l.moveRow(dst, l.saveY, l.saveCol)
-}
-
-// reset returns the terminal to its first state (RIS): modes, and no rows.
-func (l *termLine) reset(dst []byte) []byte {
-	l.noAutowrap, l.insert, l.hasSaved, l.tabs, l.last = false, false, false, nil, 0
-	l.conceal = false
-	return l.resetRows(dst)
-}
-
-// edit makes the row editable for a change at the cursor and reports whether
-// there is anything to change: a change past the end of the text changes
-// nothing.
-func (l *termLine) edit(dst []byte, fromStart bool) bool {
-	if l.edited {
-		return true
-	}
-	if l.blank(dst) || !fromStart && l.col >= l.end {
-		return false
-	}
-	l.materialize(dst)
-	return true
-}
-
-// eraseInLine blanks the row from the cursor (0), up to it (1) or all (2).
-func (l *termLine) eraseInLine(dst []byte, mode int) []byte {
-	if mode > 2 || !l.edit(dst, mode != 0) {
-		return dst
-	}
-	switch mode {
-	case 0:
-		l.blankCells(l.col, len(l.cells))
-	case 1:
-		l.blankCells(0, l.col+1)
-	case 2:
-		l.blankCells(0, len(l.cells))
-	}
-	return dst
-}
-
-// eraseChars blanks n cells from the cursor (ECH).
-func (l *termLine) eraseChars(dst []byte, n int) []byte {
-	if l.edit(dst, false) {
-		l.blankCells(l.col, l.col+n)
-	}
-	return dst
-}
-
-// deleteChars removes n cells at the cursor; the rest of the row moves left (DCH).
-func (l *termLine) deleteChars(dst []byte, n int) []byte {
-	if !l.edit(dst, false) || l.col >= len(l.cells) {
-		return dst
-	}
-	n = min(n, len(l.cells)-l.col)
-	l.cells = append(l.cells[:l.col], l.cells[l.col+n:]...)
-	l.fixWide()
-	return dst
-}
-
-// insertBlanks inserts n blank cells at the cursor; the rest of the row moves
-// right and what passes the last column is lost (ICH).
-func (l *termLine) insertBlanks(dst []byte, n int) []byte {
-	if l.edit(dst, false) {
-		l.insertCells(l.col, n)
-	}
-	return dst
-}
-
-func (l *termLine) insertCells(at, n int) {
-	if at >= len(l.cells) {
-		return
-	}
-	n = min(n, l.w()-at)
-	keep := max(0, min(len(l.cells), l.w()-n)-at)
-	l.ensure(at + n + keep)
-	l.cells = l.cells[:at+n+keep]
-	copy(l.cells[at+n:], l.cells[at:at+keep])
-	clear(l.cells[at : at+n])
-	l.fixWide()
-}
-
-// repeat prints the last printable ASCII character n more times (REP).
-func (l *termLine) repeat(dst []byte, n int) []byte {
-	if l.last == 0 {
-		return dst
-	}
-	c := l.last
-	for range min(n, l.w()) {
-		dst = l.put(dst, byteSlice[c:c+1], 1)
-	}
-	return dst
-}
-
-// ensure makes the row at least n cells long.
-func (l *termLine) ensure(n int) {
-	for len(l.cells) < n {
-		l.cells = append(l.cells, cell{})
-	}
-}
-
-// blankCells blanks the cells from a up to b, and the other half of a wide
-// character cut at either end.
-func (l *termLine) blankCells(a, b int) {
-	b = min(b, len(l.cells))
-	if a >= b {
-		return
-	}
-	l.clearWide(a)
-	l.clearWide(b - 1)
-	clear(l.cells[a:b])
-}
-
-// clearWide blanks both halves of the wide character cell k belongs to, if any.
-func (l *termLine) clearWide(k int) {
-	if k >= len(l.cells) {
-		return
-	}
-	switch l.cells[k].w {
-	case 2:
-		l.cells[k] = cell{}
-		if k+1 < len(l.cells) {
-			l.cells[k+1] = cell{}
-		}
-	case -1:
-		l.cells[k] = cell{}
-		if k > 0 {
-			l.cells[k-1] = cell{}
-		}
-	}
-}
-
-// fixWide blanks the halves of wide characters that lost their other half.
-func (l *termLine) fixWide() {
-	for k, c := range l.cells {
-		switch {
-		case c.w == 2 && (k+1 >= len(l.cells) || l.cells[k+1].w != -1):
-			l.cells[k] = cell{}
-		case c.w == -1 && (k == 0 || l.cells[k-1].w != 2):
-			l.cells[k] = cell{}
-		}
-	}
-}
-
-// redraw is a row passed on again: its text starts at at in the output and is n
-// bytes long; its first head and last tail bytes are as they were in the
-// version passed on before.
-type redraw struct {
-	at, n, head, tail int
-}
-
-// sameEnds compares the version of a row passed on before with the new one.
-func sameEnds(at int, old, row []byte) redraw {
-	r := redraw{at: at, n: len(row)}
-	most := min(len(old), len(row))
-	for r.head < most && old[r.head] == row[r.head] {
-		r.head++
-	}
-	for r.tail < most-r.head && old[len(old)-1-r.tail] == row[len(row)-1-r.tail] {
-		r.tail++
-	}
-	return r
-}
-
-// unchanged reports whether the bytes from start to end of the output lie in a
-// part of the redrawn row that did not change, with a byte on either side, so
-// that whatever matched them there matched the version before as well.
-func (r redraw) unchanged(start, end int) bool {
-	start, end = start-r.at, end-r.at
-	if start < 0 || end > r.n {
-		return false
-	}
-	return end < r.head || start > r.n-r.tail
 }

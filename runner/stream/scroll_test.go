@@ -1,4 +1,4 @@
-package engine
+package stream
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ func TestDrewElsewhereAfterAScroll(t *testing.T) {
 			}
 			dst = s.Settle(s.Append(dst[:0], []byte("Name: ")))
 			dst = s.Settle(s.Append(dst[:0], []byte(c.write)))
-			if elsewhere, atText := s.drewElsewhere(); elsewhere != c.elsewhere || !atText && c.elsewhere {
+			if elsewhere, atText := s.DrewElsewhere(); elsewhere != c.elsewhere || !atText && c.elsewhere {
 				t.Fatalf("drew elsewhere %t (at text %t), want %t; the stream got %q", elsewhere, atText, c.elsewhere, dst)
 			}
 		})

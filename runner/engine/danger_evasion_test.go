@@ -1,6 +1,9 @@
 package engine_test
 
 import (
+	"bufio"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -8,83 +11,42 @@ import (
 	"github.com/clai-sh/clai/runner/engine"
 )
 
-// evasions draw "rm -rf /" so that a terminal shows it on one line while the
-// bytes, with escape sequences simply removed, do not hold it.
-var evasions = []struct{ name, drawn string }{
-	{"cursor forward for spaces", "rm\x1b[1C-rf\x1b[1C/"},
-	{"cursor forward, no count", "rm\x1b[C-rf\x1b[C/"},
-	{"HPR for spaces", "rm\x1b[1a-rf\x1b[a/"},
-	{"backspace overwrite", "rm -rf /x\b "},
-	{"backspaces then rewrite", "rm -rf xyz\b\b\b/  "},
-	{"carriage return overwrite", "xx -rf /\rrm"},
-	{"carriage return over a wide character", "世 -rf /\rrm"},
-	{"wide characters overwritten after a backspace", "rm -rf 世\b\b/ "},
-	{"tab then overwrite", "        xx -rf /\r\trm"},
-	{"CAN aborts a CSI", "\x1b[\x18rm -rf /"},
-	{"SUB aborts a CSI", "\x1b[1\x1arm -rf /"},
-	{"CAN aborts an OSC", "\x1b]0;\x18rm -rf /"},
-	{"SUB aborts an OSC", "\x1b]0;title\x1arm -rf /"},
-	{"CAN aborts a DCS", "\x1bP1$r\x18rm -rf /"},
-	{"SUB aborts an APC", "\x1b_data\x1arm -rf /"},
-	{"CAN aborts an escape with intermediates", "\x1b(\x18rm -rf /"},
-	{"ESC ends an OSC and starts a CSI", "\x1b]0;t\x1b[0mrm -rf /"},
-	{"BS inside a CSI", "rm -rf /x\x1b[\b0m "},
-	{"CR inside a CSI", "xx -rf /\x1b[\r0mrm"},
-	{"cursor back then overwrite", "xx -rf /\x1b[8Drm"},
-	{"CHA then overwrite", "xx -rf /\x1b[1Grm"},
-	{"HPA then overwrite", "xx -rf /\x1b[`rm"},
-	{"ECH blanks a character", "rmX-rf /\r\x1b[2C\x1b[1X"},
-	{"EL cuts the tail", "rm -rf /ZZZ\b\b\b\x1b[K"},
-	{"EL 0 from the cursor", "rm -rf /ZZZ\x1b[3D\x1b[0K"},
-	{"DCH deletes a character", "rmX -rf /\r\x1b[2C\x1b[P"},
-	{"ICH inserts a blank", "rm-rf /\r\x1b[2C\x1b[@"},
-	{"insert mode", "-rf /\r\x1b[4hrm \x1b[4l"},
-	{"save and restore the cursor", "\x1b7xx -rf /\x1b8rm"},
-	{"CUP's column counts", "\x1b[3;5Hxx -rf /\x1b[5Grm"},
-	{"tab to a stop it set", "\x1b[3g\x1b[4G\x1bH\r   xx -rf /\r\trm"},
-	// Back up to a row already printed.
-	{"cursor up", "xx -rf /\r\n\x1b[A\rrm"},
-	{"cursor up three rows", "xx -rf /\r\nmore\r\nlines\r\n\x1b[3Arm"},
-	{"CPL", "xx -rf /\r\nmore\r\n\x1b[2Frm"},
-	{"reverse index", "xx -rf /\r\n\x1bMrm"},
-	{"VPA", "\x1b[5dxx -rf /\r\nmore\r\n\x1b[5drm"},
-	{"CUP to an earlier row", "\x1b[3;1Hxx -rf /\x1b[5;1Hmore\x1b[3;1Hrm"},
-	{"CUP over a row drawn below it", "\x1b[9;1Hxx -rf /\x1b[2;1Habove\x1b[9;1Hrm"},
-	{"DECSC and DECRC across rows", "\x1b7xx -rf /\r\nmore\r\n\x1b8rm"},
-	{"SCOSC and SCORC across rows", "\x1b[sxx -rf /\r\nmore\r\n\x1b[urm"},
-	{"down onto a row, past its text", "top\r\nrm -rf\x1b[Azz\x1b[B\x1b[8G/"},
-	{"line feed onto a row, past its text", "rm -rf\r\nmore\x1b[A\r\n\x1b[A\x1b[8G/"},
-	{"ED 2 then rewrite", "rmX-rf /\r\nmore\x1b[2J\x1b[Hrm\x1b[2;1Hzz\x1b[1;4H-rf /"},
-	{"ED 1 then rewrite", "rmX-rf /\r\nmore\x1b[1J\x1b[Hrm\x1b[2;1Hzz\x1b[1;4H-rf /"},
-	{"ED 0 then rewrite", "\x1b[2;1HrmX-rf /\x1b[H\x1b[J\x1b[2;1Hrm\x1b[3;1Hzz\x1b[2;4H-rf /"},
-	{"RI at the top of a scrolling region", "\x1b[2;4r\x1b[2;1Hxx -rf /\x1bM\x1b[3;1Hrm"},
-	{"line feed at the bottom of a scrolling region", "\x1b[2;3r\x1b[3;1Hxx -rf /\n\x1b[2;1Hrm"},
-	{"IL pushes a row down", "xx -rf /\x1b[L\x1b[Brm"},
-	{"back from the alternate screen", "xx -rf /\x1b[?1049h\x1b[2Jvim\x1b[?1049l\rrm"},
-	// Characters that show as nothing, or as a blank.
-	{"zero-width space", "rm\u200b -rf /"},
-	{"zero-width joiner", "r\u200dm -rf /"},
-	{"soft hyphen", "rm\u00ad -rf /"},
-	{"byte order mark", "rm \ufeff-rf /"},
-	{"right-to-left override", "rm\u202e -rf /"},
-	{"variation selector", "r\ufe0fm -rf /"},
-	{"no-break spaces", "rm\u00a0-rf\u00a0/"},
-	{"em space", "rm\u2003-rf /"},
-	{"ideographic space", "rm\u3000-rf /"},
-	{"Hangul filler", "rm\u3164-rf /"},
-	// Concealed text shows as blanks; a colour numbered 8 conceals nothing.
-	{"concealed text", "rm\x1b[8mX\x1b[28m-rf /"},
-	{"concealed among other attributes", "rm\x1b[1;8;31mX\x1b[0m-rf /"},
-	{"concealed until a reset without parameters", "rm\x1b[8mX\x1b[m-rf /"},
-	{"concealed wide character", "rm\x1b[8m世\x1b[28m-rf /"},
-	{"concealed kept by DECSC", "rm\x1b[8m\x1b7\x1b[28m\x1b8X\x1b[28m-rf /"},
-	{"colour 8 of 256", "\x1b[38;5;8mrm -rf /\x1b[0m"},
-	{"colour 8 of 256, colon form", "\x1b[38:5:8mrm -rf /\x1b[0m"},
-	{"true colour with an 8", "\x1b[48;2;8;8;8mrm -rf /\x1b[0m"},
+// evasions are the drawings of "rm -rf /" that a terminal shows on one line
+// while the bytes, with escape sequences simply removed, do not hold it: the
+// stripper's corpus, whose tests check that its text shows the command.
+func evasions(t *testing.T) []struct{ name, drawn string } {
+	t.Helper()
+	const file = "../stream/testdata/evasions.txt"
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var list []struct{ name, drawn string }
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		quoted, name, ok := strings.Cut(line, "\t")
+		drawn, err := strconv.Unquote(quoted)
+		if !ok || err != nil || name == "" {
+			t.Fatalf("%s:%d: want a Go string, a tab and a name: %q", file, n, line)
+		}
+		list = append(list, struct{ name, drawn string }{name, drawn})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) == 0 {
+		t.Fatalf("%s holds no drawing", file)
+	}
+	return list
 }
 
-// TestDangerSeesWhatATerminalShows draws a dangerous command in each of these
-// ways, then asks to proceed: in the default stream mode the danger rule must
+// TestDangerSeesWhatATerminalShows draws a dangerous command in each of the
+// evasions' ways, then asks to proceed: in the default stream mode the danger rule must
 // fire and nothing may be sent, whether the drawing arrives in one read or one
 // byte at a time.
 func TestDangerSeesWhatATerminalShows(t *testing.T) {
@@ -96,7 +58,7 @@ rules:
 danger:
   - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: manual}
 `
-	for _, c := range evasions {
+	for _, c := range evasions(t) {
 		for _, bytewise := range []bool{false, true} {
 			s := newSim(t, pb, engine.Config{})
 			if bytewise {
@@ -114,21 +76,6 @@ danger:
 				continue
 			}
 			s.wantState(engine.Manual)
-		}
-	}
-}
-
-// TestStreamShowsWhatATerminalShows checks the stream text of each evasion:
-// its last line is the line a terminal shows.
-func TestStreamShowsWhatATerminalShows(t *testing.T) {
-	t.Parallel()
-	for _, c := range evasions {
-		var s engine.Stripper
-		out := string(s.Flush(s.Append(nil, []byte(c.drawn))))
-		lines := strings.Split(out, "\n")
-		last := strings.TrimRight(lines[len(lines)-1], " ")
-		if !strings.HasSuffix(last, "rm -rf /") {
-			t.Errorf("%s: stream %q, last line %q", c.name, out, last)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package stream
 
 // defaultHeight is the terminal height when none is known, a pty's default.
 const defaultHeight = 24

@@ -1,4 +1,4 @@
-package engine_test
+package stream_test
 
 import (
 	"fmt"
@@ -6,11 +6,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/screen"
+	"github.com/clai-sh/clai/runner/stream"
 )
+
+// The differential tests here hold the stripper to the terminal emulator of
+// screen matching (runner/screen) on thousands of random drawings, by the
+// relation danger rules rely on: danger rules see at least what a person
+// sees. Stated exactly, it is seesAtLeast.
 
 // drawer writes random lines the way programs draw them: text, horizontal cursor
 // motion, overwrites, erases, insertions and deletions, styles, and sequences
@@ -146,7 +150,7 @@ func draw(rng *rand.Rand, cols int) string {
 // each as the engine does, and returns all its text and the last version of each
 // line the drawing ended with "\r\n".
 func streamLines(rng *rand.Rand, drawing string, cols int) (text string, lines []string) {
-	var s engine.Stripper
+	var s stream.Stripper
 	s.SetWidth(cols)
 	var out []byte
 	for i, line := range strings.Split(drawing, "\r\n") {
@@ -168,10 +172,44 @@ func streamLines(rng *rand.Rand, drawing string, cols int) (text string, lines [
 	return string(s.Flush(out)), lines
 }
 
-// TestStreamAgreesWithScreen draws thousands of random lines and compares the
-// stream's text with a terminal emulator's screen: each line as the stream last
-// shows it is the screen's row, and every danger pattern that matches the screen
-// matches the stream.
+// seesAtLeast checks the relation "danger rules see at least what a person
+// sees" between what a terminal emulator's screen shows (screenText, its rows
+// one a line) and the stripper's text for the same drawing (streamText):
+//
+//   - every row of the screen that shows text is a line of the stream, the
+//     words of each compared one space apart (the stream passes on a row's
+//     every version, and columns it skipped as spaces);
+//   - every pattern that matches a row of the screen matches a line of the
+//     stream.
+//
+// rows is false where the drawing leaves the right half of a wide character
+// alone by an overwrite of its left half: the emulator renders it as no column
+// at all, where a terminal shows a blank, so only the patterns are compared.
+// It returns what the stream misses, or "" when the relation holds.
+func seesAtLeast(screenText, streamText string, patterns []*regexp.Regexp, rows bool) string {
+	if rows {
+		lines := map[string]bool{}
+		for line := range strings.Lines(streamText) {
+			lines[words(line)] = true
+		}
+		for i, row := range strings.Split(screenText, "\n") {
+			if words(row) != "" && !lines[words(row)] {
+				return fmt.Sprintf("row %d %q of the screen is no line of the stream", i, row)
+			}
+		}
+	}
+	for _, p := range patterns {
+		if anyLine(p, screenText) && !anyLine(p, streamText) {
+			return fmt.Sprintf("%s matches a row of the screen, no line of the stream", p)
+		}
+	}
+	return ""
+}
+
+// TestStreamAgreesWithScreen draws thousands of random drawings of a few lines
+// and compares the stream's text with a terminal emulator's screen: the
+// stream sees at least what the screen shows (seesAtLeast), and more exactly,
+// each line as the stream last shows it is the screen's row.
 func TestStreamAgreesWithScreen(t *testing.T) {
 	t.Parallel()
 	patterns := []*regexp.Regexp{
@@ -190,8 +228,11 @@ func TestStreamAgreesWithScreen(t *testing.T) {
 		drawing := draw(rng, cols)
 		// A reset terminal (RIS), cleared, is a new one.
 		scr.Write([]byte("\x1bc\x1b[H\x1b[2J" + drawing))
-		screenRows := strings.Split(scr.Text(), "\n")
 		text, lines := streamLines(rng, drawing, cols)
+		if missed := seesAtLeast(scr.Text(), text, patterns, true); missed != "" {
+			t.Fatalf("drawing %q: %s\nscreen %q\nstream %q", drawing, missed, scr.Text(), text)
+		}
+		screenRows := strings.Split(scr.Text(), "\n")
 		for i, line := range lines {
 			want := ""
 			if i < len(screenRows) {
@@ -203,15 +244,10 @@ func TestStreamAgreesWithScreen(t *testing.T) {
 				// The emulator renders the right half of a wide character left
 				// alone by an overwrite of its left half as no column at all,
 				// where a terminal shows a blank: compare the words.
-				got, want = strings.Join(strings.Fields(got), " "), strings.Join(strings.Fields(want), " ")
+				got, want = words(got), words(want)
 			}
 			if got != want {
 				t.Fatalf("drawing %q\nline %d: stream %q, screen %q\nstream text %q", drawing, i, got, want, text)
-			}
-		}
-		for _, p := range patterns {
-			if anyLine(p, scr.Text()) && !anyLine(p, text) {
-				t.Fatalf("drawing %q: %s matches a line of the screen %q, none of the stream %q", drawing, p, scr.Text(), text)
 			}
 		}
 	}
@@ -234,86 +270,6 @@ func utf8Narrow(s string) bool {
 		}
 	}
 	return true
-}
-
-// drawScattered draws text at column at with its characters placed in a random
-// order, reaching each by a random horizontal motion, over random garbage, with
-// styles and aborted sequences between them.
-func drawScattered(rng *rand.Rand, text string, at int) string {
-	var b strings.Builder
-	garbage := []string{"xx", "-", "ZZZ", "/", " ", "rm"}
-	for range rng.IntN(4) {
-		fmt.Fprintf(&b, "\x1b[%dG%s", 1+rng.IntN(at+len(text)), garbage[rng.IntN(len(garbage))])
-	}
-	col := -1 // unknown
-	for _, k := range rng.Perm(len(text)) {
-		to := at + k
-		switch m := rng.IntN(5); {
-		case m == 0 && col >= 0 && col >= to:
-			b.WriteString(strings.Repeat("\b", col-to))
-		case m == 1 && col >= 0 && col < to:
-			fmt.Fprintf(&b, "\x1b[%dC", to-col)
-		case m == 2 && col >= 0 && col > to:
-			fmt.Fprintf(&b, "\x1b[%dD", col-to)
-		case m == 3:
-			fmt.Fprintf(&b, "\r\x1b[%da", to)
-		default:
-			fmt.Fprintf(&b, "\x1b[%dG", to+1)
-		}
-		if rng.IntN(4) == 0 {
-			b.WriteString([]string{"\x1b[1;31m", "\x1b[\x18", "\x1b]0;t\x1a", "\x1b[0m"}[rng.IntN(4)])
-		}
-		b.WriteByte(text[k])
-		col = to + 1
-	}
-	return b.String()
-}
-
-// TestDangerInStreamFindsWhatScreenFinds runs the engine in both modes on
-// commands drawn character by character in random order: whenever the danger
-// rule fires on the screen, it fires on the stream, and the prompt that follows
-// is not answered.
-func TestDangerInStreamFindsWhatScreenFinds(t *testing.T) {
-	t.Parallel()
-	const pb = header + `
-settings: {match: %s, min_send_interval: 0s, settle: 50ms}
-rules:
-  - {name: proceed, match: "Proceed? [y/n]", line: "y", limit: 5}
-danger:
-  - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: manual}
-`
-	commands := []string{"rm -rf /", "rm  -rf / ", "sudo rm -rf / now", "rm -rf /tmp", "rm -rf"}
-	rng := rand.New(rand.NewPCG(21, 22))
-	dangerous := 0
-	for range 300 {
-		drawing := drawScattered(rng, commands[rng.IntN(len(commands))], rng.IntN(20)) + "\r\nProceed? [y/n] "
-		var chunks []string
-		for rest := drawing; len(rest) > 0; {
-			k := 1 + rng.IntN(len(rest))
-			chunks = append(chunks, rest[:k])
-			rest = rest[k:]
-		}
-		hits := map[string]int{}
-		sent := map[string][]string{}
-		for _, mode := range []string{"stream", "screen"} {
-			s := newSim(t, fmt.Sprintf(pb, mode), engine.Config{Rows: 24, Cols: 80})
-			for _, c := range chunks {
-				s.out(time.Millisecond, c)
-			}
-			s.advance(time.Second)
-			hits[mode], sent[mode] = s.dangerHits("wipe"), s.sent
-		}
-		if hits["screen"] > 0 {
-			dangerous++
-			if hits["stream"] == 0 || len(sent["stream"]) > 0 {
-				t.Fatalf("drawing %q in chunks %q: the screen finds danger, the stream %d hits and sends %q",
-					drawing, chunks, hits["stream"], sent["stream"])
-			}
-		}
-	}
-	if dangerous < 75 {
-		t.Fatalf("only %d of the drawings were dangerous on screen", dangerous)
-	}
 }
 
 // rowDrawer draws over a few rows of the screen: the drawer's lines, with the
@@ -413,9 +369,8 @@ func drawRows(rng *rand.Rand, rows, cols int, scroll bool) string {
 
 // TestStreamAgreesWithScreenOverRows draws thousands of random drawings over a
 // few rows, moving the cursor between them, and compares the stream with a
-// terminal emulator's screen: each row that shows text is a line of the stream,
-// and every danger pattern that matches a row of the screen matches a line of
-// the stream.
+// terminal emulator's screen: the stream sees at least what the screen shows
+// (seesAtLeast).
 func TestStreamAgreesWithScreenOverRows(t *testing.T) {
 	t.Parallel()
 	// No pattern of wide characters: the emulator renders the right half of
@@ -447,7 +402,7 @@ func TestStreamAgreesWithScreenOverRows(t *testing.T) {
 		}
 		// A reset terminal (RIS), cleared, is a new one.
 		scr.Write([]byte("\x1bc\x1b[H\x1b[2J" + drawing))
-		var s engine.Stripper
+		var s stream.Stripper
 		s.SetWidth(cols)
 		s.SetHeight(rows)
 		var out []byte
@@ -457,25 +412,8 @@ func TestStreamAgreesWithScreenOverRows(t *testing.T) {
 			rest = rest[k:]
 		}
 		text := string(s.Flush(out))
-		lines := map[string]bool{}
-		for line := range strings.Lines(text) {
-			lines[words(line)] = true
-		}
-		for i, row := range strings.Split(scr.Text(), "\n") {
-			if words(row) != "" && !lines[words(row)] {
-				if !utf8Narrow(drawing) {
-					// The emulator renders the right half of a wide character
-					// left alone by an overwrite of its left half as no column
-					// at all, where a terminal shows a blank.
-					continue
-				}
-				t.Fatalf("drawing %q\nrow %d %q of the screen is no line of the stream %q\nscreen %q", drawing, i, row, text, scr.Text())
-			}
-		}
-		for _, p := range patterns {
-			if anyLine(p, scr.Text()) && !anyLine(p, text) {
-				t.Fatalf("drawing %q: %s matches a row of the screen %q, no line of the stream %q", drawing, p, scr.Text(), text)
-			}
+		if missed := seesAtLeast(scr.Text(), text, patterns, utf8Narrow(drawing)); missed != "" {
+			t.Fatalf("drawing %q: %s\nscreen %q\nstream %q", drawing, missed, scr.Text(), text)
 		}
 	}
 }
