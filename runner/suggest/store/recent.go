@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // The bounds of the recent commands kept in memory (see recentCache).
@@ -15,20 +16,21 @@ const (
 	// asked for more goes to the database each time.
 	maxRecentDepth = 1000
 	// maxRecentBytes bounds the memory of the commands kept, counted as
-	// rowBytes counts it; past it the least recently asked repositories are
-	// dropped, the one just asked of too when it alone is bigger.
+	// recentRepo.bytes counts it; past it the least recently asked
+	// repositories are dropped, the one just asked of too when it alone is
+	// bigger.
 	maxRecentBytes = 4 << 20
-	// rowOverhead is what a kept command costs beside its strings' bytes:
-	// the row itself and its strings' and slice's headers, roughly.
-	rowOverhead = 96
 )
+
+// rowSize is the size of a recentRow, its strings' bytes aside.
+const rowSize = int(unsafe.Sizeof(recentRow{}))
 
 // recentRow is a command event as RecentUses reads it: its template, its
 // args as stored and decoded, and what orders it.
 type recentRow struct {
 	template string
 	// args is the column as stored (a JSON array); decoded is decodeArgs
-	// of it, shared by every answer and never changed.
+	// of it, never changed: each answer has a copy.
 	args    string
 	decoded []string
 	at, id  int64
@@ -42,11 +44,12 @@ func newerFirst(a, b recentRow) int {
 	return cmp.Compare(b.id, a.id)
 }
 
-// rowBytes is what a row costs the cache.
-func rowBytes(r *recentRow) int {
-	n := rowOverhead + len(r.template) + len(r.args)
+// payload is the bytes a row's strings hold: its template, its args and
+// the decoded args with their headers.
+func (r *recentRow) payload() int {
+	n := len(r.template) + len(r.args)
 	for _, a := range r.decoded {
-		n += 16 + len(a)
+		n += int(unsafe.Sizeof(a)) + len(a)
 	}
 	return n
 }
@@ -57,10 +60,15 @@ func rowBytes(r *recentRow) int {
 type recentRepo struct {
 	rows  []recentRow
 	limit int
-	bytes int
+	// payload sums the rows' payloads.
+	payload int
 	// used is the cache's tick when the repository was last asked of.
 	used uint64
 }
+
+// bytes is the memory the rows hold: their slice, to its capacity, and
+// their strings.
+func (p *recentRepo) bytes() int { return cap(p.rows)*rowSize + p.payload }
 
 // insert puts r in its place among the rows, unless it is there already or
 // older than all of the limit kept; it drops the oldest beyond the limit.
@@ -70,9 +78,9 @@ func (p *recentRepo) insert(r recentRow) {
 		return
 	}
 	p.rows = slices.Insert(p.rows, i, r)
-	p.bytes += rowBytes(&r)
+	p.payload += r.payload()
 	for len(p.rows) > p.limit {
-		p.bytes -= rowBytes(&p.rows[len(p.rows)-1])
+		p.payload -= p.rows[len(p.rows)-1].payload()
 		p.rows[len(p.rows)-1] = recentRow{}
 		p.rows = p.rows[:len(p.rows)-1]
 	}
@@ -89,6 +97,9 @@ func (p *recentRepo) insert(r recentRow) {
 // Its memory is bounded: at most maxRecentRepos repositories, maxRecentDepth
 // rows each, and maxRecentBytes in all. It is safe for concurrent use.
 type recentCache struct {
+	// maxBytes is maxRecentBytes, less in tests.
+	maxBytes int
+
 	mu    sync.Mutex
 	repos map[string]*recentRepo
 	bytes int
@@ -99,7 +110,7 @@ type recentCache struct {
 }
 
 func newRecentCache() *recentCache {
-	return &recentCache{repos: map[string]*recentRepo{}}
+	return &recentCache{maxBytes: maxRecentBytes, repos: map[string]*recentRepo{}}
 }
 
 // uses is RecentUses answered from memory, and whether it could be: false
@@ -140,16 +151,16 @@ func (c *recentCache) fill(repoKey string, n int, rows []recentRow, epoch uint64
 		return
 	}
 	if old := c.repos[repoKey]; old != nil {
-		c.bytes -= old.bytes
+		c.bytes -= old.bytes()
 		delete(c.repos, repoKey)
 	}
 	c.tick++
 	p := &recentRepo{rows: slices.Clone(rows), limit: n, used: c.tick}
 	for i := range p.rows {
-		p.bytes += rowBytes(&p.rows[i])
+		p.payload += p.rows[i].payload()
 	}
 	c.repos[repoKey] = p
-	c.bytes += p.bytes
+	c.bytes += p.bytes()
 	c.evict()
 }
 
@@ -167,11 +178,11 @@ func (c *recentCache) add(rows map[string][]recentRow) {
 		if p == nil {
 			continue
 		}
-		c.bytes -= p.bytes
+		c.bytes -= p.bytes()
 		for _, r := range rs {
 			p.insert(r)
 		}
-		c.bytes += p.bytes
+		c.bytes += p.bytes()
 	}
 	c.evict()
 }
@@ -188,7 +199,7 @@ func (c *recentCache) drop() {
 // evict drops the least recently asked repositories while the cache holds
 // too many or too big a sum of rows.
 func (c *recentCache) evict() {
-	for len(c.repos) > 0 && (len(c.repos) > maxRecentRepos || c.bytes > maxRecentBytes) {
+	for len(c.repos) > 0 && (len(c.repos) > maxRecentRepos || c.bytes > c.maxBytes) {
 		var oldest string
 		var at uint64
 		first := true
@@ -197,7 +208,7 @@ func (c *recentCache) evict() {
 				oldest, at, first = k, p.used, false
 			}
 		}
-		c.bytes -= c.repos[oldest].bytes
+		c.bytes -= c.repos[oldest].bytes()
 		delete(c.repos, oldest)
 	}
 }
