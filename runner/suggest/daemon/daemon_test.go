@@ -140,7 +140,7 @@ type running struct {
 }
 
 // config is a daemon's config in a folder of the test's own.
-func config(t *testing.T) daemon.Config {
+func config(t testing.TB) daemon.Config {
 	dir := t.TempDir()
 	return daemon.Config{
 		Socket:       filepath.Join(dir, "rt", "daemon.sock"),
@@ -151,7 +151,7 @@ func config(t *testing.T) daemon.Config {
 }
 
 // start runs a daemon of cfg until the test ends, once it serves.
-func start(t *testing.T, cfg daemon.Config) *running {
+func start(t testing.TB, cfg daemon.Config) *running {
 	t.Helper()
 	log := make(logLines, 1000)
 	cfg.Log = log

@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,12 @@ func TestForgetThroughTheDaemonLeavesNoTrace(t *testing.T) {
 		event("a", "/repo/app", "make build", now.Add(3*time.Second)),
 	)
 	d.settle(t)
+	// A suggestion asked before the forget reads the recent commands,
+	// which the store then keeps; the one asked after must not offer the
+	// forgotten command's args.
+	if !strings.Contains(recentArgs(t, d), secret) {
+		t.Fatal("the recent args do not hold the command before the forget: the test sees nothing")
+	}
 	for _, bad := range []daemon.ForgetRequest{{}, {Pattern: "x*", Regex: true}, {Pattern: "(", Regex: true}, {Pattern: strings.Repeat("x", daemon.MaxPattern+1)}} {
 		if _, err := d.client.Forget(t.Context(), bad); err == nil || !strings.Contains(err.Error(), "400") {
 			t.Fatalf("forget %+v: %v, want a bad request", bad, err)
@@ -69,6 +76,9 @@ func TestForgetThroughTheDaemonLeavesNoTrace(t *testing.T) {
 	reply, err := d.client.Forget(t.Context(), daemon.ForgetRequest{Pattern: `/forget-marker-[0-9a-f]+\b`, Regex: true})
 	if err != nil || reply.Events != 1 {
 		t.Fatalf("forget: %+v, %v", reply, err)
+	}
+	if got := recentArgs(t, d); strings.Contains(got, secret) || !strings.Contains(got, "make") {
+		t.Fatalf("the recent uses after forget: %s", got)
 	}
 	var tr struct{ Transitions []struct{ Prev, Next string } }
 	if err := d.client.Get(t.Context(), "/debug/transitions?repo=key-app", &tr); err != nil {
@@ -111,4 +121,18 @@ func TestForgetWithNoDaemonWorksOnTheDatabase(t *testing.T) {
 	if got := sqlitefiletest.Traces(t, cfg.Database, secret); len(got) > 0 {
 		t.Fatalf("the forgotten command is still in %v", got)
 	}
+}
+
+// recentArgs asks a suggestion in /repo/app and returns the recent uses the
+// daemon gave the ranker, as text.
+func recentArgs(t *testing.T, d *running) string {
+	t.Helper()
+	if _, err := d.client.Suggest(t.Context(), daemon.SuggestRequest{Session: "a", Cwd: "/repo/app", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for template, r := range d.r.evidence().Recent {
+		fmt.Fprintf(&b, "%s %d×: %q\n", template, r.Count, r.Args)
+	}
+	return b.String()
 }

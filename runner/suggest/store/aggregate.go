@@ -11,7 +11,7 @@ import (
 // Import adds command events as they are, without learning from them: a bulk
 // load, after which RebuildAggregates learns from all of them at once.
 func (s *Store) Import(ctx context.Context, events []Event) error {
-	return s.write(ctx, func(a *applyTx) error {
+	return s.write(ctx, rewritesEvents, func(a *applyTx) error {
 		for i := range events {
 			e := &events[i]
 			if e.Kind != Command {
@@ -72,7 +72,7 @@ type tally struct {
 // command events alone, as if each had been learnt from as it came, in the
 // order of their times.
 func (s *Store) RebuildAggregates(ctx context.Context) error {
-	return s.write(ctx, func(a *applyTx) error { return a.rebuild(ctx) })
+	return s.write(ctx, rewritesEvents, func(a *applyTx) error { return a.rebuild(ctx) })
 }
 
 // rebuild replaces the transitions and the scores with what the command
@@ -183,7 +183,7 @@ type Purged struct {
 func (s *Store) Purge(ctx context.Context, before time.Time) (Purged, error) {
 	var p Purged
 	cut := before.UnixMilli()
-	err := s.write(ctx, func(a *applyTx) error {
+	err := s.write(ctx, rewritesEvents, func(a *applyTx) error {
 		for _, d := range []struct {
 			q string
 			n *int64

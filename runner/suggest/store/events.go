@@ -69,7 +69,25 @@ type applyTx struct {
 	s  *Store
 	tx *sql.Tx
 	st map[string]*sql.Stmt
+	// added are the command events inserted, by repository, in a write
+	// that addsEvents; nil in any other.
+	added map[string][]recentRow
 }
+
+// eventsWrite is what a write does to the command events, and so to the
+// recent commands the store keeps in memory (see recentCache).
+type eventsWrite int
+
+const (
+	// rewritesEvents may delete or change command events, or add ones the
+	// write does not tell of: the recent commands kept are dropped.
+	rewritesEvents eventsWrite = iota
+	// addsEvents only adds command events, each by insertEvent: they are
+	// put in their place among the recent commands kept once committed.
+	addsEvents
+	// leavesEvents writes no command event.
+	leavesEvents
+)
 
 // stmt prepares q once in the transaction.
 func (a *applyTx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
@@ -94,10 +112,23 @@ func (a *applyTx) exec(ctx context.Context, q string, args ...any) error {
 	return err
 }
 
+// insert runs q with args, and returns the rowid of the row it inserted.
+func (a *applyTx) insert(ctx context.Context, q string, args ...any) (int64, error) {
+	st, err := a.stmt(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	res, err := st.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
 // Apply records events in one transaction: the sessions, the commands, and
 // what they teach (transitions and scores). Events are taken in order.
 func (s *Store) Apply(ctx context.Context, events []Event) error {
-	return s.write(ctx, func(a *applyTx) error {
+	return s.write(ctx, addsEvents, func(a *applyTx) error {
 		for i := range events {
 			if err := a.apply(ctx, &events[i]); err != nil {
 				return err
@@ -107,14 +138,20 @@ func (s *Store) Apply(ctx context.Context, events []Event) error {
 	})
 }
 
-// write runs f in a write transaction.
-func (s *Store) write(ctx context.Context, f func(*applyTx) error) error {
+// write runs f in a write transaction, which does w to the command events;
+// once it is over, the recent commands kept in memory are made to agree.
+func (s *Store) write(ctx context.Context, w eventsWrite, f func(*applyTx) error) (err error) {
+	a := &applyTx{s: s, st: map[string]*sql.Stmt{}}
+	if w == addsEvents {
+		a.added = map[string][]recentRow{}
+	}
+	defer func() { s.wrote(w, a, err) }()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("database %s: %w", s.path, err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	a := &applyTx{s: s, tx: tx, st: map[string]*sql.Stmt{}}
+	a.tx = tx
 	if err := f(a); err != nil {
 		return fmt.Errorf("database %s: %w", s.path, err)
 	}
@@ -220,11 +257,30 @@ func (a *applyTx) insertEvent(ctx context.Context, e *Event, at int64) error {
 	if e.Tree != nil {
 		branch, dirty = e.Tree.Branch, e.Tree.Dirty
 	}
-	if err := a.exec(ctx, `INSERT INTO command_events(session_id, ts_ms, cwd, repo_key, cmd, template, args, tool, exit_code, duration_ms, branch, dirty) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Session, at, e.Cwd, e.RepoKey, e.Cmd, e.Template, encodeArgs(e.Args), e.Tool, e.Exit, durationMS(e.Duration), branch, dirty); err != nil {
+	args := encodeArgs(e.Args)
+	id, err := a.insert(ctx, `INSERT INTO command_events(session_id, ts_ms, cwd, repo_key, cmd, template, args, tool, exit_code, duration_ms, branch, dirty) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Session, at, e.Cwd, e.RepoKey, e.Cmd, e.Template, args, e.Tool, e.Exit, durationMS(e.Duration), branch, dirty)
+	if err != nil {
 		return fmt.Errorf("command event: %w", err)
 	}
+	if a.added != nil {
+		a.added[e.RepoKey] = append(a.added[e.RepoKey], recentRow{template: e.Template, args: args, decoded: decodeArgs(args), at: at, id: id})
+	}
 	return nil
+}
+
+// wrote makes the recent commands kept agree with the command events after
+// a write that did w and ended with err: the events it added are put in
+// their place; after any other write of the events, or a failed one, all
+// are dropped.
+func (s *Store) wrote(w eventsWrite, a *applyTx, err error) {
+	switch {
+	case w == leavesEvents:
+	case err != nil || w == rewritesEvents:
+		s.recent.drop()
+	default:
+		s.recent.add(a.added)
+	}
 }
 
 // encodeArgs is args as the database keeps them: a JSON array.

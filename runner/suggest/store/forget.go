@@ -29,7 +29,7 @@ type Scrubbed = sqlitefile.Scrubbed
 // the store's writes (see Writer.Do).
 func (s *Store) Forget(ctx context.Context, match func(string) bool) (Forgotten, error) {
 	var f Forgotten
-	err := s.write(ctx, func(a *applyTx) error {
+	err := s.write(ctx, rewritesEvents, func(a *applyTx) error {
 		ids, err := a.matching(ctx, match)
 		if err != nil {
 			return err

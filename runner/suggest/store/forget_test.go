@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -212,5 +213,49 @@ func overwritePage(t *testing.T, path string) {
 	}
 	if _, err := f.WriteAt(bytes.Repeat([]byte{0xA5}, page), (pages/2)*page); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A forgotten command's args are not offered by RecentUses, though the
+// repository's recent commands were read, and kept, before the forget; nor
+// are a purged command's.
+func TestRecentUsesOffersNoForgottenOrPurgedArgs(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := t.Context()
+	secret, old := marker(), marker()
+	vim := func(arg string, at time.Duration) store.Event {
+		e := cmd("s", "repo", "vim <path>", at)
+		e.Cmd, e.Args = "vim "+arg, []string{arg}
+		return e
+	}
+	if err := s.Apply(ctx, []store.Event{vim(old, 0), vim("main.go", time.Hour), vim(secret, 2*time.Hour), cmd("s", "repo", "make test", 3*time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	offered := func(arg string) bool {
+		t.Helper()
+		recent, err := s.RecentUses(ctx, "repo", 300, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recent["vim <path>"] != nil && slices.ContainsFunc(recent["vim <path>"].Args, func(a []string) bool { return slices.Contains(a, arg) })
+	}
+	if !offered(secret) || !offered(old) || !offered("main.go") {
+		t.Fatal("the args are not offered before the forget: the test sees nothing")
+	}
+	if _, err := s.Forget(ctx, func(c string) bool { return strings.Contains(c, secret) }); err != nil {
+		t.Fatal(err)
+	}
+	if offered(secret) {
+		t.Fatal("a forgotten command's args are still offered")
+	}
+	if _, err := s.Purge(ctx, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if offered(old) {
+		t.Fatal("a purged command's args are still offered")
+	}
+	if !offered("main.go") {
+		t.Fatal("the args of a command kept are no longer offered")
 	}
 }

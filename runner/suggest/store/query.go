@@ -151,7 +151,7 @@ func (s *Store) Tasks(ctx context.Context, repoKey string) ([]Task, error) {
 // SetTasks replaces the tasks of the repository repoKey with tasks, found at
 // now.
 func (s *Store) SetTasks(ctx context.Context, repoKey string, tasks []Task, now time.Time) error {
-	return s.write(ctx, func(a *applyTx) error {
+	return s.write(ctx, leavesEvents, func(a *applyTx) error {
 		if err := a.exec(ctx, `DELETE FROM project_tasks WHERE repo_key = ?`, repoKey); err != nil {
 			return fmt.Errorf("project tasks: %w", err)
 		}
@@ -200,33 +200,39 @@ type Recent struct {
 // RecentUses are the templates among the last n commands run in the
 // repository repoKey ("" is outside any repository), with how often each
 // ran and the distinct args it was used with, at most perTemplate of them.
+// The answer is the one of the query over the command events, from memory
+// when the repository's latest commands are kept there (see recentCache).
 func (s *Store) RecentUses(ctx context.Context, repoKey string, n, perTemplate int) (map[string]*Recent, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT template, args FROM command_events WHERE repo_key = ? ORDER BY ts_ms DESC, id DESC LIMIT ?`, repoKey, n)
+	if out, ok := s.recent.uses(repoKey, n, perTemplate); ok {
+		return out, nil
+	}
+	epoch := s.recent.begin()
+	rows, err := s.recentRows(ctx, repoKey, n)
+	if err != nil {
+		return nil, err
+	}
+	s.recent.fill(repoKey, n, rows, epoch)
+	return usesOf(rows, perTemplate), nil
+}
+
+// recentRows are the last n command events of repoKey, newest first.
+func (s *Store) recentRows(ctx context.Context, repoKey string, n int) ([]recentRow, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT template, args, ts_ms, id FROM command_events WHERE repo_key = ? ORDER BY ts_ms DESC, id DESC LIMIT ?`, repoKey, n)
 	if err != nil {
 		return nil, fmt.Errorf("recent commands: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]*Recent{}
-	seen := map[string]bool{}
+	var out []recentRow
 	for rows.Next() {
-		var template, args string
-		if err := rows.Scan(&template, &args); err != nil {
+		var r recentRow
+		if err := rows.Scan(&r.template, &r.args, &r.at, &r.id); err != nil {
 			return nil, fmt.Errorf("recent commands: %w", err)
 		}
-		r := out[template]
-		if r == nil {
-			r = &Recent{}
-			out[template] = r
-		}
-		r.Count++
-		key := template + "\x00" + args
-		if seen[key] || len(r.Args) >= perTemplate {
-			continue
-		}
-		seen[key] = true
-		if a := decodeArgs(args); a != nil {
-			r.Args = append(r.Args, a)
-		}
+		r.decoded = decodeArgs(r.args)
+		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("recent commands: %w", err)
+	}
+	return out, nil
 }

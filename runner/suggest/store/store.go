@@ -53,6 +53,9 @@ type Store struct {
 	db   *sql.DB
 	path string
 	opt  Options
+	// recent keeps the latest commands of the repositories asked of
+	// lately, for RecentUses.
+	recent *recentCache
 }
 
 // ErrNewerSchema is the error of a database written by a newer clai.
@@ -67,7 +70,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, path: path, opt: opt.withDefaults()}
+	s := &Store{db: db, path: path, opt: opt.withDefaults(), recent: newRecentCache()}
 	if err := s.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
