@@ -14,6 +14,7 @@ import (
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -162,7 +163,7 @@ danger:
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	rep := run(t, playbook(t, pb, prompter))
-	wantOutcome(t, rep, engine.Manual, engine.ExitManual)
+	wantOutcome(t, rep, engine.Manual, exitcode.Manual)
 
 	var out syncBuffer
 	d, updates, reports := deskRun(t, ctx, pb, []any{prompter}, runner.WithRemote(true), runner.WithMirror(&out))
@@ -177,7 +178,7 @@ danger:
 	rep = <-reports
 	// A person took the hand-over: the run ends as the program did, and
 	// says who decided.
-	wantOutcome(t, rep, engine.Done, engine.ExitDone)
+	wantOutcome(t, rep, engine.Done, exitcode.Done)
 	if rep.DecidedBy != "alice through cli" || !strings.Contains(rep.Reason, "alice through cli decided at the hand-over") {
 		t.Fatalf("decided by %q: %s", rep.DecidedBy, rep.Reason)
 	}

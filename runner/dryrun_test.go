@@ -8,6 +8,7 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -15,7 +16,7 @@ import (
 // waits for answer, with one would-send.
 func wantDryRunOutcome(t *testing.T, rep *report.Report, answer string) {
 	t.Helper()
-	wantOutcome(t, rep, engine.Done, engine.ExitDone)
+	wantOutcome(t, rep, engine.Done, exitcode.Done)
 	if want := "waits for the answer clai would have sent (" + answer + ")"; !strings.Contains(rep.Reason, want) {
 		t.Fatalf("reason %q, want it to say %q", rep.Reason, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // A real program that works longer than timeouts.step before it ends: the eof
@@ -20,5 +21,5 @@ steps:
   - expect: eof
 `)
 	rep := run(t, pb)
-	wantOutcome(t, rep, engine.Done, engine.ExitDone)
+	wantOutcome(t, rep, engine.Done, exitcode.Done)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // With a real program: the run ends at the prompt, the program is ended and
@@ -26,7 +27,7 @@ steps:
 `, prompter)
 	var out syncBuffer
 	rep := run(t, pb, runner.WithMirror(&out), runner.WithEnviron([]string{"PATH=/usr/bin:/bin"}))
-	wantOutcome(t, rep, engine.Failed, engine.ExitFailed)
+	wantOutcome(t, rep, engine.Failed, exitcode.Failed)
 	if !strings.Contains(rep.Reason, "the environment variable CLAI_TEST_UNSET is not set") {
 		t.Fatalf("reason %q", rep.Reason)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // checksLeft is a context that ends after its Err has been asked n times: it
@@ -45,7 +46,7 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, rep, engine.Aborted, engine.ExitInterrupted)
+	wantOutcome(t, rep, engine.Aborted, exitcode.Interrupted)
 	if rep.Reason != "clai was interrupted" {
 		t.Fatalf("reason %q", rep.Reason)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -155,7 +156,7 @@ func TestChooseOnDialogSaysWhatItSaw(t *testing.T) {
 	rep, out := menuRun(t, "", `dialog --menu "Pick a fruit" 12 40 4 apple "red fruit" banana "yellow fruit"`, `
   - {expect: "Pick a fruit", choose: "durian"}
 `)
-	wantOutcome(t, rep, engine.Manual, engine.ExitManual)
+	wantOutcome(t, rep, engine.Manual, exitcode.Manual)
 	if s := sent(rep); len(s) != 0 {
 		t.Fatalf("sent %q, want nothing", s)
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -19,7 +20,7 @@ func (s *session) notStarted(err error) *report.Report {
 		engine.Event{Name: engine.EventFinish, State: engine.Failed, Reason: reason},
 	)
 	s.flush()
-	return s.rec.Finish(engine.Result{State: engine.Failed, ExitCode: engine.ExitFailed, Reason: reason}, nil, nil, now)
+	return s.rec.Finish(engine.Result{State: engine.Failed, ExitCode: exitcode.Failed, Reason: reason}, nil, nil, now)
 }
 
 // maskedError is an error whose message has the run's secrets masked; it still

@@ -13,6 +13,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/tmux"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -65,10 +66,10 @@ func TestRunEndsWhenThePaneCloses(t *testing.T) {
 		code   int
 		reason string
 	}{
-		{"target pane killed while a step waits", true, "", []string{"kill-window", "-t", "work:0"}, engine.Failed, engine.ExitFailed, `the pane closed while step steps[1] waited for "never"`},
-		{"target pane killed while clai watches over it", true, "rules: [{name: more, match: never, line: y, limit: 1}]\n", []string{"kill-pane", "-t", "work:0.0"}, engine.Done, engine.ExitDone, "the pane closed"},
-		{"own session killed while a step waits", false, "", []string{"kill-session", "-t", "clai-own"}, engine.Failed, engine.ExitFailed, `the pane closed while step steps[1] waited for "never"`},
-		{"own session killed once the steps are done", false, "rules: [{name: more, match: never, line: y, limit: 1}]\n", []string{"kill-session", "-t", "clai-own"}, engine.Failed, engine.ExitFailed, "the pane closed before its program ended"},
+		{"target pane killed while a step waits", true, "", []string{"kill-window", "-t", "work:0"}, engine.Failed, exitcode.Failed, `the pane closed while step steps[1] waited for "never"`},
+		{"target pane killed while clai watches over it", true, "rules: [{name: more, match: never, line: y, limit: 1}]\n", []string{"kill-pane", "-t", "work:0.0"}, engine.Done, exitcode.Done, "the pane closed"},
+		{"own session killed while a step waits", false, "", []string{"kill-session", "-t", "clai-own"}, engine.Failed, exitcode.Failed, `the pane closed while step steps[1] waited for "never"`},
+		{"own session killed once the steps are done", false, "rules: [{name: more, match: never, line: y, limit: 1}]\n", []string{"kill-session", "-t", "clai-own"}, engine.Failed, exitcode.Failed, "the pane closed before its program ended"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -11,6 +11,7 @@ import (
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -68,7 +69,7 @@ danger:
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, rep, engine.Aborted, engine.ExitDanger)
+	wantOutcome(t, rep, engine.Aborted, exitcode.Danger)
 }
 
 func TestReplayTimeoutsFireByRecordedTime(t *testing.T) {
@@ -87,7 +88,7 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, rep, engine.TimedOut, engine.ExitTimeout)
+	wantOutcome(t, rep, engine.TimedOut, exitcode.Timeout)
 }
 
 func TestReplayPersonInput(t *testing.T) {

@@ -26,6 +26,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver/pty"
 	"github.com/clai-sh/clai/runner/driver/tmux"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/questions"
 	"github.com/clai-sh/clai/runner/report"
 )
@@ -37,7 +38,7 @@ func (e *StartError) Error() string { return e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
 
 // ExitCode is ExitFailed: the program could not run.
-func (e *StartError) ExitCode() int { return engine.ExitFailed }
+func (e *StartError) ExitCode() int { return exitcode.Failed }
 
 // SetupError is a run refused before anything starts, for what it was given:
 // a playbook that cannot run as written, a --var it does not declare, a secret
@@ -49,7 +50,7 @@ func (e *SetupError) Error() string { return e.Err.Error() }
 func (e *SetupError) Unwrap() error { return e.Err }
 
 // ExitCode is ExitUsage: the run was refused for what it was given.
-func (e *SetupError) ExitCode() int { return engine.ExitUsage }
+func (e *SetupError) ExitCode() int { return exitcode.Usage }
 
 // options are the settings of one Run.
 type options struct {

@@ -28,6 +28,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver/pty"
 	"github.com/clai-sh/clai/runner/driver/tmux"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -130,7 +131,7 @@ danger:
 `, danger)
 	for _, keep := range []bool{true, false} {
 		rep := run(t, pb, runner.WithTimeline(keep))
-		wantOutcome(t, rep, engine.Aborted, engine.ExitDanger)
+		wantOutcome(t, rep, engine.Aborted, exitcode.Danger)
 		if rep.Rules["proceed"] != 0 || rep.Rules["wipe"] != 1 || len(rep.DangerHits) != 1 {
 			t.Fatalf("rules %v, danger hits %v", rep.Rules, rep.DangerHits)
 		}
@@ -234,7 +235,7 @@ danger:
 `, flood)
 	rep := run(t, pb)
 	// The danger line hidden in the middle of 8 MiB is seen, so nothing is approved.
-	wantOutcome(t, rep, engine.Manual, engine.ExitManual)
+	wantOutcome(t, rep, engine.Manual, exitcode.Manual)
 	if rep.Rules["continue"] != 0 || rep.Rules["wipe"] != 1 {
 		t.Fatalf("rules %v", rep.Rules)
 	}
@@ -265,7 +266,7 @@ spawn: {command: [%q]}
 timeouts: {total: 300ms}
 `, stubborn)
 	rep := run(t, pb)
-	wantOutcome(t, rep, engine.TimedOut, engine.ExitTimeout)
+	wantOutcome(t, rep, engine.TimedOut, exitcode.Timeout)
 	if rep.Child == nil || rep.Child.Signal != "killed" {
 		t.Fatalf("child %+v, want killed", rep.Child)
 	}
@@ -284,7 +285,7 @@ timeouts: {total: 2s}
 `, forker)
 	var out syncBuffer
 	rep := run(t, pb, runner.WithMirror(&out))
-	wantOutcome(t, rep, engine.TimedOut, engine.ExitTimeout)
+	wantOutcome(t, rep, engine.TimedOut, exitcode.Timeout)
 	m := regexp.MustCompile(`ready parent=(\d+) child=(\d+)`).FindStringSubmatch(out.String())
 	if m == nil {
 		t.Fatalf("no pids in %q", out.String())
@@ -365,7 +366,7 @@ steps:
 			if rep == nil {
 				t.Fatal("no report")
 			}
-			wantOutcome(t, rep, engine.Failed, engine.ExitFailed)
+			wantOutcome(t, rep, engine.Failed, exitcode.Failed)
 			if !strings.HasPrefix(rep.Reason, "could not start: ") || !strings.Contains(rep.Reason, tt.why) || rep.Child != nil {
 				t.Errorf("reason %q, child %v: want why it could not start (%q), no child", rep.Reason, rep.Child, tt.why)
 			}
@@ -418,7 +419,7 @@ rules:
   - {name: yes, match: "Continue? [y/n]", line: "y", limit: 1}
 `, prompter)
 	rep := run(t, pb, runner.WithDryRun(true))
-	wantOutcome(t, rep, engine.Done, engine.ExitDone)
+	wantOutcome(t, rep, engine.Done, exitcode.Done)
 	if rep.Mode != "dry-run" || rep.Rules["yes"] != 1 {
 		t.Fatalf("mode %s rules %v", rep.Mode, rep.Rules)
 	}
@@ -447,7 +448,7 @@ func TestRunCancelEndsTheProgram(t *testing.T) {
 	}
 	cancel()
 	rep := <-done
-	wantOutcome(t, rep, engine.Aborted, engine.ExitInterrupted)
+	wantOutcome(t, rep, engine.Aborted, exitcode.Interrupted)
 }
 
 // TestRunThroughTmux drives a program in a tmux session of clai's own, with the
@@ -526,7 +527,7 @@ settings: {settle: 100ms}
 timeouts: {prompt: 500ms}
 `)
 	rep := run(t, pb)
-	wantOutcome(t, rep, engine.Prompting, engine.ExitManual)
+	wantOutcome(t, rep, engine.Prompting, exitcode.Manual)
 	if len(rep.Unanswered) != 1 || !strings.Contains(rep.Unanswered[0].Excerpt, "package name: (demo)") {
 		t.Fatalf("unanswered prompts %+v", rep.Unanswered)
 	}

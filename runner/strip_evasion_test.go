@@ -6,6 +6,7 @@ import (
 
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // TestRunDangerSeesDrawnCommand runs real programs that draw the dangerous
@@ -37,7 +38,7 @@ danger:
 `, script)
 		var out syncBuffer
 		rep := run(t, pb, runner.WithMirror(&out))
-		wantOutcome(t, rep, engine.Aborted, engine.ExitDanger)
+		wantOutcome(t, rep, engine.Aborted, exitcode.Danger)
 		if rep.Rules["proceed"] != 0 || rep.Rules["wipe"] == 0 || strings.Contains(out.String(), "got=y") {
 			t.Errorf("%s: rules %v, output %q", drawn, rep.Rules, out.String())
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -96,7 +97,7 @@ func TestTUIChooseALabelNotOnTheMenuHandsOver(t *testing.T) {
 steps:
   - {expect: "Do you want to proceed?", choose: "Always allow"}
 `)
-	wantOutcome(t, rep, engine.Manual, engine.ExitManual)
+	wantOutcome(t, rep, engine.Manual, exitcode.Manual)
 	if s := sent(rep); len(s) != 0 {
 		t.Fatalf("sent %q, want nothing", s)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/report"
 	"github.com/clai-sh/clai/schema"
 )
@@ -76,7 +77,7 @@ func sampleReport() *report.Report {
 		StartedAt:  time.Date(2025, 3, 14, 9, 26, 53, 589_793_000, time.UTC),
 		DurationMS: 2501,
 		Outcome:    engine.Aborted,
-		ExitCode:   engine.ExitDanger,
+		ExitCode:   exitcode.Danger,
 		Reason:     `danger rule "drop-db" matched "DROP DATABASE"`,
 		Child:      &report.Child{Code: 137, Signal: "killed"},
 		Timeline: []report.Event{

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // errorLines returns the error findings among out's lines, with the "clai: "
@@ -61,12 +61,12 @@ func TestLintFindsWhatRunRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			var lintOut, runOut bytes.Buffer
-			if code := runInProcess(t.Context(), []string{"clai", "lint", path}, nil, &lintOut, &lintOut); code != engine.ExitFailed {
-				t.Fatalf("lint exit %d, want %d:\n%s", code, engine.ExitFailed, lintOut.String())
+			if code := runInProcess(t.Context(), []string{"clai", "lint", path}, nil, &lintOut, &lintOut); code != exitcode.Failed {
+				t.Fatalf("lint exit %d, want %d:\n%s", code, exitcode.Failed, lintOut.String())
 			}
 			runArgs := []string{"clai", "run", "--log", filepath.Join(dir, "run.log"), path}
-			if code := runInProcess(t.Context(), runArgs, nil, &runOut, &runOut); code != engine.ExitUsage {
-				t.Fatalf("run exit %d, want %d:\n%s", code, engine.ExitUsage, runOut.String())
+			if code := runInProcess(t.Context(), runArgs, nil, &runOut, &runOut); code != exitcode.Usage {
+				t.Fatalf("run exit %d, want %d:\n%s", code, exitcode.Usage, runOut.String())
 			}
 			lint := errorLines(strings.ReplaceAll(lintOut.String(), dir+"/", ""))
 			refused := errorLines(strings.ReplaceAll(runOut.String(), dir+"/", ""))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/glyph"
 	"github.com/clai-sh/clai/runner/ask"
-	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/sessions"
 )
 
@@ -134,7 +134,7 @@ func waitError(ctx, wctx context.Context, client *sessions.Client, session ask.S
 	case ctx.Err() != nil:
 		return err
 	case errors.Is(context.Cause(wctx), errWaited):
-		return &exitError{code: engine.ExitTimeout, err: fmt.Errorf("session %s (%s): no question opened within %s (--wait)", glyph.OneLine(session.ID, 40), glyph.OneLine(session.Name, 40), wait)}
+		return &exitError{code: exitcode.Timeout, err: fmt.Errorf("session %s (%s): no question opened within %s (--wait)", glyph.OneLine(session.ID, 40), glyph.OneLine(session.Name, 40), wait)}
 	case client.Gone():
 		return &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
 	}

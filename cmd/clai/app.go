@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise the
@@ -45,10 +45,10 @@ func usageError(format string, args ...any) error {
 }
 
 // usage is err, a refusal of what clai was given, with exit 2.
-func usage(err error) error { return &exitError{code: engine.ExitUsage, err: err} }
+func usage(err error) error { return &exitError{code: exitcode.Usage, err: err} }
 
 // failure is err with exit 1; without err, clai ends quietly with 1.
-func failure(err error) error { return &exitError{code: engine.ExitFailed, err: err} }
+func failure(err error) error { return &exitError{code: exitcode.Failed, err: err} }
 
 // exitCode maps the error a command returned to the process exit code; it is the one
 // place that does. An error that knows its code (an ExitCode method, anywhere
@@ -56,13 +56,13 @@ func failure(err error) error { return &exitError{code: engine.ExitFailed, err: 
 // failure, exit 1, never a usage error.
 func exitCode(err error) int {
 	if err == nil {
-		return engine.ExitDone
+		return exitcode.Done
 	}
 	var coded interface{ ExitCode() int }
 	if errors.As(err, &coded) {
 		return coded.ExitCode()
 	}
-	return engine.ExitFailed
+	return exitcode.Failed
 }
 
 // flagErrorsAreUsage makes a flag cmd or one of its subcommands cannot parse a
@@ -100,7 +100,7 @@ func stopOnSignal(action cli.ActionFunc) cli.ActionFunc {
 
 // interrupted is the error of a command that a signal stopped.
 func interrupted(c *cli.Context) error {
-	return &exitError{code: engine.ExitInterrupted, err: fmt.Errorf("%s stopped: %w", c.Command.FullName(), context.Cause(c.Context))}
+	return &exitError{code: exitcode.Interrupted, err: fmt.Errorf("%s stopped: %w", c.Command.FullName(), context.Cause(c.Context))}
 }
 
 // run is main without the process: it builds the app, runs it on args and returns the

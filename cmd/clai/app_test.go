@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clai-sh/clai/runner"
-	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // Only what clai was given wrong is a usage error (exit 2); an error nobody
@@ -25,15 +25,15 @@ func TestExitCode(t *testing.T) {
 		err  error
 		want int
 	}{
-		{"no error", nil, engine.ExitDone},
-		{"an error nobody planned for", unplanned, engine.ExitFailed},
-		{"a wrapped one", fmt.Errorf("schema: %w", unplanned), engine.ExitFailed},
-		{"a usage error", usageError("lint: name at least one playbook or folder"), engine.ExitUsage},
-		{"a failure that was said already", failure(nil), engine.ExitFailed},
-		{"a run refused for what it was given", &runner.SetupError{Err: errors.New("--var x: the playbook declares no variables")}, engine.ExitUsage},
-		{"a run refused, wrapped", fmt.Errorf("run: %w", &runner.SetupError{Err: errors.New("choose needs screen")}), engine.ExitUsage},
-		{"a program that could not start", &runner.StartError{Err: errors.New("exec: no-such: not found")}, engine.ExitFailed},
-		{"a command a signal stopped", interrupted(stopped), engine.ExitInterrupted},
+		{"no error", nil, exitcode.Done},
+		{"an error nobody planned for", unplanned, exitcode.Failed},
+		{"a wrapped one", fmt.Errorf("schema: %w", unplanned), exitcode.Failed},
+		{"a usage error", usageError("lint: name at least one playbook or folder"), exitcode.Usage},
+		{"a failure that was said already", failure(nil), exitcode.Failed},
+		{"a run refused for what it was given", &runner.SetupError{Err: errors.New("--var x: the playbook declares no variables")}, exitcode.Usage},
+		{"a run refused, wrapped", fmt.Errorf("run: %w", &runner.SetupError{Err: errors.New("choose needs screen")}), exitcode.Usage},
+		{"a program that could not start", &runner.StartError{Err: errors.New("exec: no-such: not found")}, exitcode.Failed},
+		{"a command a signal stopped", interrupted(stopped), exitcode.Interrupted},
 		{"a recorded program's own code", &exitError{code: 42}, 42},
 	}
 	for _, c := range cases {

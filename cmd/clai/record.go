@@ -17,7 +17,7 @@ import (
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/driver/pty"
-	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 func recordCommand() *cli.Command {
@@ -115,7 +115,7 @@ func needTerminal(stdin, stdout *os.File) error {
 // for) is a failure.
 func programExitCode(code int) int {
 	if code < 0 || code > 255 {
-		return engine.ExitFailed
+		return exitcode.Failed
 	}
 	return code
 }

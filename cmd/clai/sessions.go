@@ -16,7 +16,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/glyph"
 	"github.com/clai-sh/clai/runner/ask"
-	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/sessions"
 )
 
@@ -177,7 +177,7 @@ func answerCommand() *cli.Command {
 			if errors.As(err, &coded) {
 				return err
 			} else if errors.As(err, &refusal) {
-				return &exitError{code: engine.ExitRefused, err: fmt.Errorf("session %s (%s)%s: %s (%s)", glyph.OneLine(s.session.ID, 40), glyph.OneLine(s.session.Name, 40), questionPart(a.Question), glyph.OneLine(refusal.Reason, 200), glyph.OneLine(refusal.Code, 20))}
+				return &exitError{code: exitcode.Refused, err: fmt.Errorf("session %s (%s)%s: %s (%s)", glyph.OneLine(s.session.ID, 40), glyph.OneLine(s.session.Name, 40), questionPart(a.Question), glyph.OneLine(refusal.Reason, 200), glyph.OneLine(refusal.Code, 20))}
 			} else if err != nil {
 				return failure(err)
 			}
@@ -280,7 +280,7 @@ func pickSession(live []sessions.Found, target, question string, wait bool) (pic
 			candidates = live
 		}
 		if len(candidates) == 0 {
-			return picked{}, &exitError{code: engine.ExitRefused, err: fmt.Errorf("no question %s is open on this machine: no session is running", question)}
+			return picked{}, &exitError{code: exitcode.Refused, err: fmt.Errorf("no question %s is open on this machine: no session is running", question)}
 		}
 	default:
 		candidates = withQuestion(live, "")
@@ -291,7 +291,7 @@ func pickSession(live []sessions.Found, target, question string, wait bool) (pic
 			return picked{}, failure(errors.New("no session is running (see clai sessions)"))
 		}
 		if len(candidates) == 0 {
-			return picked{}, &exitError{code: engine.ExitRefused, err: errors.New("no question is open on this machine (see clai sessions)")}
+			return picked{}, &exitError{code: exitcode.Refused, err: errors.New("no question is open on this machine (see clai sessions)")}
 		}
 	}
 	if len(candidates) > 1 {
@@ -306,7 +306,7 @@ func pickSession(live []sessions.Found, target, question string, wait bool) (pic
 	}
 	f := candidates[0]
 	if question == "" && !wait && f.Session.Question == nil {
-		return picked{}, &exitError{code: engine.ExitRefused, err: fmt.Errorf("session %s (%s) has no open question", f.Session.ID, f.Session.Name)}
+		return picked{}, &exitError{code: exitcode.Refused, err: fmt.Errorf("session %s (%s) has no open question", f.Session.ID, f.Session.Name)}
 	}
 	return picked{session: f.Session, socket: f.Socket}, nil
 }

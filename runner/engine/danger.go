@@ -9,6 +9,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // dangerScanner runs the danger rules over every byte of output exactly once. It keeps
@@ -183,7 +184,7 @@ func (e *Engine) onDanger(hits []dangerHit, added bool) {
 	}
 	switch worst.rule.Action {
 	case playbooks.DangerAbort:
-		e.finish(Aborted, ExitDanger, reason, true)
+		e.finish(Aborted, exitcode.Danger, reason, true)
 	case playbooks.DangerManual:
 		e.toManual(ask.Danger, reason)
 	case playbooks.DangerDeny:

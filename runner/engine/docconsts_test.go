@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,9 +21,9 @@ type constant struct {
 // packageConstants reads the constants the package's non-test files declare
 // with a literal value, so that a test can hold the docs to them and a new one
 // cannot be missed.
-func packageConstants(t *testing.T) []constant {
+func packageConstants(t *testing.T, dir string) []constant {
 	t.Helper()
-	files, err := os.ReadDir(".")
+	files, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func packageConstants(t *testing.T) []constant {
 		if !strings.HasSuffix(f.Name(), ".go") || strings.HasSuffix(f.Name(), "_test.go") {
 			continue
 		}
-		file, err := parser.ParseFile(fset, f.Name(), nil, parser.SkipObjectResolution)
+		file, err := parser.ParseFile(fset, filepath.Join(dir, f.Name()), nil, parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatal(err)
 		}

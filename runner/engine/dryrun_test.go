@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // wantDryRunEnd fails s unless the run ended as a headless dry run does where
 // the program waits: done, exit 0, the reason naming the answer.
 func (s *sim) wantDryRunEnd(answer string) {
 	s.t.Helper()
-	s.wantResult(engine.Done, engine.ExitDone)
+	s.wantResult(engine.Done, exitcode.Done)
 	if want := "waits for the answer clai would have sent (" + answer + ")"; !strings.Contains(s.result.Reason, want) {
 		s.t.Fatalf("reason %q, want it to say %q", s.result.Reason, want)
 	}

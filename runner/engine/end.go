@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // How a run ends: the program exits, the run is cancelled, or the engine
@@ -14,7 +15,7 @@ import (
 func (e *Engine) Cancel(now time.Time, reason string) []Action {
 	e.begin(now)
 	if e.result == nil {
-		e.finish(Aborted, ExitInterrupted, reason, true)
+		e.finish(Aborted, exitcode.Interrupted, reason, true)
 	}
 	return e.end()
 }
@@ -57,7 +58,7 @@ func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
 		ended = "the pane closed"
 	}
 	if e.state == Manual && e.handOver.decidedBy == "" {
-		e.finishChild(Manual, ExitManual, fmt.Sprintf("%s after the hand-over to a person (%s), which nobody took", ended, e.handOver.cause), status)
+		e.finishChild(Manual, exitcode.Manual, fmt.Sprintf("%s after the hand-over to a person (%s), which nobody took", ended, e.handOver.cause), status)
 		return e.end()
 	}
 	// A hand-over a person took ends as the program does, saying who decided.
@@ -68,17 +69,17 @@ func (e *Engine) Exit(now time.Time, status ExitStatus) []Action {
 	switch {
 	case e.steps.idx < len(e.pb.Steps):
 		s := e.pb.Steps[e.steps.idx]
-		e.finishChild(Failed, ExitFailed, fmt.Sprintf("%s%s while step %s waited for %s; last output: %q", ended, decided, stepName(s), describeWait(s), e.tail()), status)
+		e.finishChild(Failed, exitcode.Failed, fmt.Sprintf("%s%s while step %s waited for %s; last output: %q", ended, decided, stepName(s), describeWait(s), e.tail()), status)
 	case status.PaneClosed && e.cfg.Attached:
 		// The person's pane is gone, and with it what clai watched over.
-		e.finishChild(Done, ExitDone, "the pane closed"+decided, status)
+		e.finishChild(Done, exitcode.Done, "the pane closed"+decided, status)
 	case status.PaneClosed:
 		// The program clai started did not end by itself: its pane was killed.
-		e.finishChild(Failed, ExitFailed, "the pane closed before its program ended"+decided, status)
+		e.finishChild(Failed, exitcode.Failed, "the pane closed before its program ended"+decided, status)
 	case status.Code != 0 || status.Signaled():
-		e.finishChild(Failed, ExitFailed, "the program failed: "+status.String()+decided, status)
+		e.finishChild(Failed, exitcode.Failed, "the program failed: "+status.String()+decided, status)
 	default:
-		e.finishChild(Done, ExitDone, "the program ended: "+status.String()+decided, status)
+		e.finishChild(Done, exitcode.Done, "the program ended: "+status.String()+decided, status)
 	}
 	return e.end()
 }

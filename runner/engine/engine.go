@@ -8,6 +8,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/driver/keys"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/stream"
 )
 
@@ -328,7 +329,7 @@ func (e *Engine) Interrupt(now time.Time) []Action {
 	}
 	e.emit(Event{Name: EventInterrupt})
 	if !e.handOver.lastInterrupt.IsZero() && now.Sub(e.handOver.lastInterrupt) <= doubleInterrupt {
-		e.finish(Aborted, ExitInterrupted, "Ctrl-C twice", true)
+		e.finish(Aborted, exitcode.Interrupted, "Ctrl-C twice", true)
 		return e.end()
 	}
 	e.handOver.lastInterrupt = now
@@ -426,7 +427,7 @@ func (e *Engine) toManual(why ask.Reason, reason string) {
 	e.setState(Manual, reason)
 	if !e.cfg.Interactive && !e.cfg.Replay && !e.cfg.Remote {
 		// Nobody can take over: waiting would only run into a timeout.
-		e.finish(Manual, ExitManual, fmt.Sprintf("handed over to a person (%s), and nobody is at the terminal to take over", reason), true)
+		e.finish(Manual, exitcode.Manual, fmt.Sprintf("handed over to a person (%s), and nobody is at the terminal to take over", reason), true)
 		return
 	}
 	e.askLater(why, reason)

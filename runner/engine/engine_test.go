@@ -7,6 +7,7 @@ import (
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // sim drives an engine in virtual time, through a Stepper, and records what it
@@ -274,7 +275,7 @@ danger:
 	s.out(time.Millisecond, strings.Repeat("log line\n", 10000)+"About to run: rm -")
 	s.out(time.Millisecond, "rf /\n"+strings.Repeat("more\n", 10000)+"Proceed? ")
 	s.wantSent()
-	s.wantResult(engine.Aborted, engine.ExitDanger)
+	s.wantResult(engine.Aborted, exitcode.Danger)
 	if !s.killed {
 		t.Fatal("abort did not kill the program")
 	}
@@ -385,7 +386,7 @@ steps:
 `, engine.Config{})
 	s.out(time.Millisecond, "Connecting to host...\n")
 	s.advance(6 * time.Second)
-	s.wantResult(engine.TimedOut, engine.ExitTimeout)
+	s.wantResult(engine.TimedOut, exitcode.Timeout)
 	if !strings.Contains(s.result.Reason, "Connecting to host") || !strings.Contains(s.result.Reason, `"Password:"`) {
 		t.Fatalf("reason %q", s.result.Reason)
 	}
@@ -402,7 +403,7 @@ func TestTotalTimeout(t *testing.T) {
 		t.Fatal("finished early")
 	}
 	s.advance(2 * time.Second)
-	s.wantResult(engine.TimedOut, engine.ExitTimeout)
+	s.wantResult(engine.TimedOut, exitcode.Timeout)
 }
 
 func TestSecretIsSentByReference(t *testing.T) {
@@ -434,7 +435,7 @@ timeouts: {prompt: 1m}
 	s.wantState(engine.Running)
 	s.out(time.Second, "Continue? [y/n] ")
 	s.advance(time.Minute + time.Second)
-	s.wantResult(engine.Prompting, engine.ExitManual)
+	s.wantResult(engine.Prompting, exitcode.Manual)
 }
 
 func TestNoPromptingForPlainOutput(t *testing.T) {
@@ -464,7 +465,7 @@ nudge: {sequence: ["\r", "continue\r"], gap: 2s, max: 3}
 	s.advance(2 * time.Second)
 	s.wantState(engine.Manual)
 	s.advance(time.Minute)
-	s.wantResult(engine.Manual, engine.ExitManual)
+	s.wantResult(engine.Manual, exitcode.Manual)
 }
 
 func TestNudgeStopsWhenOutputResumes(t *testing.T) {
@@ -515,26 +516,26 @@ func TestInterruptOnceManualTwiceAbort(t *testing.T) {
 	s.wantState(engine.Manual)
 	s.advance(500 * time.Millisecond)
 	s.apply(s.e.Interrupt(s.now))
-	s.wantResult(engine.Aborted, engine.ExitInterrupted)
+	s.wantResult(engine.Aborted, exitcode.Interrupted)
 }
 
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
 	s := newSim(t, header+"steps:\n  - expect: \"Done\"\n", engine.Config{})
 	s.exit(time.Millisecond, 0)
-	s.wantResult(engine.Failed, engine.ExitFailed)
+	s.wantResult(engine.Failed, exitcode.Failed)
 	if !strings.Contains(s.result.Reason, `waited for "Done"`) {
 		t.Fatalf("reason %q", s.result.Reason)
 	}
 
 	s = newSim(t, header, engine.Config{})
 	s.exit(time.Millisecond, 3)
-	s.wantResult(engine.Failed, engine.ExitFailed)
+	s.wantResult(engine.Failed, exitcode.Failed)
 
 	s = newSim(t, header+"danger:\n  - {name: d, match: \"DROP TABLE\"}\n", engine.Config{})
 	s.out(time.Millisecond, "DROP TABLE users;")
 	s.exit(time.Millisecond, 0)
-	s.wantResult(engine.Manual, engine.ExitManual)
+	s.wantResult(engine.Manual, exitcode.Manual)
 }
 
 func TestDryRunWouldSend(t *testing.T) {
@@ -873,7 +874,7 @@ timeouts: {prompt: 1m}
 	s.advance(400 * time.Millisecond)
 	s.wantState(engine.Prompting)
 	s.advance(time.Minute)
-	s.wantResult(engine.Prompting, engine.ExitManual)
+	s.wantResult(engine.Prompting, exitcode.Manual)
 	if !strings.Contains(s.result.Reason, "package name: (npminit-demo)") {
 		t.Fatalf("reason %q does not name the prompt", s.result.Reason)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // An `expect: eof` step waits for a slow program to end: the default step time
@@ -20,7 +21,7 @@ steps:
 	s.advance(10 * time.Minute)
 	s.wantState(engine.Running)
 	s.exit(time.Second, 0)
-	s.wantResult(engine.Done, engine.ExitDone)
+	s.wantResult(engine.Done, exitcode.Done)
 }
 
 func TestEOFStepBoundedByItsOwnTimeout(t *testing.T) {
@@ -33,7 +34,7 @@ steps:
 `, engine.Config{})
 	s.out(time.Millisecond, "Installing ...\r\n")
 	s.advance(3 * time.Minute)
-	s.wantResult(engine.TimedOut, engine.ExitTimeout)
+	s.wantResult(engine.TimedOut, exitcode.Timeout)
 }
 
 func TestEOFStepBoundedByTotal(t *testing.T) {
@@ -45,5 +46,5 @@ steps:
 `, engine.Config{})
 	s.out(time.Millisecond, "Building ...\r\n")
 	s.advance(6 * time.Minute)
-	s.wantResult(engine.TimedOut, engine.ExitTimeout)
+	s.wantResult(engine.TimedOut, exitcode.Timeout)
 }

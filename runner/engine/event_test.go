@@ -18,7 +18,7 @@ func TestLogEventsDocumented(t *testing.T) {
 		}
 	}
 	var kinds []string
-	for _, c := range packageConstants(t) {
+	for _, c := range packageConstants(t, ".") {
 		if c.typ == "EventKind" {
 			kinds = append(kinds, unquote(t, c.value))
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // A template or a when that fails at run time ends the run at once, FAILED
@@ -44,7 +45,7 @@ func TestExpressionFailureEndsTheRun(t *testing.T) {
 			t.Parallel()
 			s := newSim(t, header+"settings: {min_send_interval: 0s}\nrules:\n  - "+c.rule+"\n", engine.Config{Environ: c.environ})
 			s.out(time.Millisecond, c.output)
-			s.wantResult(engine.Failed, engine.ExitFailed)
+			s.wantResult(engine.Failed, exitcode.Failed)
 			if !strings.Contains(s.result.Reason, c.reason) {
 				t.Fatalf("reason %q, want it to hold %q", s.result.Reason, c.reason)
 			}

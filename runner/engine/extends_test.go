@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // A playbook over claude-code that sets its own timeouts runs with them, and with
@@ -25,5 +26,5 @@ timeouts: {total: 3m, step: 90s, idle: 60s, prompt: 60s}
 	s.wantState(engine.Nudging)
 	s.wantSent("continue\r")
 	s.advance(2 * time.Minute)
-	s.wantResult(engine.TimedOut, engine.ExitTimeout)
+	s.wantResult(engine.TimedOut, exitcode.Timeout)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // Headless, a hand-over to a person ends the run at once with exit 4, and the
@@ -21,7 +22,7 @@ danger:
   - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: manual}
 `, engine.Config{})
 	s.out(time.Millisecond, "About to run: rm -rf /\r\nProceed? [y/N] ")
-	s.wantResult(engine.Manual, engine.ExitManual)
+	s.wantResult(engine.Manual, exitcode.Manual)
 	s.wantSent()
 	if r := s.e.Result().Reason; !strings.Contains(r, `danger rule "wipe" matched "rm -rf /`) || !strings.Contains(r, "nobody") {
 		t.Fatalf("reason %q names neither the rule and its text nor why the run ended", r)
@@ -53,7 +54,7 @@ danger:
 `, engine.Config{Interactive: true})
 	s.out(time.Millisecond, "About to run: rm -rf /\r\nProceed? [y/N] ")
 	s.exit(time.Second, 0)
-	s.wantResult(engine.Manual, engine.ExitManual)
+	s.wantResult(engine.Manual, exitcode.Manual)
 	if r := s.e.Result().Reason; !strings.Contains(r, `danger rule "wipe" matched "rm -rf /`) || !strings.Contains(r, "ended") {
 		t.Fatalf("reason %q does not say the program ended after the hand-over caused by the danger rule", r)
 	}
@@ -104,7 +105,7 @@ danger:
 			s.exit(time.Second, c.code)
 			want := c.code
 			if c.state == engine.Manual {
-				want = engine.ExitManual
+				want = exitcode.Manual
 			}
 			s.wantResult(c.state, want)
 			r := s.e.Result()

@@ -10,6 +10,7 @@ import (
 	"github.com/clai-sh/clai/playbooks/pattern"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/driver/keys"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // maxMatchesPerRead bounds how many steps one read can satisfy, so a playbook whose
@@ -375,7 +376,7 @@ func (e *Engine) exprFailed(rule, step string, err error) {
 	if rule != "" {
 		where = fmt.Sprintf("rule %q", rule)
 	}
-	e.finish(Failed, ExitFailed, where+": "+why, true)
+	e.finish(Failed, exitcode.Failed, where+": "+why, true)
 }
 
 // typeText is a Send that types data as it is.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // answer makes a person's answer in the sim at its time; it returns what the
@@ -190,7 +191,7 @@ rules:
 `
 	s := newSim(t, pb, engine.Config{})
 	s.out(time.Millisecond, "about to run rm -rf /tmp/x\r\nProceed? [y/N] ")
-	s.wantResult(engine.Manual, engine.ExitManual)
+	s.wantResult(engine.Manual, exitcode.Manual)
 
 	s = newSim(t, pb, engine.Config{Remote: true})
 	s.out(time.Millisecond, "about to run rm -rf /tmp/x\r\n")
@@ -225,7 +226,7 @@ rules:
 	}
 	s.wantSent("N\r")
 	s.advance(11 * time.Second)
-	s.wantResult(engine.Manual, engine.ExitManual)
+	s.wantResult(engine.Manual, exitcode.Manual)
 	if ended := s.questions(engine.EventClosed); len(ended) != 1 || ended[0].ID != "q2" || ended[0].Closed.How != ask.Ended {
 		t.Fatalf("closed %+v", ended)
 	}

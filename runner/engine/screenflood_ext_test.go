@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // On a screen, a dangerous line that scrolls off within a flood, before the
@@ -35,7 +36,7 @@ danger:
 		s.advance(200 * time.Millisecond)
 		if strings.Contains(hidden, "rm -rf") {
 			s.wantSent()
-			s.wantResult(engine.Aborted, engine.ExitDanger)
+			s.wantResult(engine.Aborted, exitcode.Danger)
 			continue
 		}
 		s.wantSent("y\r")

@@ -43,7 +43,7 @@ type Result struct {
 	// DecidedBy names who took the last hand-over to a person (a person's
 	// answer after it, or the person typing at the terminal), "" when there
 	// was none or nobody took it. A run whose hand-over was taken ends with
-	// the program's own outcome; one nobody took ends in MANUAL (ExitManual).
+	// the program's own outcome; one nobody took ends in MANUAL (exitcode.Manual).
 	DecidedBy string
 	// Child is how the program ended; nil when it was still running and clai
 	// ended it (the driver reports the final status).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // script is a machine with a list of timers: it is due at the earliest, and a
@@ -48,7 +49,7 @@ func (m *script) Exit(now time.Time, _ ExitStatus) []Action { return m.observe("
 func (m *script) Result() *Result                           { return m.result }
 func (m *script) Cancel(now time.Time, reason string) []Action {
 	m.note("cancel", now)
-	m.result = &Result{State: Aborted, ExitCode: ExitInterrupted, Reason: reason}
+	m.result = &Result{State: Aborted, ExitCode: exitcode.Interrupted, Reason: reason}
 	return []Action{Finish{Result: *m.result}}
 }
 
@@ -183,7 +184,7 @@ func TestStepperCancelledEndsTheRun(t *testing.T) {
 	if got := st.Now().Sub(m.start); got != 2*ms {
 		t.Fatalf("now +%s, want +2ms", got)
 	}
-	if last := (*taken)[len(*taken)-1]; !isFinish(last, ExitInterrupted) {
+	if last := (*taken)[len(*taken)-1]; !isFinish(last, exitcode.Interrupted) {
 		t.Fatalf("last action %#v, want the interrupted end", last)
 	}
 	// The run is over: no more Ticks, and no second end.

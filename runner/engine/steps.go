@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // The playbook's steps, in order: the current one, moving on, and how
@@ -18,7 +19,7 @@ func (e *Engine) currentStep() *playbooks.Step { return e.steps.current(e.pb.Ste
 func (e *Engine) advanceStep() {
 	e.steps.next(e.now)
 	if e.cfg.Attached && e.steps.idx == len(e.pb.Steps) && len(e.pb.Rules) == 0 {
-		e.finish(Done, ExitDone, "the steps are done; the pane goes on without clai", false)
+		e.finish(Done, exitcode.Done, "the steps are done; the pane goes on without clai", false)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/redact"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // An excerpt is cut on a character boundary, wherever its 200 bytes begin in
@@ -54,7 +55,7 @@ func TestLastOutputSurvivesAMatch(t *testing.T) {
 		s.out(10*time.Millisecond, "token "+secret+"\nWelcome to setup\nName: ")
 		s.wantSent("bob\r")
 		s.advance(2 * time.Second)
-		s.wantResult(engine.TimedOut, engine.ExitTimeout)
+		s.wantResult(engine.TimedOut, exitcode.Timeout)
 		if !strings.Contains(s.result.Reason, `last output: "`) || !strings.Contains(s.result.Reason, `Welcome to setup\nName: "`) {
 			t.Errorf("reason %q does not quote the last output", s.result.Reason)
 		}
@@ -68,7 +69,7 @@ func TestLastOutputSurvivesAMatch(t *testing.T) {
 		s.out(10*time.Millisecond, "Name: ")
 		s.wantSent("bob\r")
 		s.exit(10*time.Millisecond, 0)
-		s.wantResult(engine.Failed, engine.ExitFailed)
+		s.wantResult(engine.Failed, exitcode.Failed)
 		if !strings.Contains(s.result.Reason, `last output: "Name: "`) {
 			t.Errorf("reason %q does not quote the last output", s.result.Reason)
 		}
@@ -78,7 +79,7 @@ func TestLastOutputSurvivesAMatch(t *testing.T) {
 		s := newSim(t, yaml, engine.Config{})
 		s.out(10*time.Millisecond, "x"+strings.Repeat("€", 400)+"\nName: ")
 		s.advance(2 * time.Second)
-		s.wantResult(engine.TimedOut, engine.ExitTimeout)
+		s.wantResult(engine.TimedOut, exitcode.Timeout)
 		if strings.Contains(s.result.Reason, `\x`) || !strings.Contains(s.result.Reason, `€€\nName: "`) {
 			t.Errorf("reason %q quotes a cut character or not the end", s.result.Reason)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/exitcode"
 )
 
 // A timer is one thing that falls due with the passing of time. The engine's
@@ -125,20 +126,20 @@ func (e *Engine) settled() {
 func (e *Engine) totalTimeout() {
 	total := e.pb.Timeouts.Total
 	e.emit(Event{Name: EventTimeout, Reason: "timeouts.total"})
-	e.finish(TimedOut, ExitTimeout, fmt.Sprintf("the run reached timeouts.total (%s); last output: %q", total, e.tail()), true)
+	e.finish(TimedOut, exitcode.Timeout, fmt.Sprintf("the run reached timeouts.total (%s); last output: %q", total, e.tail()), true)
 }
 
 // stepTimeout ends the run when the current step waited for its timeout.
 func (e *Engine) stepTimeout() {
 	s := e.currentStep()
 	e.emit(Event{Name: EventTimeout, Step: stepName(s), Reason: "step timeout"})
-	e.finish(TimedOut, ExitTimeout, fmt.Sprintf("step %s waited %s for %s; last output: %q", stepName(s), s.Timeout, describeWait(s), e.tail()), true)
+	e.finish(TimedOut, exitcode.Timeout, fmt.Sprintf("step %s waited %s for %s; last output: %q", stepName(s), s.Timeout, describeWait(s), e.tail()), true)
 }
 
 // dryRunWaits ends a headless dry run where the program waits for the answer
 // clai would have sent.
 func (e *Engine) dryRunWaits() {
-	e.finish(Done, ExitDone, fmt.Sprintf("dry run: the program waits for the answer clai would have sent (%q)", e.dry.answer), true)
+	e.finish(Done, exitcode.Done, fmt.Sprintf("dry run: the program waits for the answer clai would have sent (%q)", e.dry.answer), true)
 }
 
 // wakeUp evaluates again once a cooldown or min_send_interval that held an
@@ -222,7 +223,7 @@ func (e *Engine) redrawnAnswered(until time.Time) bool {
 
 // promptTimeout ends a headless run nobody answered within timeouts.prompt.
 func (e *Engine) promptTimeout() {
-	e.finish(Prompting, ExitManual, fmt.Sprintf("nobody answered the prompt %q within timeouts.prompt (%s)", e.prompt.question, e.pb.Timeouts.Prompt), true)
+	e.finish(Prompting, exitcode.Manual, fmt.Sprintf("nobody answered the prompt %q within timeouts.prompt (%s)", e.prompt.question, e.pb.Timeouts.Prompt), true)
 }
 
 // nudgeOrHandOver sends the next nudge, or hands over to a person after the last.
@@ -236,7 +237,7 @@ func (e *Engine) nudgeOrHandOver() {
 
 // manualTimeout ends a headless run nobody took over within timeouts.prompt.
 func (e *Engine) manualTimeout() {
-	e.finish(Manual, ExitManual, fmt.Sprintf("handed over to a person (%s), and nobody took over within timeouts.prompt (%s)", e.handOver.cause, e.pb.Timeouts.Prompt), true)
+	e.finish(Manual, exitcode.Manual, fmt.Sprintf("handed over to a person (%s), and nobody took over within timeouts.prompt (%s)", e.handOver.cause, e.pb.Timeouts.Prompt), true)
 }
 
 // dryEnd is when a headless dry run that would have sent an answer ends: once

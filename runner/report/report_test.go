@@ -15,6 +15,7 @@ import (
 	"github.com/clai-sh/clai/internal/golden"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -75,7 +76,7 @@ func dryRunReport() *report.Report {
 		StartedAt:  t0,
 		DurationMS: 64103,
 		Outcome:    engine.Prompting,
-		ExitCode:   engine.ExitManual,
+		ExitCode:   exitcode.Manual,
 		Reason:     reason,
 		Child:      &report.Child{Code: 143, Signal: "terminated"},
 		Timeline:   []report.Event{start, started, confirm, restart, danger, deferred, refusal, prompt, prompting, asked, refused, closed, finish, exit},
@@ -131,7 +132,7 @@ func liveReport() *report.Report {
 		StartedAt:  time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC),
 		DurationMS: 49,
 		Outcome:    engine.Done,
-		ExitCode:   engine.ExitDone,
+		ExitCode:   exitcode.Done,
 		Reason:     done.Reason,
 		Child:      &report.Child{Code: 0},
 		Timeline:   []report.Event{start, started, overwrite, pass, again, eof, exit, done, finish},
@@ -340,14 +341,14 @@ func chartOf(t *testing.T, page string) string {
 // report may be: nil slices and maps, no child.
 func emptyReport() *report.Report {
 	return &report.Report{Version: 1, Playbook: report.Playbook{Name: "empty"}, Mode: "live",
-		Outcome: engine.Failed, ExitCode: engine.ExitFailed, Reason: "could not start"}
+		Outcome: engine.Failed, ExitCode: exitcode.Failed, Reason: "could not start"}
 }
 
 // longReport has a full timeline of 10,000 events over ten minutes, 2,500
 // left out, and danger hits past the timeline's end.
 func longReport() *report.Report {
 	rep := &report.Report{Version: 1, Playbook: report.Playbook{Name: "long"}, Mode: "live",
-		DurationMS: 600_000, Outcome: engine.TimedOut, ExitCode: engine.ExitTimeout, Reason: "timeouts.total",
+		DurationMS: 600_000, Outcome: engine.TimedOut, ExitCode: exitcode.Timeout, Reason: "timeouts.total",
 		Rules: map[string]int{"y": 5000}, TimelineDropped: 2500}
 	states := []engine.State{engine.Running, engine.Prompting, engine.Nudging, engine.Manual}
 	state := engine.Starting
