@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"strings"
 	"time"
@@ -29,11 +30,15 @@ const (
 	DefaultAnswererConfidence = 0.9
 )
 
-// DefaultAnswererURL is the base URL of each API when url: is not given.
-var DefaultAnswererURL = map[AnswererAPI]string{
+// defaultAnswererURL is the base URL of each API when url: is not given.
+var defaultAnswererURL = map[AnswererAPI]string{
 	APIOpenAI:    "https://api.openai.com/v1",
 	APIAnthropic: "https://api.anthropic.com",
 }
+
+// DefaultAnswererURL returns the base URL of each API when url: is not given.
+// A new copy each call: callers may change it.
+func DefaultAnswererURL() map[AnswererAPI]string { return maps.Clone(defaultAnswererURL) }
 
 // Answerer is a model that answers the easy questions of a run: a command
 // (JSON on stdin and stdout) or an HTTP API. Exactly one of Command and API
@@ -132,7 +137,7 @@ func (d *decoder) answererKind(n ast.Node, a *Answerer, present map[string]entry
 	case hasAPI:
 		d.onlyForCommand(present, "answerer")
 		if a.API != "" && a.URL == "" {
-			a.URL = DefaultAnswererURL[a.API]
+			a.URL = defaultAnswererURL[a.API]
 		}
 		d.require(n, present, "answerer", "model")
 	case !d.mistyped(n, "command") && !d.mistyped(n, "api"):

@@ -30,11 +30,19 @@ const (
 // size) may give.
 const MaxTermSize = 1000
 
-// DefaultNudgeSequence is what nudge sends when the playbook names no sequence.
-var DefaultNudgeSequence = []string{"\r", "y\r", "continue\r"}
+// defaultNudgeSequence is what nudge sends when the playbook names no sequence.
+var defaultNudgeSequence = []string{"\r", "y\r", "continue\r"}
 
-// Presets are the names extends accepts.
-var Presets = []string{"claude-code", "codex", "gemini", "aider", "apt"}
+// DefaultNudgeSequence returns what nudge sends when the playbook names no sequence.
+// A new copy each call: callers may change it.
+func DefaultNudgeSequence() []string { return slices.Clone(defaultNudgeSequence) }
+
+// presets are the names extends accepts.
+var presets = []string{"claude-code", "codex", "gemini", "aider", "apt"}
+
+// Presets returns the names extends accepts.
+// A new copy each call: callers may change it.
+func Presets() []string { return slices.Clone(presets) }
 
 // Parse decodes and compiles a playbook and runs every check on it. It returns the
 // playbook, or nil when it has errors, and all findings, sorted. A file over one of
@@ -129,7 +137,7 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	}
 	if e, ok := present["extends"]; ok {
 		before := d.errors
-		pb.Extends = d.enum(e.value, "extends", Presets)
+		pb.Extends = d.enum(e.value, "extends", presets)
 		d.loadBase(pb, e.keyN)
 		if d.errorsSince(before) {
 			d.markUnsure("extends")
@@ -436,7 +444,7 @@ func (d *decoder) timeouts(n ast.Node, t *Timeouts) {
 // nudge decodes a nudge section over base, the preset's nudge (nil for none):
 // the keys it gives replace base's, the others stay.
 func (d *decoder) nudge(n ast.Node, base *Nudge) *Nudge {
-	nu := &Nudge{Sequence: DefaultNudgeSequence, Gap: DefaultNudgeGap, Max: DefaultNudgeMax, GapPos: d.pos(n), MaxPos: d.pos(n)}
+	nu := &Nudge{Sequence: defaultNudgeSequence, Gap: DefaultNudgeGap, Max: DefaultNudgeMax, GapPos: d.pos(n), MaxPos: d.pos(n)}
 	if base != nil {
 		*nu = *base
 	}

@@ -30,12 +30,20 @@ const (
 	NotifyFailed  NotifyEvent = "failed"
 )
 
-// NotifyEvents are the events in documentation order.
-var NotifyEvents = []NotifyEvent{NotifyQuestion, NotifyDanger, NotifyManual, NotifyTimeout, NotifyDone, NotifyFailed}
+// notifyEvents are the events in documentation order.
+var notifyEvents = []NotifyEvent{NotifyQuestion, NotifyDanger, NotifyManual, NotifyTimeout, NotifyDone, NotifyFailed}
 
-// DefaultNotifyOn are the events of a target without on: every moment a
+// NotifyEvents returns the events in documentation order.
+// A new copy each call: callers may change it.
+func NotifyEvents() []NotifyEvent { return slices.Clone(notifyEvents) }
+
+// defaultNotifyOn are the events of a target without on: every moment a
 // person is needed, and every end but a successful one.
-var DefaultNotifyOn = []NotifyEvent{NotifyQuestion, NotifyDanger, NotifyManual, NotifyTimeout, NotifyFailed}
+var defaultNotifyOn = []NotifyEvent{NotifyQuestion, NotifyDanger, NotifyManual, NotifyTimeout, NotifyFailed}
+
+// DefaultNotifyOn returns the events of a target without on: every moment a
+// person is needed, and every end but a successful one. A new copy each call: callers may change it.
+func DefaultNotifyOn() []NotifyEvent { return slices.Clone(defaultNotifyOn) }
 
 // Defaults and bounds of a notification target.
 const (
@@ -128,13 +136,17 @@ func (n *Notify) webhookURL() string {
 	return n.Webhook.URL
 }
 
-// NotifySchemes are the services a url: target may name: the schemes
+// notifySchemes are the services a url: target may name: the schemes
 // shoutrrr serves (a test in runner/notify holds this list to its router).
-var NotifySchemes = []string{
+var notifySchemes = []string{
 	"bark", "discord", "generic", "googlechat", "gotify", "hangouts", "ifttt", "join", "lark",
 	"logger", "matrix", "mattermost", "notifiarr", "ntfy", "opsgenie", "pagerduty", "pushbullet",
 	"pushover", "rocketchat", "signal", "slack", "smtp", "teams", "telegram", "wecom", "zulip",
 }
+
+// NotifySchemes returns the services a url: target may name: the schemes
+// shoutrrr serves (a test in runner/notify holds this list to its router). A new copy each call: callers may change it.
+func NotifySchemes() []string { return slices.Clone(notifySchemes) }
 
 // tokenPlaces says where each service's URL carries its token, beyond a
 // password and query values such as token= (always secret): the user name
@@ -166,7 +178,7 @@ func (d *decoder) notifyList(n ast.Node, inConfig bool) []*Notify {
 
 func (d *decoder) notifyTarget(n ast.Node, index int, inConfig bool) *Notify {
 	what := fmt.Sprintf("notify[%d]", index)
-	t := &Notify{Pos: d.pos(d.resolve(n)), On: DefaultNotifyOn, RateMax: DefaultNotifyRateMax,
+	t := &Notify{Pos: d.pos(d.resolve(n)), On: defaultNotifyOn, RateMax: DefaultNotifyRateMax,
 		RatePer: DefaultNotifyRatePer, Dedup: DefaultNotifyDedup, Timeout: DefaultNotifyTimeout, FromConfig: inConfig}
 	var kinds []entry
 	present, ok := d.fields(n, what, notifyKeys, func(key string, v ast.Node) {
@@ -231,10 +243,10 @@ func (d *decoder) notifyTimeout(v ast.Node, what string, dur time.Duration) time
 func (d *decoder) notifyOn(n ast.Node, what string) []NotifyEvent {
 	names, ok := d.strings(n, what)
 	if !ok {
-		return DefaultNotifyOn
+		return defaultNotifyOn
 	}
-	allowed := make([]string, len(NotifyEvents))
-	for i, e := range NotifyEvents {
+	allowed := make([]string, len(notifyEvents))
+	for i, e := range notifyEvents {
 		allowed[i] = string(e)
 	}
 	items, _ := d.seq(n, what)
@@ -324,12 +336,12 @@ func (d *decoder) notifyURL(n ast.Node, what string, inConfig bool) string {
 		return raw
 	}
 	scheme, _, _ := strings.Cut(u.Scheme, "+")
-	if !slices.Contains(NotifySchemes, scheme) {
+	if !slices.Contains(notifySchemes, scheme) {
 		msg := fmt.Sprintf("%s: unknown service %q", what, scheme)
-		if c := closest(scheme, NotifySchemes); c != "" {
+		if c := closest(scheme, notifySchemes); c != "" {
 			msg += fmt.Sprintf("; did you mean %q?", c)
 		}
-		d.errorAt(d.resolve(n), "notify", "write a service URL such as ntfy://ntfy.sh/TOPIC; the services: "+strings.Join(NotifySchemes, ", "), "%s", msg)
+		d.errorAt(d.resolve(n), "notify", "write a service URL such as ntfy://ntfy.sh/TOPIC; the services: "+strings.Join(notifySchemes, ", "), "%s", msg)
 		return raw
 	}
 	if !inConfig {

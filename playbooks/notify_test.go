@@ -51,7 +51,7 @@ notify:
 	if c.Kind != playbooks.NotifyCommand || !slices.Equal(c.Command, []string{"notify-me", "-u"}) {
 		t.Errorf("command target: %+v", c)
 	}
-	if d.Kind != playbooks.NotifyDesktop || !d.Desktop || !slices.Equal(d.On, playbooks.DefaultNotifyOn) ||
+	if d.Kind != playbooks.NotifyDesktop || !d.Desktop || !slices.Equal(d.On, playbooks.DefaultNotifyOn()) ||
 		d.Wants(playbooks.NotifyDone) || !d.Wants(playbooks.NotifyQuestion) {
 		t.Errorf("desktop target: %+v", d)
 	}

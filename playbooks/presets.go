@@ -17,8 +17,8 @@ var presetFiles embed.FS
 
 // PresetSource returns the YAML of a built-in preset.
 func PresetSource(name string) ([]byte, error) {
-	if !slices.Contains(Presets, name) {
-		return nil, fmt.Errorf("no preset %q (built in: %s)", name, strings.Join(Presets, ", "))
+	if !slices.Contains(presets, name) {
+		return nil, fmt.Errorf("no preset %q (built in: %s)", name, strings.Join(presets, ", "))
 	}
 	data, err := presetFiles.ReadFile(path.Join("presets", name+".yaml"))
 	if err != nil {
@@ -49,7 +49,7 @@ func (d *decoder) loadBase(pb *Playbook, key ast.Node) {
 	d.extendsPos = d.pos(key)
 	base, err := LoadPreset(pb.Extends)
 	if err != nil {
-		d.errorAt(key, "schema", "extend one of "+strings.Join(Presets, ", "), "extends: %v", err)
+		d.errorAt(key, "schema", "extend one of "+strings.Join(presets, ", "), "extends: %v", err)
 		return
 	}
 	d.base = base

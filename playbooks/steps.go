@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -350,8 +351,12 @@ func (d *decoder) examples(n ast.Node, what string) []Example {
 	return out
 }
 
-// TestStates are the final states a playbook test may expect.
-var TestStates = []string{"starting", "running", "prompting", "nudging", "manual", "done", "timeout", "failed", "aborted"}
+// testStates are the final states a playbook test may expect.
+var testStates = []string{"starting", "running", "prompting", "nudging", "manual", "done", "timeout", "failed", "aborted"}
+
+// TestStates returns the final states a playbook test may expect.
+// A new copy each call: callers may change it.
+func TestStates() []string { return slices.Clone(testStates) }
 
 func (d *decoder) test(n ast.Node, index int) *Test {
 	what := fmt.Sprintf("tests[%d]", index)
@@ -392,7 +397,7 @@ func (d *decoder) test(n ast.Node, index int) *Test {
 		d.fields(e.value, sub(what, "expect"), []string{"state", "sent", "fired", "exit"}, func(key string, v ast.Node) {
 			switch key {
 			case "state":
-				if s := d.enum(v, sub(what, "expect.state"), TestStates); s != "" {
+				if s := d.enum(v, sub(what, "expect.state"), testStates); s != "" {
 					t.Expect.State = &s
 				}
 			case "sent":

@@ -26,8 +26,12 @@ const (
 	SourceTasks SuggestSource = "tasks"
 )
 
-// SuggestSources are the known sources, in documentation order.
-var SuggestSources = []SuggestSource{SourceAnswers, SourceHistory, SourceTasks}
+// suggestSources are the known sources, in documentation order.
+var suggestSources = []SuggestSource{SourceAnswers, SourceHistory, SourceTasks}
+
+// SuggestSources returns the known sources, in documentation order.
+// A new copy each call: callers may change it.
+func SuggestSources() []SuggestSource { return slices.Clone(suggestSources) }
 
 // Defaults of suggest.auto_answer (docs/learned-answers.md).
 const (
@@ -101,8 +105,8 @@ func (d *decoder) suggestSources(n ast.Node, what string) []SuggestSource {
 	if !ok {
 		return nil
 	}
-	known := make([]string, len(SuggestSources))
-	for i, s := range SuggestSources {
+	known := make([]string, len(suggestSources))
+	for i, s := range suggestSources {
 		known[i] = string(s)
 	}
 	var out []SuggestSource
@@ -113,7 +117,7 @@ func (d *decoder) suggestSources(n ast.Node, what string) []SuggestSource {
 		}
 		src := SuggestSource(name)
 		switch {
-		case !slices.Contains(SuggestSources, src):
+		case !slices.Contains(suggestSources, src):
 			hint := "known sources: " + strings.Join(known, ", ")
 			if c := closest(name, known); c != "" {
 				hint = fmt.Sprintf("rename it to %q", c)

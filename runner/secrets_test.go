@@ -140,7 +140,7 @@ func TestSecretsNeverLeakReplay(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 2))
 	for i := range 12 {
 		secret := leakcheck.Secret(r)
-		for _, way := range leakcheck.Ways {
+		for _, way := range leakcheck.Ways() {
 			for _, mode := range []string{"stream", "screen"} {
 				name := fmt.Sprintf("%d-%s-%s", i, way, mode)
 				pb := leakPlaybookFor(t, "fake", way, mode, secret)
@@ -169,7 +169,7 @@ func TestSecretsNeverLeakMirror(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 3))
 	for range 100 {
 		secret := leakcheck.Secret(r)
-		for _, way := range leakcheck.Ways {
+		for _, way := range leakcheck.Ways() {
 			var out bytes.Buffer
 			red := redact.New(&out, []string{secret})
 			for _, ev := range leakRecording(r, way, secret).Events {
@@ -230,7 +230,7 @@ func TestSecretsNeverLeakLive(t *testing.T) {
 	t.Parallel()
 	fake := testprog.Build(t, "secrets")
 	r := rand.New(rand.NewPCG(11, 4))
-	for _, way := range leakcheck.Ways {
+	for _, way := range leakcheck.Ways() {
 		for _, mode := range []string{"stream", "screen"} {
 			secret := leakcheck.Secret(r)
 			t.Run(way+"-"+mode, func(t *testing.T) {

@@ -14,7 +14,7 @@ func initCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "init",
 		Usage:     "print the shell hooks that feed clai suggest, for your rc file",
-		ArgsUsage: strings.Join(shellinit.Shells, "|"),
+		ArgsUsage: strings.Join(shellinit.Shells(), "|"),
 		Description: `The hooks append each command you run, with its folder, exit status and
 duration, to the shell's spool file, which the suggestion daemon reads; they
 use the shell's builtins only, and write nothing while no daemon runs. As the
@@ -28,7 +28,7 @@ PATH) for a session id. Add to your rc file:
 See docs/suggest.md.`,
 		Action: stopOnSignal(func(c *cli.Context) error {
 			if c.NArg() != 1 || !shellinit.IsShell(c.Args().First()) {
-				return usageError("clai init wants one shell: %s (see clai init --help)", strings.Join(shellinit.Shells, ", "))
+				return usageError("clai init wants one shell: %s (see clai init --help)", strings.Join(shellinit.Shells(), ", "))
 			}
 			exe, err := os.Executable()
 			if err != nil {

@@ -34,7 +34,7 @@ func lintCommand() *cli.Command {
 		},
 		Action: stopOnSignal(func(c *cli.Context) error {
 			format := c.String("format")
-			if err := oneOf("format", format, diag.Formats); err != nil {
+			if err := oneOf("format", format, diag.Formats()); err != nil {
 				return err
 			}
 			target, err := configToLint(c.String("config"), c.IsSet("config"), c.Bool("no-config"), os.Environ())

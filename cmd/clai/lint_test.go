@@ -34,7 +34,7 @@ func TestLintGolden(t *testing.T) {
 		got := strings.ReplaceAll(out.String(), "../../testdata/", "testdata/")
 		golden.Check(t, strings.TrimSuffix(path, ".yaml")+".golden", got)
 	}
-	for _, r := range diag.Rules {
+	for _, r := range diag.Rules() {
 		if r.ID != "io" && !seen[r.ID] {
 			t.Errorf("no fixture in testdata/lint triggers check %q", r.ID)
 		}

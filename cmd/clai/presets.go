@@ -18,7 +18,7 @@ func presetsCommand() *cli.Command {
 				Name:  "list",
 				Usage: "list the presets with what each is for",
 				Action: stopOnSignal(func(c *cli.Context) error {
-					for _, name := range playbooks.Presets {
+					for _, name := range playbooks.Presets() {
 						if c.Context.Err() != nil {
 							return nil
 						}
@@ -37,7 +37,7 @@ func presetsCommand() *cli.Command {
 				ArgsUsage: "NAME",
 				Action: stopOnSignal(func(c *cli.Context) error {
 					if c.NArg() != 1 {
-						return usageError("presets show: name one preset (%s)", strings.Join(playbooks.Presets, ", "))
+						return usageError("presets show: name one preset (%s)", strings.Join(playbooks.Presets(), ", "))
 					}
 					src, err := playbooks.PresetSource(c.Args().First())
 					if err != nil {

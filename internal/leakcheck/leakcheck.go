@@ -14,13 +14,18 @@ import (
 	"html"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// Ways are the ways Show draws a secret.
-var Ways = []string{"plain", "colour", "crlf", "wrap", "split"}
+// ways are the ways Show draws a secret.
+var ways = []string{"plain", "colour", "crlf", "wrap", "split"}
+
+// Ways returns the ways Show draws a secret.
+// A new copy each call: callers may change it.
+func Ways() []string { return slices.Clone(ways) }
 
 // alphabet is what secrets are made of: quotes, backslashes and characters
 // that HTML, JSON and Go escape, letters of several scripts and widths. It

@@ -28,15 +28,19 @@ type Predictor interface {
 	Observe(s Step, last string)
 }
 
-// Ks are the ranks the hit rates are measured at.
-var Ks = []int{1, 3, 5}
+// ks are the ranks the hit rates are measured at.
+var ks = []int{1, 3, 5}
+
+// Ks returns the ranks the hit rates are measured at.
+// A new copy each call: callers may change it.
+func Ks() []int { return slices.Clone(ks) }
 
 // Result is how a predictor did on a history.
 type Result struct {
 	Name  string
 	Steps int
 	// Exact[i] and ByTemplate[i] count the steps whose command is among
-	// the first Ks[i] guesses, by exact text and by template.
+	// the first ks[i] guesses, by exact text and by template.
 	Exact, ByTemplate [3]int
 	// Buckets holds, per tenth of stated confidence, the top guesses that
 	// stated one and how many of them were right by template.
@@ -84,7 +88,7 @@ func Run(steps []Step, apply func(Step) error, ps ...Predictor) ([]Result, error
 // template wantT.
 func (r *Result) score(guesses []Guess, want, wantT string) {
 	r.Steps++
-	for j, k := range Ks {
+	for j, k := range ks {
 		top := guesses[:min(k, len(guesses))]
 		if slices.ContainsFunc(top, func(g Guess) bool { return g.Cmd == want }) {
 			r.Exact[j]++

@@ -43,7 +43,7 @@ func (p Pos) String() string {
 type Diagnostic struct {
 	Pos
 	Severity Severity
-	// Rule is the id of the check that produced the finding (see Rules).
+	// Rule is the id of the check that produced the finding (see rules).
 	Rule    string
 	Message string
 	// Hint is a one-line suggestion to fix the finding.

@@ -5,11 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
-// Formats lists the output formats of WriteFormat.
-var Formats = []string{"text", "json", "github", "sarif"}
+// formats lists the output formats of WriteFormat.
+var formats = []string{"text", "json", "github", "sarif"}
+
+// Formats returns the output formats of WriteFormat.
+// A new copy each call: callers may change it.
+func Formats() []string { return slices.Clone(formats) }
 
 // ToolInfo names the program in machine-readable output.
 type ToolInfo struct {
@@ -32,7 +37,7 @@ func WriteFormat(w io.Writer, format string, l List, tool ToolInfo, sources map[
 	case "sarif":
 		return WriteSARIF(w, l, tool)
 	}
-	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
+	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(formats, ", "))
 }
 
 // WriteText prints one finding a line, FILE:LINE:COL: SEVERITY: MESSAGE [RULE], each

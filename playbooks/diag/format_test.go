@@ -132,8 +132,8 @@ func TestSARIFShape(t *testing.T) {
 		t.Fatalf("bad envelope: %+v", log)
 	}
 	run := log.Runs[0]
-	if run.Tool.Driver.Name != "clai" || len(run.Tool.Driver.Rules) != len(diag.Rules) {
-		t.Fatalf("driver lists %d rules, want %d", len(run.Tool.Driver.Rules), len(diag.Rules))
+	if run.Tool.Driver.Name != "clai" || len(run.Tool.Driver.Rules) != len(diag.Rules()) {
+		t.Fatalf("driver lists %d rules, want %d", len(run.Tool.Driver.Rules), len(diag.Rules()))
 	}
 	levels := map[string]bool{"none": true, "note": true, "warning": true, "error": true}
 	for _, r := range run.Tool.Driver.Rules {

@@ -1,5 +1,7 @@
 package diag
 
+import "slices"
+
 // Rule describes one check of `clai lint`.
 type Rule struct {
 	ID       string
@@ -11,8 +13,8 @@ type Rule struct {
 	Structural bool
 }
 
-// Rules is the catalogue of lint checks, in the order they are documented.
-var Rules = []Rule{
+// rules is the catalogue of lint checks, in the order they are documented.
+var rules = []Rule{
 	{ID: "io", Severity: Error, Summary: "The playbook file is missing, unreadable, or a folder holds no playbook."},
 	{ID: "limits", Severity: Error, Summary: "The file is larger than 1 MiB, nests more than 64 levels, holds more than 20,000 values, or a mapping more than 1,000 keys (docs/playbook.md lists every bound): it is not parsed."},
 	{ID: "yaml", Severity: Error, Summary: "The file is not valid YAML.", Structural: true},
@@ -44,9 +46,13 @@ var Rules = []Rule{
 	{ID: "never-fires", Severity: Warning, Summary: "A time limit or the nudges can never take effect: the run's total time ends first, or nudge has no timeouts.idle to start from."},
 }
 
+// Rules returns the catalogue of lint checks, in the order they are documented.
+// A new copy each call: callers may change it.
+func Rules() []Rule { return slices.Clone(rules) }
+
 // RuleByID returns the catalogue entry of a rule id.
 func RuleByID(id string) (Rule, bool) {
-	for _, r := range Rules {
+	for _, r := range rules {
 		if r.ID == id {
 			return r, true
 		}

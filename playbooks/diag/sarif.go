@@ -66,7 +66,7 @@ type (
 func WriteSARIF(w io.Writer, l List, tool ToolInfo) error {
 	driver := sarifDriver{Name: tool.Name, Version: tool.Version, InformationURI: tool.URI}
 	index := map[string]int{}
-	for i, r := range Rules {
+	for i, r := range rules {
 		index[r.ID] = i
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID:                   r.ID,

@@ -8,6 +8,7 @@ package ask
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -130,8 +131,12 @@ const (
 	ChannelLearned = "learned"
 )
 
-// PersonChannels are the channels through which a person answers, not clai.
-var PersonChannels = []string{ChannelTerminal, ChannelCLI, ChannelDashboard, ChannelTelegram, ChannelNtfy}
+// personChannels are the channels through which a person answers, not clai.
+var personChannels = []string{ChannelTerminal, ChannelCLI, ChannelDashboard, ChannelTelegram, ChannelNtfy}
+
+// PersonChannels returns the channels through which a person answers, not clai.
+// A new copy each call: callers may change it.
+func PersonChannels() []string { return slices.Clone(personChannels) }
 
 // Answer is a person's (or a channel's) answer to a question: exactly one of
 // Text, Choose, Choices and Keys.

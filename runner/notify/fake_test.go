@@ -61,7 +61,7 @@ func questionUpdate(q *ask.Question) ask.Update {
 
 // spec is a target's spec with the defaults, told of every event.
 func spec(kind playbooks.NotifyKind) *playbooks.Notify {
-	return &playbooks.Notify{Kind: kind, On: playbooks.NotifyEvents, RateMax: playbooks.DefaultNotifyRateMax,
+	return &playbooks.Notify{Kind: kind, On: playbooks.NotifyEvents(), RateMax: playbooks.DefaultNotifyRateMax,
 		RatePer: playbooks.DefaultNotifyRatePer, Dedup: playbooks.DefaultNotifyDedup, Timeout: 10 * time.Second}
 }
 

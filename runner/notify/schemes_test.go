@@ -15,7 +15,7 @@ func TestSchemesAreShoutrrrs(t *testing.T) {
 	var r router.ServiceRouter
 	served := r.ListServices()
 	slices.Sort(served)
-	if !slices.Equal(served, playbooks.NotifySchemes) {
-		t.Errorf("shoutrrr serves %q,\nplaybooks.NotifySchemes lists %q", served, playbooks.NotifySchemes)
+	if !slices.Equal(served, playbooks.NotifySchemes()) {
+		t.Errorf("shoutrrr serves %q,\nplaybooks.NotifySchemes lists %q", served, playbooks.NotifySchemes())
 	}
 }

@@ -72,7 +72,7 @@ func benchPrompt(dir string, runs int) error {
 	defer daemon.Close()
 	fmt.Printf("\nW8 prompt latency: Enter on `:` to the next prompt, %d prompts a shell, %d runs; target: the hook adds ≤ %s to p99\n", promptsPerRun, runs, promptTarget)
 	heard := 0
-	for _, shell := range shellinit.Shells {
+	for _, shell := range shellinit.Shells() {
 		if _, err := exec.LookPath(shell); err != nil {
 			fmt.Printf("  %s: not installed, skipped\n", shell)
 			continue

@@ -111,7 +111,7 @@ type Config struct {
 	// secretfilter).
 	Secrets *secretfilter.Filter
 	// Ignore is the stop-list of commands neither learnt nor suggested
-	// (score.Ignored); nil is score.DefaultIgnore, an empty list ignores
+	// (score.Ignored); nil is score.DefaultIgnore(), an empty list ignores
 	// nothing. Commands that did not run (score.NotFound) are never learnt.
 	Ignore []string
 	// Understander and Ranker, when nil, are NewUnderstander's and
@@ -189,7 +189,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.Understander = NewUnderstander(tasks.Options{})
 	}
 	if cfg.Ignore == nil {
-		cfg.Ignore = score.DefaultIgnore
+		cfg.Ignore = score.DefaultIgnore()
 	}
 	if err := score.CheckIgnore(cfg.Ignore); err != nil {
 		return cfg, err

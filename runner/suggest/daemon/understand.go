@@ -81,11 +81,11 @@ type scoreRanker struct {
 
 // NewRanker returns the Ranker of runner/suggest/score, which marks the
 // commands the danger rules of clai's presets match, and leaves out those
-// of score.DefaultIgnore.
+// of score.DefaultIgnore().
 func NewRanker() (Ranker, error) { return NewRankerIgnoring(nil) }
 
 // NewRankerIgnoring is NewRanker with the stop-list ignore (nil is
-// score.DefaultIgnore).
+// score.DefaultIgnore()).
 func NewRankerIgnoring(ignore []string) (Ranker, error) {
 	danger, err := score.PresetDanger()
 	if err != nil {

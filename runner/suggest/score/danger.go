@@ -22,7 +22,7 @@ type dangerRule struct {
 func PresetDanger() (func(command string) string, error) {
 	var rules []dangerRule
 	seen := map[string]bool{}
-	for _, name := range playbooks.Presets {
+	for _, name := range playbooks.Presets() {
 		pb, err := playbooks.LoadPreset(name)
 		if err != nil {
 			return nil, fmt.Errorf("score: the danger rules of preset %s: %w", name, err)

@@ -2,16 +2,24 @@ package score
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
 
-// DefaultIgnore is the stop-list of commands neither learnt nor suggested:
+// defaultIgnore is the stop-list of commands neither learnt nor suggested:
 // they tend the terminal or the session, not the work, so they follow
 // anything and predict nothing. clear and reset wipe the screen, exit and
 // logout end the shell, history looks back. ls, cd and git status stay:
 // they are habits, the step a person takes next, and worth suggesting.
-var DefaultIgnore = []string{"clear", "reset", "exit", "logout", "history"}
+var defaultIgnore = []string{"clear", "reset", "exit", "logout", "history"}
+
+// DefaultIgnore returns the stop-list of commands neither learnt nor suggested:
+// they tend the terminal or the session, not the work, so they follow
+// anything and predict nothing. clear and reset wipe the screen, exit and
+// logout end the shell, history looks back. ls, cd and git status stay:
+// they are habits, the step a person takes next, and worth suggesting. A new copy each call: callers may change it.
+func DefaultIgnore() []string { return slices.Clone(defaultIgnore) }
 
 // Limits of a stop-list, so that a config file cannot make each command
 // cost much.

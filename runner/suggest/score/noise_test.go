@@ -45,15 +45,15 @@ func TestIgnoredMatchesWholeWords(t *testing.T) {
 		ignore   []string
 		want     bool
 	}{
-		{"clear", DefaultIgnore, true},
-		{"clear -x", DefaultIgnore, true},
-		{"clearml run", DefaultIgnore, false},
-		{"exit <num>", DefaultIgnore, true},
-		{"git status", DefaultIgnore, false},
+		{"clear", defaultIgnore, true},
+		{"clear -x", defaultIgnore, true},
+		{"clearml run", defaultIgnore, false},
+		{"exit <num>", defaultIgnore, true},
+		{"git status", defaultIgnore, false},
 		{"git stash list", []string{"git stash list"}, true},
 		{"git stash list --all", []string{"git  stash list"}, true},
 		{"git stash", []string{"git stash list"}, false},
-		{"", DefaultIgnore, false},
+		{"", defaultIgnore, false},
 		{"ls", []string{"  "}, false},
 	} {
 		if got := Ignored(c.template, c.ignore); got != c.want {
@@ -64,7 +64,7 @@ func TestIgnoredMatchesWholeWords(t *testing.T) {
 
 func TestCheckIgnore(t *testing.T) {
 	t.Parallel()
-	if err := CheckIgnore(DefaultIgnore); err != nil {
+	if err := CheckIgnore(defaultIgnore); err != nil {
 		t.Errorf("the default stop-list: %v", err)
 	}
 	for _, bad := range [][]string{

@@ -97,7 +97,7 @@ type Options struct {
 	// Limit caps the suggestions; all when 0 or less.
 	Limit int
 	// Ignore is the stop-list (see Ignored): templates on it are never
-	// suggested. nil is DefaultIgnore; an empty list ignores nothing.
+	// suggested. nil is defaultIgnore; an empty list ignores nothing.
 	Ignore []string
 	// Now is when the suggestions are asked, for the age of a one-off
 	// transition; zero leaves one-offs weighed as any count.
@@ -138,7 +138,7 @@ func Rank(candidates []Candidate, opts Options) []Suggestion {
 		opts.Weights = DefaultWeights
 	}
 	if opts.Ignore == nil {
-		opts.Ignore = DefaultIgnore
+		opts.Ignore = defaultIgnore
 	}
 	candidates = slices.DeleteFunc(slices.Clone(candidates), func(c Candidate) bool { return Ignored(c.Template, opts.Ignore) })
 	if opts.MinArgsUses <= 0 {

@@ -31,8 +31,12 @@ const HookName = "clai-hook"
 // hookMark is where a script names clai-hook.
 const hookMark = "@HOOK@"
 
-// Shells are the shells there are hooks for.
-var Shells = []string{"bash", "zsh", "fish"}
+// shells are the shells there are hooks for.
+var shells = []string{"bash", "zsh", "fish"}
+
+// Shells returns the shells there are hooks for.
+// A new copy each call: callers may change it.
+func Shells() []string { return slices.Clone(shells) }
 
 // Script is the hook code for shell that runs the clai-hook at hook, an
 // absolute path.
@@ -48,12 +52,12 @@ func Script(shell, hook string) (string, error) {
 	case "fish":
 		return strings.ReplaceAll(fishScript, hookMark, quoteFish(hook)), nil
 	default:
-		return "", fmt.Errorf("no hooks for shell %q: want one of %s", shell, strings.Join(Shells, ", "))
+		return "", fmt.Errorf("no hooks for shell %q: want one of %s", shell, strings.Join(shells, ", "))
 	}
 }
 
 // IsShell reports whether there are hooks for shell.
-func IsShell(shell string) bool { return slices.Contains(Shells, shell) }
+func IsShell(shell string) bool { return slices.Contains(shells, shell) }
 
 // FindHook is the clai-hook the hooks run: the one in the folder of the clai
 // at exe (a link followed), else the one on PATH, as an absolute path.

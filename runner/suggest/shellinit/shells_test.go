@@ -249,7 +249,7 @@ type session struct {
 // inEachShell runs test in parallel for each shell with hooks, with a
 // session of it started.
 func inEachShell(t *testing.T, test func(t *testing.T, s *session)) {
-	for _, name := range shellinit.Shells {
+	for _, name := range shellinit.Shells() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			test(t, startSession(t, setups[name], nil))
