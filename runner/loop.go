@@ -58,13 +58,9 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 				return
 			}
 			if n > 0 {
-				s.recordOutput(buf[:n])
-				now := clock.Now()
-				s.apply(s.engine.Output(now, buf[:n]))
 				// Shown once answered: the answer does not wait for the
 				// mirror, and its echo comes back after this output anyway.
-				s.mirror(now, buf[:n])
-				s.screenDirty = s.desk != nil
+				s.output(buf[:n], false)
 			}
 			if err != nil && s.result == nil {
 				// The end of output: the program ended, or is being ended.
@@ -72,13 +68,7 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 				st, _ := wr.Wait()
 				mu.Lock()
 				if s.result == nil {
-					s.child = &st
-					if ctx.Err() != nil {
-						// Cancelling also ends the program: that is not its own end.
-						s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
-					} else {
-						s.apply(s.engine.Exit(clock.Now(), st))
-					}
+					s.ended(st, ctx.Err() != nil)
 				}
 			}
 			done := s.result != nil
@@ -104,8 +94,7 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 		}
 		now := clock.Now()
 		// A good time to log: the program is quiet, or has kept busy a while.
-		s.flush()
-		s.releaseMirror(now)
+		s.quiet(now)
 		next, ok := s.engine.Deadline()
 		if ok && !now.Before(next) {
 			s.tick(now)
@@ -127,9 +116,7 @@ func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
 			mu.Unlock()
 		case <-cancelled:
 			mu.Lock()
-			if s.result == nil {
-				s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
-			}
+			s.interrupt()
 			mu.Unlock()
 		}
 	}
@@ -241,18 +228,9 @@ func (s *session) selectLoop(ctx, parent context.Context) {
 					break drain
 				}
 			}
-			s.recordOutput(batch)
-			now := clock.Now()
-			s.mirror(now, batch)
-			s.apply(s.engine.Output(now, batch))
-			s.screenDirty = s.desk != nil
+			s.output(batch, true)
 		case st := <-exited:
-			s.child = &st
-			if parent.Err() != nil {
-				s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
-				continue
-			}
-			s.apply(s.engine.Exit(clock.Now(), st))
+			s.ended(st, parent.Err() != nil)
 		case in, ok := <-input:
 			if !ok {
 				input = nil
@@ -275,14 +253,60 @@ func (s *session) selectLoop(ctx, parent context.Context) {
 		case call := <-calls:
 			call()
 		case <-timer.C():
-			s.flush()
 			now := clock.Now()
-			s.releaseMirror(now)
+			s.quiet(now)
 			s.tick(now)
 		case <-cancelled:
-			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
+			s.interrupt()
 		}
 	}
+}
+
+// What both loops do with what comes to them: the program's output and its
+// end, cancellation, and the quiet in between. (The desk's calls are run as
+// they come, and the engine's deadlines are served by tick.)
+
+// output hands what the program wrote to the recording, the engine and the
+// mirror, and marks the desk's screen as changed. With mirrorFirst the person
+// sees the output before the engine answers it; without, the answer does not
+// wait for the mirror.
+func (s *session) output(out []byte, mirrorFirst bool) {
+	s.recordOutput(out)
+	now := s.o.clock.Now()
+	if mirrorFirst {
+		s.mirror(now, out)
+	}
+	s.apply(s.engine.Output(now, out))
+	if !mirrorFirst {
+		s.mirror(now, out)
+	}
+	s.screenDirty = s.desk != nil
+}
+
+// ended tells the engine that the program ended, once its output was read to
+// the end; interrupted says that cancelling clai ended it, which is not its
+// own end.
+func (s *session) ended(st driver.ExitStatus, interrupted bool) {
+	s.child = &st
+	if interrupted {
+		s.interrupt()
+		return
+	}
+	s.apply(s.engine.Exit(s.o.clock.Now(), st))
+}
+
+// interrupt ends the run as interrupted, unless it has ended already.
+func (s *session) interrupt() {
+	if s.result == nil {
+		s.apply(s.engine.Cancel(s.o.clock.Now(), "clai was interrupted"))
+	}
+}
+
+// quiet does what waits for a quiet moment: it logs and records the pending
+// events and shows what the mirror held back (see releaseMirror).
+func (s *session) quiet(now time.Time) {
+	s.flush()
+	s.releaseMirror(now)
 }
 
 // cancelled is what ends the run when ctx ends: its Done channel; nil in a
