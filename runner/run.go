@@ -374,6 +374,8 @@ type session struct {
 	// when the program showed more since its watchers were last told.
 	desk        *desk
 	screenDirty bool
+	// sinks take each of the engine's events, in order (see event).
+	sinks []func(e *engine.Event)
 }
 
 // newSession begins the bookkeeping of a run: its options, logs and report.
@@ -577,24 +579,7 @@ func (s *session) apply(actions []engine.Action) {
 	for _, a := range actions {
 		switch a := a.(type) {
 		case *engine.Event:
-			if a.Name == engine.EventAnswer && a.Channel == ask.ChannelTerminal {
-				s.typedAnswer = a.Question
-			}
-			if a.Name == engine.EventQuestion && a.Question != nil && s.o.suggest != nil {
-				// Before anyone hears of the question: its suggestions
-				// are part of it.
-				a.Question.Suggestions = s.o.suggest(*a.Question)
-			}
-			s.pending = append(s.pending, *a)
-			if s.desk != nil {
-				s.desk.observe(s.rec.Start(), a)
-			}
-			if a.Name == engine.EventWouldSend && s.o.notices != nil {
-				s.notice(*a)
-			}
-			if a.Name == engine.EventState && a.State == engine.Manual && s.o.terminal != nil {
-				s.handOver(a.Reason)
-			}
+			s.event(a)
 		case engine.Kill:
 			s.kill = true
 		case engine.Finish:
