@@ -447,13 +447,7 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 	}
 	s.apply(s.engine.Start(clock.Now()))
 	stopSources := s.startSources(parent)
-	wr, direct := s.drv.(driver.WaitReader)
-	_, realClock := clock.(systemClock)
-	if direct && realClock && s.o.terminal == nil {
-		s.readLoop(parent, wr)
-	} else {
-		s.selectLoop(ctx, parent)
-	}
+	s.loop(ctx, parent)
 	if s.desk != nil {
 		// Said at once: ending the program may take a while yet.
 		s.desk.finish(clock.Now(), s.screenNow(), *s.result)
