@@ -1,6 +1,12 @@
 package runner
 
 import (
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
 )
@@ -68,4 +74,101 @@ func (s *session) toTerminal(e *engine.Event) {
 	if e.Name == engine.EventState && e.State == engine.Manual {
 		s.handOver(e.Reason)
 	}
+}
+
+// notice tells the person what a dry run would have sent, and why.
+func (s *session) notice(e engine.Event) {
+	who := "rule " + e.Rule
+	if e.Step != "" {
+		who = "step " + e.Step
+	}
+	eol, lead := "\n", ""
+	if s.o.terminal != nil {
+		eol = "\r\n" // the terminal is in raw mode
+	}
+	switch {
+	case s.shown != nil:
+		s.shown.fresh()
+	case s.o.mirror != nil:
+		lead = eol // the program's output may have stopped mid-line
+	}
+	fmt.Fprintf(s.o.notices, "%sclai: would send %q (%s, matched %q)%s", lead, s.redact.String(e.Sent), who, s.redact.String(e.Excerpt), eol)
+}
+
+// handOver tells the person at the terminal, on a line of its own and at once,
+// that clai stopped sending and why: from now on they drive.
+func (s *session) handOver(reason string) {
+	if s.shown != nil {
+		s.shown.fresh()
+	}
+	fmt.Fprintf(s.o.terminal.Out, "clai: MANUAL: %s; nothing is sent automatically any more, you drive now\r\n", s.redact.String(reason))
+}
+
+// log writes an event as one JSON line with stable field names.
+func (s *session) log(e engine.Event) {
+	level := zap.InfoLevel
+	switch e.Name {
+	case engine.EventMatch, engine.EventDefer, engine.EventInput:
+		level = zap.DebugLevel
+	case engine.EventDanger, engine.EventTimeout, engine.EventError, engine.EventRefused:
+		level = zap.WarnLevel
+	}
+	core := s.o.logger.Core()
+	if !core.Enabled(level) {
+		return
+	}
+	// Written to the core itself: an event line needs none of what the logger
+	// adds to an entry (caller, stack trace, ending the program).
+	ent := zapcore.Entry{Level: level, Message: string(e.Name)}
+	if s.eventTimes {
+		ent.Time = s.rec.Start().Add(e.At)
+	} else {
+		ent.Time = time.Now()
+	}
+	fields := append(s.fields[:0],
+		zap.String("event", string(e.Name)),
+		zap.String("state", string(e.State)),
+		zap.Int64("elapsed_ms", e.At.Milliseconds()),
+	)
+	if e.From != "" {
+		fields = append(fields, zap.String("from", string(e.From)))
+	}
+	if e.Rule != "" {
+		fields = append(fields, zap.String("rule", e.Rule))
+	}
+	if e.Step != "" {
+		fields = append(fields, zap.String("step", e.Step))
+	}
+	if e.Excerpt != "" {
+		fields = append(fields, zap.String("excerpt", s.redact.String(e.Excerpt)))
+	}
+	if e.Sent != "" {
+		fields = append(fields, zap.String("sent", s.redact.String(e.Sent)))
+	}
+	if e.Reason != "" {
+		fields = append(fields, zap.String("reason", s.redact.String(e.Reason)))
+	}
+	if e.Bytes != 0 {
+		fields = append(fields, zap.Int("bytes", e.Bytes))
+	}
+	if e.Screen != "" {
+		fields = append(fields, zap.String("screen", s.redact.String(e.Screen)))
+	}
+	if e.Question != nil {
+		fields = append(fields, zap.String("question", e.Question.ID))
+	}
+	if e.Channel != "" {
+		fields = append(fields, zap.String("channel", e.Channel))
+	}
+	if e.By != "" {
+		fields = append(fields, zap.String("by", e.By))
+	}
+	if err := core.Write(ent, fields); err != nil && !s.logFailed {
+		// Said once, through the logger, which reports its own failure.
+		s.logFailed = true
+		s.o.logger.Warn("log", zap.String("event", string(engine.EventError)), zap.Error(err))
+	}
+	// The logger has encoded the fields; the next line reuses their room.
+	clear(fields)
+	s.fields = fields[:0]
 }
