@@ -16,7 +16,7 @@ const (
 )
 
 // farAway is the timer of a loop when the engine needs no tick; logEvery is how
-// soon the headless loop logs the pending events while the program keeps busy.
+// soon the loop logs the pending events, with a direct reader (see outputs), while the program keeps busy.
 const (
 	farAway  = time.Hour
 	logEvery = 50 * time.Millisecond

@@ -362,7 +362,7 @@ type session struct {
 	// pending holds events not yet logged and recorded: encoding them in batches
 	// keeps the work off the path between a prompt and its answer.
 	pending []engine.Event
-	// reading is closed when the headless loop's reader has stopped.
+	// reading is closed when the loop's direct reader has stopped (see outputs).
 	reading chan struct{}
 	// eventTimes is set when a log line's time is its event's; logFailed once
 	// writing a line failed.
