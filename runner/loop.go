@@ -15,8 +15,9 @@ const (
 	maxBatch = 256 << 10
 )
 
-// farAway is the timer of a loop when the engine needs no tick; logEvery is how
-// soon the loop logs the pending events, with a direct reader (see outputs), while the program keeps busy.
+// farAway is the timer of the loop when the engine needs no tick; logEvery is
+// how soon the loop logs the pending events while the program keeps busy, with
+// a direct reader (see outputs).
 const (
 	farAway  = time.Hour
 	logEvery = 50 * time.Millisecond
