@@ -15,8 +15,9 @@ const (
 	maxBatch = 256 << 10
 )
 
-// farAway is the timer of a loop when the engine needs no tick; logEvery is how
-// soon the headless loop logs the pending events while the program keeps busy.
+// farAway is the timer of the loop when the engine needs no tick; logEvery is
+// how soon the loop logs the pending events while the program keeps busy, with
+// a direct reader (see outputs).
 const (
 	farAway  = time.Hour
 	logEvery = 50 * time.Millisecond
@@ -26,263 +27,332 @@ const (
 	mirrorQuiet = 100 * time.Millisecond
 )
 
-// readLoop is the headless loop. A goroutine of its own waits for output in a
-// blocking read, hands it to the engine and writes the answer itself, so a prompt
-// goes from the terminal to the engine and the answer back without waking another
-// goroutine. The calling goroutine serves what is not output: the engine's
-// deadlines, logging and cancellation. A lock keeps the two apart. The reader
-// ends at the end of output, or once the run has ended and the driver is
-// closed (see run).
-func (s *session) readLoop(ctx context.Context, wr driver.WaitReader) {
+// loop is the session's one loop. It serves what every run waits for: the
+// engine's deadlines, the desk's calls, cancellation and, with a terminal, the
+// person's keys and size changes, until the run has its result. How the
+// program's output comes to the engine is the run's input strategy (see
+// outputs): headless, a reader that hands it to the engine itself; with a
+// terminal or a virtual clock, a reader whose output the loop takes as it
+// comes. Either way the session is touched only under the strategy's lock.
+func (s *session) loop(ctx, parent context.Context) {
 	clock := s.o.clock
-	var mu sync.Mutex
-	// armed is when the loop below wakes next; the reader tells it through
-	// sooner when the engine needs it before.
-	var armed time.Time
-	sooner := make(chan struct{}, 1)
-	poke := func() {
-		select {
-		case sooner <- struct{}{}:
-		default:
+	in := s.takeOutput(parent)
+	defer in.stop()
+	var keys <-chan []byte
+	var resized <-chan struct{}
+	if t := s.o.terminal; t != nil {
+		if s.restore != nil {
+			defer s.restore()
 		}
+		keys = t.Input(ctx)
+		resized = t.Resized(ctx)
 	}
-	s.reading = make(chan struct{})
-	go func() {
-		defer close(s.reading)
-		buf := make([]byte, readSize)
-		for {
-			n, err := wr.ReadWait(buf)
-			mu.Lock()
-			if s.result != nil {
-				mu.Unlock()
-				return
-			}
-			if n > 0 {
-				s.recordOutput(buf[:n])
-				now := clock.Now()
-				s.apply(s.engine.Output(now, buf[:n]))
-				// Shown once answered: the answer does not wait for the
-				// mirror, and its echo comes back after this output anyway.
-				s.mirror(now, buf[:n])
-				s.screenDirty = s.desk != nil
-			}
-			if err != nil && s.result == nil {
-				// The end of output: the program ended, or is being ended.
-				mu.Unlock()
-				st, _ := wr.Wait()
-				mu.Lock()
-				if s.result == nil {
-					s.child = &st
-					if ctx.Err() != nil {
-						// Cancelling also ends the program: that is not its own end.
-						s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
-					} else {
-						s.apply(s.engine.Exit(clock.Now(), st))
-					}
-				}
-			}
-			done := s.result != nil
-			if next, ok := s.engine.Deadline(); done || ok && next.Before(armed) {
-				poke()
-			}
-			mu.Unlock()
-			if done {
-				return
-			}
-		}
-	}()
-
-	cancelled := s.cancelled(ctx)
+	cancelled := s.cancelled(parent)
 	calls := s.calls()
-	timer := time.NewTimer(farAway)
+	timer := clock.NewTimer(farAway)
 	defer timer.Stop()
 	for {
-		mu.Lock()
+		in.mu.Lock()
 		if s.result != nil {
-			mu.Unlock()
+			in.mu.Unlock()
 			return
 		}
 		now := clock.Now()
 		// A good time to log: the program is quiet, or has kept busy a while.
-		s.flush()
-		s.releaseMirror(now)
+		s.quiet(now)
 		next, ok := s.engine.Deadline()
 		if ok && !now.Before(next) {
 			s.tick(now)
-			mu.Unlock()
+			in.mu.Unlock()
 			continue
 		}
-		if !ok || next.Sub(now) > logEvery {
-			next = now.Add(logEvery)
-		}
-		armed = next
-		mu.Unlock()
-		timer.Reset(next.Sub(now))
-		select {
-		case <-timer.C:
-		case <-sooner:
-		case call := <-calls:
-			mu.Lock()
-			call()
-			mu.Unlock()
-		case <-cancelled:
-			mu.Lock()
-			if s.result == nil {
-				s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
+		if s.redact.Holding() {
+			if quiet := s.lastOutput.Add(mirrorQuiet); !ok || quiet.Before(next) {
+				next, ok = quiet, true
 			}
-			mu.Unlock()
+		}
+		if in.direct && (!ok || next.Sub(now) > logEvery) {
+			next, ok = now.Add(logEvery), true
+		}
+		if !ok {
+			next = now.Add(farAway)
+		}
+		in.armed = next
+		in.mu.Unlock()
+		timer.Reset(max(next.Sub(now), 0))
+		select {
+		case c, open := <-in.chunks:
+			in.mu.Lock()
+			if open {
+				in.take(s, c)
+			} else {
+				in.drained(s)
+			}
+			in.mu.Unlock()
+		case st := <-in.exited:
+			in.mu.Lock()
+			s.ended(st, parent.Err() != nil)
+			in.mu.Unlock()
+		case <-in.sooner:
+		case k, open := <-keys:
+			if !open {
+				keys = nil
+				continue
+			}
+			in.mu.Lock()
+			s.userInput(clock.Now(), k)
+			in.mu.Unlock()
+		case _, open := <-resized:
+			if !open {
+				resized = nil
+				continue
+			}
+			in.mu.Lock()
+			s.resized(in.sizer != nil)
+			in.mu.Unlock()
+		case call := <-calls:
+			in.mu.Lock()
+			call()
+			in.mu.Unlock()
+		case <-timer.C():
+		case <-cancelled:
+			in.mu.Lock()
+			s.interrupt()
+			in.mu.Unlock()
 		}
 	}
 }
 
-// selectLoop serves a terminal (keystrokes, size changes) or a virtual clock: a
-// goroutine reads the program, and the loop waits for whichever comes first.
-func (s *session) selectLoop(ctx, parent context.Context) {
-	clock := s.o.clock
-	pool := sync.Pool{New: func() any { b := make([]byte, readSize); return &b }}
-	chunks := make(chan chunk, 16)
-	output := (<-chan chunk)(chunks)
-	// A driver that sizes its own screen (a tmux pane) says the size of each read.
-	sizer, _ := s.drv.(driver.Sizer)
-	var scrRows, scrCols uint16
+// outputs is how the program's output comes to the loop: the run's input
+// strategy, one of two.
+//
+// Direct, headless on the wall clock with a driver that can wait in the
+// kernel (driver.WaitReader): a goroutine of its own waits in a blocking read,
+// hands the output to the engine and writes the answer itself, under mu, so a
+// prompt goes from the terminal to the engine and the answer back without
+// waking another goroutine. At the end of output it waits for the program and
+// tells the engine. It pokes sooner when the engine needs the loop before the
+// time armed; the loop logs at least every logEvery while the program keeps
+// busy. The reader ends at the end of output, or once the run has ended and
+// the driver is closed (see run).
+//
+// Through chunks otherwise (a terminal, a virtual clock, a driver that cannot
+// wait so): a goroutine reads into pooled buffers and the loop takes the
+// output as it comes, what has arrived together in one batch, then waits for
+// the program's end through exited once the output is over.
+type outputs struct {
+	// mu keeps the loop and a direct reader apart.
+	mu     sync.Mutex
+	direct bool
+	// armed is when the loop wakes next; sooner is where a direct reader
+	// tells it to wake before.
+	armed  time.Time
+	sooner chan struct{}
+	// chunks brings the reading goroutine's output (nil once it is over, and
+	// for a direct reader); exited then brings the program's end.
+	chunks chan chunk
+	exited chan driver.ExitStatus
+	pool   *sync.Pool
+	// sizer is the driver when it sizes its own screen (a tmux pane): it says
+	// the size of each read; rows and cols are the size the engine has.
+	sizer      driver.Sizer
+	rows, cols uint16
+	batch      []byte
+	// stop ends the reading goroutine of chunks when the loop ends.
+	stop func()
+}
+
+// takeOutput starts taking the program's output the way the run takes it.
+func (s *session) takeOutput(parent context.Context) *outputs {
+	in := &outputs{stop: func() {}}
+	wr, waits := s.drv.(driver.WaitReader)
+	_, realClock := s.o.clock.(systemClock)
+	if waits && realClock && s.o.terminal == nil {
+		in.direct = true
+		in.sooner = make(chan struct{}, 1)
+		s.reading = make(chan struct{})
+		go s.readDirect(parent, wr, in)
+		return in
+	}
+	in.pool = &sync.Pool{New: func() any { b := make([]byte, readSize); return &b }}
+	in.chunks = make(chan chunk, 16)
+	in.exited = make(chan driver.ExitStatus, 1)
+	in.sizer, _ = s.drv.(driver.Sizer)
+	chunks := in.chunks
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer close(chunks)
 		for {
-			buf := pool.Get().(*[]byte)
+			buf := in.pool.Get().(*[]byte)
 			n, err := s.drv.Read(*buf)
 			if n > 0 {
 				c := chunk{buf: buf, n: n}
-				if sizer != nil {
-					c.rows, c.cols = sizer.Size()
+				if in.sizer != nil {
+					c.rows, c.cols = in.sizer.Size()
 				}
 				chunks <- c
 			} else {
-				pool.Put(buf)
+				in.pool.Put(buf)
 			}
 			if err != nil {
 				return
 			}
 		}
 	}()
-	defer func() {
+	in.stop = func() {
 		_ = s.drv.Close()
 		for range chunks {
 			// Unblock the reader; it stops at the end of output.
 		}
 		wg.Wait()
-	}()
-	exited := make(chan driver.ExitStatus, 1)
-	wait := func() {
-		output = nil
-		go func() {
-			st, _ := s.drv.Wait()
-			exited <- st
-		}()
 	}
+	return in
+}
 
-	var input <-chan []byte
-	var resized <-chan struct{}
-	if t := s.o.terminal; t != nil {
-		if s.restore != nil {
-			defer s.restore()
+// readDirect is the direct reader (see outputs).
+func (s *session) readDirect(ctx context.Context, wr driver.WaitReader, in *outputs) {
+	defer close(s.reading)
+	buf := make([]byte, readSize)
+	for {
+		n, err := wr.ReadWait(buf)
+		in.mu.Lock()
+		if s.result != nil {
+			in.mu.Unlock()
+			return
 		}
-		input = t.Input(ctx)
-		resized = t.Resized(ctx)
-	}
-	cancelled := s.cancelled(parent)
-	calls := s.calls()
-
-	timer := clock.NewTimer(farAway)
-	defer timer.Stop()
-	var batch []byte
-	for s.result == nil {
-		// This loop serves a person or a replay, not a race: log at once.
-		s.flush()
-		next, ok := s.engine.Deadline()
-		if s.redact.Holding() {
-			if quiet := s.lastOutput.Add(mirrorQuiet); !ok || quiet.Before(next) {
-				next, ok = quiet, true
+		if n > 0 {
+			// Shown once answered: the answer does not wait for the
+			// mirror, and its echo comes back after this output anyway.
+			s.output(buf[:n], false)
+		}
+		if err != nil && s.result == nil {
+			// The end of output: the program ended, or is being ended.
+			in.mu.Unlock()
+			st, _ := wr.Wait()
+			in.mu.Lock()
+			if s.result == nil {
+				s.ended(st, ctx.Err() != nil)
 			}
 		}
-		if ok {
-			timer.Reset(max(next.Sub(clock.Now()), 0))
-		} else {
-			timer.Reset(farAway)
+		done := s.result != nil
+		if next, ok := s.engine.Deadline(); done || ok && next.Before(in.armed) {
+			select {
+			case in.sooner <- struct{}{}:
+			default:
+			}
 		}
+		in.mu.Unlock()
+		if done {
+			return
+		}
+	}
+}
+
+// take hands the engine c and what else has arrived: under a flood the engine
+// matches once per batch, not once per read. (A driver.Sizer's reads are whole
+// screens, each of its own size: they are matched one by one.) The person
+// sees the output before the engine answers it.
+func (in *outputs) take(s *session, c chunk) {
+	if in.sizer != nil && (c.rows != in.rows || c.cols != in.cols) {
+		in.rows, in.cols = c.rows, c.cols
+		s.engine.Resize(int(in.rows), int(in.cols))
+	}
+	in.batch = append(in.batch[:0], c.bytes()...)
+	in.pool.Put(c.buf)
+	for in.sizer == nil && len(in.batch) < maxBatch {
 		select {
-		case c, ok := <-output:
-			if !ok {
-				wait()
-				continue
+		case c, open := <-in.chunks:
+			if !open {
+				in.output(s)
+				in.drained(s)
+				return
 			}
-			if sizer != nil && (c.rows != scrRows || c.cols != scrCols) {
-				scrRows, scrCols = c.rows, c.cols
-				s.engine.Resize(int(scrRows), int(scrCols))
-			}
-			batch = append(batch[:0], c.bytes()...)
-			pool.Put(c.buf)
-			// Take what else has arrived: under a flood the engine matches once
-			// per batch, not once per read. (A driver.Sizer's reads are whole
-			// screens, each of its own size: they are matched one by one.)
-		drain:
-			for sizer == nil && len(batch) < maxBatch {
-				select {
-				case c, ok := <-output:
-					if !ok {
-						wait()
-						break drain
-					}
-					batch = append(batch, c.bytes()...)
-					pool.Put(c.buf)
-				default:
-					break drain
-				}
-			}
-			s.recordOutput(batch)
-			now := clock.Now()
-			s.mirror(now, batch)
-			s.apply(s.engine.Output(now, batch))
-			s.screenDirty = s.desk != nil
-		case st := <-exited:
-			s.child = &st
-			if parent.Err() != nil {
-				s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
-				continue
-			}
-			s.apply(s.engine.Exit(clock.Now(), st))
-		case in, ok := <-input:
-			if !ok {
-				input = nil
-				continue
-			}
-			s.userInput(clock.Now(), in)
-		case _, ok := <-resized:
-			if !ok {
-				resized = nil
-				continue
-			}
-			if rows, cols := s.o.terminal.Size(); rows > 0 && sizer == nil && (rows != s.rows || cols != s.cols) {
-				s.rows, s.cols = rows, cols
-				_ = s.drv.Resize(rows, cols)
-				s.engine.Resize(int(rows), int(cols))
-				if r := s.o.record; r != nil {
-					_ = r.Resize(s.since(), int(cols), int(rows))
-				}
-			}
-		case call := <-calls:
-			call()
-		case <-timer.C():
-			s.flush()
-			now := clock.Now()
-			s.releaseMirror(now)
-			s.tick(now)
-		case <-cancelled:
-			s.apply(s.engine.Cancel(clock.Now(), "clai was interrupted"))
+			in.batch = append(in.batch, c.bytes()...)
+			in.pool.Put(c.buf)
+		default:
+			in.output(s)
+			return
 		}
 	}
+	in.output(s)
+}
+
+// output hands the batch to the session.
+func (in *outputs) output(s *session) { s.output(in.batch, true) }
+
+// drained notes that the output is over: the program's end comes next,
+// through exited, once it has been waited for.
+func (in *outputs) drained(s *session) {
+	in.chunks = nil
+	go func() {
+		st, _ := s.drv.Wait()
+		in.exited <- st
+	}()
+}
+
+// resized follows the person's terminal to its new size: the program's
+// terminal, the engine and the recording, unless the driver sizes its own
+// screen.
+func (s *session) resized(ownSize bool) {
+	rows, cols := s.o.terminal.Size()
+	if rows == 0 || ownSize || (rows == s.rows && cols == s.cols) {
+		return
+	}
+	s.rows, s.cols = rows, cols
+	_ = s.drv.Resize(rows, cols)
+	s.engine.Resize(int(rows), int(cols))
+	if r := s.o.record; r != nil {
+		_ = r.Resize(s.since(), int(cols), int(rows))
+	}
+}
+
+// What the loop does with what comes to it: the program's output and its
+// end, cancellation, and the quiet in between. (The desk's calls are run as
+// they come, and the engine's deadlines are served by tick.)
+
+// output hands what the program wrote to the recording, the engine and the
+// mirror, and marks the desk's screen as changed. With mirrorFirst the person
+// sees the output before the engine answers it; without, the answer does not
+// wait for the mirror.
+func (s *session) output(out []byte, mirrorFirst bool) {
+	s.recordOutput(out)
+	now := s.o.clock.Now()
+	if mirrorFirst {
+		s.mirror(now, out)
+	}
+	s.apply(s.engine.Output(now, out))
+	if !mirrorFirst {
+		s.mirror(now, out)
+	}
+	s.screenDirty = s.desk != nil
+}
+
+// ended tells the engine that the program ended, once its output was read to
+// the end; interrupted says that cancelling clai ended it, which is not its
+// own end.
+func (s *session) ended(st driver.ExitStatus, interrupted bool) {
+	s.child = &st
+	if interrupted {
+		s.interrupt()
+		return
+	}
+	s.apply(s.engine.Exit(s.o.clock.Now(), st))
+}
+
+// interrupt ends the run as interrupted, unless it has ended already.
+func (s *session) interrupt() {
+	if s.result == nil {
+		s.apply(s.engine.Cancel(s.o.clock.Now(), "clai was interrupted"))
+	}
+}
+
+// quiet does what waits for a quiet moment: it logs and records the pending
+// events and shows what the mirror held back (see releaseMirror).
+func (s *session) quiet(now time.Time) {
+	s.flush()
+	s.releaseMirror(now)
 }
 
 // cancelled is what ends the run when ctx ends: its Done channel; nil in a

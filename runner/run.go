@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/clai-sh/clai/internal/redact"
 	"github.com/clai-sh/clai/playbooks"
@@ -366,7 +365,7 @@ type session struct {
 	// pending holds events not yet logged and recorded: encoding them in batches
 	// keeps the work off the path between a prompt and its answer.
 	pending []engine.Event
-	// reading is closed when the headless loop's reader has stopped.
+	// reading is closed when the loop's direct reader has stopped (see outputs).
 	reading chan struct{}
 	// eventTimes is set when a log line's time is its event's; logFailed once
 	// writing a line failed.
@@ -377,6 +376,8 @@ type session struct {
 	// when the program showed more since its watchers were last told.
 	desk        *desk
 	screenDirty bool
+	// sinks take each of the engine's events, in order (see event).
+	sinks []func(e *engine.Event)
 }
 
 // newSession begins the bookkeeping of a run: its options, logs and report.
@@ -448,13 +449,7 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 	}
 	s.apply(s.engine.Start(clock.Now()))
 	stopSources := s.startSources(parent)
-	wr, direct := s.drv.(driver.WaitReader)
-	_, realClock := clock.(systemClock)
-	if direct && realClock && s.o.terminal == nil {
-		s.readLoop(parent, wr)
-	} else {
-		s.selectLoop(ctx, parent)
-	}
+	s.loop(ctx, parent)
 	if s.desk != nil {
 		// Said at once: ending the program may take a while yet.
 		s.desk.finish(clock.Now(), s.screenNow(), *s.result)
@@ -485,34 +480,6 @@ func (s *session) tick(now time.Time) {
 		s.engine.Echo(s.echo())
 	}
 	s.apply(s.engine.Tick(now))
-}
-
-// notice tells the person what a dry run would have sent, and why.
-func (s *session) notice(e engine.Event) {
-	who := "rule " + e.Rule
-	if e.Step != "" {
-		who = "step " + e.Step
-	}
-	eol, lead := "\n", ""
-	if s.o.terminal != nil {
-		eol = "\r\n" // the terminal is in raw mode
-	}
-	switch {
-	case s.shown != nil:
-		s.shown.fresh()
-	case s.o.mirror != nil:
-		lead = eol // the program's output may have stopped mid-line
-	}
-	fmt.Fprintf(s.o.notices, "%sclai: would send %q (%s, matched %q)%s", lead, s.redact.String(e.Sent), who, s.redact.String(e.Excerpt), eol)
-}
-
-// handOver tells the person at the terminal, on a line of its own and at once,
-// that clai stopped sending and why: from now on they drive.
-func (s *session) handOver(reason string) {
-	if s.shown != nil {
-		s.shown.fresh()
-	}
-	fmt.Fprintf(s.o.terminal.Out, "clai: MANUAL: %s; nothing is sent automatically any more, you drive now\r\n", s.redact.String(reason))
 }
 
 // since is the time since the run started, for recordings.
@@ -580,24 +547,7 @@ func (s *session) apply(actions []engine.Action) {
 	for _, a := range actions {
 		switch a := a.(type) {
 		case *engine.Event:
-			if a.Name == engine.EventAnswer && a.Channel == ask.ChannelTerminal {
-				s.typedAnswer = a.Question
-			}
-			if a.Name == engine.EventQuestion && a.Question != nil && s.o.suggest != nil {
-				// Before anyone hears of the question: its suggestions
-				// are part of it.
-				a.Question.Suggestions = s.o.suggest(*a.Question)
-			}
-			s.pending = append(s.pending, *a)
-			if s.desk != nil {
-				s.desk.observe(s.rec.Start(), a)
-			}
-			if a.Name == engine.EventWouldSend && s.o.notices != nil {
-				s.notice(*a)
-			}
-			if a.Name == engine.EventState && a.State == engine.Manual && s.o.terminal != nil {
-				s.handOver(a.Reason)
-			}
+			s.event(a)
 		case engine.Kill:
 			s.kill = true
 		case engine.Finish:
@@ -624,73 +574,4 @@ func (s *session) typeIn(k keys.Keystrokes) error {
 	_, err := s.drv.Write(s.sent)
 	clear(s.sent) // it may hold a secret
 	return err
-}
-
-// log writes an event as one JSON line with stable field names.
-func (s *session) log(e engine.Event) {
-	level := zap.InfoLevel
-	switch e.Name {
-	case engine.EventMatch, engine.EventDefer, engine.EventInput:
-		level = zap.DebugLevel
-	case engine.EventDanger, engine.EventTimeout, engine.EventError, engine.EventRefused:
-		level = zap.WarnLevel
-	}
-	core := s.o.logger.Core()
-	if !core.Enabled(level) {
-		return
-	}
-	// Written to the core itself: an event line needs none of what the logger
-	// adds to an entry (caller, stack trace, ending the program).
-	ent := zapcore.Entry{Level: level, Message: string(e.Name)}
-	if s.eventTimes {
-		ent.Time = s.rec.Start().Add(e.At)
-	} else {
-		ent.Time = time.Now()
-	}
-	fields := append(s.fields[:0],
-		zap.String("event", string(e.Name)),
-		zap.String("state", string(e.State)),
-		zap.Int64("elapsed_ms", e.At.Milliseconds()),
-	)
-	if e.From != "" {
-		fields = append(fields, zap.String("from", string(e.From)))
-	}
-	if e.Rule != "" {
-		fields = append(fields, zap.String("rule", e.Rule))
-	}
-	if e.Step != "" {
-		fields = append(fields, zap.String("step", e.Step))
-	}
-	if e.Excerpt != "" {
-		fields = append(fields, zap.String("excerpt", s.redact.String(e.Excerpt)))
-	}
-	if e.Sent != "" {
-		fields = append(fields, zap.String("sent", s.redact.String(e.Sent)))
-	}
-	if e.Reason != "" {
-		fields = append(fields, zap.String("reason", s.redact.String(e.Reason)))
-	}
-	if e.Bytes != 0 {
-		fields = append(fields, zap.Int("bytes", e.Bytes))
-	}
-	if e.Screen != "" {
-		fields = append(fields, zap.String("screen", s.redact.String(e.Screen)))
-	}
-	if e.Question != nil {
-		fields = append(fields, zap.String("question", e.Question.ID))
-	}
-	if e.Channel != "" {
-		fields = append(fields, zap.String("channel", e.Channel))
-	}
-	if e.By != "" {
-		fields = append(fields, zap.String("by", e.By))
-	}
-	if err := core.Write(ent, fields); err != nil && !s.logFailed {
-		// Said once, through the logger, which reports its own failure.
-		s.logFailed = true
-		s.o.logger.Warn("log", zap.String("event", string(engine.EventError)), zap.Error(err))
-	}
-	// The logger has encoded the fields; the next line reuses their room.
-	clear(fields)
-	s.fields = fields[:0]
 }

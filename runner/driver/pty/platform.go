@@ -39,6 +39,9 @@ var (
 	_ func(master int, name string) (int, error) = openPeer
 	// wakeWriters wakes every write waiting on the master for room.
 	_ func(master int) error = wakeWriters
+	// interruptThreads interrupts every thread of this process with a
+	// signal its system calls start again after, or reports why it cannot.
+	_ func() error = interruptThreads
 )
 
 // Following the processes the program starts: track_linux.go,

@@ -1,6 +1,6 @@
 // Processes and terminals on macOS and the BSDs. Provides the same functions
 // as proc_linux.go (see platform.go): waitExited, termEcho, termLineMode,
-// ignoredSignals, openTerminal, openPeer and wakeWriters. What differs from
+// ignoredSignals, openTerminal, openPeer, wakeWriters and interruptThreads. What differs from
 // Linux:
 //   - the program is reaped directly: these systems cannot wait for a process
 //     without reaping it (waitid's WNOWAIT), so the PID is not held reserved
@@ -13,13 +13,18 @@
 //     only the first program it starts surely gets them back at the default;
 //   - the terminal is opened by the name the master gives (no TIOCGPTPEER);
 //   - a write waiting for room is woken with TIOCSTOP and TIOCSTART, the
-//     ioctls behind tcflow(TCOOFF) and tcflow(TCOON) there.
+//     ioctls behind tcflow(TCOOFF) and tcflow(TCOON) there;
+//   - the threads of this process cannot be listed to interrupt a read
+//     waiting in the kernel (interruptThreads reports
+//     errors.ErrUnsupported): a byte written to the terminal wakes it, the
+//     wake of last resort (see Process.wakeByByte).
 
 //go:build darwin || dragonfly || freebsd || netbsd || openbsd
 
 package pty
 
 import (
+	"errors"
 	"os"
 	"syscall"
 
@@ -65,3 +70,7 @@ func wakeWriters(master int) error {
 	}
 	return unix.IoctlSetInt(master, unix.TIOCSTART, 0)
 }
+
+// interruptThreads cannot list this process's threads here: see the file's
+// comment.
+func interruptThreads() error { return errors.ErrUnsupported }

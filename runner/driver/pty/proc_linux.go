@@ -1,15 +1,17 @@
 // Processes and terminals on Linux. Provides (see platform.go) waitExited,
-// termEcho, termLineMode, ignoredSignals, openTerminal, openPeer and
-// wakeWriters. What is Linux's own: the program's exit is awaited without
+// termEcho, termLineMode, ignoredSignals, openTerminal, openPeer, wakeWriters
+// and interruptThreads. What is Linux's own: the program's exit is awaited without
 // reaping it (waitid with WNOWAIT), so its PID stays reserved until it is
 // reaped; the terminal is got from the master (TIOCGPTPEER), not opened by
 // name; ignored signals are read from /proc; a write waiting for room is woken
-// with TCXONC. See proc_bsd.go for macOS and the BSDs.
+// with TCXONC; a read waiting in the kernel is woken by a signal to every
+// thread, found in /proc. See proc_bsd.go for macOS and the BSDs.
 
 package pty
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -137,6 +139,35 @@ func wakeWriters(master int) error {
 	}
 	if err := unix.IoctlSetInt(master, unix.TCXONC, unix.TCOON); err != nil {
 		return fmt.Errorf("restart terminal output: %w", err)
+	}
+	return nil
+}
+
+// interruptThreads sends SIGURG to every thread of this process, so that a
+// read waiting in the kernel on a master made non-blocking starts again and
+// returns (see Process.wakeReader). SIGURG is the signal the Go runtime
+// preempts goroutines with: it takes one more in its stride, and a system
+// call it interrupts starts again (the runtime's handlers are SA_RESTART).
+// The threads are those of /proc/self/task; one that ended meanwhile is
+// skipped, and one that started since cannot be waiting in an earlier read.
+func interruptThreads() error {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return fmt.Errorf("list threads: %w", err)
+	}
+	pid := unix.Getpid()
+	sent := false
+	for _, task := range tasks {
+		tid, err := strconv.Atoi(task.Name())
+		if err != nil {
+			continue
+		}
+		if unix.Tgkill(pid, tid, unix.SIGURG) == nil {
+			sent = true
+		}
+	}
+	if !sent {
+		return errors.New("interrupt threads: none could be signalled")
 	}
 	return nil
 }

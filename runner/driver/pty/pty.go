@@ -100,9 +100,16 @@ type Process struct {
 	name string
 	// waiting is set while ReadWait may be blocked in the kernel; lingered is
 	// set when the program's descendants were quiet for the linger period
-	// after it exited.
+	// after it exited, and ends ReadWait once what it read is returned.
 	waiting  atomic.Bool
 	lingered atomic.Bool
+	// wokeByByte is set when a ReadWait was woken by a byte written to the
+	// terminal, the wake of last resort (see wakeByByte).
+	wokeByByte atomic.Bool
+	// afterRead, when set (by the package's tests only), is called by ReadWait
+	// each time a read of the master returns, before ReadWait looks at what
+	// it brought: a test holds the reader there, as a busy machine would.
+	afterRead func()
 
 	// rd and wr carry the arguments and results of one read and one write
 	// through raw.Control, whose callbacks, rdFn and wrFn, are made once:

@@ -1,7 +1,7 @@
 // Reading the program's output from the master: Read and ReadBefore wait in
 // waitReadable (ppoll(2) or poll(2), see poll_linux.go and poll_bsd.go), which
 // a deadline ends; ReadWait waits in a blocking read(2), which Close and the
-// linger watch end by waking it.
+// linger watch end by interrupting it (see wakeReader).
 
 package pty
 
@@ -109,8 +109,10 @@ func (p *Process) readBefore(fd int, b []byte, deadline time.Time) (int, error) 
 // closed it, Options.Linger after the program exited while a descendant keeps
 // the terminal open, and after Close: those end a pending ReadWait. What the
 // terminal holds is read before the linger ends the output, however late
-// ReadWait comes to read it. Calls must not overlap with those of Read and
-// ReadBefore.
+// ReadWait comes to read it, and what a read brought is returned, however
+// late ReadWait comes to look at it: the wake that ends a read waiting in the
+// kernel is never taken for output (see wakeReader). Calls must not overlap
+// with those of Read and ReadBefore.
 func (p *Process) ReadWait(b []byte) (int, error) {
 	p.rdMu.Lock()
 	defer p.rdMu.Unlock()
@@ -129,9 +131,17 @@ func (p *Process) ReadWait(b []byte) (int, error) {
 		cerr := p.raw.Control(p.rdWaitFn)
 		n, err := p.rd.n, p.rd.err
 		p.rd = ioCall{}
+		if p.afterRead != nil {
+			p.afterRead()
+		}
 		switch {
-		case cerr != nil || p.closed() || p.lingered.Load():
-			// Closed, or woken to end: what was read is past the end.
+		case cerr != nil:
+			// The terminal was closed.
+			p.eof.Store(true)
+			return 0, io.EOF
+		case n > 0 && p.wokeByByte.Load():
+			// Woken by a byte written to the terminal, which this read may
+			// hold (see wakeByByte): it is past the end.
 			p.eof.Store(true)
 			return 0, io.EOF
 		case n > 0:
@@ -144,12 +154,13 @@ func (p *Process) ReadWait(b []byte) (int, error) {
 
 // controlReadWait is ReadWait's callback for raw.Control, on p.rd. Once the
 // program exited, or after Close, the master is non-blocking (see endWrites)
-// and a read that finds nothing returns EAGAIN: then, if the linger clock says
-// the output is over, it is (io.EOF); if not, it waits in poll, at most until
-// the linger ends and a while at a time, and ReadWait reads again.
+// and a read that finds nothing returns EAGAIN: then, after Close or once the
+// linger watch ended the output, ReadWait ends; if the linger clock says the
+// output is over, it is (io.EOF); if not, it waits in poll, at most until the
+// linger ends and a while at a time, and ReadWait reads again.
 func (p *Process) controlReadWait(fd uintptr) {
 	p.rd.n, p.rd.err = p.readOnce(int(fd), p.rd.b)
-	if !errors.Is(p.rd.err, unix.EAGAIN) {
+	if !errors.Is(p.rd.err, unix.EAGAIN) || p.closed() || p.lingered.Load() {
 		return
 	}
 	wait := readPoll
@@ -189,15 +200,36 @@ func (p *Process) readOnce(fd int, b []byte) (int, error) {
 }
 
 // wakeReader ends the wait of a ReadWait blocked in the kernel, which nothing
-// else ends while a descendant holds the terminal open: it writes a byte to the
-// terminal, which arrives as output. The caller has first set what ReadWait
-// finds on waking (closing or lingered), so the byte is never taken for the
-// program's; the linger watch wakes it only when nothing is left to read (see
-// lingerDue), so no output of the program's is taken for the byte.
+// else ends while a descendant holds the terminal open. The caller has first
+// made the master non-blocking (see endWrites) and set what ReadWait finds on
+// waking (closing or lingered). The wake is no byte of output: every thread of
+// clai is interrupted by a signal the runtime takes in its stride (see
+// interruptThreads), and the read it interrupts starts again, finds the master
+// non-blocking and returns EAGAIN, or returns what the terminal holds. So a
+// read that brought the program's last output before the wake keeps it, and
+// nothing is written that could be taken for the program's. Only where
+// threads cannot be interrupted so (no /proc) is a byte written to the
+// terminal instead (see wakeByByte).
 func (p *Process) wakeReader() {
 	if !p.waiting.Load() {
 		return
 	}
+	if interruptThreads() == nil {
+		return
+	}
+	p.wakeByByte()
+}
+
+// wakeByByte is the wake of last resort: it writes a byte to the terminal,
+// which arrives as output and ends the blocked read. wokeByByte is set first,
+// so ReadWait takes what such a read brings for past the end: the byte may be
+// in it, after output that a descendant wrote once the linger was over.
+// Output the program wrote before it exited is not lost to it, as the linger
+// watch wakes a reader only when nothing is left to read, but a read that
+// brought it and returns only once the wake is written, on a machine too busy
+// to run the reader within the linger period, is taken for past the end too.
+func (p *Process) wakeByByte() {
+	p.wokeByByte.Store(true)
 	_ = control(p.master, func(fd int) error {
 		t, err := openPeer(fd, p.name)
 		if err != nil {

@@ -155,3 +155,31 @@ func TestWriteWaitingForRoom(t *testing.T) {
 		})
 	}
 }
+
+// TestByteWakeIsNotOutput wakes a ReadWait with a byte written to the
+// terminal, the wake of last resort where the threads cannot be interrupted:
+// the byte ends the read, and is never returned as the program's output.
+func TestByteWakeIsNotOutput(t *testing.T) {
+	t.Parallel()
+	p, err := Start(context.Background(), Options{Argv: []string{testprog.Build(t, "silent")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	type result struct {
+		out []byte
+		err error
+	}
+	ended := make(chan result, 1)
+	go func() {
+		buf := make([]byte, 1024)
+		n, err := p.ReadWait(buf)
+		ended <- result{buf[:n], err}
+	}()
+	// Whether the reader waits in the kernel yet or comes later, the byte is
+	// there for it to read.
+	p.wakeByByte()
+	if r := within(t, ended, "ReadWait still waits after the byte"); len(r.out) != 0 || !errors.Is(r.err, io.EOF) {
+		t.Errorf("ReadWait woken by a byte = %q, %v; want io.EOF", r.out, r.err)
+	}
+}

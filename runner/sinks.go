@@ -1,0 +1,174 @@
+package runner
+
+import (
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/engine"
+)
+
+// The session's sinks: where each of the engine's events goes once the keys
+// it decided are typed (see apply). The event log and the report take every
+// event, in batches off the answer's path (see flush); the desk tells the
+// run's watchers; a dry run or a replay tells the person what it would have
+// sent; a terminal is told of the hand-over to its person. A sink is in the
+// list only when the run has it, so an event costs nothing for what is not
+// there.
+
+// event hands one of the engine's events to the sinks. What the session
+// itself keeps of it comes first: the question an answer typed at the
+// terminal closed (see followAnswer), and an opening question's suggestions,
+// part of it before anyone hears of it.
+func (s *session) event(e *engine.Event) {
+	if e.Name == engine.EventAnswer && e.Channel == ask.ChannelTerminal {
+		s.typedAnswer = e.Question
+	}
+	if e.Name == engine.EventQuestion && e.Question != nil && s.o.suggest != nil {
+		e.Question.Suggestions = s.o.suggest(*e.Question)
+	}
+	if s.sinks == nil {
+		s.connectSinks()
+	}
+	for _, sink := range s.sinks {
+		sink(e)
+	}
+}
+
+// connectSinks makes the list of sinks from what the run has. It is made at
+// the run's first event, by when the desk, the notices and the terminal are
+// all the run will have.
+func (s *session) connectSinks() {
+	s.sinks = append(s.sinks, s.logAndReport)
+	if s.desk != nil {
+		s.sinks = append(s.sinks, s.toDesk)
+	}
+	if s.o.notices != nil {
+		s.sinks = append(s.sinks, s.toNotices)
+	}
+	if s.o.terminal != nil {
+		s.sinks = append(s.sinks, s.toTerminal)
+	}
+}
+
+// logAndReport keeps the event for the event log and the report, which take
+// the pending events in batches (see flush).
+func (s *session) logAndReport(e *engine.Event) { s.pending = append(s.pending, *e) }
+
+// toDesk tells the run's watchers (see desk.observe).
+func (s *session) toDesk(e *engine.Event) { s.desk.observe(s.rec.Start(), e) }
+
+// toNotices tells the person what would have been sent (see notice).
+func (s *session) toNotices(e *engine.Event) {
+	if e.Name == engine.EventWouldSend {
+		s.notice(*e)
+	}
+}
+
+// toTerminal tells the person at the terminal that they drive now (see
+// handOver).
+func (s *session) toTerminal(e *engine.Event) {
+	if e.Name == engine.EventState && e.State == engine.Manual {
+		s.handOver(e.Reason)
+	}
+}
+
+// notice tells the person what a dry run would have sent, and why.
+func (s *session) notice(e engine.Event) {
+	who := "rule " + e.Rule
+	if e.Step != "" {
+		who = "step " + e.Step
+	}
+	eol, lead := "\n", ""
+	if s.o.terminal != nil {
+		eol = "\r\n" // the terminal is in raw mode
+	}
+	switch {
+	case s.shown != nil:
+		s.shown.fresh()
+	case s.o.mirror != nil:
+		lead = eol // the program's output may have stopped mid-line
+	}
+	fmt.Fprintf(s.o.notices, "%sclai: would send %q (%s, matched %q)%s", lead, s.redact.String(e.Sent), who, s.redact.String(e.Excerpt), eol)
+}
+
+// handOver tells the person at the terminal, on a line of its own and at once,
+// that clai stopped sending and why: from now on they drive.
+func (s *session) handOver(reason string) {
+	if s.shown != nil {
+		s.shown.fresh()
+	}
+	fmt.Fprintf(s.o.terminal.Out, "clai: MANUAL: %s; nothing is sent automatically any more, you drive now\r\n", s.redact.String(reason))
+}
+
+// log writes an event as one JSON line with stable field names.
+func (s *session) log(e engine.Event) {
+	level := zap.InfoLevel
+	switch e.Name {
+	case engine.EventMatch, engine.EventDefer, engine.EventInput:
+		level = zap.DebugLevel
+	case engine.EventDanger, engine.EventTimeout, engine.EventError, engine.EventRefused:
+		level = zap.WarnLevel
+	}
+	core := s.o.logger.Core()
+	if !core.Enabled(level) {
+		return
+	}
+	// Written to the core itself: an event line needs none of what the logger
+	// adds to an entry (caller, stack trace, ending the program).
+	ent := zapcore.Entry{Level: level, Message: string(e.Name)}
+	if s.eventTimes {
+		ent.Time = s.rec.Start().Add(e.At)
+	} else {
+		ent.Time = time.Now()
+	}
+	fields := append(s.fields[:0],
+		zap.String("event", string(e.Name)),
+		zap.String("state", string(e.State)),
+		zap.Int64("elapsed_ms", e.At.Milliseconds()),
+	)
+	if e.From != "" {
+		fields = append(fields, zap.String("from", string(e.From)))
+	}
+	if e.Rule != "" {
+		fields = append(fields, zap.String("rule", e.Rule))
+	}
+	if e.Step != "" {
+		fields = append(fields, zap.String("step", e.Step))
+	}
+	if e.Excerpt != "" {
+		fields = append(fields, zap.String("excerpt", s.redact.String(e.Excerpt)))
+	}
+	if e.Sent != "" {
+		fields = append(fields, zap.String("sent", s.redact.String(e.Sent)))
+	}
+	if e.Reason != "" {
+		fields = append(fields, zap.String("reason", s.redact.String(e.Reason)))
+	}
+	if e.Bytes != 0 {
+		fields = append(fields, zap.Int("bytes", e.Bytes))
+	}
+	if e.Screen != "" {
+		fields = append(fields, zap.String("screen", s.redact.String(e.Screen)))
+	}
+	if e.Question != nil {
+		fields = append(fields, zap.String("question", e.Question.ID))
+	}
+	if e.Channel != "" {
+		fields = append(fields, zap.String("channel", e.Channel))
+	}
+	if e.By != "" {
+		fields = append(fields, zap.String("by", e.By))
+	}
+	if err := core.Write(ent, fields); err != nil && !s.logFailed {
+		// Said once, through the logger, which reports its own failure.
+		s.logFailed = true
+		s.o.logger.Warn("log", zap.String("event", string(engine.EventError)), zap.Error(err))
+	}
+	// The logger has encoded the fields; the next line reuses their room.
+	clear(fields)
+	s.fields = fields[:0]
+}
