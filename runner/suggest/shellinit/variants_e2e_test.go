@@ -5,6 +5,7 @@ package shellinit_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestSessionEnd(t *testing.T) {
 				t.Fatalf("%v: %+v", err, events)
 			}
 			first, end := events[0], events[slices.IndexFunc(events, ended)]
-			if end.PID != first.PID || end.Session != "d-"+itoa(first.PID) {
+			if end.PID != first.PID || end.Session != "d-"+strconv.Itoa(first.PID) {
 				t.Fatalf("session_end %+v for session_start %+v", end, first)
 			}
 			// What the shell wrote before it ended is in the spool now.

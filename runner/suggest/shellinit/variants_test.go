@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -152,8 +151,6 @@ func TestNonInteractive(t *testing.T) {
 		})
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // TestLastBackgroundPID: the hooks run clai-hook in the background, yet
 // leave the user's last background process id ($!, $last_pid) as it was.
