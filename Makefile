@@ -15,7 +15,7 @@ STATIC_TAGS ?= netgo,osusergo
 comma       := ,
 BUILD_TAGS  := $(TAGS)$(if $(filter linux,$(shell $(GO) env GOOS)),$(comma)$(STATIC_TAGS))
 
-.PHONY: all build test lint cross tidy-check generate update-golden bench fuzz ci clean
+.PHONY: all build test e2e lint cross tidy-check generate update-golden bench fuzz ci clean
 
 all: build
 
@@ -24,23 +24,37 @@ build:
 	$(GO) build -tags '$(BUILD_TAGS)' -o $(BIN) ./cmd/clai
 	$(GO) build -tags '$(BUILD_TAGS)' -o $(dir $(BIN))clai-hook ./cmd/clai-hook
 
-## test: every test, with the race detector (the README's test command)
+## test: the hermetic tier, with the race detector (the README's test
+## command): Go, git, a POSIX shell and the fakes of testdata/fakes, nothing
+## else: no npm, no browser, no network; the same on every machine
 test:
 	$(GO) test -race -count=1 ./...
 
-## lint: gofmt, go vet and staticcheck must report nothing
+## e2e: the second tier: the whole suite built with the tag e2e, which adds
+## the tests of real programs (tmux, dialog, whiptail, zsh, fish, bc,
+## Chromium, Node.js, Claude Code, Codex CLI, Gemini CLI and create-vite
+## from npm). A missing one skips its test, or fails it with
+## CLAI_E2E_REQUIRE=1 (.ci/run sets it)
+e2e:
+	$(GO) test -race -count=1 -tags e2e ./...
+
+## lint: gofmt, go vet and staticcheck must report nothing, in both tiers'
+## builds (with and without the tag e2e)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags e2e ./...
 	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(STATICCHECK) -tags e2e ./...
 
-## cross: every package, tests included, must build and vet for macOS and
-## FreeBSD (CI runs the tests on Linux only)
+## cross: every package, tests of both tiers included, must build and vet
+## for macOS and FreeBSD (CI runs the tests on Linux only)
 CROSS_GOOS ?= darwin freebsd
 cross:
 	@set -e; for os in $(CROSS_GOOS); do \
-	  echo "GOOS=$$os go vet ./..."; GOOS=$$os $(GO) vet ./...; done
+	  echo "GOOS=$$os go vet ./..."; GOOS=$$os $(GO) vet ./...; \
+	  echo "GOOS=$$os go vet -tags e2e ./..."; GOOS=$$os $(GO) vet -tags e2e ./...; done
 
 ## tidy-check: go mod tidy must change nothing
 tidy-check:
@@ -84,8 +98,9 @@ fuzz:
 	  done; \
 	done
 
-## ci: everything CI checks
-ci: test lint cross tidy-check
+## ci: everything CI checks (.ci/run also installs the e2e tier's programs
+## and sets CLAI_E2E_REQUIRE=1)
+ci: test e2e lint cross tidy-check
 
 clean:
 	rm -rf bin

@@ -1,12 +1,11 @@
+//go:build e2e
+
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,36 +40,6 @@ rules:
 		t.Fatal(err)
 	}
 	return path
-}
-
-// startDashboard starts clai dashboard and returns the URL it printed.
-func (e *sessionsEnv) startDashboard(t *testing.T) string {
-	t.Helper()
-	cmd := exec.Command(e.bin, "dashboard")
-	cmd.Env = e.env
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("clai dashboard printed no URL: %v\n%s", err, stderr.String())
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "clai dashboard: ")
-	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.Contains(url, "/?token=") {
-		t.Fatalf("clai dashboard printed %q", line)
-	}
-	return url
 }
 
 // browser is a headless Chromium for the test.
@@ -158,6 +127,45 @@ func TestDashboardAnswersFromTheBrowser(t *testing.T) {
 		t.Errorf("the run's state on the page: %q", state)
 	}
 	screenshot(t, ctx, "answered")
+}
+
+// TestDashboardShowsLearnedAnswer: after a person answered the same
+// questions in two runs, the third run's question shows the answer people
+// gave in the dashboard, in a headless Chromium, as the first button; a
+// click on it answers the question.
+func TestDashboardShowsLearnedAnswer(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t)
+	e := newSessionsEnv(t)
+	suggest := "suggest: {sources: [answers]}\n"
+	for run := 1; run <= 2; run++ {
+		e.answerRun(t, learnsPlaybook(t, e.dir, run, suggest))
+	}
+	_, out, exited := e.start(t, "run", "--remote", learnsPlaybook(t, e.dir, 3, suggest))
+	url := e.startDashboard(t)
+
+	const card = `article.card[data-session]`
+	const first = card + ` .question.open .suggestions button.suggestion:first-of-type`
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(first+`[data-text="yes"]:not([disabled])`)); err != nil {
+		t.Fatalf("the page shows no learned answer: %v\nclai run:\n%s", err, out)
+	}
+	if text := read(t, ctx, chromedp.Text(card+` .question.open .suggestions`)); !strings.Contains(text, "yes") || !strings.Contains(text, "100%") {
+		t.Errorf("the suggestions on the page: %q", text)
+	}
+	screenshot(t, ctx, "learned")
+	if err := chromedp.Do(ctx, chromedp.Click(first)); err != nil {
+		t.Fatal(err)
+	}
+	e.waitQuestion(t, "q2", exited, out)
+	e.mustAnswer(t, "--", "pw")
+	const spring = first + `[data-text="spring"]:not([disabled])`
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(spring), chromedp.Click(spring)); err != nil {
+		t.Fatalf("the page shows no learned release name: %v\nclai run:\n%s", err, out)
+	}
+	waitRunEnd(t, exited, out)
+	if got := out.String(); !strings.Contains(got, "got: yes\r\n") || !strings.Contains(got, "got: spring\r\n") {
+		t.Fatalf("the program got:\n%s", got)
+	}
 }
 
 // read runs a in the browser and returns what it read.

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -20,24 +22,18 @@ const createViteVersion = "9.3.0"
 
 // TestCreateViteExample runs examples/create-vite.yaml for real: the built clai,
 // headless, spawns create-vite from npm and answers its menus with choose alone; the
-// project must be on disk afterwards. It skips where npm, a recent enough Node.js or
-// the npm registry is missing.
+// project must be on disk afterwards. Where npm, a recent enough Node.js or the npm
+// registry is missing, it is testprog.Missing.
 func TestCreateViteExample(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("needs npm and the npm registry; skipped with -short")
 	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed")
-	}
-	if _, err := exec.LookPath("npx"); err != nil {
-		t.Skip("npx is not installed")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("Node.js is not installed")
-	}
+	testprog.RequireProgram(t, "npm", "npm")
+	testprog.RequireProgram(t, "npx", "npm")
+	testprog.RequireProgram(t, "node", "nodejs")
 	if v, ok := nodeSupportsCreateVite(t); !ok {
-		t.Skipf("Node.js %s is too old for create-vite %s (needs ^20.19.0 or >=22.12.0)", v, createViteVersion)
+		testprog.Missing(t, "Node.js %s is too old for create-vite %s (needs ^20.19.0 or >=22.12.0)", v, createViteVersion)
 	}
 
 	work := t.TempDir()
@@ -56,7 +52,7 @@ func TestCreateViteExample(t *testing.T) {
 	cmd := exec.CommandContext(probe, "npm", "view", "--fetch-retries=0", "create-vite@"+createViteVersion, "version")
 	cmd.Env, cmd.Dir = env, work
 	if out, err := cmd.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != createViteVersion {
-		t.Skipf("the npm registry is not reachable: npm view create-vite@%s version: %v\n%s", createViteVersion, err, firstLines(string(out), 4))
+		testprog.Missing(t, "the npm registry is not reachable: npm view create-vite@%s version: %v\n%s", createViteVersion, err, firstLines(string(out), 4))
 	}
 
 	example, err := filepath.Abs("../../examples/create-vite.yaml")

@@ -44,24 +44,26 @@ func TestInitFindsTheHookNextToClai(t *testing.T) {
 		{"zsh", `'` + strings.ReplaceAll(hook, `'`, `'\''`) + `'`, `eval "$(CLAI init zsh)"; (( ${precmd_functions[(Ie)_clai_hook_precmd]} )) && echo installed`},
 		{"fish", `'` + strings.ReplaceAll(hook, `'`, `\'`) + `'`, `CLAI init fish | source; functions -q _clai_hook_postexec; and echo installed`},
 	} {
-		out, err := exec.Command(clai, "init", c.shell).Output()
-		if err != nil {
-			t.Fatalf("clai init %s: %v", c.shell, err)
-		}
-		if !strings.Contains(string(out), c.quoted) {
-			t.Errorf("clai init %s does not call %s:\n%s", c.shell, c.quoted, out)
-		}
-		sh := testprog.RequireProgram(t, c.shell, c.shell)
-		script := strings.ReplaceAll(c.load, "CLAI", "'"+strings.ReplaceAll(clai, `'`, `'\''`)+"'")
-		if c.shell == "fish" {
-			script = strings.ReplaceAll(c.load, "CLAI", "'"+strings.ReplaceAll(clai, `'`, `\'`)+"'")
-		}
-		cmd := exec.Command(sh, "-c", script)
-		cmd.Env = append(os.Environ(), "CLAI_HOOK_NONINTERACTIVE=1", "CLAI_DAEMON_SOCKET="+filepath.Join(t.TempDir(), "none.sock"))
-		got, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(got), "installed") {
-			t.Errorf("%s loading the hooks: %v\n%s", c.shell, err, got)
-		}
+		t.Run(c.shell, func(t *testing.T) {
+			out, err := exec.Command(clai, "init", c.shell).Output()
+			if err != nil {
+				t.Fatalf("clai init %s: %v", c.shell, err)
+			}
+			if !strings.Contains(string(out), c.quoted) {
+				t.Errorf("clai init %s does not call %s:\n%s", c.shell, c.quoted, out)
+			}
+			sh := testprog.RequireProgram(t, c.shell, c.shell)
+			script := strings.ReplaceAll(c.load, "CLAI", "'"+strings.ReplaceAll(clai, `'`, `'\''`)+"'")
+			if c.shell == "fish" {
+				script = strings.ReplaceAll(c.load, "CLAI", "'"+strings.ReplaceAll(clai, `'`, `\'`)+"'")
+			}
+			cmd := exec.Command(sh, "-c", script)
+			cmd.Env = append(os.Environ(), "CLAI_HOOK_NONINTERACTIVE=1", "CLAI_DAEMON_SOCKET="+filepath.Join(t.TempDir(), "none.sock"))
+			got, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(got), "installed") {
+				t.Errorf("%s loading the hooks: %v\n%s", c.shell, err, got)
+			}
+		})
 	}
 }
 

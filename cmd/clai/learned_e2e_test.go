@@ -14,7 +14,6 @@ import (
 	"time"
 
 	expect "github.com/Netflix/go-expect"
-	"github.com/chromedp/chromedp"
 
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/ask"
@@ -233,45 +232,6 @@ func TestLearnedAutoAnswer(t *testing.T) {
 	}
 	if l := string(must(os.ReadFile(log))); !strings.Contains(l, `"decision":"declined","question":"q1"`) {
 		t.Fatalf("the log says nothing of the declined answer:\n%s", l)
-	}
-}
-
-// TestDashboardShowsLearnedAnswer: after a person answered the same
-// questions in two runs, the third run's question shows the answer people
-// gave in the dashboard, in a headless Chromium, as the first button; a
-// click on it answers the question.
-func TestDashboardShowsLearnedAnswer(t *testing.T) {
-	t.Parallel()
-	ctx := browser(t)
-	e := newSessionsEnv(t)
-	suggest := "suggest: {sources: [answers]}\n"
-	for run := 1; run <= 2; run++ {
-		e.answerRun(t, learnsPlaybook(t, e.dir, run, suggest))
-	}
-	_, out, exited := e.start(t, "run", "--remote", learnsPlaybook(t, e.dir, 3, suggest))
-	url := e.startDashboard(t)
-
-	const card = `article.card[data-session]`
-	const first = card + ` .question.open .suggestions button.suggestion:first-of-type`
-	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(first+`[data-text="yes"]:not([disabled])`)); err != nil {
-		t.Fatalf("the page shows no learned answer: %v\nclai run:\n%s", err, out)
-	}
-	if text := read(t, ctx, chromedp.Text(card+` .question.open .suggestions`)); !strings.Contains(text, "yes") || !strings.Contains(text, "100%") {
-		t.Errorf("the suggestions on the page: %q", text)
-	}
-	screenshot(t, ctx, "learned")
-	if err := chromedp.Do(ctx, chromedp.Click(first)); err != nil {
-		t.Fatal(err)
-	}
-	e.waitQuestion(t, "q2", exited, out)
-	e.mustAnswer(t, "--", "pw")
-	const spring = first + `[data-text="spring"]:not([disabled])`
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(spring), chromedp.Click(spring)); err != nil {
-		t.Fatalf("the page shows no learned release name: %v\nclai run:\n%s", err, out)
-	}
-	waitRunEnd(t, exited, out)
-	if got := out.String(); !strings.Contains(got, "got: yes\r\n") || !strings.Contains(got, "got: spring\r\n") {
-		t.Fatalf("the program got:\n%s", got)
 	}
 }
 

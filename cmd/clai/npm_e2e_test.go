@@ -1,30 +1,30 @@
+//go:build e2e
+
 package main
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clai-sh/clai/internal/testprog"
 )
 
 // installFromNPM installs version of the npm package pkg into a temporary
 // prefix and returns the path of its command bin, once bin --version printed
-// a line that holds version. It skips the test when npm is missing, the
-// registry cannot be reached or the package does not install or start; with
-// CI=true, where .ci/run installs npm, that fails the test instead.
+// a line that holds version. When npm is missing, the registry cannot be
+// reached or the package does not install or start, the test is
+// testprog.Missing: skipped, or failed where .ci/run requires the e2e tier.
 func installFromNPM(t *testing.T, pkg, version, bin string) string {
 	t.Helper()
-	skip := t.Skipf
-	if os.Getenv("CI") == "true" {
-		skip = t.Fatalf
+	skip := func(format string, args ...any) {
+		t.Helper()
+		testprog.Missing(t, format, args...)
 	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		skip("npm is not installed: cannot install %s", pkg)
-	}
+	npm := testprog.RequireProgram(t, "npm", "npm")
 	spec := pkg + "@" + version
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

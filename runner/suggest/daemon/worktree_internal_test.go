@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/suggest/gitctx"
 )
 
@@ -14,10 +15,7 @@ import (
 // once; the status runs on, and the next ask finds it kept.
 func TestASlowStatusDoesNotHoldTheAsk(t *testing.T) {
 	t.Parallel()
-	realGit, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
+	realGit := testprog.RequireProgram(t, "git", "git")
 	dir := t.TempDir()
 	root := filepath.Join(dir, "repo")
 	if out, err := exec.CommandContext(t.Context(), realGit, "init", "-q", "-b", "slow", root).CombinedOutput(); err != nil {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clai-sh/clai/internal/testprog"
 )
 
 // git runs git in dir with a fixed identity, failing the test on an error.
@@ -26,9 +28,7 @@ func git(t *testing.T, dir string, args ...string) {
 // returns its root with symlinks resolved.
 func newRepo(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testprog.RequireProgram(t, "git", "git")
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -169,9 +169,7 @@ func TestLookupWorktree(t *testing.T) {
 
 func TestLookupNotARepo(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testprog.RequireProgram(t, "git", "git")
 	dir := t.TempDir()
 	c := lookup(t, NewResolver(), dir, false)
 	if c != (Context{}) || c.InRepo() {
@@ -186,9 +184,7 @@ func TestLookupNotARepo(t *testing.T) {
 
 func TestLookupErrors(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testprog.RequireProgram(t, "git", "git")
 	gone := filepath.Join(t.TempDir(), "gone")
 	if _, err := NewResolver().Lookup(t.Context(), gone, false); err == nil || !strings.Contains(err.Error(), gone) {
 		t.Errorf("a folder that does not exist: %v", err)
@@ -206,9 +202,7 @@ func TestLookupErrors(t *testing.T) {
 // shell outside any repository, would start it otherwise.
 func TestLookupOutsideAnyRepositoryStartsNoGit(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testprog.RequireProgram(t, "git", "git")
 	noGit := NewResolver(WithGit(filepath.Join(t.TempDir(), "no-git")))
 	c, err := noGit.Lookup(t.Context(), t.TempDir(), false)
 	if err != nil || c != (Context{}) {
@@ -262,9 +256,7 @@ func TestLookupCache(t *testing.T) {
 // stays bounded and still answers.
 func TestLookupCacheBounded(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testprog.RequireProgram(t, "git", "git")
 	clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
 	r := NewResolver(WithClock(clock.Now))
 	dir := t.TempDir()

@@ -49,7 +49,7 @@ func TestLearnerFilesAnswersUnderTheRepository(t *testing.T) {
 	t.Parallel()
 	repo := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-		t.Skipf("git init: %v %s", err, out)
+		t.Fatalf("git init: %v %s", err, out)
 	}
 	path := filepath.Join(t.TempDir(), "learned.db")
 	desk := &fakeDesk{dir: repo, updates: make(chan ask.Update, 4)}

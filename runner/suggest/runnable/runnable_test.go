@@ -2,9 +2,6 @@ package runnable_test
 
 import (
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -170,38 +167,6 @@ func TestCheckFish(t *testing.T) {
 	t.Parallel()
 	for _, c := range fishCases {
 		expect(t, "fish", c.check)
-	}
-}
-
-// slots reads each slot as a plain word, as Check does.
-var slots = strings.NewReplacer("<path>", "slot", "<num>", "slot", "<sha>", "slot", "<url>", "slot", "<msg>", "slot")
-
-// TestFishCasesAgreeWithFish runs fish's own parser (fish --no-execute) on
-// each fish case: it takes the lines the rule takes, and refuses those the
-// rule refuses but for the few it parses yet would run as something else.
-func TestFishCasesAgreeWithFish(t *testing.T) {
-	t.Parallel()
-	fish, err := exec.LookPath("fish")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("fish is not installed")
-		}
-		t.Skip("fish is not installed")
-	}
-	dir := t.TempDir()
-	for i, c := range fishCases {
-		if c.command == "" {
-			continue
-		}
-		script := filepath.Join(dir, "case.fish")
-		line := slots.Replace(c.command)
-		if err := os.WriteFile(script, []byte(line), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.CommandContext(t.Context(), fish, "--no-config", "--no-execute", script).CombinedOutput()
-		if parses := err == nil; parses != c.fishParses {
-			t.Errorf("case %d: fish --no-execute on %q: parses=%v, the case says %v: %s", i, line, parses, c.fishParses, out)
-		}
 	}
 }
 

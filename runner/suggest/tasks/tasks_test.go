@@ -3,11 +3,12 @@ package tasks
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clai-sh/clai/internal/testprog"
 )
 
 // folder makes a temporary folder with files (name → content).
@@ -102,9 +103,7 @@ func TestFindMakefile(t *testing.T) {
 // finds but the one in a conditional that is false.
 func TestFindMakeDatabase(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not installed")
-	}
+	testprog.RequireProgram(t, "make", "make")
 	dir := folder(t, map[string]string{"Makefile": makefile + "include extra.mk\n", "extra.mk": "from-include:\n\ttrue\n"})
 	want := "make all (Makefile)\nmake build (Makefile)\nmake clean (Makefile)\nmake fmt (Makefile)\nmake from-include (Makefile)\nmake lint (Makefile)\nmake release (Makefile)\nmake test (Makefile)\n"
 	if got := commands(find(t, dir, Options{MakeDatabase: true})); got != want {
@@ -116,9 +115,7 @@ func TestFindMakeDatabase(t *testing.T) {
 // a make that does not exist: errors, no tasks, no hang.
 func TestFindMakeDatabaseErrors(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not installed")
-	}
+	testprog.RequireProgram(t, "make", "make")
 	broken := folder(t, map[string]string{"Makefile": "ifeq (a,b)\nunterminated:\n"})
 	if tasks, err := Find(t.Context(), broken, Options{MakeDatabase: true}); err == nil || len(tasks) != 0 {
 		t.Errorf("a broken Makefile: %v, %v", tasks, err)
