@@ -2,15 +2,15 @@ package runner
 
 import "time"
 
-// Clock is the time source of a run. Tests of the engine need none (they pass times
-// in); Run takes one so that it can be driven in virtual time too.
-type Clock interface {
+// clock is the time source of a run: the wall clock, or a test's virtual
+// one (export_test.go gives tests withClock).
+type clock interface {
 	Now() time.Time
-	NewTimer(d time.Duration) Timer
+	NewTimer(d time.Duration) timer
 }
 
-// Timer is a resettable timer of a Clock.
-type Timer interface {
+// timer is a resettable timer of a clock.
+type timer interface {
 	C() <-chan time.Time
 	Reset(d time.Duration)
 	Stop()
@@ -23,7 +23,7 @@ type systemClock struct{}
 func (systemClock) Now() time.Time { return time.Now() }
 
 // NewTimer returns a timer that fires after d.
-func (systemClock) NewTimer(d time.Duration) Timer { return systemTimer{time.NewTimer(d)} }
+func (systemClock) NewTimer(d time.Duration) timer { return systemTimer{time.NewTimer(d)} }
 
 type systemTimer struct{ t *time.Timer }
 

@@ -42,7 +42,7 @@ steps:
 		20*ms, byte('o'), "\r\nAgain: ",
 		30*ms, byte('m'), "exit 0",
 	)
-	rep, err := runner.ReplayContext(&checksLeft{Context: t.Context(), n: 1}, pb, rec)
+	rep, err := runner.ReplayRecording(&checksLeft{Context: t.Context(), n: 1}, pb, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ steps:
 	if rep.Reason != "clai was interrupted" {
 		t.Fatalf("reason %q", rep.Reason)
 	}
-	rep, err = runner.ReplayContext(t.Context(), pb, rec)
+	rep, err = runner.ReplayRecording(t.Context(), pb, rec)
 	if err != nil {
 		t.Fatal(err)
 	}

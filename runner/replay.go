@@ -35,20 +35,10 @@ const (
 // to end with exit status 0. The playbook's secrets that can be read (from the
 // environment WithEnviron sets, by default clai's own, or from their files) are
 // masked in everything the replay writes; one that cannot be read is no error.
-func Replay(pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*report.Report, error) {
-	return ReplayContext(context.Background(), pb, rec, opts...)
-}
-
-// ReplayContext is Replay that ends the run as interrupted (ExitInterrupted) when
-// ctx ends, as Run does.
-func ReplayContext(ctx context.Context, pb *playbooks.Playbook, rec *cast.Recording, opts ...Option) (*report.Report, error) {
-	return replay(ctx, pb, rec.Header, rec.All(), opts)
-}
-
-// ReplayReader replays a recording as ReplayContext does, reading it an event at
-// a time as it goes, so a recording of any length replays in bounded memory. A
-// malformed line ends the replay with its error.
-func ReplayReader(ctx context.Context, pb *playbooks.Playbook, r *cast.Reader, opts ...Option) (*report.Report, error) {
+// It reads the recording an event at a time as it goes, so a recording of any
+// length replays in bounded memory; a malformed line ends the replay with its
+// error. When ctx ends, the replay ends as an interrupted run does.
+func Replay(ctx context.Context, pb *playbooks.Playbook, r *cast.Reader, opts ...Option) (*report.Report, error) {
 	return replay(ctx, pb, r.Header(), r.All(), opts)
 }
 

@@ -23,7 +23,7 @@ func BenchmarkReplay(b *testing.B) {
 		}
 		b.Run("match="+match, func(b *testing.B) {
 			for b.Loop() {
-				rep, err := runner.ReplayContext(b.Context(), pb, rec)
+				rep, err := runner.ReplayRecording(b.Context(), pb, rec)
 				if err != nil || rep.ExitCode != 0 || rep.Rules["code"] != rounds {
 					b.Fatalf("%v: exit %d, fired %v", err, rep.ExitCode, rep.Rules)
 				}

@@ -52,7 +52,7 @@ danger:
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := runner.ReplayReader(t.Context(), pb, r)
+	rep, err := runner.Replay(t.Context(), pb, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ spawn: {command: [x]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = runner.ReplayReader(t.Context(), pb, r)
+	_, err = runner.Replay(t.Context(), pb, r)
 	if want := `cast: line 3: resize event "100000x24": over 1000x1000`; err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %s", err, want)
 	}

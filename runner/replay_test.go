@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ danger:
   - {name: wipe, match: "rm -rf /", action: abort}
 `)
 	ms := time.Millisecond
-	rep, err := runner.Replay(pb, replayEvents(
+	rep, err := runner.ReplayRecording(context.Background(), pb, replayEvents(
 		10*ms, byte('o'), "Name: ",
 		20*ms, byte('m'), runner.MarkerSend,
 		20*ms, byte('i'), "demo\r",
@@ -62,7 +63,7 @@ danger:
 	}
 
 	// The same recording with a dangerous line: the live run would have aborted.
-	rep, err = runner.Replay(pb, replayEvents(
+	rep, err = runner.ReplayRecording(context.Background(), pb, replayEvents(
 		10*ms, byte('o'), "About to run: rm -rf /\r\n",
 		20*ms, byte('o'), "Name: ",
 	))
@@ -81,7 +82,7 @@ spawn: {command: [x]}
 steps:
   - {expect: "Password:", secret: "env:PASS", timeout: 5s}
 `)
-	rep, err := runner.Replay(pb, replayEvents(
+	rep, err := runner.ReplayRecording(context.Background(), pb, replayEvents(
 		time.Second, byte('o'), "Connecting...\r\n",
 		10*time.Second, byte('o'), "Password: ",
 	))
@@ -101,7 +102,7 @@ settings: {settle: 100ms}
 timeouts: {prompt: 1m}
 `)
 	// A person answered a question no rule knows: the run goes on.
-	rep, err := runner.Replay(pb, replayEvents(
+	rep, err := runner.ReplayRecording(context.Background(), pb, replayEvents(
 		10*time.Millisecond, byte('o'), "Overwrite? [y/N] ",
 		2*time.Second, byte('i'), "y\r",
 		2*time.Second, byte('o'), "y\r\ndone\r\n",
@@ -166,7 +167,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	replayed, err := runner.Replay(pb, rec)
+	replayed, err := runner.ReplayRecording(context.Background(), pb, rec)
 	if err != nil {
 		t.Fatal(err)
 	}

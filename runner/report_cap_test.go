@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -29,7 +30,7 @@ danger:
 	for i := range hits / 100 {
 		rec.Events = append(rec.Events, cast.Event{Time: float64(i) / 1000, Kind: cast.KindOutput, Data: strings.Repeat("rm -rf /\n", 100)})
 	}
-	rep, err := runner.Replay(pb, rec)
+	rep, err := runner.ReplayRecording(context.Background(), pb, rec)
 	if err != nil {
 		t.Fatal(err)
 	}

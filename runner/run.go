@@ -54,7 +54,7 @@ func (e *SetupError) ExitCode() int { return exitcode.Usage }
 // options are the settings of one Run.
 type options struct {
 	logger   *zap.Logger
-	clock    Clock
+	clock    clock
 	mirror   io.Writer
 	terminal *Terminal
 	vars     map[string]string
@@ -92,8 +92,9 @@ type Option func(*options)
 // WithLogger logs every event of the run (default: none).
 func WithLogger(l *zap.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithClock sets the clock (default: the wall clock).
-func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
+// withClock sets the clock (default: the wall clock); tests reach it
+// through export_test.go.
+func withClock(c clock) Option { return func(o *options) { o.clock = c } }
 
 // WithMirror copies the program's output to w, secrets masked (default: nowhere).
 func WithMirror(w io.Writer) Option { return func(o *options) { o.mirror = w } }

@@ -400,7 +400,7 @@ func TestRunRefusesWhatNeedsAScreen(t *testing.T) {
 	if !errors.As(err, &setup) || err.Error() != want {
 		t.Fatalf("run: %v, want %s", err, want)
 	}
-	if _, err := runner.Replay(pb, &cast.Recording{}); err == nil || err.Error() != want {
+	if _, err := runner.ReplayRecording(context.Background(), pb, &cast.Recording{}); err == nil || err.Error() != want {
 		t.Fatalf("replay: %v, want %s", err, want)
 	}
 }

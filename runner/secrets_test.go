@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -146,7 +147,7 @@ func TestSecretsNeverLeakReplay(t *testing.T) {
 				pb := leakPlaybookFor(t, "fake", way, mode, secret)
 				rec := leakRecording(r, way, secret)
 				opts, collect := leakOptions(secret)
-				rep, err := runner.Replay(pb, rec, opts...)
+				rep, err := runner.ReplayRecording(context.Background(), pb, rec, opts...)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
@@ -257,7 +258,7 @@ func TestSecretsNeverLeakLive(t *testing.T) {
 					t.Fatal(err)
 				}
 				opts, collect = leakOptions(secret)
-				replayed, err := runner.Replay(pb, rec, opts...)
+				replayed, err := runner.ReplayRecording(context.Background(), pb, rec, opts...)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -44,7 +45,7 @@ name: last
 spawn: {command: [x]}
 settings: {settle: 0s}
 `)
-	rep, err := runner.Replay(pb, replayEvents(10*time.Millisecond, byte('o'), "Continue? [y/n] "))
+	rep, err := runner.ReplayRecording(context.Background(), pb, replayEvents(10*time.Millisecond, byte('o'), "Continue? [y/n] "))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -178,7 +178,7 @@ func replayRun(c *cli.Context, pb *playbooks.Playbook, file string, opts []runne
 		return usageError("--replay: %v", err)
 	}
 	defer rec.Close()
-	report, err := runner.ReplayReader(c.Context, pb, rec, opts...)
+	report, err := runner.Replay(c.Context, pb, rec, opts...)
 	var pe *cast.ParseError
 	var tl *cast.TooLargeError
 	if errors.As(err, &pe) || errors.As(err, &tl) {
