@@ -135,6 +135,7 @@ const (
 	EnterAfterText EnterMode = "after-text"
 )
 
+// Settings are the playbook's settings: how it matches, sends and is bounded.
 type Settings struct {
 	// Match is the effective match mode: screen whenever spawn.tmux is set,
 	// since a pane can only be read as a screen.

@@ -33,7 +33,10 @@ import (
 // StartError says the program could not be started.
 type StartError struct{ Err error }
 
+// Error says what went wrong.
 func (e *StartError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error underneath.
 func (e *StartError) Unwrap() error { return e.Err }
 
 // ExitCode is ExitFailed: the program could not run.
@@ -45,7 +48,10 @@ func (e *StartError) ExitCode() int { return exitcode.Failed }
 // of Run or a replay is one nobody planned for.
 type SetupError struct{ Err error }
 
+// Error says what went wrong.
 func (e *SetupError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error underneath.
 func (e *SetupError) Unwrap() error { return e.Err }
 
 // ExitCode is ExitUsage: the run was refused for what it was given.

@@ -18,6 +18,7 @@ type TooLargeError struct {
 	Limit int64
 }
 
+// Error says what went wrong.
 func (e *TooLargeError) Error() string {
 	if e.Name == "" {
 		return "larger than " + Size(e.Limit)

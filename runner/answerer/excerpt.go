@@ -24,6 +24,7 @@ type ReplyError struct {
 	err     error
 }
 
+// Error says what went wrong.
 func (e *ReplyError) Error() string { return e.err.Error() }
 
 // Unwrap returns why the reply cannot be used.

@@ -175,6 +175,7 @@ type Refusal struct {
 	Reason string `json:"reason"`
 }
 
+// Error says what went wrong.
 func (r *Refusal) Error() string { return "answer refused: " + r.Reason }
 
 // Sent is what an accepted answer typed, masked.

@@ -75,6 +75,7 @@ type ParseError struct {
 	Err  error
 }
 
+// Error says what went wrong.
 func (e *ParseError) Error() string {
 	if e.File != "" {
 		return fmt.Sprintf("cast: %s: line %d: %v", e.File, e.Line, e.Err)
@@ -82,6 +83,7 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("cast: line %d: %v", e.Line, e.Err)
 }
 
+// Unwrap returns the error underneath.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // TooLargeError says that a recording opened by name holds more than its
@@ -94,6 +96,7 @@ type TooLargeError struct {
 	Limit int64
 }
 
+// Error says what went wrong.
 func (e *TooLargeError) Error() string {
 	size := "more than " + bounded.Size(e.Limit)
 	if e.Size > 0 {

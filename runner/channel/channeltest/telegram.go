@@ -109,16 +109,24 @@ func (f *Telegram) Wait(t testing.TB, what string, cond func(f *Telegram) bool) 
 // Messages are the messages sent; Edits the edits; Answers the answers to
 // callback queries; Calls how often method was called. Call them within
 // Wait's cond, or after.
-func (f *Telegram) Messages() []Message       { return f.messages }
-func (f *Telegram) Edits() []Message          { return f.edits }
+func (f *Telegram) Messages() []Message { return f.messages }
+
+// Edits are the edits of messages sent (see Messages).
+func (f *Telegram) Edits() []Message { return f.edits }
+
+// Answers are the answers to callback queries (see Messages).
 func (f *Telegram) Answers() []CallbackAnswer { return f.answers }
-func (f *Telegram) Calls(method string) int   { return f.calls[method] }
+
+// Calls is how often method was called (see Messages).
+func (f *Telegram) Calls(method string) int { return f.calls[method] }
 
 // Flooded is how many calls of method were refused for too many requests;
 // Taken how many passed flood control. Call them within Wait's cond, or
 // after.
 func (f *Telegram) Flooded(method string) int { return f.flooded[method] }
-func (f *Telegram) Taken(method string) int   { return f.taken[method] }
+
+// Taken is how many calls of method passed flood control (see Flooded).
+func (f *Telegram) Taken(method string) int { return f.taken[method] }
 
 // Flood has the fake refuse every call of method for the next d, as the Bot
 // API's flood control does: HTTP 429 with the seconds left to wait in

@@ -465,10 +465,12 @@ type CommitError struct {
 	Err    error
 }
 
+// Error says what went wrong.
 func (e *CommitError) Error() string {
 	return fmt.Sprintf("spool: committing %d events: %v (they stay in the spool)", e.Events, e.Err)
 }
 
+// Unwrap returns the error underneath.
 func (e *CommitError) Unwrap() error { return e.Err }
 
 // Pending counts what waits in the spool: the events of the records not yet

@@ -46,6 +46,7 @@ func (u UnixSocket) Listen() (net.Listener, error) {
 	return net.Listen("unix", u.Path)
 }
 
+// String is where the transport leads, for messages.
 func (u UnixSocket) String() string { return u.Path }
 
 // NamedPipe is a Transport over the Windows named pipe at Path. Windows is not
@@ -65,6 +66,7 @@ func (p NamedPipe) Listen() (net.Listener, error) {
 	return nil, fmt.Errorf("named pipe %s: %w", p.Path, errors.ErrUnsupported)
 }
 
+// String is where the transport leads, for messages.
 func (p NamedPipe) String() string { return p.Path }
 
 // SocketPath is the path of the daemon's socket: $CLAI_DAEMON_SOCKET when
