@@ -15,7 +15,7 @@ STATIC_TAGS ?= netgo,osusergo
 comma       := ,
 BUILD_TAGS  := $(TAGS)$(if $(filter linux,$(shell $(GO) env GOOS)),$(comma)$(STATIC_TAGS))
 
-.PHONY: all build test e2e lint cross tidy-check generate update-golden bench fuzz ci clean
+.PHONY: all build test e2e lint cross tidy-check update-golden bench fuzz ci clean
 
 all: build
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/clai-sh/clai/playbooks"
-	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/playtest"
 )
 
 // TestCreateViteExampleTests runs the tests of examples/create-vite.yaml, among them
@@ -41,7 +41,7 @@ func passExampleTests(t *testing.T, path string) int {
 	if pb == nil {
 		t.Fatalf("playbook: %v", findings)
 	}
-	results := runner.RunTests(t.Context(), pb)
+	results := playtest.RunTests(t.Context(), pb)
 	for _, r := range results {
 		if !r.Passed() {
 			t.Errorf("test %q: %s", r.Test.Name, strings.Join(r.Failures, "; "))

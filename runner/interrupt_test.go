@@ -8,6 +8,7 @@ import (
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/exitcode"
+	"github.com/clai-sh/clai/runner/playtest"
 )
 
 // checksLeft is a context that ends after its Err has been asked n times: it
@@ -70,16 +71,16 @@ tests:
   - {name: two, output: "Go? [y/n] ", expect: {sent: "y\r"}}
   - {name: three, output: "Go? [y/n] ", expect: {sent: "y\r"}}
 `)
-	if got := runner.RunTests(t.Context(), pb); len(got) != 3 {
+	if got := playtest.RunTests(t.Context(), pb); len(got) != 3 {
 		t.Fatalf("%d results, want 3", len(got))
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if got := runner.RunTests(ctx, pb); len(got) != 0 {
+	if got := playtest.RunTests(ctx, pb); len(got) != 0 {
 		t.Fatalf("ran %d tests after the context ended", len(got))
 	}
 	// Ended in the middle of the first test: it is not reported as if it had run.
-	if got := runner.RunTests(&checksLeft{Context: t.Context(), n: 1}, pb); len(got) != 0 {
+	if got := playtest.RunTests(&checksLeft{Context: t.Context(), n: 1}, pb); len(got) != 0 {
 		t.Fatalf("results %+v after the context ended", got)
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/clai-sh/clai/internal/testprog"
-	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/playtest"
 )
 
 // A playbook's test names the project readOnly checks paths against, and sets
@@ -52,7 +52,7 @@ tests:
 `)
 	// The playbook is in a folder of its own, known only once it is written.
 	pb.Tests[2].Output = "Run ls -la " + filepath.Join(filepath.Dir(pb.Path), "proj", "src") + "?"
-	for _, r := range runner.RunTests(t.Context(), pb) {
+	for _, r := range playtest.RunTests(t.Context(), pb) {
 		if !r.Passed() {
 			t.Errorf("%s: %v", r.Test.Name, r.Failures)
 		}

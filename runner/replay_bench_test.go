@@ -7,6 +7,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
+	"github.com/clai-sh/clai/runner/playback"
 )
 
 // BenchmarkReplay replays a recording of a clai run of 2000 prompt/answer round
@@ -43,11 +44,11 @@ func roundTripRecording(n int) *cast.Recording {
 		code := itoa(10000 + i)
 		rec.Events = append(rec.Events,
 			cast.Event{Time: at(t), Kind: cast.KindOutput, Data: "Enter code " + code + " [" + itoa(i) + "]: "},
-			cast.Event{Time: at(t + time.Millisecond), Kind: cast.KindMarker, Data: runner.MarkerSend},
+			cast.Event{Time: at(t + time.Millisecond), Kind: cast.KindMarker, Data: playback.MarkerSend},
 			cast.Event{Time: at(t + time.Millisecond), Kind: cast.KindInput, Data: code + "\r"},
 			cast.Event{Time: at(t + 2*time.Millisecond), Kind: cast.KindOutput, Data: code + "\r\n"},
 		)
 	}
-	rec.Events = append(rec.Events, cast.Event{Time: at(time.Duration(n) * 10 * time.Millisecond), Kind: cast.KindMarker, Data: runner.MarkerExit + " 0"})
+	rec.Events = append(rec.Events, cast.Event{Time: at(time.Duration(n) * 10 * time.Millisecond), Kind: cast.KindMarker, Data: playback.MarkerExit + " 0"})
 	return rec
 }

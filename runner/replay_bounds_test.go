@@ -11,6 +11,7 @@ import (
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/playtest"
 )
 
 // endlessSession is a recording that never ends: a header, then output events,
@@ -115,7 +116,7 @@ tests:
 			if pb == nil {
 				t.Fatal(findings)
 			}
-			res := runner.RunTests(t.Context(), pb)
+			res := playtest.RunTests(t.Context(), pb)
 			if len(res) != 1 || len(res[0].Failures) != 1 || !strings.HasSuffix(res[0].Failures[0], filepath.Join(dir, name)+": "+msg) {
 				t.Errorf("%s, %s: %+v", mode, name, res)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/exitcode"
+	"github.com/clai-sh/clai/runner/playback"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -40,7 +41,7 @@ danger:
 	ms := time.Millisecond
 	rep, err := runner.ReplayRecording(context.Background(), pb, replayEvents(
 		10*ms, byte('o'), "Name: ",
-		20*ms, byte('m'), runner.MarkerSend,
+		20*ms, byte('m'), playback.MarkerSend,
 		20*ms, byte('i'), "demo\r",
 		21*ms, byte('o'), "demo\r\nbye\r\n",
 		30*ms, byte('m'), "exit 0",

@@ -26,6 +26,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver/tmux"
 	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/exitcode"
+	"github.com/clai-sh/clai/runner/playback"
 	"github.com/clai-sh/clai/runner/questions"
 	"github.com/clai-sh/clai/runner/report"
 )
@@ -124,7 +125,7 @@ func WithDryRun(on bool) Option { return func(o *options) { o.dryRun = on } }
 
 // WithRecording records the session as asciicast v2 into w: the program's output,
 // what the person typed, size changes, and each of clai's answers marked as such
-// (MarkerSend), so that a replay of the recording makes its decisions afresh and
+// (playback.MarkerSend), so that a replay of the recording makes its decisions afresh and
 // can be compared with this run's. Secrets are recorded masked, and so is what the
 // person types while the program has echo off.
 func WithRecording(w *cast.Writer) Option { return func(o *options) { o.record = w } }
@@ -474,7 +475,7 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 		_ = s.inputRedact.Flush()
 	}
 	if r := s.o.record; r != nil && s.child != nil && !s.child.PaneClosed && !s.o.watch {
-		_ = r.Marker(s.since(), fmt.Sprintf("%s %d", MarkerExit, s.child.Code))
+		_ = r.Marker(s.since(), fmt.Sprintf("%s %d", playback.MarkerExit, s.child.Code))
 	}
 	return s.rec.Finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
 }
@@ -545,7 +546,7 @@ func (s *session) apply(actions []engine.Action) {
 				if !send.Reply && !send.Person {
 					// A person's answer is recorded as what they typed: a
 					// replay hands it to clai as their input.
-					_ = r.Marker(t, MarkerSend)
+					_ = r.Marker(t, playback.MarkerSend)
 				}
 				_ = r.Input(t, shown)
 			}

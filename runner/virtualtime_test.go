@@ -7,6 +7,7 @@ import (
 
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/playtest"
 )
 
 // A test's lines arrive in its own virtual time, settle apart: a timer that
@@ -27,7 +28,7 @@ tests:
     output: "Loading\nName: "
     expect: {state: timeout, sent: "", exit: 124}
 `)
-	res := runner.RunTests(t.Context(), pb)
+	res := playtest.RunTests(t.Context(), pb)
 	if len(res) != 1 || !res[0].Passed() {
 		t.Fatalf("%+v", res)
 	}

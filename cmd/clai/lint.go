@@ -12,7 +12,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/diag"
 	"github.com/clai-sh/clai/playbooks/files"
-	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/playtest"
 )
 
 func lintCommand() *cli.Command {
@@ -100,7 +100,7 @@ func lintContext(ctx context.Context, paths []string) files.LintResult {
 	res := files.LintContext(ctx, paths)
 	for _, f := range res.Files {
 		if pb := res.Playbooks[f]; pb != nil {
-			res.Findings = append(res.Findings, runner.TestFindings(ctx, pb)...)
+			res.Findings = append(res.Findings, playtest.TestFindings(ctx, pb)...)
 		}
 	}
 	res.Findings.Sort()

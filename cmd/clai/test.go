@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clai-sh/clai/playbooks/files"
-	"github.com/clai-sh/clai/runner"
+	"github.com/clai-sh/clai/runner/playtest"
 )
 
 func testCommand() *cli.Command {
@@ -44,7 +44,7 @@ func testCommand() *cli.Command {
 					failed++
 					continue
 				}
-				for _, r := range runner.RunTests(c.Context, pb) {
+				for _, r := range playtest.RunTests(c.Context, pb) {
 					if r.Passed() {
 						fmt.Fprintf(w, "PASS %s: %s\n", file, r.Test.Name)
 						passed++

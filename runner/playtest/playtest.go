@@ -1,8 +1,15 @@
-package runner
+// Package playtest runs a playbook's own tests (its tests: section) in
+// virtual time: each test's output is fed to the engine a line at a time,
+// as a program writes it, or a recording is replayed, and what clai would
+// send, the rules fired, the state and the exit code are checked against
+// the test's expectations. Nothing is spawned; clai test and clai lint call
+// it.
+package playtest
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +18,7 @@ import (
 	"github.com/clai-sh/clai/playbooks/diag"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/playback"
 )
 
 // TestResult is the outcome of one of a playbook's own tests.
@@ -76,7 +84,7 @@ func runTest(ctx context.Context, pb *playbooks.Playbook, t *playbooks.Test) Tes
 		}
 		e = engine.NewEngine(pb, engine.Config{DryRun: true, Replay: true, Rows: rows, Cols: cols,
 			Vars: testVars(pb, t), Project: testProject(pb, t)})
-		if end, _, err = feed(ctx, e, rec.All(), time.Unix(0, 0).UTC(), take); err != nil {
+		if end, _, err = playback.Feed(ctx, e, rec.All(), time.Unix(0, 0).UTC(), take); err != nil {
 			res.Failures = []string{err.Error()}
 			return res
 		}
@@ -188,4 +196,34 @@ func TestFindings(ctx context.Context, pb *playbooks.Playbook) diag.List {
 		})
 	}
 	return out
+}
+
+// testProject is the project of one of a playbook's tests: its project:, a
+// path relative to the playbook's folder, else the current folder.
+func testProject(pb *playbooks.Playbook, t *playbooks.Test) string {
+	if t.Project != "" {
+		return pb.ResolvePath(t.Project)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return wd
+}
+
+// testVars are the variables of one of a playbook's tests: the playbook's,
+// with the test's own over them; nil when the test sets none (the engine
+// then takes the playbook's).
+func testVars(pb *playbooks.Playbook, t *playbooks.Test) map[string]string {
+	if len(t.Vars) == 0 {
+		return nil
+	}
+	vars := map[string]string{}
+	for _, v := range pb.Vars {
+		vars[v.Name] = v.Value
+	}
+	for _, v := range t.Vars {
+		vars[v.Name] = v.Value
+	}
+	return vars
 }
