@@ -379,3 +379,37 @@ func TestTheArchitecturePageIsTheGraph(t *testing.T) {
 	}
 	t.Errorf("docs/architecture.md's imports column or rules differ from the import graph; write them with CLAI_WRITE_ARCHITECTURE=1 go test ./internal/layering")
 }
+
+// maxFileLines is the most lines a non-test Go file of clai's may have: a
+// longer one holds more than one job, and is split by them.
+const maxFileLines = 600
+
+func TestNoFileOverMaxLines(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != root) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if n := bytes.Count(src, []byte("\n")); n > maxFileLines {
+			rel, _ := filepath.Rel(root, path)
+			t.Errorf("%s has %d lines, more than %d: split it by what its parts do", rel, n, maxFileLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
