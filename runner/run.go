@@ -336,13 +336,16 @@ func secretValues(m map[playbooks.SecretRef]string) []string {
 
 // session is one run in progress.
 type session struct {
-	o       options
-	pb      *playbooks.Playbook
-	drv     driver.Driver
-	engine  *engine.Engine
-	rec     *report.Builder
-	redact  *redact.Redactor
-	secrets map[playbooks.SecretRef]string
+	// suggested are the suggestions of the question opened last (see
+	// withSuggestions).
+	suggested suggested
+	o         options
+	pb        *playbooks.Playbook
+	drv       driver.Driver
+	engine    *engine.Engine
+	rec       *report.Builder
+	redact    *redact.Redactor
+	secrets   map[playbooks.SecretRef]string
 	// shown tracks the line the mirrored output stopped in on a terminal
 	// (nil: it does not show on one).
 	shown *lineEnd

@@ -22,13 +22,14 @@ import (
 // event hands one of the engine's events to the sinks. What the session
 // itself keeps of it comes first: the question an answer typed at the
 // terminal closed (see followAnswer), and an opening question's suggestions,
-// part of it before anyone hears of it.
+// part of it before anyone hears of it (on a copy: the engine's event is
+// never changed).
 func (s *session) event(e *engine.Event) {
 	if e.Name == engine.EventAnswer && e.Channel == ask.ChannelTerminal {
 		s.typedAnswer = e.Question
 	}
-	if e.Name == engine.EventQuestion && e.Question != nil && s.o.suggest != nil {
-		e.Question.Suggestions = s.o.suggest(*e.Question)
+	if e.Question != nil && s.o.suggest != nil {
+		e = s.withSuggestions(e)
 	}
 	if s.sinks == nil {
 		s.connectSinks()
@@ -171,4 +172,28 @@ func (s *session) log(e engine.Event) {
 	// The logger has encoded the fields; the next line reuses their room.
 	clear(fields)
 	s.fields = fields[:0]
+}
+
+// suggested are the suggestions of the question opened last, by its id.
+type suggested struct {
+	id   string
+	list []ask.Suggestion
+}
+
+// withSuggestions is e with its question's suggestions, made when the
+// question opens and kept for every later event of it (its answer, its
+// close), so that the report and the log have them too. It works on a
+// copy: the engine's event and its question stay as the engine made them.
+func (s *session) withSuggestions(e *engine.Event) *engine.Event {
+	if e.Name == engine.EventQuestion {
+		s.suggested = suggested{id: e.Question.ID, list: s.o.suggest(*e.Question)}
+	}
+	if e.Question.ID != s.suggested.id {
+		return e
+	}
+	q := *e.Question
+	q.Suggestions = s.suggested.list
+	c := *e
+	c.Question = &q
+	return &c
 }
