@@ -60,7 +60,7 @@ func rules() []rule {
 		{name: "drivers know no model", from: []string{"runner/driver/..."}, deny: []string{"playbooks/..."}, allow: []string{"playbooks/diag", "playbooks/pattern"}},
 		{name: "the engine knows no operating system, clock, driver or logger", from: []string{"runner/engine"}, reach: true,
 			deny: []string{"=os", "=os/exec", "=os/signal", "=net", "=net/http", "=syscall", "=golang.org/x/sys/unix", "=go.uber.org/zap/...",
-				"runner/driver", "runner/driver/pty", "runner/driver/tmux", "internal/bounded"}},
+				"runner", "runner/eventlog", "runner/driver", "runner/driver/pty", "runner/driver/tmux", "internal/bounded", "internal/fakeclock"}},
 		{name: "remote parts talk to sessions only through the question vocabulary",
 			from: []string{"runner/channel", "runner/notify", "runner/answerer", "runner/triage", "runner/dashboard"},
 			deny: []string{"runner", "runner/sessions", "runner/humanloop", "runner/engine", "runner/driver/pty", "runner/driver/tmux"}},

@@ -69,16 +69,21 @@ func (g *Gates) Check(q ask.Question, now ask.Screen, answer string, confidence 
 	return a, ""
 }
 
-// option returns the label of the option answer names (exactly, else
-// ignoring case), or "".
+// option returns the label of the option answer names, blanks around it
+// left out (see OptionLabel), or "".
 func option(opts []ask.Option, answer string) string {
-	answer = strings.TrimSpace(answer)
+	return OptionLabel(opts, strings.TrimSpace(answer))
+}
+
+// OptionLabel returns the label of the option text names (exactly, else
+// ignoring case), or "".
+func OptionLabel(opts []ask.Option, text string) string {
 	found := ""
 	for _, o := range opts {
 		switch {
-		case o.Label == answer:
+		case o.Label == text:
 			return o.Label
-		case found == "" && strings.EqualFold(o.Label, answer):
+		case found == "" && strings.EqualFold(o.Label, text):
 			found = o.Label
 		}
 	}

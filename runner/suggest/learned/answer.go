@@ -9,6 +9,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/gates"
 )
 
 // given returns the answer a person gave to the closed question q, as it is
@@ -45,7 +46,7 @@ func given(q ask.Question, secret func(text string) bool) (Answer, string) {
 		a.Kind, a.Text = optionKind(q), label
 	case strings.HasSuffix(c.Sent, "\r") && !strings.ContainsAny(strings.TrimSuffix(c.Sent, "\r"), "\r\n"):
 		a.Kind, a.Text = KindText, strings.TrimSuffix(c.Sent, "\r")
-		if label := optionLabel(q.Options, a.Text); label != "" && optionKind(q) == KindChoice {
+		if label := gates.OptionLabel(q.Options, a.Text); label != "" && optionKind(q) == KindChoice {
 			// A choice typed as a line is the choice.
 			a.Kind, a.Text = KindChoice, label
 		}
@@ -69,21 +70,6 @@ func optionKind(q ask.Question) string {
 		return KindChoice
 	}
 	return KindOption
-}
-
-// optionLabel returns the label of the option text names (exactly, else
-// ignoring case), or "".
-func optionLabel(opts []ask.Option, text string) string {
-	found := ""
-	for _, o := range opts {
-		switch {
-		case o.Label == text:
-			return o.Label
-		case found == "" && strings.EqualFold(o.Label, text):
-			found = o.Label
-		}
-	}
-	return found
 }
 
 // secretQuestions returns whether a question's text asks for a secret: it

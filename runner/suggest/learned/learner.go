@@ -202,7 +202,7 @@ func (l *Learner) answerSuggestions(q ask.Question) []ask.Suggestion {
 			continue
 		}
 		s := ask.Suggestion{Text: g.Text, Confidence: g.Share, Count: g.Count, Source: string(playbooks.SourceAnswers)}
-		if label := optionLabel(q.Options, g.Text); label != "" && g.Kind != KindText {
+		if label := gates.OptionLabel(q.Options, g.Text); label != "" && g.Kind != KindText {
 			s.Text, s.Option = label, true
 		}
 		out = append(out, s)
