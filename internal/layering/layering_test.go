@@ -211,7 +211,7 @@ func (g graph) violations(r rule) []string {
 					if h != p {
 						via = fmt.Sprintf(" (reached from %s)", p)
 					}
-					out = append(out, fmt.Sprintf("%s imports %s%s", h, imp, via))
+					out = append(out, fmt.Sprintf("%s imports %s%s", h, strings.TrimPrefix(imp, "="), via))
 				}
 			}
 		}
