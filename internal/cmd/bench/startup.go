@@ -91,9 +91,13 @@ func (s startupBench) benchStartup(runs int) error {
 		{"clai suggest", func() (measurement, error) {
 			return measureEnv(env, s.clai, "suggest", "--json", "--last", "git pull")
 		}},
-		{"clai-hook suggest", func() (measurement, error) {
+	}
+	// A clai-hook of a commit before it had suggest (CLAI_BENCH_BINARY) has
+	// no row.
+	if hookSuggests(s.sb.hook, env) {
+		commands = append(commands, startupCommand{"clai-hook suggest", func() (measurement, error) {
 			return measureEnv(append(env, "CLAI_HOOK_LAST=git pull"), s.sb.hook, "suggest", "-json")
-		}},
+		}})
 	}
 	walls := make([][]time.Duration, len(commands))
 	ratios := make([][]float64, len(commands))
@@ -213,4 +217,12 @@ func (s startupBench) sessions() ([]ask.Session, error) {
 		return nil, fmt.Errorf("clai sessions --json: %w", err)
 	}
 	return live, nil
+}
+
+// hookSuggests reports whether the clai-hook at hook serves suggest.
+func hookSuggests(hook string, env []string) bool {
+	cmd := exec.Command(hook, "suggest", "-json")
+	cmd.Env = env
+	out, _ := cmd.CombinedOutput()
+	return !strings.Contains(string(out), "unknown command")
 }
