@@ -389,6 +389,9 @@ type session struct {
 	screenDirty bool
 	// sinks take each of the engine's events, in order (see event).
 	sinks []func(e *engine.Event)
+	// echoes is what the session found of the terminal's echo for the
+	// engine, which hears of it before its next call (see eng).
+	echoes echoes
 }
 
 // newSession begins the bookkeeping of a run: its options, logs and report.
@@ -458,7 +461,7 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 		// not clai's.
 		s.desk.dir = f.Dir()
 	}
-	s.apply(s.engine.Start(clock.Now()))
+	s.apply(s.eng().Start(clock.Now()))
 	stopSources := s.startSources(parent)
 	s.loop(ctx, parent)
 	if s.desk != nil {
@@ -483,14 +486,14 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 	return s.rec.Finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
 }
 
-// tick lets time pass in the engine. While it awaits a reaction to an answer it
-// learns first whether the terminal echoes: with echo off, silence is the
-// reaction.
+// tick lets time pass in the engine. While it may await a reaction to an
+// answer the session looks at the terminal's echo first, which the engine
+// hears of before the Tick (see eng): with echo off, silence is the reaction.
 func (s *session) tick(now time.Time) {
-	if s.engine.AwaitsReaction() {
-		s.engine.Echo(s.echo())
+	if s.echoes.awaiting {
+		s.echoes.look(s.echo())
 	}
-	s.apply(s.engine.Tick(now))
+	s.apply(s.eng().Tick(now))
 }
 
 // since is the time since the run started, for recordings.
@@ -523,10 +526,8 @@ func (c castInput) Write(p []byte) (int, error) {
 func (s *session) apply(actions []engine.Action) {
 	for _, a := range actions {
 		if send, ok := a.(*engine.Send); ok && !send.DryRun {
-			if !send.Reply && s.engine.AwaitsReaction() {
-				// Typed as the terminal stands before the program reads it;
-				// only an answer that may be sent again needs to know.
-				s.engine.Echo(s.echo())
+			if !send.Reply {
+				s.echoes.typed(send.AwaitsReaction, s.echo)
 			}
 			ks := send.Keystrokes
 			if send.Secret.Source != "" {
