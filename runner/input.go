@@ -6,8 +6,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"go.uber.org/zap"
-
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/engine"
@@ -38,7 +36,7 @@ func (s *session) userInput(now time.Time, in []byte) {
 		}
 	}
 	if _, err := s.drv.Write(in); err != nil && !errors.Is(err, driver.ErrEnded) {
-		s.o.logger.Warn("input", zap.String("event", string(engine.EventError)), zap.Error(err))
+		s.log.Error("input", err)
 	}
 	if n := strings.Count(string(in), "\x03"); n > 0 {
 		s.answering = nil
@@ -61,7 +59,7 @@ func (s *session) userInput(now time.Time, in []byte) {
 func (s *session) passInput(now time.Time, in []byte) {
 	n, err := s.drv.Write(in)
 	if err != nil && !errors.Is(err, driver.ErrEnded) {
-		s.o.logger.Warn("input", zap.String("event", string(engine.EventError)), zap.Error(err))
+		s.log.Error("input", err)
 	}
 	if r := s.o.record; r != nil && n > 0 {
 		// Recorded before the loop takes the program's echo of them.

@@ -25,6 +25,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver/pty"
 	"github.com/clai-sh/clai/runner/driver/tmux"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/eventlog"
 	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/playback"
 	"github.com/clai-sh/clai/runner/questions"
@@ -378,11 +379,8 @@ type session struct {
 	pending []engine.Event
 	// reading is closed when the loop's direct reader has stopped (see outputs).
 	reading chan struct{}
-	// eventTimes is set when a log line's time is its event's; logFailed once
-	// writing a line failed.
-	eventTimes, logFailed bool
-	// fields is the reused list of one log line's fields.
-	fields []zap.Field
+	// log is the run's event log (see flush).
+	log *eventlog.Sink
 	// desk is the run's ask.Desk, nil without WithDesk; screenDirty is set
 	// when the program showed more since its watchers were last told.
 	desk        *desk
@@ -396,12 +394,8 @@ type session struct {
 
 // newSession begins the bookkeeping of a run: its options, logs and report.
 func newSession(o options, pb *playbooks.Playbook, rec *report.Builder, redact *redact.Redactor) *session {
-	s := &session{o: o, pb: pb, rec: rec, redact: redact}
-	// An event's line says when it happened, not when its batch was written
-	// (which spares reading the clock once a line); a virtual clock's times
-	// are not the wall's.
-	_, s.eventTimes = o.clock.(systemClock)
-	return s
+	_, wall := o.clock.(systemClock)
+	return &session{o: o, pb: pb, rec: rec, redact: redact, log: eventlog.NewSink(o.logger, redact.String, wall)}
 }
 
 // maxPending is how many events wait before they are logged and recorded.
@@ -409,9 +403,9 @@ const maxPending = 256
 
 // flush logs and records the pending events, in order.
 func (s *session) flush() {
-	for _, e := range s.pending {
-		s.rec.Add(e)
-		s.log(e)
+	for i := range s.pending {
+		s.rec.Add(s.pending[i])
+		s.log.Event(s.rec.Start(), &s.pending[i])
 	}
 	s.pending = s.pending[:0]
 	if s.screenDirty {
@@ -429,7 +423,7 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 		// Whatever happened, the program is ended and waited for before Run
 		// returns.
 		if cerr := s.drv.Close(); cerr != nil {
-			s.o.logger.Warn("close", zap.String("event", string(engine.EventError)), zap.Error(cerr))
+			s.log.Error("close", cerr)
 		}
 		if s.reading != nil {
 			// Closing the driver ended the reader's pending read.
@@ -534,7 +528,7 @@ func (s *session) apply(actions []engine.Action) {
 				ks.Data = append([]byte(s.secrets[send.Secret]), send.Data...)
 			}
 			if err := s.typeIn(ks); err != nil {
-				s.o.logger.Warn("send failed", zap.String("event", string(engine.EventError)), zap.Error(err))
+				s.log.Error("send failed", err)
 			}
 			if r := s.o.record; r != nil {
 				// An answer can repeat what the program showed (a matched
