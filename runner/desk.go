@@ -393,7 +393,7 @@ func (s *session) answer(a ask.Answer) (ask.Sent, error) {
 	if a.Text != nil && *a.Text != "" && !s.echo() && s.atPassword() {
 		s.redact.Add(*a.Text)
 	}
-	actions, sent, err := s.engine.Answer(s.o.clock.Now(), a)
+	actions, sent, err := s.eng().Answer(s.o.clock.Now(), a)
 	s.apply(actions)
 	return sent, err
 }

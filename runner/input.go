@@ -6,8 +6,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"go.uber.org/zap"
-
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/driver"
 	"github.com/clai-sh/clai/runner/engine"
@@ -38,17 +36,17 @@ func (s *session) userInput(now time.Time, in []byte) {
 		}
 	}
 	if _, err := s.drv.Write(in); err != nil && !errors.Is(err, driver.ErrEnded) {
-		s.o.logger.Warn("input", zap.String("event", string(engine.EventError)), zap.Error(err))
+		s.log.Error("input", err)
 	}
 	if n := strings.Count(string(in), "\x03"); n > 0 {
 		s.answering = nil
 		for range n {
-			s.apply(s.engine.Interrupt(now))
+			s.apply(s.eng().Interrupt(now))
 		}
 		return
 	}
 	s.typedAnswer = nil
-	s.apply(s.engine.Input(now, len(in)))
+	s.apply(s.eng().Input(now, len(in)))
 	if s.o.terminalAnswer != nil {
 		s.followAnswer(s.typedAnswer, in, echo)
 	}
@@ -61,13 +59,13 @@ func (s *session) userInput(now time.Time, in []byte) {
 func (s *session) passInput(now time.Time, in []byte) {
 	n, err := s.drv.Write(in)
 	if err != nil && !errors.Is(err, driver.ErrEnded) {
-		s.o.logger.Warn("input", zap.String("event", string(engine.EventError)), zap.Error(err))
+		s.log.Error("input", err)
 	}
 	if r := s.o.record; r != nil && n > 0 {
 		// Recorded before the loop takes the program's echo of them.
 		_ = r.Input(s.since(), in[:n])
 	}
-	s.apply(s.engine.Input(now, len(in)))
+	s.apply(s.eng().Input(now, len(in)))
 }
 
 // echo reports whether the terminal echoes what is typed; a driver that cannot
@@ -79,6 +77,57 @@ func (s *session) echo() bool {
 		}
 	}
 	return true
+}
+
+// echoes is what the session finds of the terminal's echo around clai's
+// answers, for the engine: an answer typed while the engine awaits the
+// program's reaction to it (engine.Send.AwaitsReaction) is sent once more
+// without one, unless the terminal has echo off, where silence is the
+// reaction. The session looks as it types such an answer, as the terminal
+// stands before the program reads it, and again before each tick while the
+// engine may still wait; the engine hears what it found as an observation
+// of its own before its next call (see eng), never while its actions are
+// carried out.
+type echoes struct {
+	// awaiting is set from an answer typed awaiting a reaction until the
+	// engine hears of echo off, or another answer is typed awaiting none.
+	awaiting bool
+	// seen is set when the session looked and the engine has not heard of
+	// it yet; on is what it found, off if echo was off at any look.
+	seen, on bool
+}
+
+// typed notes an answer typed: when it awaits a reaction, the echo is
+// looked at now.
+func (w *echoes) typed(awaits bool, echo func() bool) {
+	w.awaiting = awaits
+	if awaits {
+		w.look(echo())
+	}
+}
+
+// look notes whether the terminal echoes.
+func (w *echoes) look(on bool) {
+	w.on = on && (w.on || !w.seen)
+	w.seen = true
+}
+
+// eng is the session's engine, told first what the session found of the
+// terminal's echo since its last call (see echoes). The session hands the
+// engine every observation, and asks it for its deadline, only through eng,
+// so that the engine hears of the echo before anything that happened since;
+// what only reads the engine (what it shows, its state) goes to it directly,
+// as a sink may read it while actions are carried out.
+func (s *session) eng() *engine.Engine {
+	if w := &s.echoes; w.seen {
+		w.seen = false
+		if !w.on {
+			// The engine waits no more.
+			w.awaiting = false
+		}
+		s.engine.Echo(w.on)
+	}
+	return s.engine
 }
 
 // atPassword reports whether the program, which has echo off, waits at a

@@ -60,7 +60,7 @@ func (s *session) loop(ctx, parent context.Context) {
 		now := clock.Now()
 		// A good time to log: the program is quiet, or has kept busy a while.
 		s.quiet(now)
-		next, ok := s.engine.Deadline()
+		next, ok := s.eng().Deadline()
 		if ok && !now.Before(next) {
 			s.tick(now)
 			in.mu.Unlock()
@@ -237,7 +237,7 @@ func (s *session) readDirect(ctx context.Context, wr driver.WaitReader, in *outp
 			}
 		}
 		done := s.result != nil
-		if next, ok := s.engine.Deadline(); done || ok && next.Before(in.armed) {
+		if next, ok := s.eng().Deadline(); done || ok && next.Before(in.armed) {
 			select {
 			case in.sooner <- struct{}{}:
 			default:
@@ -257,7 +257,7 @@ func (s *session) readDirect(ctx context.Context, wr driver.WaitReader, in *outp
 func (in *outputs) take(s *session, c chunk) {
 	if in.sizer != nil && (c.rows != in.rows || c.cols != in.cols) {
 		in.rows, in.cols = c.rows, c.cols
-		s.engine.Resize(int(in.rows), int(in.cols))
+		s.eng().Resize(int(in.rows), int(in.cols))
 	}
 	in.batch = append(in.batch[:0], c.bytes()...)
 	in.pool.Put(c.buf)
@@ -302,7 +302,7 @@ func (s *session) resized(ownSize bool) {
 	}
 	s.rows, s.cols = rows, cols
 	_ = s.drv.Resize(rows, cols)
-	s.engine.Resize(int(rows), int(cols))
+	s.eng().Resize(int(rows), int(cols))
 	if r := s.o.record; r != nil {
 		_ = r.Resize(s.since(), int(cols), int(rows))
 	}
@@ -322,7 +322,7 @@ func (s *session) output(out []byte, mirrorFirst bool) {
 	if mirrorFirst {
 		s.mirror(now, out)
 	}
-	s.apply(s.engine.Output(now, out))
+	s.apply(s.eng().Output(now, out))
 	if !mirrorFirst {
 		s.mirror(now, out)
 	}
@@ -338,13 +338,13 @@ func (s *session) ended(st driver.ExitStatus, interrupted bool) {
 		s.interrupt()
 		return
 	}
-	s.apply(s.engine.Exit(s.o.clock.Now(), st))
+	s.apply(s.eng().Exit(s.o.clock.Now(), st))
 }
 
 // interrupt ends the run as interrupted, unless it has ended already.
 func (s *session) interrupt() {
 	if s.result == nil {
-		s.apply(s.engine.Cancel(s.o.clock.Now(), "clai was interrupted"))
+		s.apply(s.eng().Cancel(s.o.clock.Now(), "clai was interrupted"))
 	}
 }
 

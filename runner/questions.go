@@ -25,7 +25,7 @@ func (d *desk) Ask(ctx context.Context, x engine.External) (string, <-chan ask.Q
 	var id string
 	ch := make(chan ask.Question, 1)
 	d.do(ctx, func() {
-		actions, opened := d.sess.engine.Ask(d.sess.o.clock.Now(), x)
+		actions, opened := d.sess.eng().Ask(d.sess.o.clock.Now(), x)
 		if opened != "" {
 			id = opened
 			d.mu.Lock()
@@ -43,28 +43,28 @@ func (d *desk) Ask(ctx context.Context, x engine.External) (string, <-chan ask.Q
 // Withdraw closes the question id in the session's loop.
 func (d *desk) Withdraw(ctx context.Context, id, how string) {
 	d.do(ctx, func() {
-		d.sess.apply(d.sess.engine.Withdraw(d.sess.o.clock.Now(), id, how))
+		d.sess.apply(d.sess.eng().Withdraw(d.sess.o.clock.Now(), id, how))
 	})
 }
 
 // ClaimDialog claims the program's dialog id in the session's loop.
 func (d *desk) ClaimDialog(ctx context.Context, id string, marks []string) {
 	d.do(ctx, func() {
-		d.sess.apply(d.sess.engine.ClaimDialog(d.sess.o.clock.Now(), id, marks))
+		d.sess.apply(d.sess.eng().ClaimDialog(d.sess.o.clock.Now(), id, marks))
 	})
 }
 
 // ReleaseDialog releases the program's dialog id in the session's loop.
 func (d *desk) ReleaseDialog(ctx context.Context, id string) {
 	d.do(ctx, func() {
-		d.sess.apply(d.sess.engine.ReleaseDialog(d.sess.o.clock.Now(), id))
+		d.sess.apply(d.sess.eng().ReleaseDialog(d.sess.o.clock.Now(), id))
 	})
 }
 
 // ExpectDialogs sets what the source's dialogs show, in the session's loop.
 func (d *desk) ExpectDialogs(ctx context.Context, marks []string, wait time.Duration) {
 	d.do(ctx, func() {
-		d.sess.apply(d.sess.engine.ExpectDialogs(d.sess.o.clock.Now(), marks, wait))
+		d.sess.apply(d.sess.eng().ExpectDialogs(d.sess.o.clock.Now(), marks, wait))
 	})
 }
 

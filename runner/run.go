@@ -25,6 +25,7 @@ import (
 	"github.com/clai-sh/clai/runner/driver/pty"
 	"github.com/clai-sh/clai/runner/driver/tmux"
 	"github.com/clai-sh/clai/runner/engine"
+	"github.com/clai-sh/clai/runner/eventlog"
 	"github.com/clai-sh/clai/runner/exitcode"
 	"github.com/clai-sh/clai/runner/playback"
 	"github.com/clai-sh/clai/runner/questions"
@@ -378,27 +379,23 @@ type session struct {
 	pending []engine.Event
 	// reading is closed when the loop's direct reader has stopped (see outputs).
 	reading chan struct{}
-	// eventTimes is set when a log line's time is its event's; logFailed once
-	// writing a line failed.
-	eventTimes, logFailed bool
-	// fields is the reused list of one log line's fields.
-	fields []zap.Field
+	// log is the run's event log (see flush).
+	log *eventlog.Sink
 	// desk is the run's ask.Desk, nil without WithDesk; screenDirty is set
 	// when the program showed more since its watchers were last told.
 	desk        *desk
 	screenDirty bool
 	// sinks take each of the engine's events, in order (see event).
 	sinks []func(e *engine.Event)
+	// echoes is what the session found of the terminal's echo for the
+	// engine, which hears of it before its next call (see eng).
+	echoes echoes
 }
 
 // newSession begins the bookkeeping of a run: its options, logs and report.
 func newSession(o options, pb *playbooks.Playbook, rec *report.Builder, redact *redact.Redactor) *session {
-	s := &session{o: o, pb: pb, rec: rec, redact: redact}
-	// An event's line says when it happened, not when its batch was written
-	// (which spares reading the clock once a line); a virtual clock's times
-	// are not the wall's.
-	_, s.eventTimes = o.clock.(systemClock)
-	return s
+	_, wall := o.clock.(systemClock)
+	return &session{o: o, pb: pb, rec: rec, redact: redact, log: eventlog.NewSink(o.logger, redact.String, wall)}
 }
 
 // maxPending is how many events wait before they are logged and recorded.
@@ -406,9 +403,9 @@ const maxPending = 256
 
 // flush logs and records the pending events, in order.
 func (s *session) flush() {
-	for _, e := range s.pending {
-		s.rec.Add(e)
-		s.log(e)
+	for i := range s.pending {
+		s.rec.Add(s.pending[i])
+		s.log.Event(s.rec.Start(), &s.pending[i])
 	}
 	s.pending = s.pending[:0]
 	if s.screenDirty {
@@ -426,7 +423,7 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 		// Whatever happened, the program is ended and waited for before Run
 		// returns.
 		if cerr := s.drv.Close(); cerr != nil {
-			s.o.logger.Warn("close", zap.String("event", string(engine.EventError)), zap.Error(cerr))
+			s.log.Error("close", cerr)
 		}
 		if s.reading != nil {
 			// Closing the driver ended the reader's pending read.
@@ -458,7 +455,7 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 		// not clai's.
 		s.desk.dir = f.Dir()
 	}
-	s.apply(s.engine.Start(clock.Now()))
+	s.apply(s.eng().Start(clock.Now()))
 	stopSources := s.startSources(parent)
 	s.loop(ctx, parent)
 	if s.desk != nil {
@@ -483,14 +480,14 @@ func (s *session) run(parent context.Context) (rep *report.Report, err error) {
 	return s.rec.Finish(*s.result, s.engine.Fired(), s.child, clock.Now()), nil
 }
 
-// tick lets time pass in the engine. While it awaits a reaction to an answer it
-// learns first whether the terminal echoes: with echo off, silence is the
-// reaction.
+// tick lets time pass in the engine. While it may await a reaction to an
+// answer the session looks at the terminal's echo first, which the engine
+// hears of before the Tick (see eng): with echo off, silence is the reaction.
 func (s *session) tick(now time.Time) {
-	if s.engine.AwaitsReaction() {
-		s.engine.Echo(s.echo())
+	if s.echoes.awaiting {
+		s.echoes.look(s.echo())
 	}
-	s.apply(s.engine.Tick(now))
+	s.apply(s.eng().Tick(now))
 }
 
 // since is the time since the run started, for recordings.
@@ -523,17 +520,15 @@ func (c castInput) Write(p []byte) (int, error) {
 func (s *session) apply(actions []engine.Action) {
 	for _, a := range actions {
 		if send, ok := a.(*engine.Send); ok && !send.DryRun {
-			if !send.Reply && s.engine.AwaitsReaction() {
-				// Typed as the terminal stands before the program reads it;
-				// only an answer that may be sent again needs to know.
-				s.engine.Echo(s.echo())
+			if !send.Reply {
+				s.echoes.typed(send.AwaitsReaction, s.echo)
 			}
 			ks := send.Keystrokes
 			if send.Secret.Source != "" {
 				ks.Data = append([]byte(s.secrets[send.Secret]), send.Data...)
 			}
 			if err := s.typeIn(ks); err != nil {
-				s.o.logger.Warn("send failed", zap.String("event", string(engine.EventError)), zap.Error(err))
+				s.log.Error("send failed", err)
 			}
 			if r := s.o.record; r != nil {
 				// An answer can repeat what the program showed (a matched

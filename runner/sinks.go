@@ -2,18 +2,15 @@ package runner
 
 import (
 	"fmt"
-	"time"
-
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/engine"
 )
 
 // The session's sinks: where each of the engine's events goes once the keys
-// it decided are typed (see apply). The event log and the report take every
-// event, in batches off the answer's path (see flush); the desk tells the
+// it decided are typed (see apply). The event log (an eventlog.Sink, which
+// knows the log's fields) and the report take every event, in batches off
+// the answer's path (see flush); the desk tells the
 // run's watchers; a dry run or a replay tells the person what it would have
 // sent; a terminal is told of the hand-over to its person. A sink is in the
 // list only when the run has it, so an event costs nothing for what is not
@@ -103,75 +100,6 @@ func (s *session) handOver(reason string) {
 		s.shown.fresh()
 	}
 	fmt.Fprintf(s.o.terminal.Out, "clai: MANUAL: %s; nothing is sent automatically any more, you drive now\r\n", s.redact.String(reason))
-}
-
-// log writes an event as one JSON line with stable field names.
-func (s *session) log(e engine.Event) {
-	level := zap.InfoLevel
-	switch e.Name {
-	case engine.EventMatch, engine.EventDefer, engine.EventInput:
-		level = zap.DebugLevel
-	case engine.EventDanger, engine.EventTimeout, engine.EventError, engine.EventRefused:
-		level = zap.WarnLevel
-	}
-	core := s.o.logger.Core()
-	if !core.Enabled(level) {
-		return
-	}
-	// Written to the core itself: an event line needs none of what the logger
-	// adds to an entry (caller, stack trace, ending the program).
-	ent := zapcore.Entry{Level: level, Message: string(e.Name)}
-	if s.eventTimes {
-		ent.Time = s.rec.Start().Add(e.At)
-	} else {
-		ent.Time = time.Now()
-	}
-	fields := append(s.fields[:0],
-		zap.String("event", string(e.Name)),
-		zap.String("state", string(e.State)),
-		zap.Int64("elapsed_ms", e.At.Milliseconds()),
-	)
-	if e.From != "" {
-		fields = append(fields, zap.String("from", string(e.From)))
-	}
-	if e.Rule != "" {
-		fields = append(fields, zap.String("rule", e.Rule))
-	}
-	if e.Step != "" {
-		fields = append(fields, zap.String("step", e.Step))
-	}
-	if e.Excerpt != "" {
-		fields = append(fields, zap.String("excerpt", s.redact.String(e.Excerpt)))
-	}
-	if e.Sent != "" {
-		fields = append(fields, zap.String("sent", s.redact.String(e.Sent)))
-	}
-	if e.Reason != "" {
-		fields = append(fields, zap.String("reason", s.redact.String(e.Reason)))
-	}
-	if e.Bytes != 0 {
-		fields = append(fields, zap.Int("bytes", e.Bytes))
-	}
-	if e.Screen != "" {
-		fields = append(fields, zap.String("screen", s.redact.String(e.Screen)))
-	}
-	if e.Question != nil {
-		fields = append(fields, zap.String("question", e.Question.ID))
-	}
-	if e.Channel != "" {
-		fields = append(fields, zap.String("channel", e.Channel))
-	}
-	if e.By != "" {
-		fields = append(fields, zap.String("by", e.By))
-	}
-	if err := core.Write(ent, fields); err != nil && !s.logFailed {
-		// Said once, through the logger, which reports its own failure.
-		s.logFailed = true
-		s.o.logger.Warn("log", zap.String("event", string(engine.EventError)), zap.Error(err))
-	}
-	// The logger has encoded the fields; the next line reuses their room.
-	clear(fields)
-	s.fields = fields[:0]
 }
 
 // suggested are the suggestions of the question opened last, by its id.

@@ -220,20 +220,16 @@ func (e *Engine) Output(now time.Time, data []byte) []Action {
 	return e.end()
 }
 
-// Echo observes whether the terminal echoes what is typed, as the session finds
-// it when it types an answer, or before a Tick while the engine awaits a
-// reaction (see AwaitsReaction). With echo off the program reads unseen, a
-// password or a key, and shows nothing for it: silence is then no sign that
-// the answer was missed, and it is never sent again.
+// Echo observes whether the terminal echoes what is typed, as the session
+// found it when it typed keystrokes marked Send.AwaitsReaction, or before a
+// Tick since. With echo off the program reads unseen, a password or a key, and
+// shows nothing for it: silence is then no sign that the answer was missed,
+// and it is never sent again.
 func (e *Engine) Echo(on bool) {
 	if !on {
 		e.verifier.pending = false
 	}
 }
-
-// AwaitsReaction reports whether the engine waits for the program to react to
-// its last answer, which it would send once more without one.
-func (e *Engine) AwaitsReaction() bool { return e.verifier.pending && e.result == nil }
 
 // Resize observes a change of the terminal size.
 func (e *Engine) Resize(rows, cols int) {
@@ -383,7 +379,12 @@ func (e *Engine) begin(now time.Time) {
 }
 
 // end returns the actions of the call; the slice is reused by the next call.
+// When the call leaves the engine awaiting a reaction to its answer, the
+// keystrokes it types say so (see Send.AwaitsReaction).
 func (e *Engine) end() []Action {
+	if e.verifier.pending && e.result == nil {
+		e.actions.awaitReaction()
+	}
 	return e.actions.out
 }
 

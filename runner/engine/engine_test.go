@@ -20,11 +20,12 @@ type sim struct {
 	// now is the stepper's time, for a test that makes an observation itself.
 	now  time.Time
 	sent []string
-	// person says, for each of sent, whether it was a person's answer.
-	person []bool
-	events []engine.Event
-	killed bool
-	result *engine.Result
+	// person says, for each of sent, whether it was a person's answer;
+	// awaits whether it was typed awaiting a reaction.
+	person, awaits []bool
+	events         []engine.Event
+	killed         bool
+	result         *engine.Result
 }
 
 func newSim(t testing.TB, yaml string, cfg engine.Config) *sim {
@@ -53,6 +54,7 @@ func (s *sim) apply(actions []engine.Action) {
 			}
 			s.sent = append(s.sent, text)
 			s.person = append(s.person, a.Person)
+			s.awaits = append(s.awaits, a.AwaitsReaction)
 		case *engine.Event:
 			s.events = append(s.events, *a)
 		case engine.Kill:
@@ -924,9 +926,8 @@ steps:
     line: "x"
 `, engine.Config{})
 	s.out(time.Millisecond, "Name: ")
-	if !s.e.AwaitsReaction() {
-		t.Fatal("an answer to the last thing shown awaits a reaction")
-	}
+	s.wantAwaits(true)
+	s.advance(500 * time.Millisecond)
 	s.e.Echo(false)
 	s.advance(2 * time.Second)
 	s.wantSent("x\r")

@@ -238,3 +238,13 @@ func (a *actions) send(s Send) {
 	a.sends = append(a.sends, s)
 	a.out = append(a.out, &a.sends[len(a.sends)-1])
 }
+
+// awaitReaction marks the call's keystrokes, but for a terminal's replies and
+// what a dry run only reports, as typed while a reaction is awaited.
+func (a *actions) awaitReaction() {
+	for _, x := range a.out {
+		if s, ok := x.(*Send); ok && !s.Reply && !s.DryRun {
+			s.AwaitsReaction = true
+		}
+	}
+}

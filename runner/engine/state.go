@@ -73,6 +73,13 @@ type Send struct {
 	// Person marks a person's answer to a question (see Engine.Answer): it is
 	// what they typed, not one of clai's decisions.
 	Person bool
+	// AwaitsReaction marks keystrokes typed while the engine awaits the
+	// program's reaction to its last answer, which it sends once more without
+	// one. The session finds whether the terminal echoes as it types them, as
+	// the terminal stands before the program reads them, and tells the engine
+	// so (Engine.Echo) before its next call: with echo off, silence is the
+	// reaction.
+	AwaitsReaction bool
 	// whole keeps text that ends with Enter in one write whatever
 	// settings.enter says: a menu's number, not a line.
 	whole bool

@@ -1,6 +1,8 @@
 // Package eventlog writes a run's event log: JSON lines, one per event, byte for
 // byte as zap's JSON encoder writes them, formatted with less work, off the
-// answer's path (see docs/reports.md).
+// answer's path (see docs/reports.md). New makes the log's logger; a Sink
+// turns each of the engine's events into its line, with the fields, the level
+// and the time the log gives it.
 package eventlog
 
 import (
