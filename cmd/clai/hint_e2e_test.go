@@ -105,5 +105,4 @@ func TestHeadlessRunSaysWhereToAnswer(t *testing.T) {
 	if !strings.Contains(stdout.String(), "got: demo\r\n") || !strings.Contains(stdout.String(), "got: prod\r\n") {
 		t.Errorf("the program got:\n%s", stdout)
 	}
-
 }
