@@ -27,10 +27,12 @@ func (e *sessionsEnv) telegramChannel(t *testing.T, tg *channeltest.Telegram, to
 	e.env = append(e.env, "XDG_CONFIG_HOME="+filepath.Join(e.dir, "config"), "CLAI_TEST_TG="+token)
 }
 
-// TestTelegramAnswersARun: a real clai run over a program reaches a
-// question; the fake Telegram gets it with one button per option; a press
-// answers it, and the program receives exactly that option; the report
-// names the channel, and the token is in no output.
+// TestTelegramAnswersARun: clai run passes the user config file's channel
+// to the run: a real clai run over a program reaches a question; the fake
+// Telegram gets it with one button per option; a press answers it, and the
+// program receives exactly that option; the report names the channel, and
+// the token is in no output. The channels' own behaviour is tested in
+// runner/humanloop.
 func TestTelegramAnswersARun(t *testing.T) {
 	t.Parallel()
 	const token, chat = "123456:AAHsecret-token_value", 4242
@@ -92,8 +94,8 @@ func TestTelegramAnswersARun(t *testing.T) {
 }
 
 // TestChannelWithoutItsTokenRefusesTheRun: a channel whose token is not
-// set stops clai run before anything starts, with the place in the config
-// file.
+// set stops clai run before anything starts, with exit 2 and the place in
+// the config file.
 func TestChannelWithoutItsTokenRefusesTheRun(t *testing.T) {
 	t.Parallel()
 	e := newSessionsEnv(t)
@@ -109,124 +111,4 @@ func TestChannelWithoutItsTokenRefusesTheRun(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "config.yaml:2:5: channel: telegram token: secret env:CLAI_TEST_UNSET: the environment variable is not set") {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
-}
-
-// TestNtfyAnswersARun: a real clai run publishes its question to a fake
-// ntfy server with an action per option; the app's press posts to the
-// run's reply topic, and the program receives exactly that option.
-func TestNtfyAnswersARun(t *testing.T) {
-	t.Parallel()
-	const token = "tk_e2esecretntfytoken"
-	ntfy := channeltest.NewNtfy(t, token)
-	e := newSessionsEnv(t)
-	config := filepath.Join(e.dir, "config", "clai", "config.yaml")
-	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cfg := fmt.Sprintf("channels:\n  - ntfy:\n      server: %q\n      topic: alice-questions\n      token: env:CLAI_TEST_NTFY\n", ntfy.URL())
-	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.env = append(e.env, "XDG_CONFIG_HOME="+filepath.Join(e.dir, "config"), "CLAI_TEST_NTFY="+token)
-	prompter := testprog.Build(t, "prompter")
-	pb := filepath.Join(e.dir, "deploy.yaml")
-	if err := os.WriteFile(pb, []byte(fmt.Sprintf("version: 1\nname: deploy\nspawn:\n  command: [%q, \"-q\", \"Deploy where? [staging/prod] \"]\ntimeouts:\n  prompt: 120s\n  total: 300s\n", prompter)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	log := filepath.Join(e.dir, "run.log")
-	_, out, exited := e.start(t, "run", "--log", log, pb)
-
-	var asked channeltest.NtfyMessage
-	ntfy.Wait(t, "the question", func(msgs []channeltest.NtfyMessage) bool {
-		for _, m := range msgs {
-			if len(m.Actions) > 0 {
-				asked = m
-				return true
-			}
-		}
-		return false
-	})
-	if asked.Topic != "alice-questions" || len(asked.Actions) != 2 || asked.Actions[1].Label != "prod" {
-		t.Fatalf("the question published: %+v", asked)
-	}
-	if status := ntfy.Press(t, asked.Actions[1]); status != 200 {
-		t.Fatalf("the press: status %d", status)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("clai run: %v\n%s", err, out)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("clai run still runs after the press:\n%s", out)
-	}
-	if got := out.String(); !strings.Contains(got, "got: prod\r\n") || strings.Contains(got, "got: staging") {
-		t.Fatalf("the program got:\n%s", got)
-	}
-	logText, _ := os.ReadFile(log)
-	if !strings.Contains(string(logText), `"channel":"ntfy"`) || strings.Contains(string(logText), token) || strings.Contains(out.String(), token) {
-		t.Errorf("the log names no ntfy answer, or holds the token:\n%s", logText)
-	}
-}
-
-// TestTelegramAsksOnlyWhatTheAnswererLeaves: a real clai run with an
-// answerer and a Telegram channel: the answerer takes Continue? [Y/n], which
-// never reaches the chat; it leaves the rm -rf hand-over to people, which
-// does, with its buttons, and a press answers it.
-func TestTelegramAsksOnlyWhatTheAnswererLeaves(t *testing.T) {
-	t.Parallel()
-	const token, chat = "123456:AAHsecret-token_value", 4242
-	tg := channeltest.NewTelegram(t, token)
-	e := newSessionsEnv(t)
-	e.telegramChannel(t, tg, token, chat)
-	model := filepath.Join(e.dir, "model")
-	if err := os.WriteFile(model, []byte("#!/bin/sh\ncat > /dev/null\necho '"+alwaysYes+"'\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	pb := filepath.Join(e.dir, "answerer.yaml")
-	// The answerer's playbook, but people have all the time they need.
-	playbook := strings.Replace(answererPlaybook, "timeouts: {prompt: 2s}", "timeouts: {prompt: 120s, total: 300s}", 1)
-	if err := os.WriteFile(pb, fmt.Appendf(nil, playbook, testprog.Build(t, "prompter"), fmt.Sprintf("  command: [%q]", model)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, out, exited := e.start(t, "run", pb)
-
-	var asked channeltest.Message
-	tg.Wait(t, "a question", func(f *channeltest.Telegram) bool {
-		for _, m := range f.Messages() {
-			if len(m.Buttons) > 0 {
-				asked = m
-				return true
-			}
-		}
-		return false
-	})
-	if !strings.Contains(asked.Text, "rm -rf build") || len(asked.Buttons) != 2 || asked.Buttons[1].Text != "N" {
-		t.Fatalf("the first question sent, want the rm -rf hand-over: %+v", asked)
-	}
-	tg.Press(chat, chat, asked.ID, asked.Buttons[1].Data)
-	select {
-	case err := <-exited:
-		// A person took the danger rule's hand-over: the run ends as the
-		// program did, and says who decided.
-		if err != nil {
-			t.Fatalf("clai run: %v, want exit 0\n%s", err, out)
-		}
-		if !strings.Contains(out.String(), "decided at the hand-over") {
-			t.Fatalf("the final line does not say who decided:\n%s", out)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("clai run still runs after the press:\n%s", out)
-	}
-	if got := out.String(); !strings.Contains(got, "got: Y\r\n") || !strings.Contains(got, "got: N\r\n") {
-		t.Fatalf("the program got:\n%s", got)
-	}
-	tg.Snapshot(func(f *channeltest.Telegram) {
-		for _, m := range append(f.Messages(), f.Edits()...) {
-			// The prompt's question (the hand-over's screen shows it too).
-			if strings.Contains(m.Text, ", prompt)") {
-				t.Errorf("the question the answerer took reached the chat: %q", m.Text)
-			}
-		}
-	})
 }

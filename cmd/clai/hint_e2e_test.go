@@ -56,7 +56,8 @@ func hintLine(t *testing.T, text, prefix string) string {
 // stderr, once for each question, which session waits, the clai answer
 // command for it (each option's, or a text's) and the running dashboard's
 // address without its token; the commands it gives, run as given, answer
-// the questions. With -q it says nothing of the kind.
+// the questions. When a run says so, and that -q silences it, is tested in
+// runner/humanloop.
 func TestHeadlessRunSaysWhereToAnswer(t *testing.T) {
 	t.Parallel()
 	e := newSessionsEnv(t)
@@ -103,20 +104,5 @@ func TestHeadlessRunSaysWhereToAnswer(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "got: demo\r\n") || !strings.Contains(stdout.String(), "got: prod\r\n") {
 		t.Errorf("the program got:\n%s", stdout)
-	}
-
-	// Quiet: nothing of the kind.
-	_, stderr, exited = e.startSplit(t, "run", "-q", "--remote", pb)
-	e.waitQuestion(t, "q1", exited, nil)
-	for _, answer := range [][]string{{"demo"}, {"--wait", "--choose", "prod"}} {
-		if out, errOut, code := e.clai(t, append([]string{"answer", "deploy"}, answer...)...); code != 0 {
-			t.Fatalf("clai answer %v: exit %d\n%s%s", answer, code, out, errOut)
-		}
-	}
-	if err := <-exited; err != nil {
-		t.Fatalf("clai run -q: %v\n%s", err, stderr)
-	}
-	if got := stderr.String(); strings.Contains(got, "waits for an answer") {
-		t.Errorf("clai run -q said where to answer:\n%s", got)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -78,39 +77,6 @@ func waitRunEnd(t *testing.T, exited <-chan error, out *bytes.Buffer) {
 	}
 }
 
-// TestLearnedAnswerIsSuggested: a person answers the same questions in two
-// runs through clai answer; in the third, the question (with another build
-// id and path) carries their answer as its first suggestion, in the session
-// API; the password typed is nowhere in the database.
-func TestLearnedAnswerIsSuggested(t *testing.T) {
-	t.Parallel()
-	e := newSessionsEnv(t)
-	suggest := "suggest: {sources: [answers]}\n"
-	for run := 1; run <= 2; run++ {
-		q, _ := e.answerRun(t, learnsPlaybook(t, e.dir, run, suggest))
-		if want := run - 1; len(q.Suggestions) != min(want, 1) || want == 1 && q.Suggestions[0].Count != 1 {
-			t.Fatalf("run %d: q1's suggestions = %+v, want %d answer(s) learned", run, q.Suggestions, want)
-		}
-	}
-	q, _ := e.answerRun(t, learnsPlaybook(t, e.dir, 3, suggest))
-	want := []ask.Suggestion{{Text: "yes", Option: true, Confidence: 1, Count: 2, Source: "answers"}}
-	if got, _ := json.Marshal(q.Suggestions); string(got) != string(must(json.Marshal(want))) {
-		t.Fatalf("the third run's question %q carries %s, want %s", q.Text, got, must(json.Marshal(want)))
-	}
-	for _, name := range []string{"learned.db", "learned.db-wal"} {
-		data, err := os.ReadFile(filepath.Join(e.dir, "clai", name))
-		if err != nil && name == "learned.db" {
-			t.Fatal(err)
-		}
-		if bytes.Contains(data, []byte("hunter2-secret")) {
-			t.Fatalf("%s holds the password typed", name)
-		}
-		if name == "learned.db" && !bytes.Contains(data, []byte("spring")) && !bytes.Contains(must(os.ReadFile(filepath.Join(e.dir, "clai", "learned.db-wal"))), []byte("spring")) {
-			t.Fatalf("the database holds no answer at all")
-		}
-	}
-}
-
 // TestSuggestRulesLintClean: the rules clai suggest rules proposes from the
 // answers people repeated, pasted into the playbook, lint clean with
 // --strict (their examples match and their tests pass); clai suggest forget
@@ -169,110 +135,6 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-// TestLearnedAutoAnswer: after two runs a person answered, auto_answer with
-// min_count 2 answers the third run's question itself, logged and in the
-// report with the channel learned; with a danger rule on that question it
-// does not, and a person answers.
-func TestLearnedAutoAnswer(t *testing.T) {
-	t.Parallel()
-	e := newSessionsEnv(t)
-	for run := 1; run <= 2; run++ {
-		e.answerRun(t, learnsPlaybook(t, e.dir, run, ""))
-	}
-	auto := "suggest:\n  auto_answer: {min_count: 2, min_confidence: 0.9}\n"
-
-	report, log := filepath.Join(e.dir, "auto.json"), filepath.Join(e.dir, "auto.log")
-	_, out, exited := e.start(t, "run", "--remote", "--report", report, "--log", log, learnsPlaybook(t, e.dir, 3, auto))
-	// The password is a person's to give; the release name people gave
-	// twice is learned too.
-	e.waitQuestion(t, "q2", exited, out)
-	e.mustAnswer(t, "--", "pw")
-	waitRunEnd(t, exited, out)
-	if got := out.String(); !strings.Contains(got, "got: yes") || !strings.Contains(got, "got: spring") {
-		t.Fatalf("the program did not get the learned answers:\n%s", got)
-	}
-	var rep struct {
-		Questions []ask.Question `json:"questions"`
-	}
-	if err := json.Unmarshal(must(os.ReadFile(report)), &rep); err != nil {
-		t.Fatal(err)
-	}
-	var channels []string
-	for _, q := range rep.Questions {
-		if q.Closed != nil {
-			channels = append(channels, q.Closed.Channel)
-		}
-	}
-	if got := strings.Join(channels, " "); got != "learned cli learned" {
-		t.Fatalf("the report's questions were answered through %q, want learned cli learned", got)
-	}
-	if l := string(must(os.ReadFile(log))); !strings.Contains(l, `"event":"learned","decision":"answered","question":"q1"`) {
-		t.Fatalf("the log says nothing of the learned answer:\n%s", l)
-	}
-
-	danger := auto + "danger:\n  - name: no-prod-deploys\n    match: {regex: 'Deploy build \\S+ to /srv/app4\\?'}\n"
-	log = filepath.Join(e.dir, "danger.log")
-	_, out, exited = e.start(t, "run", "--remote", "--log", log, learnsPlaybook(t, e.dir, 4, danger))
-	s := e.waitQuestion(t, "q1", exited, out)
-	if s.Question.Reason != ask.Danger || len(s.Question.Suggestions) != 0 {
-		t.Fatalf("the question a danger rule handed over: %+v", s.Question)
-	}
-	e.mustAnswer(t, "--choose", "no")
-	// The run stays with people after a hand-over: nothing is answered
-	// automatically again.
-	e.waitQuestion(t, "q2", exited, out)
-	e.mustAnswer(t, "--", "pw")
-	e.waitQuestion(t, "q3", exited, out)
-	e.mustAnswer(t, "--", "winter")
-	<-exited
-	if got := out.String(); !strings.Contains(got, "got: no") || strings.Contains(got, "got: yes") {
-		t.Fatalf("past a danger rule, the program got:\n%s", got)
-	}
-	if l := string(must(os.ReadFile(log))); !strings.Contains(l, `"decision":"declined","question":"q1"`) {
-		t.Fatalf("the log says nothing of the declined answer:\n%s", l)
-	}
-}
-
-// TestTasksAreSuggested: with the tasks source, a question that asks for a
-// command carries the tasks of the program's folder (its Makefile) as
-// suggestions, which auto_answer never types: no person gave them.
-func TestTasksAreSuggested(t *testing.T) {
-	t.Parallel()
-	e := newSessionsEnv(t)
-	project := filepath.Join(e.dir, "project")
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(project, "Makefile"), []byte("test:\n\tgo test ./...\nbuild: test\n\tgo build\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pb := filepath.Join(e.dir, "tasks.yaml")
-	if err := os.WriteFile(pb, fmt.Appendf(nil, `version: 1
-name: tasks
-spawn:
-  command: [%q, "-q", "Which command should run next? "]
-  dir: %q
-timeouts:
-  prompt: 120s
-suggest:
-  sources: [tasks]
-  auto_answer: {min_count: 1, min_confidence: 0.1}
-`, testprog.Build(t, "prompter"), project), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, out, exited := e.start(t, "run", "--remote", pb)
-	s := e.waitQuestion(t, "q1", exited, out)
-	got := fmt.Sprint(s.Question.Suggestions)
-	if want := "[{make test false 0 0 tasks} {make build false 0 0 tasks}]"; got != want {
-		t.Fatalf("the question carries %s, want %s", got, want)
-	}
-	e.mustAnswer(t, "--", "make build")
-	waitRunEnd(t, exited, out)
-	if strings.Contains(out.String(), "got: make test") {
-		t.Fatalf("a task was typed:\n%s", out)
-	}
 }
 
 // TestTerminalAnswerIsLearned: a person answers at clai's own terminal, in

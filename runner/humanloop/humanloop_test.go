@@ -1,14 +1,12 @@
 package humanloop_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,24 +17,6 @@ import (
 	"github.com/clai-sh/clai/runner/engine"
 	"github.com/clai-sh/clai/runner/humanloop"
 )
-
-// lockedBuffer is a bytes.Buffer that a run writes to while the test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestRunTellsAPersonAndTakesTheirAnswerFromAPhone embeds clai as the
 // package doc says: a real program asks a question; the run, assembled by
