@@ -138,6 +138,9 @@ var personChannels = []string{ChannelTerminal, ChannelCLI, ChannelDashboard, Cha
 // A new copy each call: callers may change it.
 func PersonChannels() []string { return slices.Clone(personChannels) }
 
+// ByPerson reports whether channel is one through which a person answers.
+func ByPerson(channel string) bool { return slices.Contains(personChannels, channel) }
+
 // Answer is a person's (or a channel's) answer to a question: exactly one of
 // Text, Choose, Choices and Keys.
 type Answer struct {

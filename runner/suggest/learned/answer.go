@@ -1,7 +1,6 @@
 package learned
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -22,7 +21,7 @@ func given(q ask.Question, secret func(text string) bool) (Answer, string) {
 	switch {
 	case c == nil || c.How != ask.Answered:
 		return Answer{}, "not answered"
-	case !slices.Contains(ask.PersonChannels(), c.Channel):
+	case !ask.ByPerson(c.Channel):
 		return Answer{}, "answered by " + c.Channel + ", not a person"
 	case q.Reason != ask.Prompt:
 		return Answer{}, "a hand-over's decision (" + string(q.Reason) + ")"
