@@ -51,7 +51,7 @@ const alwaysYes = `{"answer": "y", "confidence": 1.0, "reason": "the user wants 
 // who answered and lists the decisions (its HTML too), and the API's key
 // shows nowhere.
 func TestAnswererTakesTheEasyOne(t *testing.T) {
-	isolate(t)
+	iso := isolate(t)
 	const key = "sk-e2e-secret-key"
 	anthropic := answerertest.Start(t, &answerertest.API{Kind: "anthropic", Key: key, Reply: alwaysYes})
 	openai := answerertest.Start(t, &answerertest.API{Kind: "openai", Key: key, Reply: alwaysYes})
@@ -63,7 +63,7 @@ func TestAnswererTakesTheEasyOne(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			pb := parsePlaybook(t, answererPlaybook, program, "{prompt: 2s}", spec)
-			r := startRun(t, pb, humanloop.Options{Headless: true, Environ: append(os.Environ(), "E2E_MODEL_KEY="+key)})
+			r := iso.startRun(t, pb, humanloop.Options{Headless: true, Environ: append(os.Environ(), "E2E_MODEL_KEY="+key)})
 			rep, err := r.wait(t)
 			if err != nil || rep == nil || rep.ExitCode != 4 {
 				t.Fatalf("the run: %v, %+v, want exit 4: the rm -rf prompt waits for people\n%s", err, rep, r.notices.String())
@@ -107,9 +107,9 @@ func TestAnswererTakesTheEasyOne(t *testing.T) {
 
 // A dry run says what the answerer would answer, and types nothing.
 func TestAnswererDryRun(t *testing.T) {
-	isolate(t)
+	iso := isolate(t)
 	pb := parsePlaybook(t, answererPlaybook, answererProgram(t), "{prompt: 2s}", fmt.Sprintf("  command: [%q]", scriptModel(t, alwaysYes)))
-	r := startRun(t, pb, humanloop.Options{Headless: true, DryRun: true})
+	r := iso.startRun(t, pb, humanloop.Options{Headless: true, DryRun: true})
 	if _, err := r.wait(t); err != nil {
 		t.Fatal(err)
 	}
@@ -126,12 +126,12 @@ func TestAnswererDryRun(t *testing.T) {
 // people is told with the model's one-line summary, once the answerer has
 // decided.
 func TestAnswererSummarizesForNotifications(t *testing.T) {
-	isolate(t)
+	iso := isolate(t)
 	model := scriptModel(t, `{"answer": "y", "confidence": 1, "reason": "fine", "summary": "the installer wants to go on"}`)
 	dir, target := toldDir(t, "question, danger")
 	spec := fmt.Sprintf("  command: [%q]\n  summarize: true\nnotify:\n%s", model, target)
 	pb := parsePlaybook(t, answererPlaybook, answererProgram(t), "{prompt: 2s}", spec)
-	r := startRun(t, pb, humanloop.Options{Headless: true})
+	r := iso.startRun(t, pb, humanloop.Options{Headless: true})
 	if _, err := r.wait(t); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestAnswererSummarizesForNotifications(t *testing.T) {
 // people: nothing is typed, the run waits for an answer until
 // timeouts.prompt, and the log says why.
 func TestAnswererThatFailsLeavesItToPeople(t *testing.T) {
-	isolate(t)
+	iso := isolate(t)
 	program := answererProgram(t)
 	for name, tc := range map[string]struct{ body, why string }{
 		"hangs":   {"sleep 600 & sleep 600", "the model gave no reply within 300ms"},
@@ -174,7 +174,7 @@ func TestAnswererThatFailsLeavesItToPeople(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			spec := fmt.Sprintf("  command: [%q]\n  timeout: 300ms", scriptFile(t, tc.body))
 			pb := parsePlaybook(t, answererPlaybook, program, "{prompt: 2s}", spec)
-			r := startRun(t, pb, humanloop.Options{Headless: true})
+			r := iso.startRun(t, pb, humanloop.Options{Headless: true})
 			rep, err := r.wait(t)
 			if err != nil || rep == nil || rep.ExitCode != 4 || strings.Contains(r.shown.String(), "got: ") {
 				t.Errorf("the run: %v, %+v, want exit 4 with nothing typed\n%s\n%s", err, rep, r.shown.String(), r.notices.String())

@@ -43,11 +43,11 @@ func waitTelegramQuestion(t *testing.T, tg *channeltest.Telegram) channeltest.Me
 // exactly that option; the report names the channel, and the token is in no
 // output.
 func TestTelegramAnswersARun(t *testing.T) {
-	isolate(t)
+	iso := isolate(t)
 	const token, chat = "123456:AAHsecret-token_value", 4242
 	tg := channeltest.NewTelegram(t, token)
 	pb := parsePlaybook(t, deployPlaybook, prompterCommand(t, "-q", "Deploy where? [staging/prod] "))
-	r := startRun(t, pb, humanloop.Options{Config: parseConfig(t, "%s", telegramConfig(tg, chat)), Headless: true,
+	r := iso.startRun(t, pb, humanloop.Options{Config: parseConfig(t, "%s", telegramConfig(tg, chat)), Headless: true,
 		Environ: append(os.Environ(), "CLAI_TEST_TG="+token)})
 
 	asked := waitTelegramQuestion(t, tg)
@@ -83,10 +83,10 @@ func TestTelegramAnswersARun(t *testing.T) {
 // A channel whose token is not set refuses the run before anything starts,
 // with the place in the config file.
 func TestChannelWithoutItsTokenRefusesTheRun(t *testing.T) {
-	isolate(t)
+	iso := isolate(t)
 	cfg := parseConfig(t, "channels:\n  - telegram:\n      token: env:CLAI_TEST_UNSET\n      chats: [1]\n")
 	pb := parsePlaybook(t, deployPlaybook, prompterCommand(t, "-q", "Deploy where? [staging/prod] "))
-	r := startRun(t, pb, humanloop.Options{Config: cfg, Headless: true, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	r := iso.startRun(t, pb, humanloop.Options{Config: cfg, Headless: true, Environ: []string{"PATH=" + os.Getenv("PATH")}})
 	rep, err := r.wait(t)
 	var setup *runner.SetupError
 	if rep != nil || !errors.As(err, &setup) ||
@@ -103,12 +103,12 @@ func TestChannelWithoutItsTokenRefusesTheRun(t *testing.T) {
 // receives exactly that option; the log names the channel, and the token is
 // in no output.
 func TestNtfyAnswersARun(t *testing.T) {
-	isolate(t)
+	iso := isolate(t)
 	const token = "tk_e2esecretntfytoken"
 	ntfy := channeltest.NewNtfy(t, token)
 	cfg := parseConfig(t, "channels:\n  - ntfy:\n      server: %q\n      topic: alice-questions\n      token: env:CLAI_TEST_NTFY\n", ntfy.URL())
 	pb := parsePlaybook(t, deployPlaybook, prompterCommand(t, "-q", "Deploy where? [staging/prod] "))
-	r := startRun(t, pb, humanloop.Options{Config: cfg, Headless: true, Environ: append(os.Environ(), "CLAI_TEST_NTFY="+token)})
+	r := iso.startRun(t, pb, humanloop.Options{Config: cfg, Headless: true, Environ: append(os.Environ(), "CLAI_TEST_NTFY="+token)})
 
 	var asked channeltest.NtfyMessage
 	ntfy.Wait(t, "the question", func(msgs []channeltest.NtfyMessage) bool {
@@ -141,13 +141,13 @@ func TestNtfyAnswersARun(t *testing.T) {
 // hand-over to people, which does, with its buttons, and a press answers
 // it; the report says a person decided at the hand-over.
 func TestTelegramAsksOnlyWhatTheAnswererLeaves(t *testing.T) {
-	isolate(t)
+	iso := isolate(t)
 	const token, chat = "123456:AAHsecret-token_value", 4242
 	tg := channeltest.NewTelegram(t, token)
 	// People have all the time they need.
 	pb := parsePlaybook(t, answererPlaybook, answererProgram(t), "{prompt: 120s, total: 300s}",
 		fmt.Sprintf("  command: [%q]", scriptModel(t, alwaysYes)))
-	r := startRun(t, pb, humanloop.Options{Config: parseConfig(t, "%s", telegramConfig(tg, chat)), Headless: true,
+	r := iso.startRun(t, pb, humanloop.Options{Config: parseConfig(t, "%s", telegramConfig(tg, chat)), Headless: true,
 		Environ: append(os.Environ(), "CLAI_TEST_TG="+token)})
 
 	asked := waitTelegramQuestion(t, tg)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -49,10 +50,18 @@ func (l *lockedBuffer) String() string {
 // reaches it.
 const hang = 120 * time.Second
 
-// isolate gives the test's runs a sessions folder and a state folder
-// (learned answers) of their own, through the environment: a test that calls
-// it cannot be parallel. It returns a folder for the test's files.
-func isolate(t *testing.T) string {
+// isolated are a test's own folders: the sessions folder its runs register
+// in, and a folder for its files that is also its runs' state folder
+// (learned answers). They reach the runs through humanloop.Options, not the
+// process's environment. (The tests still run one at a time: several runs
+// at once on a small machine stretch the answerer's and the notifications'
+// bounded waits past what the tests allow.)
+type isolated struct {
+	sessions, dir string
+}
+
+// isolate makes the test's folders.
+func isolate(t *testing.T) *isolated {
 	t.Helper()
 	// The sessions folder holds sockets, whose paths must be short.
 	rt, err := os.MkdirTemp("", "clai-rt")
@@ -60,10 +69,19 @@ func isolate(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(rt) })
-	dir := t.TempDir()
-	t.Setenv("XDG_RUNTIME_DIR", rt)
-	t.Setenv("XDG_STATE_HOME", dir)
-	return dir
+	return &isolated{sessions: filepath.Join(rt, "clai"), dir: t.TempDir()}
+}
+
+// startRun is startRun in the test's folders: opts's sessions folder, and the
+// state folder in its environment (the process's, when opts has none).
+func (iso *isolated) startRun(t *testing.T, pb *playbooks.Playbook, opts humanloop.Options) *aRun {
+	t.Helper()
+	opts.SessionsDir = iso.sessions
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	opts.Environ = append(slices.Clone(opts.Environ), "XDG_STATE_HOME="+iso.dir)
+	return startRun(t, pb, opts)
 }
 
 // parsePlaybook parses a playbook's YAML, formatted with args.
@@ -123,6 +141,8 @@ type aRun struct {
 	done                chan struct{}
 	rep                 *report.Report
 	err                 error
+	// sessions is the sessions folder the run registers in.
+	sessions string
 }
 
 // startRun runs pb with opts, its program's output mirrored to r.shown, its
@@ -137,6 +157,7 @@ func startRun(t *testing.T, pb *playbooks.Playbook, opts humanloop.Options) *aRu
 	logger, stop := eventlog.New(&r.log, zapcore.InfoLevel, pb.Name)
 	opts.Logger = logger
 	opts.Runner = append(opts.Runner, runner.WithMirror(&r.shown), runner.WithTimeline(true))
+	r.sessions = opts.SessionsDir
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		defer close(r.done)
@@ -189,7 +210,7 @@ func (r *aRun) logLines(event string) []map[string]any {
 // socket.
 func (r *aRun) waitQuestion(t *testing.T, id string) (ask.Session, string) {
 	t.Helper()
-	reg, err := sessions.Open("")
+	reg, err := sessions.Open(r.sessions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,6 +253,30 @@ func toldDir(t *testing.T, events string) (dir, target string) {
 	t.Helper()
 	dir = t.TempDir()
 	return dir, fmt.Sprintf("  - command: [sh, -c, 'cat > \"$0/$$.json\"', %q]\n    on: [%s]\n", dir, events)
+}
+
+// waitTold waits until the command target of toldDir has written a
+// notification of question id (the answerer, when there is one, decided it
+// first), or the run ends.
+func (r *aRun) waitTold(t *testing.T, dir, id string) {
+	t.Helper()
+	deadline := time.Now().Add(hang)
+	for {
+		for _, n := range told(t, dir) {
+			if n.Question != nil && n.Question.ID == id {
+				return
+			}
+		}
+		select {
+		case <-r.done:
+			t.Fatalf("the run ended (%v) before question %s was told:\n%s", r.err, id, r.shown.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("question %s was not told", id)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // told reads the notifications the command target of toldDir wrote.

@@ -14,8 +14,8 @@ import (
 // without its token; quiet, it says nothing of the kind. The commands'
 // wording as clai run prints them is tested in cmd/clai.
 func TestHeadlessRunSaysWhereToAnswer(t *testing.T) {
-	isolate(t)
-	reg, err := sessions.Open("")
+	iso := isolate(t)
+	reg, err := sessions.Open(iso.sessions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestHeadlessRunSaysWhereToAnswer(t *testing.T) {
 	t.Cleanup(func() { _ = dash.Close() })
 	pb := parsePlaybook(t, deployPlaybook, prompterCommand(t, "-q", "Project name: ", "-q", "Deploy where? [staging/prod] "))
 	for _, quiet := range []bool{false, true} {
-		r := startRun(t, pb, humanloop.Options{Headless: true, Quiet: quiet, Remote: true})
+		r := iso.startRun(t, pb, humanloop.Options{Headless: true, Quiet: quiet, Remote: true})
 		s, _ := r.waitQuestion(t, "q1")
 		r.answer(t, "q1", "demo", "")
 		r.answer(t, "q2", "", "prod")

@@ -68,6 +68,11 @@ type Options struct {
 	// Sources are the sources of questions beside the program's screen;
 	// nil is DefaultSources().
 	Sources []Source
+	// SessionsDir is the sessions folder the run registers in, where clai
+	// sessions, clai answer and the dashboard find it; "" is the user's own
+	// (under $XDG_RUNTIME_DIR). Learned answers are kept in the state folder
+	// of Environ ($XDG_STATE_HOME).
+	SessionsDir string
 	// Runner are the options of runner.Run besides those of the human loop
 	// (a terminal or a mirror, variables, arguments, a recording…); Run
 	// adds its own after them.
@@ -118,13 +123,13 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts Options) (*report.Rep
 	}
 	// People's answers are learned; the playbook's suggest: offers them
 	// again.
-	learner := openLearner(pb, opts.Logger, opts.DryRun, opts.Notices, &runOpts)
+	learner := openLearner(pb, getenv(opts.Environ), opts.Logger, opts.DryRun, opts.Notices, &runOpts)
 	// Nobody is told of a question the run answers itself.
 	tri := newRunTriage(ans, learner)
 	var notifier *notify.Sender
 	var channels *channel.Set
 	if !opts.DryRun {
-		if notifier, err = openNotifier(opts.Config, pb, opts.Environ, opts.Logger, tri); err != nil {
+		if notifier, err = openNotifier(opts.Config, pb, opts.Environ, opts.Logger, tri, opts.SessionsDir); err != nil {
 			closeParts(ans, nil, nil, learner)
 			return nil, err
 		}
@@ -153,11 +158,11 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts Options) (*report.Rep
 	}
 	// The run is registered and served while it lives (clai sessions, clai
 	// answer).
-	served := newSessionServer(opts.Notices)
+	served := newSessionServer(opts.SessionsDir, opts.Notices)
 	runOpts = append(runOpts, runner.WithDesk(served.ready))
 	// Headless, each question a person may answer from elsewhere is said on
 	// the notices, with where to answer it.
-	hints := hintsFor(opts.Headless, opts.Quiet, remote, opts.Notices, served, tri)
+	hints := hintsFor(opts.Headless, opts.Quiet, remote, opts.Notices, served, dashboardIn(opts.SessionsDir), tri)
 	if hints != nil {
 		runOpts = append(runOpts, runner.WithDesk(hints.watch))
 	}

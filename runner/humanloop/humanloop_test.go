@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -24,10 +25,9 @@ import (
 // channel, tells the webhook, publishes the question with a button per
 // option, and types the option the phone's press picked.
 func TestRunTellsAPersonAndTakesTheirAnswerFromAPhone(t *testing.T) {
-	// The run registers in the sessions folder and learns in the state
-	// folder of its environment: both the test's own.
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	// The run registers in a sessions folder and learns in a state folder
+	// of the test's own.
+	iso := isolate(t)
 	var told lockedBuffer
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -55,6 +55,7 @@ func TestRunTellsAPersonAndTakesTheirAnswerFromAPhone(t *testing.T) {
 	go func() {
 		rep, err := humanloop.Run(context.Background(), pb, humanloop.Options{
 			Config: cfg, Headless: true, Notices: &notices, Runner: []runner.Option{runner.WithMirror(&shown)},
+			SessionsDir: iso.sessions, Environ: append(os.Environ(), "XDG_STATE_HOME="+iso.dir),
 		})
 		r := result{err: err}
 		if rep != nil {

@@ -3,7 +3,6 @@ package humanloop
 import (
 	"context"
 	"io"
-	"os"
 
 	"go.uber.org/zap"
 
@@ -16,12 +15,12 @@ import (
 )
 
 // openLearner returns the learner of a run of pb, which stores people's
-// answers in the user's state folder and, as the playbook's suggest: says,
+// answers in the user's state folder (of the run's environment, getenv) and, as the playbook's suggest: says,
 // gives questions their suggestions and answers from them; nil (and a line
 // in the log) when there is no state folder. The options to run with it
 // are added to opts.
-func openLearner(pb *playbooks.Playbook, logger *zap.Logger, dryRun bool, notices io.Writer, opts *[]runner.Option) *learned.Learner {
-	path, err := learned.DefaultPath(os.Getenv)
+func openLearner(pb *playbooks.Playbook, getenv func(string) string, logger *zap.Logger, dryRun bool, notices io.Writer, opts *[]runner.Option) *learned.Learner {
+	path, err := learned.DefaultPath(getenv)
 	if err != nil {
 		logger.Warn(learned.LogEvent, zap.String("event", learned.LogEvent), zap.String("decision", learned.Failed), zap.Error(err))
 		return nil

@@ -30,9 +30,9 @@ func learnsPlaybook(t *testing.T, run int, extra string) *playbooks.Playbook {
 // answerRun runs pb headless and answers its three questions as a person
 // would through the session's socket; it returns the first question as the
 // session API showed it.
-func answerRun(t *testing.T, pb *playbooks.Playbook) ask.Question {
+func answerRun(t *testing.T, iso *isolated, pb *playbooks.Playbook) ask.Question {
 	t.Helper()
-	r := startRun(t, pb, humanloop.Options{Headless: true, Remote: true})
+	r := iso.startRun(t, pb, humanloop.Options{Headless: true, Remote: true})
 	s, _ := r.waitQuestion(t, "q1")
 	r.answer(t, "q1", "", "yes")
 	r.answer(t, "q2", "hunter2-secret", "")
@@ -46,15 +46,16 @@ func answerRun(t *testing.T, pb *playbooks.Playbook) ask.Question {
 // as its first suggestion, in the session API; the password typed is
 // nowhere in the database.
 func TestLearnedAnswerIsSuggested(t *testing.T) {
-	dir := isolate(t)
+	iso := isolate(t)
+	dir := iso.dir
 	suggest := "suggest: {sources: [answers]}\n"
 	for run := 1; run <= 2; run++ {
-		q := answerRun(t, learnsPlaybook(t, run, suggest))
+		q := answerRun(t, iso, learnsPlaybook(t, run, suggest))
 		if want := run - 1; len(q.Suggestions) != min(want, 1) || want == 1 && q.Suggestions[0].Count != 1 {
 			t.Fatalf("run %d: q1's suggestions = %+v, want %d answer(s) learned", run, q.Suggestions, want)
 		}
 	}
-	q := answerRun(t, learnsPlaybook(t, 3, suggest))
+	q := answerRun(t, iso, learnsPlaybook(t, 3, suggest))
 	want, _ := json.Marshal([]ask.Suggestion{{Text: "yes", Option: true, Confidence: 1, Count: 2, Source: "answers"}})
 	if got, _ := json.Marshal(q.Suggestions); string(got) != string(want) {
 		t.Fatalf("the third run's question %q carries %s, want %s", q.Text, got, want)
@@ -80,12 +81,12 @@ func TestLearnedAnswerIsSuggested(t *testing.T) {
 // learned; with a danger rule on that question it does not, and a person
 // answers.
 func TestLearnedAutoAnswer(t *testing.T) {
-	isolate(t)
+	iso := isolate(t)
 	for run := 1; run <= 2; run++ {
-		answerRun(t, learnsPlaybook(t, run, ""))
+		answerRun(t, iso, learnsPlaybook(t, run, ""))
 	}
 	auto := "suggest:\n  auto_answer: {min_count: 2, min_confidence: 0.9}\n"
-	r := startRun(t, learnsPlaybook(t, 3, auto), humanloop.Options{Headless: true, Remote: true})
+	r := iso.startRun(t, learnsPlaybook(t, 3, auto), humanloop.Options{Headless: true, Remote: true})
 	// The password is a person's to give; the release name people gave
 	// twice is learned too.
 	r.answer(t, "q2", "pw", "")
@@ -107,7 +108,7 @@ func TestLearnedAutoAnswer(t *testing.T) {
 	}
 
 	danger := auto + "danger:\n  - name: no-prod-deploys\n    match: {regex: 'Deploy build \\S+ to /srv/app4\\?'}\n"
-	r = startRun(t, learnsPlaybook(t, 4, danger), humanloop.Options{Headless: true, Remote: true})
+	r = iso.startRun(t, learnsPlaybook(t, 4, danger), humanloop.Options{Headless: true, Remote: true})
 	s, _ := r.waitQuestion(t, "q1")
 	if s.Question.Reason != ask.Danger || len(s.Question.Suggestions) != 0 {
 		t.Fatalf("the question a danger rule handed over: %+v", s.Question)
@@ -132,7 +133,8 @@ func TestLearnedAutoAnswer(t *testing.T) {
 // tasks of the program's folder (its Makefile) as suggestions, which
 // auto_answer never types: no person gave them.
 func TestTasksAreSuggested(t *testing.T) {
-	dir := isolate(t)
+	iso := isolate(t)
+	dir := iso.dir
 	project := filepath.Join(dir, "project")
 	if err := os.MkdirAll(project, 0o755); err != nil {
 		t.Fatal(err)
@@ -151,7 +153,7 @@ suggest:
   sources: [tasks]
   auto_answer: {min_count: 1, min_confidence: 0.1}
 `, prompterCommand(t, "-q", "Which command should run next? "), project)
-	r := startRun(t, pb, humanloop.Options{Headless: true, Remote: true})
+	r := iso.startRun(t, pb, humanloop.Options{Headless: true, Remote: true})
 	s, _ := r.waitQuestion(t, "q1")
 	if got, want := fmt.Sprint(s.Question.Suggestions), "[{make test false 0 0 tasks} {make build false 0 0 tasks}]"; got != want {
 		t.Fatalf("the question carries %s, want %s", got, want)
@@ -168,15 +170,15 @@ suggest:
 // deploy, the release name) are told to nobody, neither notified nor sent to
 // the chat; the password it declines is both, and a person answers it.
 func TestLearnedAutoAnswerTellsNobody(t *testing.T) {
-	isolate(t)
+	iso := isolate(t)
 	for run := 1; run <= 2; run++ {
-		answerRun(t, learnsPlaybook(t, run, ""))
+		answerRun(t, iso, learnsPlaybook(t, run, ""))
 	}
 	const token, chat = "123456:AAHsecret-token_value", 4242
 	tg := channeltest.NewTelegram(t, token)
 	toldTo, target := toldDir(t, "question")
 	pb := learnsPlaybook(t, 3, "suggest:\n  auto_answer: {min_count: 2, min_confidence: 0.9}\nnotify:\n"+target)
-	r := startRun(t, pb, humanloop.Options{Config: parseConfig(t, "%s", telegramConfig(tg, chat)), Headless: true,
+	r := iso.startRun(t, pb, humanloop.Options{Config: parseConfig(t, "%s", telegramConfig(tg, chat)), Headless: true,
 		Environ: append(os.Environ(), "CLAI_TEST_TG="+token)})
 
 	tg.Wait(t, "the password's question", func(f *channeltest.Telegram) bool {
@@ -228,14 +230,17 @@ func TestLearnedAutoAnswerTellsNobody(t *testing.T) {
 // people is notified with the answerer's summary, held back until the
 // answerer decided.
 func TestLearnedAutoAnswerWithAnAnswerer(t *testing.T) {
-	isolate(t)
+	iso := isolate(t)
 	for run := 1; run <= 2; run++ {
-		answerRun(t, learnsPlaybook(t, run, ""))
+		answerRun(t, iso, learnsPlaybook(t, run, ""))
 	}
 	model := scriptModel(t, `{"answer": "no", "confidence": 0, "reason": "unsure", "summary": "the program wants something"}`)
 	toldTo, target := toldDir(t, "question")
 	pb := learnsPlaybook(t, 3, fmt.Sprintf("suggest:\n  auto_answer: {min_count: 2, min_confidence: 0.9}\nanswerer:\n  command: [%q]\n  summarize: true\nnotify:\n%s", model, target))
-	r := startRun(t, pb, humanloop.Options{Headless: true})
+	r := iso.startRun(t, pb, humanloop.Options{Headless: true})
+	// The person answers once the answerer has left q2 to people and it
+	// was told: an answer before would close it untold.
+	r.waitTold(t, toldTo, "q2")
 	r.answer(t, "q2", "pw", "")
 	r.waitDone(t)
 	if got := r.shown.String(); !strings.Contains(got, "got: yes") || !strings.Contains(got, "got: spring") {

@@ -41,7 +41,7 @@ func LoadConfig(stderr io.Writer, environ []string) (*playbooks.Config, error) {
 // read refuses the run before anything starts. A question is told of once
 // tri has decided it: not when the answerer or auto_answer answered it, and
 // with the answerer's summary.
-func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []string, logger *zap.Logger, tri runTriage) (*notify.Sender, error) {
+func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []string, logger *zap.Logger, tri runTriage, sessionsDir string) (*notify.Sender, error) {
 	specs := append(append([]*playbooks.Notify(nil), cfg.Notify...), pb.Notify...)
 	if len(specs) == 0 {
 		return nil, nil
@@ -62,22 +62,24 @@ func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []strin
 	if err := errors.Join(errs...); err != nil {
 		return nil, refused(err)
 	}
-	opts := []notify.Option{notify.WithLogger(logger), notify.WithDashboard(runningDashboard)}
+	opts := []notify.Option{notify.WithLogger(logger), notify.WithDashboard(dashboardIn(sessionsDir))}
 	if tri.decide != nil {
 		opts = append(opts, notify.WithTriage(tri.decide, tri.wait))
 	}
 	return notify.NewSender(routes, opts...), nil
 }
 
-// runningDashboard is the URL, with its token, of this user's clai
-// dashboard that runs now; "" when none does or the sessions folder cannot
-// be used (the run says so itself).
-func runningDashboard() string {
-	reg, err := sessions.Open("")
-	if err != nil {
-		return ""
+// dashboardIn returns the URL, with its token, of the clai dashboard that
+// runs now for the sessions folder dir ("" is the user's); "" when none does
+// or the folder cannot be used (the run says so itself).
+func dashboardIn(dir string) func() string {
+	return func() string {
+		reg, err := sessions.Open(dir)
+		if err != nil {
+			return ""
+		}
+		return reg.DashboardURL()
 	}
-	return reg.DashboardURL()
 }
 
 // warnIfExposed says on stderr that the config file at path, where tokens

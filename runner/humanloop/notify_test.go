@@ -75,7 +75,8 @@ func (f *fakeNtfyPosts) all() []post {
 // to the target that asked for the end; the password of the URL shows
 // nowhere, and a config file others may read is warned of.
 func TestRunNotifiesAQuestion(t *testing.T) {
-	dir := isolate(t)
+	iso := isolate(t)
+	dir := iso.dir
 	ntfy := newFakeNtfyPosts(t)
 	pb := parsePlaybook(t, notifyPlaybook, prompterCommand(t, "-q", "Overwrite config.yaml? [y/n] "), strings.TrimPrefix(ntfy.URL, "http://"))
 	toldTo, target := toldDir(t, "question")
@@ -100,7 +101,7 @@ func TestRunNotifiesAQuestion(t *testing.T) {
 	if !strings.Contains(warned.String(), "config.yaml may be read by other users (mode 0644)") {
 		t.Errorf("no warning of the config file's mode:\n%s", warned.String())
 	}
-	r := startRun(t, pb, humanloop.Options{Config: cfg, Environ: environ, Headless: true, Quiet: true})
+	r := iso.startRun(t, pb, humanloop.Options{Config: cfg, Environ: environ, Headless: true, Quiet: true})
 	rep, err := r.wait(t)
 	if err != nil || rep == nil || rep.ExitCode != 4 || !strings.Contains(rep.Reason, "within timeouts.prompt") {
 		t.Fatalf("the run: %v, %+v, want it ended at the prompt's timeout\n%s", err, rep, r.notices.String())
@@ -164,8 +165,8 @@ func TestRunNotifiesAQuestion(t *testing.T) {
 // token, in a question's notification, and nowhere else: not in the log,
 // the report or the run's notices.
 func TestRunNotifiesTheDashboard(t *testing.T) {
-	isolate(t)
-	reg, err := sessions.Open("")
+	iso := isolate(t)
+	reg, err := sessions.Open(iso.sessions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestRunNotifiesTheDashboard(t *testing.T) {
 	toldTo, target := toldDir(t, "question")
 	pb := parsePlaybook(t, "version: 1\nname: ask\nspawn: {command: %s}\nsettings: {settle: 100ms}\ntimeouts: {prompt: 1s}\n",
 		prompterCommand(t, "-q", "Proceed? [y/n] "))
-	r := startRun(t, pb, humanloop.Options{Config: parseConfig(t, "notify:\n%s", target), Headless: true})
+	r := iso.startRun(t, pb, humanloop.Options{Config: parseConfig(t, "notify:\n%s", target), Headless: true})
 	rep, err := r.wait(t)
 	if err != nil || rep == nil {
 		t.Fatalf("the run: %v", err)

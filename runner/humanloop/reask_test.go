@@ -14,7 +14,7 @@ import (
 // each answer with the next prompt in one write, so that once the screen has
 // scrolled the prompt shows on the bottom row where the one answered was.
 func TestSamePromptAskedAgainPastTheScreen(t *testing.T) {
-	isolate(t)
+	iso := isolate(t)
 	const asks = 30
 	args := []string{"-own-echo"}
 	for range asks {
@@ -24,7 +24,7 @@ func TestSamePromptAskedAgainPastTheScreen(t *testing.T) {
 	for _, mode := range []string{"stream", "screen"} {
 		t.Run(mode, func(t *testing.T) {
 			pb := parsePlaybook(t, "version: 1\nname: names\nspawn:\n  command: %s\nsettings: {match: %s}\ntimeouts:\n  prompt: 120s\n  total: 600s\n", command, mode)
-			r := startRun(t, pb, humanloop.Options{Headless: true, Remote: true})
+			r := iso.startRun(t, pb, humanloop.Options{Headless: true, Remote: true})
 			for i := 1; i <= asks; i++ {
 				r.answer(t, fmt.Sprintf("q%d", i), "alice", "")
 			}

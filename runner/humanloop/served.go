@@ -18,10 +18,11 @@ type sessionServer struct {
 	err     error
 }
 
-// newSessionServer opens the sessions folder. One that cannot be used is
-// said on warn, and the run goes on without being registered.
-func newSessionServer(warn io.Writer) *sessionServer {
-	reg, err := sessions.Open("")
+// newSessionServer opens the sessions folder dir ("" is the user's). One
+// that cannot be used is said on warn, and the run goes on without being
+// registered.
+func newSessionServer(dir string, warn io.Writer) *sessionServer {
+	reg, err := sessions.Open(dir)
 	if err != nil {
 		fmt.Fprintf(warn, "clai: warning: this run cannot be seen or answered from elsewhere: %v\n", err)
 	}
