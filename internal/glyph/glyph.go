@@ -71,7 +71,8 @@ func OneLine(s string, max int) string {
 }
 
 // Control reports whether r is a control character, breaks a line or
-// changes the direction of text: what a listing must not pass to a terminal.
+// changes the direction of text: what a listing must not pass to a terminal,
+// and what ask.Visible shows as a picture or an escape.
 func Control(r rune) bool {
 	return r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029 ||
 		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/clai-sh/clai/internal/glyph"
 )
 
 // Visible shows text on one line with what a person could not read as it
@@ -20,7 +22,7 @@ func Visible(s string) string { return showControls(s, false) }
 func VisibleBlock(s string) string { return showControls(s, true) }
 
 func showControls(s string, block bool) string {
-	if !strings.ContainsFunc(s, needsShowing) && utf8.ValidString(s) {
+	if !strings.ContainsFunc(s, glyph.Control) && utf8.ValidString(s) {
 		return s
 	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
@@ -45,18 +47,11 @@ func showControls(s string, block bool) string {
 			b.WriteRune(0x2400 + r)
 		case r == 0x7f:
 			b.WriteRune('␡')
-		case needsShowing(r):
+		case glyph.Control(r):
 			fmt.Fprintf(&b, `\u%04X`, r)
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
-}
-
-// needsShowing reports whether r is a control character, breaks a line or
-// changes the direction of text.
-func needsShowing(r rune) bool {
-	return r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029 ||
-		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
 }
