@@ -81,7 +81,13 @@ func encode(events []Event) ([]byte, error) {
 // ingestRequest is the whole HTTP request that carries body, to be written at
 // once.
 func ingestRequest(body []byte) []byte {
-	head := "POST " + IngestPath + " HTTP/1.1\r\nHost: clai\r\nContent-Type: application/x-ndjson\r\n" +
+	return postRequest(IngestPath, "application/x-ndjson", body)
+}
+
+// postRequest is the whole HTTP/1.1 request that posts body, of
+// contentType, to path and closes its connection, to be written at once.
+func postRequest(path, contentType string, body []byte) []byte {
+	head := "POST " + path + " HTTP/1.1\r\nHost: clai\r\nContent-Type: " + contentType + "\r\n" +
 		"Content-Length: " + strconv.Itoa(len(body)) + "\r\nConnection: close\r\n\r\n"
 	return append([]byte(head), body...)
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -114,9 +113,7 @@ func Suggest(ctx context.Context, t Transport, req SuggestRequest) (SuggestReply
 	if err := conn.SetDeadline(deadline); err != nil {
 		return reply, fmt.Errorf("daemon at %s: %w", t, err)
 	}
-	head := "POST " + SuggestPath + " HTTP/1.1\r\nHost: clai\r\nContent-Type: application/json\r\n" +
-		"Content-Length: " + strconv.Itoa(len(body)) + "\r\nConnection: close\r\n\r\n"
-	if _, err := conn.Write(append([]byte(head), body...)); err != nil {
+	if _, err := conn.Write(postRequest(SuggestPath, "application/json", body)); err != nil {
 		return reply, fmt.Errorf("daemon at %s: %w", t, err)
 	}
 	status, data, err := readResponse(bufio.NewReader(io.LimitReader(conn, maxSuggestReply+1)), maxSuggestReply)
