@@ -202,7 +202,7 @@ func (w *watch) ask(q ask.Question) {
 	ctx, cancel := context.WithTimeout(w.a.ctx, w.a.spec.Timeout)
 	w.asking = cancel
 	req := Request{
-		Question: q.Text, Options: labels(q.Options), Screen: q.Screen, Playbook: w.a.pb,
+		Question: q.Text, Options: ask.Labels(q.Options), Screen: q.Screen, Playbook: w.a.pb,
 		History: append([]Exchange{}, w.history...), Summarize: w.a.spec.Summarize,
 	}
 	dangerSince := w.dangerSince
@@ -212,14 +212,6 @@ func (w *watch) ask(q ask.Question) {
 		defer cancel()
 		w.a.decide(ctx, w.desk, q, req, dangerSince)
 	}()
-}
-
-func labels(opts []ask.Option) []string {
-	out := make([]string, len(opts))
-	for i, o := range opts {
-		out[i] = o.Label
-	}
-	return out
 }
 
 // decide asks the model about q and answers it if every gate holds. A
@@ -252,7 +244,7 @@ func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, re
 		a.record(q, WouldAnswer, &reply, "")
 		if a.notice != nil {
 			fmt.Fprintf(a.notice, "clai: dry run: the answerer would answer %s %q with %s (%s, confidence %s: %s)\n",
-				q.ID, gates.OneLine(q.Text, 80), shown(*answer), a.model.Name(), confidence(reply.Confidence), reply.Reason)
+				q.ID, ask.OneLine(q.Text, 80), shown(*answer), a.model.Name(), confidence(reply.Confidence), reply.Reason)
 		}
 	default:
 		answer.By = a.by(reply)
@@ -268,7 +260,7 @@ func (a *Answerer) decide(ctx context.Context, desk ask.Desk, q ask.Question, re
 // by is who answered, as the report and the log show it: the model, its
 // confidence and its reason.
 func (a *Answerer) by(r Reply) string {
-	return gates.OneLine(fmt.Sprintf("%s (confidence %s): %s", a.model.Name(), confidence(r.Confidence), r.Reason), MaxReason)
+	return ask.OneLine(fmt.Sprintf("%s (confidence %s): %s", a.model.Name(), confidence(r.Confidence), r.Reason), MaxReason)
 }
 
 func confidence(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
@@ -317,7 +309,7 @@ func (a *Answerer) record(q ask.Question, decision string, r *Reply, why string,
 	fs := []zap.Field{zap.String("event", LogEvent), zap.String("decision", decision),
 		zap.String("question", q.ID), zap.String("model", a.model.Name())}
 	if r != nil {
-		fs = append(fs, zap.String("answer", gates.OneLine(r.Answer, MaxReason)), zap.String("confidence", confidence(r.Confidence)),
+		fs = append(fs, zap.String("answer", ask.OneLine(r.Answer, MaxReason)), zap.String("confidence", confidence(r.Confidence)),
 			zap.String("reason", r.Reason))
 		if r.Summary != "" {
 			fs = append(fs, zap.String("summary", r.Summary))

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/clai-sh/clai/internal/procgroup"
-	"github.com/clai-sh/clai/runner/gates"
+	"github.com/clai-sh/clai/runner/ask"
 )
 
 // maxStderr is how much of a command's stderr its error quotes.
@@ -37,9 +37,9 @@ type Command struct {
 // credentials is never shown; nor is any of Secrets. Each part is one line
 // of at most 40 characters.
 func (c *Command) Name() string {
-	name := "command " + gates.OneLine(filepath.Base(c.Argv[0]), maxNamePart)
+	name := "command " + ask.OneLine(filepath.Base(c.Argv[0]), maxNamePart)
 	if arg := firstOperand(c.Argv[1:]); arg != "" {
-		name += " " + gates.OneLine(filepath.Base(arg), maxNamePart)
+		name += " " + ask.OneLine(filepath.Base(arg), maxNamePart)
 	}
 	return masked(name, c.Secrets)
 }
@@ -87,7 +87,7 @@ func (c *Command) Ask(ctx context.Context, req Request) (Reply, error) {
 		return Reply{}, fmt.Errorf("%s: killed: %w", c.Name(), context.Cause(ctx))
 	case err != nil:
 		if msg := strings.TrimSpace(stderr); msg != "" {
-			return Reply{}, fmt.Errorf("%s: %w: %s", c.Name(), err, gates.OneLine(masked(msg, c.Secrets), maxStderr))
+			return Reply{}, fmt.Errorf("%s: %w: %s", c.Name(), err, ask.OneLine(masked(msg, c.Secrets), maxStderr))
 		}
 		return Reply{}, fmt.Errorf("%s: %w", c.Name(), err)
 	}

@@ -11,7 +11,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/clai-sh/clai/runner/gates"
+	"github.com/clai-sh/clai/runner/ask"
 )
 
 // maxTokens bounds what the model may write.
@@ -119,7 +119,7 @@ func (h *HTTP) post(ctx context.Context, endpoint string, header http.Header, bo
 	case len(raw) > MaxReply:
 		return nil, fmt.Errorf("the reply is longer than %d bytes", MaxReply)
 	case resp.StatusCode/100 != 2:
-		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, gates.OneLine(string(raw), 200))
+		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, ask.OneLine(string(raw), 200))
 	}
 	return h.content(raw)
 }

@@ -18,7 +18,6 @@ import (
 	"math"
 
 	"github.com/clai-sh/clai/runner/ask"
-	"github.com/clai-sh/clai/runner/gates"
 )
 
 // Bounds of what a model is given and what is taken from it.
@@ -130,7 +129,7 @@ func checkReply(r Reply) (Reply, error) {
 		// The rule a person's text answer is held to.
 		return Reply{}, fmt.Errorf("the answer cannot be typed: %w", err)
 	}
-	r.Reason = gates.OneLine(r.Reason, MaxReason)
-	r.Summary = gates.OneLine(r.Summary, MaxSummary)
+	r.Reason = ask.OneLine(r.Reason, MaxReason)
+	r.Summary = ask.OneLine(r.Summary, MaxSummary)
 	return r, nil
 }

@@ -3,6 +3,7 @@ package ask
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -54,3 +55,29 @@ func hiddenKind(r rune) string {
 // character, a format character (bidi controls, zero-width characters) or a
 // line or paragraph separator. CheckText refuses a text that holds one.
 func Hidden(r rune) bool { return hiddenKind(r) != "" }
+
+// OneLine makes s one line of printable characters, at most n of them, for
+// a message: what is hidden shows as a blank, blanks run together.
+func OneLine(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		if Hidden(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n-1]) + "…"
+	}
+	return s
+}
+
+// Labels are the options' labels, in order.
+func Labels(opts []Option) []string {
+	out := make([]string, len(opts))
+	for i, o := range opts {
+		out[i] = o.Label
+	}
+	return out
+}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/pattern"
@@ -35,7 +34,7 @@ func New(spec *playbooks.Answerer, danger []*playbooks.Danger) *Gates {
 // confidence, with the screen as it is now, or nil and why not. dangerSince
 // says a danger rule matched since the last answer. Every gate must hold.
 func (g *Gates) Check(q ask.Question, now ask.Screen, answer string, confidence float64, dangerSince bool) (*ask.Answer, string) {
-	texts := append([]string{q.Text, q.Screen, now.Text}, labels(q.Options)...)
+	texts := append([]string{q.Text, q.Screen, now.Text}, ask.Labels(q.Options)...)
 	switch {
 	case q.Reason != ask.Prompt:
 		return nil, fmt.Sprintf("the question is a hand-over (%s): for people only", q.Reason)
@@ -63,7 +62,7 @@ func (g *Gates) Check(q ask.Question, now ask.Screen, answer string, confidence 
 	}
 	label := option(q.Options, answer)
 	if label == "" {
-		return nil, fmt.Sprintf("the answer %q is none of the options (%s)", OneLine(answer, 80), strings.Join(labels(q.Options), " | "))
+		return nil, fmt.Sprintf("the answer %q is none of the options (%s)", ask.OneLine(answer, 80), strings.Join(ask.Labels(q.Options), " | "))
 	}
 	a.Choose = label
 	return a, ""
@@ -116,31 +115,5 @@ func matches(m *pattern.Matcher, texts ...string) bool {
 	return false
 }
 
-// labels are the options' labels.
-func labels(opts []ask.Option) []string {
-	out := make([]string, len(opts))
-	for i, o := range opts {
-		out[i] = o.Label
-	}
-	return out
-}
-
 // formatConfidence is c as a log or a message says it.
 func formatConfidence(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
-
-// OneLine makes s one line of printable characters, at most n of them, for
-// a message: what is hidden shows as a blank, blanks run together.
-func OneLine(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Map(func(r rune) rune {
-		if ask.Hidden(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) > n {
-		s = string([]rune(s)[:n-1]) + "…"
-	}
-	return s
-}
