@@ -1,46 +1,21 @@
 package engine_test
 
 import (
-	"bufio"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/evasions"
 	"github.com/clai-sh/clai/runner/engine"
 )
 
-// evasions are the drawings of "rm -rf /" that a terminal shows on one line
-// while the bytes, with escape sequences simply removed, do not hold it: the
-// stripper's corpus, whose tests check that its text shows the command.
-func evasions(t *testing.T) []struct{ name, drawn string } {
+// evasionCorpus is the stripper's corpus of drawings that hide a command from a
+// reader of raw bytes (see package evasions).
+func evasionCorpus(t *testing.T) []evasions.Drawing {
 	t.Helper()
-	const file = "../stream/testdata/evasions.txt"
-	f, err := os.Open(file)
+	list, err := evasions.Read("../stream/testdata/evasions.txt")
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	var list []struct{ name, drawn string }
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		quoted, name, ok := strings.Cut(line, "\t")
-		drawn, err := strconv.Unquote(quoted)
-		if !ok || err != nil || name == "" {
-			t.Fatalf("%s:%d: want a Go string, a tab and a name: %q", file, n, line)
-		}
-		list = append(list, struct{ name, drawn string }{name, drawn})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(list) == 0 {
-		t.Fatalf("%s holds no drawing", file)
 	}
 	return list
 }
@@ -58,21 +33,21 @@ rules:
 danger:
   - {name: wipe, match: {regex: 'rm\s+-rf\s+/(\s|$)'}, action: manual}
 `
-	for _, c := range evasions(t) {
+	for _, c := range evasionCorpus(t) {
 		for _, bytewise := range []bool{false, true} {
 			s := newSim(t, pb, engine.Config{})
 			if bytewise {
-				for k := range len(c.drawn) {
-					s.out(time.Millisecond, c.drawn[k:k+1])
+				for k := range len(c.Drawn) {
+					s.out(time.Millisecond, c.Drawn[k:k+1])
 				}
 			} else {
-				s.out(time.Millisecond, c.drawn)
+				s.out(time.Millisecond, c.Drawn)
 			}
 			s.out(time.Millisecond, "\r\nProceed? [y/n] ")
 			s.advance(time.Second)
 			if len(s.sent) > 0 || s.dangerHits("wipe") == 0 {
 				t.Errorf("%s (%q, byte by byte: %v): sent %q, %d danger hits\n%s",
-					c.name, c.drawn, bytewise, s.sent, s.dangerHits("wipe"), s.timeline())
+					c.Name, c.Drawn, bytewise, s.sent, s.dangerHits("wipe"), s.timeline())
 				continue
 			}
 			s.wantState(engine.Manual)
