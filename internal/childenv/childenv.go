@@ -65,3 +65,14 @@ func SecretName(name string) bool {
 	}
 	return false
 }
+
+// Lookup is the value of name in environ, the last one given as exec takes
+// it, and whether it is there.
+func Lookup(environ []string, name string) (string, bool) {
+	for i := len(environ) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(environ[i], "="); ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clai-sh/clai/internal/bounded"
+	"github.com/clai-sh/clai/internal/childenv"
 	"github.com/clai-sh/clai/playbooks"
 )
 
@@ -21,7 +22,7 @@ const MaxSecretFile = 64 << 10
 func ReadSecret(ref playbooks.SecretRef, environ []string, resolve func(string) string) (string, error) {
 	switch ref.Source {
 	case playbooks.SecretEnv:
-		v, ok := environValue(environ, ref.Name)
+		v, ok := childenv.Lookup(environ, ref.Name)
 		if !ok {
 			return "", fmt.Errorf("secret env:%s: the environment variable is not set", ref.Name)
 		}
@@ -49,15 +50,4 @@ func ReadSecret(ref playbooks.SecretRef, environ []string, resolve func(string) 
 		return strings.TrimRight(string(data), "\r\n"), nil
 	}
 	return "", fmt.Errorf("secret %s:%s: unknown source", ref.Source, ref.Name)
-}
-
-// environValue is the value of name in environ, the last one given as exec
-// takes it, and whether it is there.
-func environValue(environ []string, name string) (string, bool) {
-	for i := len(environ) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(environ[i], "="); ok && k == name {
-			return v, true
-		}
-	}
-	return "", false
 }

@@ -23,12 +23,12 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/clai-sh/clai/internal/childenv"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/answerer"
@@ -208,11 +208,7 @@ func refused(err error) error { return &runner.SetupError{Err: err} }
 // program would see it.
 func getenv(environ []string) func(string) string {
 	return func(name string) string {
-		for i := len(environ) - 1; i >= 0; i-- {
-			if k, v, ok := strings.Cut(environ[i], "="); ok && k == name {
-				return v
-			}
-		}
-		return ""
+		v, _ := childenv.Lookup(environ, name)
+		return v
 	}
 }
