@@ -33,13 +33,22 @@ func hookBinary(root, dir, clai string) (string, error) {
 			return beside, nil
 		}
 	}
-	hook := filepath.Join(dir, "clai-hook")
-	build := exec.Command("go", "build", "-tags", testprog.BuildTags(), "-o", hook, "./cmd/clai-hook")
+	return goBuild(root, filepath.Join(dir, "clai-hook"), "./cmd/clai-hook", testprog.BuildTags())
+}
+
+// goBuild builds the package pkg of the module at root into out, with tags
+// ("" for none), as make build builds clai's commands.
+func goBuild(root, out, pkg, tags string) (string, error) {
+	args := []string{"build"}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	build := exec.Command("go", append(args, "-o", out, pkg)...)
 	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("build clai-hook: %w", err)
+		return "", fmt.Errorf("build %s: %w", pkg, err)
 	}
-	return hook, nil
+	return out, nil
 }
 
 // fileExists reports whether path names a file.
@@ -59,13 +68,7 @@ func claiBinary(root, dir string) (string, error) {
 		}
 		return abs, nil
 	}
-	clai := filepath.Join(dir, "clai")
-	build := exec.Command("go", "build", "-tags", testprog.BuildTags(), "-o", clai, "./cmd/clai")
-	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("build clai: %w", err)
-	}
-	return clai, nil
+	return goBuild(root, filepath.Join(dir, "clai"), "./cmd/clai", testprog.BuildTags())
 }
 
 // isolate points every process the bench starts at folders of its own under

@@ -36,13 +36,7 @@ type startupCommand struct {
 
 // buildStartFloor builds the floor of W0 into dir.
 func buildStartFloor(root, dir string) (string, error) {
-	bin := filepath.Join(dir, "startfloor")
-	build := exec.Command("go", "build", "-o", bin, "./internal/cmd/bench/startfloor")
-	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("build startfloor: %w", err)
-	}
-	return bin, nil
+	return goBuild(root, filepath.Join(dir, "startfloor"), "./internal/cmd/bench/startfloor", "")
 }
 
 // benchStartup runs W0: runs rounds of every command in turn, each round
