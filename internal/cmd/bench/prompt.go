@@ -59,11 +59,9 @@ func benchPrompt(dir string, runs int) error {
 	if err != nil {
 		return err
 	}
-	hookBin := filepath.Join(dir, shellinit.HookName)
-	build := exec.Command("go", "build", "-o", hookBin, "./cmd/clai-hook")
-	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build clai-hook: %w", err)
+	hookBin, err := goBuild(root, filepath.Join(dir, shellinit.HookName), "./cmd/clai-hook", "")
+	if err != nil {
+		return err
 	}
 	daemon, err := hooktest.Start(filepath.Join(dir, "w8.sock"), nil)
 	if err != nil {
