@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
-	"syscall"
 	"time"
 
 	"github.com/clai-sh/clai/internal/peer"
@@ -35,7 +33,7 @@ const clientTimeout = 10 * time.Second
 func NewClient(socket string) *Client {
 	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
 		c, err := peer.Dial(ctx, socket)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
+		if hookproto.NotServed(err) {
 			return nil, ErrNotRunning
 		}
 		if err != nil {

@@ -75,6 +75,12 @@ type SuggestContext struct {
 // nobody serving it.
 var ErrNotRunning = errors.New("the suggestion daemon is not running")
 
+// NotServed reports whether err, of a connection to the daemon's socket,
+// says that nobody serves it: no socket, or nobody listening.
+func NotServed(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
 // DefaultSuggestWait bounds a whole suggestion request: the daemon answers
 // in milliseconds, or holds a prompt.
 const DefaultSuggestWait = 10 * time.Second
@@ -99,7 +105,7 @@ func Suggest(ctx context.Context, t Transport, req SuggestRequest) (SuggestReply
 		deadline = time.Now().Add(DefaultSuggestWait)
 	}
 	conn, err := t.Dial(time.Until(deadline))
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
+	if NotServed(err) {
 		return reply, fmt.Errorf("%w (no one serves %s)", ErrNotRunning, t)
 	}
 	if err != nil {
