@@ -2,6 +2,8 @@
 // which, and checks the module's import graph against it: a package that
 // breaks a rule fails the test with the rule's name. The same graph writes
 // the imports column of docs/architecture.md, which the test holds equal.
+// Beside it, the other rules of the module's shape: no non-test file over
+// maxFileLines, and a doc comment on every exported name.
 package layering
 
 import (
@@ -384,7 +386,11 @@ func TestTheArchitecturePageIsTheGraph(t *testing.T) {
 // longer one holds more than one job, and is split by them.
 const maxFileLines = 600
 
-func TestNoFileOverMaxLines(t *testing.T) {
+// eachSource calls fn with the path, relative to the module's root, and the
+// contents of each of the module's non-test Go files (testdata and hidden
+// folders left out).
+func eachSource(t *testing.T, fn func(rel string, src []byte)) {
+	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -403,13 +409,19 @@ func TestNoFileOverMaxLines(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if n := bytes.Count(src, []byte("\n")); n > maxFileLines {
-			rel, _ := filepath.Rel(root, path)
-			t.Errorf("%s has %d lines, more than %d: split it by what its parts do", rel, n, maxFileLines)
-		}
+		rel, _ := filepath.Rel(root, path)
+		fn(rel, src)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestNoFileOverMaxLines(t *testing.T) {
+	eachSource(t, func(rel string, src []byte) {
+		if n := bytes.Count(src, []byte("\n")); n > maxFileLines {
+			t.Errorf("%s has %d lines, more than %d: split it by what its parts do", rel, n, maxFileLines)
+		}
+	})
 }

@@ -1,49 +1,30 @@
-// Package doccheck holds that every exported name of clai's packages says
-// what it is: a doc comment on each exported function, method, type,
-// variable and constant (a group's comment counts for its members).
-package doccheck
+package layering
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
-// undocumented lists the exported declarations of the Go files under root
-// (tests, testdata and main packages' own names left out) that have no doc
-// comment, as file:line: name.
-func undocumented(t *testing.T, root string) []string {
+// undocumented lists the exported declarations of the module's non-test
+// files (main packages' own names left out) that have no doc comment, as
+// file:line: name.
+func undocumented(t *testing.T) []string {
 	t.Helper()
 	var out []string
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	eachSource(t, func(rel string, src []byte) {
+		f, err := parser.ParseFile(fset, rel, src, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); name == "testdata" || strings.HasPrefix(name, ".") && path != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		if f.Name.Name == "main" {
-			return nil
+			return
 		}
 		say := func(pos token.Pos, name string) {
-			p := fset.Position(pos)
-			rel, _ := filepath.Rel(root, p.Filename)
-			out = append(out, rel+":"+itoa(p.Line)+": "+name)
+			out = append(out, fmt.Sprintf("%s:%d: %s", rel, fset.Position(pos).Line, name))
 		}
 		for _, decl := range f.Decls {
 			switch d := decl.(type) {
@@ -72,11 +53,7 @@ func undocumented(t *testing.T, root string) []string {
 				}
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return out
 }
 
@@ -100,17 +77,11 @@ func exportedReceiver(recv *ast.FieldList) bool {
 	}
 }
 
-func itoa(n int) string {
-	const digits = "0123456789"
-	if n < 10 {
-		return digits[n : n+1]
-	}
-	return itoa(n/10) + digits[n%10:n%10+1]
-}
-
+// TestEveryExportedNameIsDocumented: every exported name of clai's packages
+// says what it is: a doc comment on each exported function, method, type,
+// variable and constant (a group's comment counts for its members).
 func TestEveryExportedNameIsDocumented(t *testing.T) {
-	t.Parallel()
-	for _, u := range undocumented(t, "../..") {
+	for _, u := range undocumented(t) {
 		t.Errorf("%s has no doc comment", u)
 	}
 }
