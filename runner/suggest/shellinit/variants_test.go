@@ -347,13 +347,7 @@ func TestBashPromptCommandReplacedLater(t *testing.T) {
 					"eval \"$(cat " + hook + ")\"\n" + c.later + "\n"
 			}
 			s := startSession(t, setup, c.edit)
-			s.run("echo one two")
-			s.run(`echo "[$_]"`)
-			s.waitFor("$_ kept", func(out string) bool { return strings.Contains(out, "[two]") })
-			s.run("false")
-			s.waitStatus(1)
-			s.run("echo done")
-			check(t, s, s.events("echo done"), []command{{cmd: "echo one two"}, {cmd: `echo "[$_]"`}, {cmd: "false", exit: 1}, {cmd: "echo done"}})
+			recordsAfterRearm(t, s)
 			const said = "clai: PROMPT_COMMAND was replaced after clai init; recording re-armed"
 			out := s.output()
 			if n := strings.Count(out, said); n != 1 && c.name != "appended" {
@@ -372,4 +366,17 @@ func TestBashPromptCommandReplacedLater(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordsAfterRearm runs commands in s whose hooks were re-armed and checks
+// that each was recorded with its status, and that $_ is the shell's own.
+func recordsAfterRearm(t *testing.T, s *session) {
+	t.Helper()
+	s.run("echo one two")
+	s.run(`echo "[$_]"`)
+	s.waitFor("$_ kept", func(out string) bool { return strings.Contains(out, "[two]") })
+	s.run("false")
+	s.waitStatus(1)
+	s.run("echo done")
+	check(t, s, s.events("echo done"), []command{{cmd: "echo one two"}, {cmd: `echo "[$_]"`}, {cmd: "false", exit: 1}, {cmd: "echo done"}})
 }
