@@ -2,7 +2,6 @@ package playbooks
 
 import (
 	"fmt"
-	"maps"
 	"net/url"
 	"strings"
 	"time"
@@ -35,10 +34,6 @@ var defaultAnswererURL = map[AnswererAPI]string{
 	APIOpenAI:    "https://api.openai.com/v1",
 	APIAnthropic: "https://api.anthropic.com",
 }
-
-// DefaultAnswererURL returns the base URL of each API when url: is not given.
-// A new copy each call: callers may change it.
-func DefaultAnswererURL() map[AnswererAPI]string { return maps.Clone(defaultAnswererURL) }
 
 // Answerer is a model that answers the easy questions of a run: a command
 // (JSON on stdin and stdout) or an HTTP API. Exactly one of Command and API

@@ -33,10 +33,6 @@ const MaxTermSize = 1000
 // defaultNudgeSequence is what nudge sends when the playbook names no sequence.
 var defaultNudgeSequence = []string{"\r", "y\r", "continue\r"}
 
-// DefaultNudgeSequence returns what nudge sends when the playbook names no sequence.
-// A new copy each call: callers may change it.
-func DefaultNudgeSequence() []string { return slices.Clone(defaultNudgeSequence) }
-
 // presets are the names extends accepts.
 var presets = []string{"claude-code", "codex", "gemini", "aider", "apt"}
 

@@ -2,7 +2,6 @@ package playbooks
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -353,10 +352,6 @@ func (d *decoder) examples(n ast.Node, what string) []Example {
 
 // testStates are the final states a playbook test may expect.
 var testStates = []string{"starting", "running", "prompting", "nudging", "manual", "done", "timeout", "failed", "aborted"}
-
-// TestStates returns the final states a playbook test may expect.
-// A new copy each call: callers may change it.
-func TestStates() []string { return slices.Clone(testStates) }
 
 func (d *decoder) test(n ast.Node, index int) *Test {
 	what := fmt.Sprintf("tests[%d]", index)

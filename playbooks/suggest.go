@@ -29,10 +29,6 @@ const (
 // suggestSources are the known sources, in documentation order.
 var suggestSources = []SuggestSource{SourceAnswers, SourceHistory, SourceTasks}
 
-// SuggestSources returns the known sources, in documentation order.
-// A new copy each call: callers may change it.
-func SuggestSources() []SuggestSource { return slices.Clone(suggestSources) }
-
 // Defaults of suggest.auto_answer (docs/learned-answers.md).
 const (
 	DefaultAutoConfidence = 0.9

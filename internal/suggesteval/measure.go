@@ -31,10 +31,6 @@ type Predictor interface {
 // ks are the ranks the hit rates are measured at.
 var ks = []int{1, 3, 5}
 
-// Ks returns the ranks the hit rates are measured at.
-// A new copy each call: callers may change it.
-func Ks() []int { return slices.Clone(ks) }
-
 // Result is how a predictor did on a history.
 type Result struct {
 	Name  string

@@ -134,10 +134,6 @@ const (
 // personChannels are the channels through which a person answers, not clai.
 var personChannels = []string{ChannelTerminal, ChannelCLI, ChannelDashboard, ChannelTelegram, ChannelNtfy}
 
-// PersonChannels returns the channels through which a person answers, not clai.
-// A new copy each call: callers may change it.
-func PersonChannels() []string { return slices.Clone(personChannels) }
-
 // ByPerson reports whether channel is one through which a person answers.
 func ByPerson(channel string) bool { return slices.Contains(personChannels, channel) }
 

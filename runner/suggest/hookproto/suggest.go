@@ -144,9 +144,9 @@ func Suggest(ctx context.Context, t Transport, req SuggestRequest) (SuggestReply
 	return reply, nil
 }
 
-// MaxShown is how many characters of a command, or of its reasons, a line
+// maxShown is how many characters of a command, or of its reasons, a line
 // of WriteSuggestions shows.
-const MaxShown = 200
+const maxShown = 200
 
 // WriteSuggestions prints reply as clai suggest does: as indented JSON, or
 // one suggestion a line (the command, its confidence and its reasons) with
@@ -165,7 +165,7 @@ func WriteSuggestions(w io.Writer, reply SuggestReply, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "COMMAND\tCONFIDENCE\tREASONS")
 	for _, x := range reply.Suggestions {
-		fmt.Fprintf(tw, "%s\t%.0f%%\t%s\n", glyph.OneLine(x.Command, MaxShown), 100*x.Confidence, glyph.OneLine(strings.Join(x.Reasons, "; "), MaxShown))
+		fmt.Fprintf(tw, "%s\t%.0f%%\t%s\n", glyph.OneLine(x.Command, maxShown), 100*x.Confidence, glyph.OneLine(strings.Join(x.Reasons, "; "), maxShown))
 	}
 	return tw.Flush()
 }
