@@ -15,7 +15,8 @@ import (
 	"path/filepath"
 	"time"
 
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
+	"modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // BusyTimeout is how long a statement waits for a lock another connection
@@ -33,7 +34,9 @@ type Options struct {
 // (0600) when missing, and giving the file and the WAL files beside it mode
 // 0600 first: SQLite makes those with the database's mode. The database is
 // in WAL mode with synchronous=NORMAL, which WAL keeps consistent through a
-// crash. Every connection has secure_delete on.
+// crash. Every connection has secure_delete on. Open returns once its first
+// connection is made (see firstConnection); what else a connection finds
+// wrong is said by the first use of the database, as before.
 func Open(path string, o Options) (*sql.DB, error) {
 	if err := ownerOnly(path); err != nil {
 		return nil, fmt.Errorf("database %s: %w", path, err)
@@ -42,7 +45,26 @@ func Open(path string, o Options) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", path, err)
 	}
+	firstConnection(db)
 	return db, nil
+}
+
+// firstConnection makes db's first connection. A new database turns to WAL
+// as its first connection opens, which needs the file to itself: while
+// another process's first connection does the same (several runs that start
+// at once on a new database), the switch fails with SQLITE_BUSY at once,
+// without the busy timeout's wait. It is tried again, BusyTimeout at most;
+// any other outcome is left to the database's first use.
+func firstConnection(db *sql.DB) {
+	deadline := time.Now().Add(BusyTimeout)
+	for step := 0; ; step++ {
+		err := db.Ping()
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(min(time.Millisecond<<min(step, 6), time.Until(deadline)))
+	}
 }
 
 // ownerOnly makes path's folder and file when missing, and gives the file
