@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -33,7 +34,9 @@ func Missing(t testing.TB, format string, args ...any) {
 }
 
 // RequireProgram returns the path of the installed program name, which the
-// Debian package pkg provides.
+// Debian package pkg provides. A program not on PATH is looked for in the
+// sbin folders too (sshd is /usr/sbin/sshd, which a normal user's PATH
+// leaves out).
 //
 // git, sh, bash and make are assumed in every tier: where one is missing the
 // test fails. Any other program belongs to the e2e tier (go test -tags e2e,
@@ -53,9 +56,24 @@ func RequireProgram(t testing.TB, name, pkg string) string {
 	if !E2E {
 		t.Skipf("%s is a real program of the e2e tier: make e2e runs this test with it", name)
 	}
-	path, err := exec.LookPath(name)
+	path, err := lookPath(name)
 	if err != nil {
 		Missing(t, "%s is not installed (the %s package; .ci/run installs it)", name, pkg)
 	}
 	return path
+}
+
+// lookPath finds the program name in PATH, and then in the folders of system
+// programs that a normal user's PATH may leave out.
+func lookPath(name string) (string, error) {
+	path, err := exec.LookPath(name)
+	if err == nil {
+		return path, nil
+	}
+	for _, dir := range []string{"/usr/sbin", "/usr/local/sbin", "/sbin"} {
+		if p, serr := exec.LookPath(filepath.Join(dir, name)); serr == nil {
+			return p, nil
+		}
+	}
+	return "", err
 }

@@ -27,7 +27,8 @@ func TestRequireProgramHelper(t *testing.T) {
 // TestRequireProgramByTier: an assumed program is found in every tier; a
 // missing one fails the test; any other program is skipped without the
 // e2e tag, and with it skipped where it is missing, unless the tier is
-// required: then it fails.
+// required: then it fails. A program of /usr/sbin is found with a PATH that
+// leaves that folder out.
 func TestRequireProgramByTier(t *testing.T) {
 	t.Parallel()
 	const absent = "clai-no-such-program"
@@ -39,15 +40,21 @@ func TestRequireProgramByTier(t *testing.T) {
 		{"a real program", "tmux", "", map[bool]string{false: "--- SKIP", true: "--- PASS"}[testprog.E2E]},
 		{"a real program, missing", absent, "", "--- SKIP"},
 		{"a real program, missing, required", absent, "1", map[bool]string{false: "--- SKIP", true: "--- FAIL"}[testprog.E2E]},
+		{"a real program in /usr/sbin only", "nologin", "1", map[bool]string{false: "--- SKIP", true: "--- PASS"}[testprog.E2E]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			if tc.program == "tmux" && testprog.E2E {
 				testprog.RequireProgram(t, "tmux", "tmux")
 			}
+			if tc.program == "nologin" {
+				if _, err := os.Stat("/usr/sbin/nologin"); err != nil {
+					t.Skip("this machine has no /usr/sbin/nologin")
+				}
+			}
 			cmd := exec.Command(os.Args[0], "-test.run=^TestRequireProgramHelper$", "-test.v", "-test.count=1")
 			cmd.Env = append(os.Environ(), requireHelperEnv+"="+tc.program, testprog.RequireEnv+"="+tc.require)
-			if tc.name == "an assumed program, missing" {
+			if tc.name == "an assumed program, missing" || tc.program == "nologin" {
 				cmd.Env = append(cmd.Env, "PATH="+t.TempDir())
 			}
 			out, _ := cmd.CombinedOutput()
