@@ -71,7 +71,8 @@ type Server struct {
 //
 // sshd and ssh are programs of the e2e tier (testprog.RequireProgram):
 // without the tag e2e the test is skipped. Run as root, sshd needs its
-// privilege separation folder /run/sshd, which Start makes if missing.
+// privilege separation folder /run/sshd, which Start makes if missing. A
+// locked account (as nobody's) cannot log in: sshd runs without PAM.
 func Start(t testing.TB, env ...string) *Server {
 	t.Helper()
 	sshd := testprog.RequireProgram(t, "sshd", "openssh-server")
