@@ -2,6 +2,7 @@ package testsshd
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"syscall"
 	"time"
@@ -18,34 +19,42 @@ type proc struct {
 // process whose environment holds marker, until a look at the process table
 // finds none of them running: a stopped process forks no more, and once
 // SIGSTOP is pending a fork under way fails and is not retried before the
-// process runs again. It returns the stopped processes, root first; a
-// process table it cannot read leaves root and its process group.
+// process runs again. root 0 is none: sshd has ended, and only the marked
+// are left. It returns the stopped processes, root first; a process table
+// it cannot read leaves root and its process group. It never stops this
+// process or init.
 func freeze(root int, marker string) []int {
-	stopped := map[int]bool{root: true}
-	order := []int{root}
-	_ = syscall.Kill(-root, syscall.SIGSTOP)
+	stopped := map[int]bool{}
+	var order []int
+	stop := func(pid int) {
+		if pid <= 1 || pid == os.Getpid() || stopped[pid] {
+			return
+		}
+		_ = syscall.Kill(pid, syscall.SIGSTOP)
+		stopped[pid] = true
+		order = append(order, pid)
+	}
+	if root > 1 {
+		stop(root)
+		_ = syscall.Kill(-root, syscall.SIGSTOP) // sshd runs in a group of its own
+	}
 	for {
 		procs, err := listProcs(marker)
 		if err != nil {
 			return order
 		}
-		added := false
+		n := len(order)
 		for _, pid := range related(root, procs) {
-			if !stopped[pid] {
-				_ = syscall.Kill(pid, syscall.SIGSTOP)
-				stopped[pid] = true
-				order = append(order, pid)
-				added = true
-			}
+			stop(pid)
 		}
-		if !added {
+		if len(order) == n {
 			return order
 		}
 	}
 }
 
-// related returns the descendants of root and the marked processes in
-// procs.
+// related returns the descendants of root (none for root 0) and the
+// marked processes in procs.
 func related(root int, procs []proc) []int {
 	children := map[int][]int{}
 	var out []int
@@ -54,6 +63,10 @@ func related(root int, procs []proc) []int {
 		if p.marked && p.pid != root {
 			out = append(out, p.pid)
 		}
+	}
+	if root <= 0 {
+		slices.Sort(out)
+		return out
 	}
 	seen := map[int]bool{root: true}
 	queue := []int{root}

@@ -38,6 +38,10 @@ const startLimit = 30 * time.Second
 // logTail is how much of sshd's log a failed test shows.
 const logTail = 8 << 10
 
+// unquotable are the bytes that a quoted argument of sshd_config cannot
+// hold.
+const unquotable = "\"\\\n\r\x00"
+
 // envName is the shape of a variable name that SetEnv may set.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -78,9 +82,6 @@ func Start(t testing.TB, env ...string) *Server {
 	sshd := testprog.RequireProgram(t, "sshd", "openssh-server")
 	testprog.RequireProgram(t, "ssh", "openssh-client")
 	keygen := testprog.RequireProgram(t, "ssh-keygen", "openssh-client")
-	if err := checkEnv(env); err != nil {
-		t.Fatal(err)
-	}
 	sshd, err := filepath.Abs(sshd) // sshd re-executes itself by this path
 	if err != nil {
 		t.Fatal(err)
@@ -95,12 +96,19 @@ func Start(t testing.TB, env ...string) *Server {
 		}
 	}
 	dir := t.TempDir()
+	if strings.ContainsAny(dir, unquotable+"%") {
+		t.Fatalf("testsshd: the temporary folder %q holds a quote, backslash, line break, NUL or %%, which sshd_config cannot take", dir)
+	}
 	home := filepath.Join(dir, "home")
+	env = withDefault(env, "HOME="+home)
+	if err := checkEnv(env); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Mkdir(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	s := &Server{
-		t: t, sshd: sshd, dir: dir, user: u.Username, env: withDefault(env, "HOME="+home),
+		t: t, sshd: sshd, dir: dir, user: u.Username, env: env,
 		config:     filepath.Join(dir, "sshd_config"),
 		clientKey:  filepath.Join(dir, "client_ed25519"),
 		hostPub:    filepath.Join(dir, "host_ed25519.pub"),
@@ -144,7 +152,7 @@ func checkEnv(env []string) error {
 		if !ok || !envName.MatchString(name) {
 			return fmt.Errorf("testsshd: environment entry %q is not NAME=value", e)
 		}
-		if strings.ContainsAny(value, "\"\\\n\r\x00") {
+		if strings.ContainsAny(value, unquotable) {
 			return fmt.Errorf("testsshd: the value of %s holds a quote, backslash, line break or NUL, which sshd_config cannot quote", name)
 		}
 	}
@@ -250,9 +258,9 @@ func (s *Server) start() error {
 func (s *Server) configText() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ListenAddress 127.0.0.1:%d\n", s.port)
-	fmt.Fprintf(&b, "HostKey %s\n", strings.TrimSuffix(s.hostPub, ".pub"))
-	fmt.Fprintf(&b, "PidFile %s\n", filepath.Join(s.dir, "sshd.pid"))
-	fmt.Fprintf(&b, "AuthorizedKeysFile %s\n", filepath.Join(s.dir, "authorized_keys"))
+	fmt.Fprintf(&b, "HostKey \"%s\"\n", strings.TrimSuffix(s.hostPub, ".pub"))
+	fmt.Fprintf(&b, "PidFile \"%s\"\n", filepath.Join(s.dir, "sshd.pid"))
+	fmt.Fprintf(&b, "AuthorizedKeysFile \"%s\"\n", filepath.Join(s.dir, "authorized_keys"))
 	fmt.Fprintf(&b, "AllowUsers %s\n", s.user)
 	b.WriteString(`PermitRootLogin prohibit-password
 AuthenticationMethods publickey
@@ -315,7 +323,7 @@ func (s *Server) greets(deadline time.Time) error {
 		return err
 	}
 	banner := make([]byte, len("SSH-2.0-"))
-	if _, err := c.Read(banner); err != nil {
+	if _, err := io.ReadFull(c, banner); err != nil {
 		return fmt.Errorf("no banner: %w", err)
 	}
 	if !bytes.HasPrefix(banner, []byte("SSH-")) {
@@ -362,9 +370,18 @@ func (s *Server) Stop() {
 	if s.cmd == nil {
 		return
 	}
-	pids := freeze(s.cmd.Process.Pid, MarkerEnv+"="+s.dir)
+	root := s.cmd.Process.Pid
+	select {
+	case <-s.exited: // waited for: its pid may be another's now
+		root = 0
+	default:
+	}
+	pids := freeze(root, MarkerEnv+"="+s.dir)
 	for _, pid := range pids {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if root > 1 {
+		_ = syscall.Kill(-root, syscall.SIGKILL)
 	}
 	<-s.exited
 	s.cmd = nil
