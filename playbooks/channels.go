@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/clai-sh/clai/playbooks/diag"
 )
 
 // ChannelKind says what service a two-way channel reaches.
@@ -31,6 +33,9 @@ const (
 // Ntfy is set.
 type Channel struct {
 	Pos
+	// Name is what a playbook's channels: calls it: its name:, else its
+	// kind.
+	Name     string
 	Kind     ChannelKind
 	Telegram *TelegramChannel
 	Ntfy     *NtfyChannel
@@ -76,8 +81,10 @@ func (d *decoder) channelList(n ast.Node) []*Channel {
 func (d *decoder) channel(n ast.Node, index int) *Channel {
 	what := fmt.Sprintf("channels[%d]", index)
 	c := &Channel{Pos: d.pos(d.resolve(n))}
-	present, ok := d.fields(n, what, []string{"telegram", "ntfy"}, func(key string, v ast.Node) {
+	present, ok := d.fields(n, what, []string{"name", "telegram", "ntfy"}, func(key string, v ast.Node) {
 		switch key {
+		case "name":
+			c.Name = d.channelName(v, sub(what, "name"))
 		case "telegram":
 			c.Kind, c.Telegram = ChannelTelegram, d.telegram(v, sub(what, "telegram"))
 		case "ntfy":
@@ -87,7 +94,11 @@ func (d *decoder) channel(n ast.Node, index int) *Channel {
 	if !ok {
 		return nil
 	}
-	switch len(present) {
+	kinds := len(present)
+	if _, named := present["name"]; named {
+		kinds--
+	}
+	switch kinds {
 	case 0:
 		d.errorAt(n, "schema", "add telegram: {token: …, chats: […]} or ntfy: {topic: …}; docs/telegram.md and docs/ntfy.md say how", "%s names no channel", what)
 		return nil
@@ -99,7 +110,68 @@ func (d *decoder) channel(n ast.Node, index int) *Channel {
 	if c.Telegram == nil && c.Ntfy == nil {
 		return nil
 	}
+	if c.Name == "" {
+		c.Name = string(c.Kind)
+	}
 	return c
+}
+
+// maxChannelName bounds a channel's name.
+const maxChannelName = 64
+
+// validChannelName says whether name may name a channel: letters, digits,
+// - and _, at most maxChannelName.
+func validChannelName(name string) bool {
+	if name == "" || len(name) > maxChannelName {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// channelName decodes a channel's name.
+func (d *decoder) channelName(n ast.Node, what string) string {
+	name, ok := d.str(n, what)
+	if !ok {
+		return ""
+	}
+	if !validChannelName(name) {
+		d.errorAt(n, "schema", "use letters, digits, - and _, e.g. phone", "%s %q is not a channel's name", what, name)
+		return ""
+	}
+	return name
+}
+
+// channelNames decodes a playbook's channels:, the names of the user
+// config's channels it asks on; [] is none.
+func (d *decoder) channelNames(n ast.Node) []string {
+	items, ok := d.seq(n, "channels")
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	for i, item := range items {
+		if name := d.channelName(item, fmt.Sprintf("channels[%d]", i)); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// checkChannelNames reports two channels of the config that go by one
+// name: a playbook could not say which it means.
+func (d *decoder) checkChannelNames(channels []*Channel) {
+	seen := map[string]bool{}
+	for _, c := range channels {
+		if seen[c.Name] {
+			d.report(c.Pos, diag.Error, "schema", "give each channel of a kind a name: of its own, e.g. name: phone", "two channels are named %q", c.Name)
+		}
+		seen[c.Name] = true
+	}
 }
 
 func (d *decoder) telegram(n ast.Node, what string) *TelegramChannel {

@@ -62,6 +62,7 @@ func ParseConfig(name string, src []byte) (*Config, diag.List) {
 				cfg.Answerer = d.answerer(v, true)
 			case "channels":
 				cfg.Channels = d.channelList(v)
+				d.checkChannelNames(cfg.Channels)
 			case "history":
 				cfg.History = d.history(v)
 			}

@@ -99,7 +99,7 @@ func (d *decoder) playbook(src []byte) *Playbook {
 		return nil
 	}
 	pb := &Playbook{Pos: d.pos(root), Path: d.file, Source: src}
-	top := []string{"version", "name", "description", "extends", "spawn", "vars", "settings", "timeouts", "steps", "rules", "danger", "nudge", "notify", "answerer", "suggest", "tests"}
+	top := []string{"version", "name", "description", "extends", "spawn", "vars", "settings", "timeouts", "steps", "rules", "danger", "nudge", "notify", "answerer", "suggest", "channels", "tests"}
 	present, ok := d.fields(root, "the playbook", top, func(string, ast.Node) {})
 	if !ok {
 		return nil
@@ -191,6 +191,9 @@ func (d *decoder) playbook(src []byte) *Playbook {
 	}
 	if e, ok := present["suggest"]; ok {
 		pb.Suggest = d.suggest(e.value)
+	}
+	if e, ok := present["channels"]; ok {
+		pb.Channels = d.channelNames(e.value)
 	}
 	if e, ok := present["tests"]; ok {
 		items, _ := d.seq(e.value, "tests")

@@ -45,7 +45,10 @@ type Playbook struct {
 	// Suggest says where the questions' suggestions come from; nil for
 	// none.
 	Suggest *Suggest
-	Tests   []*Test
+	// Channels are the names of the user config's channels the run asks
+	// on: nil (the playbook says nothing) is every one, empty is none.
+	Channels []string
+	Tests    []*Test
 
 	// keys are the top-level keys the file gives, so extends knows what the
 	// playbook sets itself.

@@ -61,6 +61,7 @@ func (e *SetupError) ExitCode() int { return exitcode.Usage }
 
 // options are the settings of one Run.
 type options struct {
+	host     string
 	logger   *zap.Logger
 	clock    clock
 	mirror   io.Writer
@@ -103,6 +104,10 @@ func WithLogger(l *zap.Logger) Option { return func(o *options) { o.logger = l }
 // withClock sets the clock (default: the wall clock); tests reach it
 // through export_test.go.
 func withClock(c clock) Option { return func(o *options) { o.clock = c } }
+
+// WithHost names the machine the run is on, in its session (ask.Session's
+// Host); without it the session names none.
+func WithHost(name string) Option { return func(o *options) { o.host = name } }
 
 // WithMirror copies the program's output to w, secrets masked (default: nowhere).
 func WithMirror(w io.Writer) Option { return func(o *options) { o.mirror = w } }
@@ -224,7 +229,7 @@ func live(ctx context.Context, o options, pb *playbooks.Playbook, vars map[strin
 	}
 	if o.desk != nil || len(o.sources) > 0 {
 		now := o.clock.Now()
-		d = newDesk(ask.Session{ID: id, Name: pb.Name, Playbook: pb.Path, Program: spawn.Argv, PID: os.Getpid(),
+		d = newDesk(ask.Session{ID: id, Name: pb.Name, Host: o.host, Playbook: pb.Path, Program: spawn.Argv, PID: os.Getpid(),
 			State: string(engine.Starting), Since: now, Started: now})
 		d.dir = spawn.Dir
 		if d.dir == "" {

@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/hub"
 )
 
 // sessionsEnv is a sessions folder of the test's own, for clai processes
@@ -33,12 +36,38 @@ func newSessionsEnv(t *testing.T) *sessionsEnv {
 	if err := os.Mkdir(runtime, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return &sessionsEnv{
+	e := &sessionsEnv{
 		bin:     testprog.BuildCommand(t, "./cmd/clai"),
 		env:     append(os.Environ(), "XDG_RUNTIME_DIR="+runtime, "XDG_STATE_HOME="+dir),
 		runtime: runtime,
 		dir:     dir,
 	}
+	// A run that asks on a channel starts the hub; it ends with the test.
+	t.Cleanup(func() { e.stopHub(t) })
+	return e
+}
+
+// stopHub stops the hub of e's runtime folder, if one runs, and waits
+// until its lock is free: it is gone.
+func (e *sessionsEnv) stopHub(t *testing.T) {
+	if t.Failed() {
+		if b, err := os.ReadFile(filepath.Join(e.runtime, "clai", "hub.log")); err == nil {
+			t.Logf("the hub's log:\n%s", b)
+		}
+	}
+	cmd := exec.Command(e.bin, "hub", "stop")
+	cmd.Env = e.env
+	_ = cmd.Run()
+	lock := flock.New(hub.LockPath(filepath.Join(e.runtime, "clai")))
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if ok, err := lock.TryLock(); err != nil || ok {
+			_ = lock.Unlock()
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("the hub of %s did not end", e.runtime)
 }
 
 // clai runs clai with args to its end and returns its stdout, stderr and

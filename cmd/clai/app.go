@@ -151,6 +151,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			dashboardCommand(),
 			initCommand(),
 			daemonCommand(),
+			hubCommand(),
 			suggestCommand(),
 			historyCommand(),
 			versionCommand(),

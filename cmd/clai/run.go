@@ -15,12 +15,14 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/clai-sh/clai/internal/rundir"
 	"github.com/clai-sh/clai/internal/statedir"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/files"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/eventlog"
+	"github.com/clai-sh/clai/runner/hublink"
 	"github.com/clai-sh/clai/runner/humanloop"
 	"github.com/clai-sh/clai/runner/report"
 )
@@ -122,6 +124,7 @@ func runCommand() *cli.Command {
 				Config: cfg, Logger: logger, DryRun: c.Bool("dry-run"), Remote: c.Bool("remote"),
 				Headless: term == nil, Quiet: c.Bool("quiet"), Notices: c.App.ErrWriter,
 				Command: append(slices.Clone(pb.Spawn.Command), extra...), Runner: opts,
+				Hub: &humanloop.Hub{Socket: hublink.Socket(rundir.Dir()), Start: startHub}, Host: hostName(),
 			})
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused

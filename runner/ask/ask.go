@@ -185,8 +185,11 @@ type Sent struct {
 
 // Session is a running session as others see it.
 type Session struct {
-	ID       string    `json:"id"`
-	Name     string    `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Host names the machine the run is on ("" where nobody named it): a
+	// hub that serves several machines tells people which one asks.
+	Host     string    `json:"host,omitempty"`
 	Playbook string    `json:"playbook"`
 	Program  []string  `json:"program"`
 	PID      int       `json:"pid"`

@@ -39,6 +39,41 @@ type Channel interface {
 	Serve(ctx context.Context, desk ask.Desk) error
 }
 
+// Multi is a channel that serves many runs at once, as the hub has it: one
+// poller of the service for them all, each input routed to the session it
+// names.
+type Multi interface {
+	Channel
+	// ServeAll tells of the questions of every desk that joins, from its
+	// joining until its run ends, and answers them, until ctx ends.
+	ServeAll(ctx context.Context, joins <-chan ask.Desk) error
+}
+
+// Ledger remembers what a channel delivered beyond the life of its
+// process: a hub killed and started again finds each open question's
+// message where it left it, neither sends it twice nor loses its follow-up.
+// Its methods may be called from any goroutine.
+type Ledger interface {
+	// Delivered is what Record kept for key, if anything.
+	Delivered(key string) (data string, ok bool)
+	// Record keeps data for key: a message was delivered.
+	Record(key, data string)
+	// Forget lets key go: its question closed and was followed up.
+	Forget(key string)
+}
+
+// noLedger remembers nothing: a channel's own process is all there is.
+type noLedger struct{}
+
+func (noLedger) Delivered(string) (string, bool) { return "", false }
+func (noLedger) Record(string, string)           {}
+func (noLedger) Forget(string)                   {}
+
+// ledgerKey names one destination's delivery of question q in a Ledger.
+func ledgerKey(channel string, q *ask.Question, destination string) string {
+	return strings.Join([]string{channel, q.Session, q.ID, q.ScreenHash, destination}, "|")
+}
+
 // Grace is how long the end of a run waits for its channels to say it ended;
 // then they are stopped.
 const Grace = 3 * time.Second
@@ -238,6 +273,16 @@ func Press(ctx context.Context, desk ask.Desk, b Button, by, channel string) (as
 	return sent, err
 }
 
+// pressIn is Press on the desk of the session b was made for, among
+// served; a button of a session not served is refused with MovedOn.
+func pressIn(ctx context.Context, served *desks, b Button, by, channel string) (ask.Sent, error) {
+	desk, ok := served.session(b.Session)
+	if !ok {
+		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: MovedOn}
+	}
+	return Press(ctx, desk, b, by, channel)
+}
+
 // limiter lets at most max inputs through in any per.
 type limiter struct {
 	max   int
@@ -340,7 +385,7 @@ func units16(s string) int {
 // questionText is what a message says of q, without its buttons.
 func questionText(s ask.Session, q *ask.Question) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "clai: %s asks (session %s, %s)\n\n", s.Name, s.ID, q.Reason)
+	fmt.Fprintf(&b, "clai: %s asks (%s, %s)\n\n", s.Name, where(s), q.Reason)
 	if q.Summary != "" {
 		fmt.Fprintf(&b, "%s\n\n", cut(q.Summary, 300))
 	}
@@ -371,47 +416,112 @@ func closedText(q *ask.Question) string {
 // watchKinds are the updates a channel tells of.
 var watchKinds = []string{ask.UpdateQuestion, ask.UpdateClosed}
 
-// serve is a channel's loop: it tells the service of each update of desk
-// until the run ends or ctx does, and hands what people send through the
-// service to handle. tell and handle send through the outbox, so that the
-// loop never waits for the service. read runs on a goroutine of its own
-// and sends into a channel of buffer places; it ends with ctx. At the run's
-// end the questions still open are closed as ended, and serve returns once
-// the outbox has delivered what it holds or ctx has ended.
-func serve[T any](ctx context.Context, desk ask.Desk, ob outboxConfig, buffer int,
+// serveOne is serve of one run's desk: it returns once that run ended.
+func serveOne[T any](ctx context.Context, desk ask.Desk, ob outboxConfig, buffer int,
 	read func(context.Context, chan<- T),
 	tell func(*outbox, ask.Desk, ask.Update),
-	handle func(context.Context, *outbox, ask.Desk, T)) error {
+	handle func(context.Context, *outbox, *desks, T)) error {
+	joins := make(chan ask.Desk, 1)
+	joins <- desk
+	close(joins)
+	return serve(ctx, joins, true, ob, buffer, read, tell, handle)
+}
+
+// deskUpdate is an update of one of a Serve's desks; gone, when the desk's
+// watch closed.
+type deskUpdate struct {
+	desk   ask.Desk
+	update ask.Update
+	gone   bool
+}
+
+// serve is a channel's loop: it tells the service of each update of every
+// desk that joins until ctx ends (once: until the first desk's run ended),
+// and hands what people send through the service to handle, with the desks
+// it names. tell and handle send through the outbox, so that the loop never
+// waits for the service. read runs on a goroutine of its own and sends into
+// a channel of buffer places; it ends with ctx. At a run's end the
+// questions of its still open are closed as ended; with once, serve returns
+// then, once the outbox has delivered what it holds or ctx has ended.
+func serve[T any](ctx context.Context, joins <-chan ask.Desk, once bool, ob outboxConfig, buffer int,
+	read func(context.Context, chan<- T),
+	tell func(*outbox, ask.Desk, ask.Update),
+	handle func(context.Context, *outbox, *desks, T)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	out := newOutbox(ctx, ob.channel, ob.log, ob.sleep)
 	defer out.wait()
 	defer cancel()
-	var updates <-chan ask.Update
-	if kw, ok := desk.(ask.KindWatcher); ok {
-		updates = kw.WatchKinds(ctx, watchKinds...)
-	} else {
-		updates = desk.Watch(ctx)
-	}
+	served := newDesks()
+	updates := make(chan deskUpdate, buffer)
 	inputs := make(chan T, buffer)
 	go read(ctx, inputs)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case u, ok := <-updates:
+		case desk, ok := <-joins:
 			if !ok {
-				return nil
+				joins = nil
+				continue
 			}
-			if u.Kind == ask.UpdateEnd {
-				out.closeAll()
+			served.add(desk)
+			go follow(ctx, desk, updates)
+		case du := <-updates:
+			id := du.desk.Session().ID
+			if current, ok := served.session(id); !ok || current != du.desk {
+				continue // a desk that ended, or was taken over by a newer one
 			}
-			tell(out, desk, u)
+			if du.gone {
+				// The watch closed without the run's end: its questions
+				// close as ended, without a word.
+				out.closeSession(id)
+				served.remove(id)
+				if once {
+					out.wait()
+					return nil
+				}
+				continue
+			}
+			u := du.update
 			if u.Kind == ask.UpdateEnd {
-				out.wait()
-				return nil
+				out.closeSession(id)
+			}
+			tell(out, du.desk, u)
+			if u.Kind == ask.UpdateEnd {
+				served.remove(id)
+				if once {
+					out.wait()
+					return nil
+				}
 			}
 		case in := <-inputs:
-			handle(ctx, out, desk, in)
+			handle(ctx, out, served, in)
+		}
+	}
+}
+
+// follow hands desk's updates to updates until its watch closes, then says
+// it is gone.
+func follow(ctx context.Context, desk ask.Desk, updates chan<- deskUpdate) {
+	var watch <-chan ask.Update
+	if kw, ok := desk.(ask.KindWatcher); ok {
+		watch = kw.WatchKinds(ctx, watchKinds...)
+	} else {
+		watch = desk.Watch(ctx)
+	}
+	ended := false
+	for u := range watch {
+		ended = ended || u.Kind == ask.UpdateEnd
+		select {
+		case updates <- deskUpdate{desk: desk, update: u}:
+		case <-ctx.Done():
+			return
+		}
+	}
+	if !ended {
+		select {
+		case updates <- deskUpdate{desk: desk, gone: true}:
+		case <-ctx.Done():
 		}
 	}
 }

@@ -47,6 +47,18 @@ type NtfyConfig struct {
 	// Log gets a line for each input ignored or refused, each answer and
 	// each failure of the service.
 	Log *zap.Logger
+	// ReplyTopic is the topic the presses come back on ("": a new one, with
+	// a random name); a hub keeps its own across restarts, so that the
+	// buttons of its messages still answer.
+	ReplyTopic string
+	// Ledger remembers the questions published, so that a hub started
+	// again does not publish one twice (nil: none).
+	Ledger Ledger
+	// Since is where the reply topic's stream is read from when the channel
+	// starts: a message id or a Unix time ("": now). Seen, when set, is told
+	// the id of each message read from it, to start from next time.
+	Since string
+	Seen  func(id string)
 	// Sleep waits d or until ctx ends, and says whether d passed: the wait
 	// between attempts (nil: the wall clock's), which a test makes virtual.
 	Sleep func(ctx context.Context, d time.Duration) bool
@@ -76,11 +88,16 @@ func NewNtfy(cfg NtfyConfig) (*Ntfy, error) {
 	if cfg.Topic == "" || strings.ContainsAny(cfg.Topic, "/?#% ") {
 		return nil, errors.New("ntfy: the topic is empty or not a topic")
 	}
-	var random [16]byte
-	if _, err := rand.Read(random[:]); err != nil {
-		return nil, fmt.Errorf("ntfy: the reply topic: %w", err)
+	reply := cfg.ReplyTopic
+	if reply == "" {
+		var err error
+		if reply, err = NewReplyTopic(); err != nil {
+			return nil, err
+		}
+	} else if !validReplyTopic(reply) {
+		return nil, errors.New("ntfy: the reply topic is not one clai made")
 	}
-	n := &Ntfy{cfg: cfg, server: strings.TrimRight(cfg.Server, "/"), reply: "clai-" + hex.EncodeToString(random[:]),
+	n := &Ntfy{cfg: cfg, server: strings.TrimRight(cfg.Server, "/"), reply: reply,
 		client: cfg.Client, log: cfg.Log, limiter: newLimiter(InputRate, InputPer), seen: map[string]bool{}}
 	if n.client == nil {
 		n.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -94,7 +111,30 @@ func NewNtfy(cfg NtfyConfig) (*Ntfy, error) {
 	if n.cfg.Sleep == nil {
 		n.cfg.Sleep = sleep
 	}
+	if n.cfg.Ledger == nil {
+		n.cfg.Ledger = noLedger{}
+	}
 	return n, nil
+}
+
+// NewReplyTopic is a new reply topic: clai- and 32 random hex digits, a
+// name nobody can guess.
+func NewReplyTopic() (string, error) {
+	var random [16]byte
+	if _, err := rand.Read(random[:]); err != nil {
+		return "", fmt.Errorf("ntfy: the reply topic: %w", err)
+	}
+	return "clai-" + hex.EncodeToString(random[:]), nil
+}
+
+// validReplyTopic says whether topic is one NewReplyTopic makes.
+func validReplyTopic(topic string) bool {
+	digits, ok := strings.CutPrefix(topic, "clai-")
+	if !ok || len(digits) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(digits)
+	return err == nil
 }
 
 // Name is ask.ChannelNtfy.
@@ -107,7 +147,18 @@ func (n *Ntfy) ReplyTopic() string { return n.reply }
 // or ctx ends. A question's publish is tried until it succeeds or the
 // question closes; once a published question closes, a follow-up says how.
 func (n *Ntfy) Serve(ctx context.Context, desk ask.Desk) error {
-	return serve(ctx, desk, outboxConfig{channel: n.Name(), log: n.log, sleep: n.cfg.Sleep}, 16, n.subscribe, n.tell, n.press)
+	return serveOne(ctx, desk, n.outboxConfig(), 16, n.subscribe, n.tell, n.press)
+}
+
+// ServeAll is Serve of every desk that joins, with one subscription to the
+// reply topic for them all, until ctx ends: a press answers the session its
+// button was made for.
+func (n *Ntfy) ServeAll(ctx context.Context, joins <-chan ask.Desk) error {
+	return serve(ctx, joins, false, n.outboxConfig(), 16, n.subscribe, n.tell, n.press)
+}
+
+func (n *Ntfy) outboxConfig() outboxConfig {
+	return outboxConfig{channel: n.Name(), log: n.log, sleep: n.cfg.Sleep}
 }
 
 // topicLane is the lane of what is published that is not a question.
@@ -121,7 +172,7 @@ func (n *Ntfy) tell(out *outbox, desk ask.Desk, u ask.Update) {
 	case u.Kind == ask.UpdateClosed && u.Question != nil:
 		out.close(u.Question)
 	case u.Kind == ask.UpdateEnd:
-		msg := ntfyPublish{Title: "clai: " + s.Name + " ended", Message: fmt.Sprintf("session %s ended: %s", s.ID, u.Outcome), Tags: []string{"checkered_flag"}}
+		msg := ntfyPublish{Title: "clai: " + s.Name + " ended", Message: fmt.Sprintf("%s ended: %s", where(s), u.Outcome), Tags: []string{"checkered_flag"}}
 		out.reply(topicLane, "publish", func(ctx context.Context) error { return n.publish(ctx, msg) })
 	}
 }
@@ -130,7 +181,7 @@ func (n *Ntfy) tell(out *outbox, desk ask.Desk, u ask.Update) {
 // MaxNtfyActions at most; the others are listed. Once it closes, a
 // follow-up says how.
 func (n *Ntfy) ask(out *outbox, s ask.Session, q *ask.Question) {
-	if out.asked(q.ID) {
+	if out.asked(q) {
 		return
 	}
 	msg := ntfyPublish{Title: "clai: " + s.Name + " asks", Message: questionText(s, q), Tags: []string{"question"}, Priority: 4}
@@ -146,9 +197,25 @@ func (n *Ntfy) ask(out *outbox, s ask.Session, q *ask.Question) {
 		msg.Message += fmt.Sprintf("\nanswer: clai answer --question %s %s TEXT", q.ID, s.ID)
 	}
 	msg.Message = cut(msg.Message, maxMessage)
+	key := ledgerKey(n.Name(), q, n.cfg.Topic)
 	out.ask(q, "publish",
-		func(_, ctx context.Context) error { return n.publish(ctx, msg) },
-		func(ctx context.Context, closed *ask.Question) error { return n.publish(ctx, ntfyClosed(s, q, closed)) })
+		func(_, ctx context.Context) error {
+			if _, ok := n.cfg.Ledger.Delivered(key); ok {
+				return nil // published before this process began
+			}
+			if err := n.publish(ctx, msg); err != nil {
+				return err
+			}
+			n.cfg.Ledger.Record(key, "published")
+			return nil
+		},
+		func(ctx context.Context, closed *ask.Question) error {
+			err := n.publish(ctx, ntfyClosed(s, q, closed))
+			if err == nil {
+				n.cfg.Ledger.Forget(key)
+			}
+			return err
+		})
 }
 
 // ntfyClosed is the follow-up of question q, published, once it closed
@@ -164,7 +231,7 @@ func ntfyClosed(s ask.Session, q, closed *ask.Question) ntfyPublish {
 
 // press answers the question of a pressed button; a stale or forged one is
 // told that the question has moved on.
-func (n *Ntfy) press(ctx context.Context, out *outbox, desk ask.Desk, m ntfyMessage) {
+func (n *Ntfy) press(ctx context.Context, out *outbox, served *desks, m ntfyMessage) {
 	if !n.limiter.allow() {
 		n.log.Info(LogIgnored, zap.String("event", LogIgnored), zap.String("channel", n.Name()), zap.String("reason", "more inputs than the rate allows"))
 		return
@@ -174,10 +241,14 @@ func (n *Ntfy) press(ctx context.Context, out *outbox, desk ask.Desk, m ntfyMess
 		n.log.Info(LogIgnored, zap.String("event", LogIgnored), zap.String("channel", n.Name()), zap.String("reason", err.Error()))
 		return
 	}
-	_, err = Press(ctx, desk, b, "ntfy", n.Name())
+	_, err = pressIn(ctx, served, b, "ntfy", n.Name())
 	if err != nil {
 		n.log.Info(LogRefused, zap.String("event", LogRefused), zap.String("channel", n.Name()), zap.String("reason", err.Error()))
-		msg := ntfyPublish{Title: "clai: " + desk.Session().Name, Message: MovedOn + ": nothing was typed"}
+		title := "clai"
+		if desk, ok := served.session(b.Session); ok {
+			title += ": " + desk.Session().Name
+		}
+		msg := ntfyPublish{Title: title, Message: MovedOn + ": nothing was typed"}
 		out.reply(topicLane, "publish", func(ctx context.Context) error { return n.publish(ctx, msg) })
 		return
 	}
@@ -188,7 +259,10 @@ func (n *Ntfy) press(ctx context.Context, out *outbox, desk ask.Desk, m ntfyMess
 // to presses until ctx ends, reconnecting after a failure from where it
 // left off.
 func (n *Ntfy) subscribe(ctx context.Context, presses chan<- ntfyMessage) {
-	since := strconv.FormatInt(time.Now().Unix(), 10)
+	since := n.cfg.Since
+	if since == "" {
+		since = strconv.FormatInt(time.Now().Unix(), 10)
+	}
 	failures := 0
 	for ctx.Err() == nil {
 		last, err := n.stream(ctx, since, presses)
@@ -233,6 +307,9 @@ func (n *Ntfy) stream(ctx context.Context, since string, presses chan<- ntfyMess
 			continue
 		}
 		last = m.ID
+		if n.cfg.Seen != nil {
+			n.cfg.Seen(m.ID)
+		}
 		if m.Topic != n.reply || !n.remember(m.ID) {
 			continue
 		}

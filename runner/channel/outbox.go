@@ -44,13 +44,19 @@ type outbox struct {
 	log     *zap.Logger
 	sleep   func(ctx context.Context, d time.Duration) bool
 	wg      sync.WaitGroup
-	// open are the questions not yet closed, by id: each has one delivery
-	// per destination (a chat).
-	open map[string][]*delivery
+	// open are the questions not yet closed, by session and id: each has
+	// one delivery per destination (a chat).
+	open map[questionKey][]*delivery
 	mu   sync.Mutex
 	// lanes are the replies waiting, by lane; mu guards them.
 	lanes map[string][]reply
 }
+
+// questionKey names a question among those of every session a Serve tells
+// of.
+type questionKey struct{ session, id string }
+
+func keyOf(q *ask.Question) questionKey { return questionKey{q.Session, q.ID} }
 
 // delivery is one destination's delivery of one question.
 type delivery struct {
@@ -68,7 +74,7 @@ type reply struct {
 }
 
 func newOutbox(ctx context.Context, channel string, log *zap.Logger, sleep func(context.Context, time.Duration) bool) *outbox {
-	return &outbox{ctx: ctx, channel: channel, log: log, sleep: sleep, open: map[string][]*delivery{}, lanes: map[string][]reply{}}
+	return &outbox{ctx: ctx, channel: channel, log: log, sleep: sleep, open: map[questionKey][]*delivery{}, lanes: map[string][]reply{}}
 }
 
 // ask delivers question q: send is tried (on the outbox's context, so that
@@ -79,7 +85,7 @@ func newOutbox(ctx context.Context, channel string, log *zap.Logger, sleep func(
 func (o *outbox) ask(q *ask.Question, what string, send func(stop, ctx context.Context) error, followUp func(ctx context.Context, closed *ask.Question) error) {
 	stop, cancel := context.WithCancel(o.ctx)
 	d := &delivery{stop: cancel, closed: make(chan *ask.Question, 1)}
-	o.open[q.ID] = append(o.open[q.ID], d)
+	o.open[keyOf(q)] = append(o.open[keyOf(q)], d)
 	o.wg.Add(1)
 	go func() {
 		defer o.wg.Done()
@@ -103,24 +109,27 @@ func (o *outbox) ask(q *ask.Question, what string, send func(stop, ctx context.C
 	}()
 }
 
-// asked says whether question id is open and being delivered: a question
+// asked says whether question q is open and being delivered: a question
 // told again is delivered once.
-func (o *outbox) asked(id string) bool { return len(o.open[id]) > 0 }
+func (o *outbox) asked(q *ask.Question) bool { return len(o.open[keyOf(q)]) > 0 }
 
 // close tells q's deliveries that q closed (q.Closed says how): their
 // retries end, and those that were delivered follow up.
 func (o *outbox) close(q *ask.Question) {
-	for _, d := range o.open[q.ID] {
+	for _, d := range o.open[keyOf(q)] {
 		d.closed <- q
 		d.stop()
 	}
-	delete(o.open, q.ID)
+	delete(o.open, keyOf(q))
 }
 
-// closeAll closes every question still open as ended with the run.
-func (o *outbox) closeAll() {
-	for id := range o.open {
-		o.close(&ask.Question{ID: id, Closed: &ask.Closed{How: ask.Ended}})
+// closeSession closes every question of session still open as ended with
+// its run.
+func (o *outbox) closeSession(session string) {
+	for k := range o.open {
+		if k.session == session {
+			o.close(&ask.Question{ID: k.id, Session: k.session, Closed: &ask.Closed{How: ask.Ended}})
+		}
 	}
 }
 

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +56,9 @@ type TelegramConfig struct {
 	// Log gets a line for each input ignored or refused, each answer and
 	// each failure of the service.
 	Log *zap.Logger
+	// Ledger remembers the messages delivered, so that a hub started again
+	// neither asks twice nor loses a follow-up (nil: none).
+	Ledger Ledger
 	// Now and Sleep are the channel's time (nil: the wall clock's), which a
 	// test makes virtual. Sleep waits d or until ctx ends, and says whether
 	// d passed.
@@ -105,6 +108,9 @@ func NewTelegram(cfg TelegramConfig) (*Telegram, error) {
 	if t.cfg.Now == nil {
 		t.cfg.Now = time.Now
 	}
+	if t.cfg.Ledger == nil {
+		t.cfg.Ledger = noLedger{}
+	}
 	if t.cfg.Sleep == nil {
 		t.cfg.Sleep = sleep
 	}
@@ -119,7 +125,18 @@ func (t *Telegram) Name() string { return ask.ChannelTelegram }
 // chat until it is delivered or the question closes; once a delivered
 // question closes, its message is edited to say how.
 func (t *Telegram) Serve(ctx context.Context, desk ask.Desk) error {
-	return serve(ctx, desk, outboxConfig{channel: t.Name(), log: t.log, sleep: t.cfg.Sleep}, maxUpdates, t.poll, t.tell, t.handle)
+	return serveOne(ctx, desk, t.outboxConfig(), maxUpdates, t.poll, t.tell, t.handle)
+}
+
+// ServeAll is Serve of every desk that joins, with one poller of the bot's
+// updates for them all, until ctx ends: a press answers the session its
+// button was made for, a command the session it names.
+func (t *Telegram) ServeAll(ctx context.Context, joins <-chan ask.Desk) error {
+	return serve(ctx, joins, false, t.outboxConfig(), maxUpdates, t.poll, t.tell, t.handle)
+}
+
+func (t *Telegram) outboxConfig() outboxConfig {
+	return outboxConfig{channel: t.Name(), log: t.log, sleep: t.cfg.Sleep}
 }
 
 // tell sends what the people in the chats are told of u.
@@ -140,7 +157,7 @@ func (t *Telegram) tell(out *outbox, desk ask.Desk, u ask.Update) {
 			code = fmt.Sprintf(", exit code %d", *u.ExitCode)
 		}
 		for _, chat := range t.cfg.Chats {
-			t.reply(out, chat, fmt.Sprintf("clai: %s (session %s) ended: %s%s", s.Name, s.ID, u.Outcome, code))
+			t.reply(out, chat, fmt.Sprintf("clai: %s (%s) ended: %s%s", s.Name, where(s), u.Outcome, code))
 		}
 	}
 }
@@ -149,7 +166,7 @@ func (t *Telegram) tell(out *outbox, desk ask.Desk, u ask.Update) {
 // once it closes, each message delivered is edited to say how, without
 // buttons.
 func (t *Telegram) ask(out *outbox, s ask.Session, q *ask.Question) {
-	if out.asked(q.ID) {
+	if out.asked(q) {
 		return
 	}
 	text := questionText(s, q)
@@ -167,18 +184,30 @@ func (t *Telegram) ask(out *outbox, s ask.Session, q *ask.Question) {
 			params["reply_markup"] = map[string]any{"inline_keyboard": keyboard}
 		}
 		var message int64
+		key := ledgerKey(t.Name(), q, strconv.FormatInt(chat, 10))
 		out.ask(q, "sendMessage",
 			func(stop, ctx context.Context) error {
+				if data, ok := t.cfg.Ledger.Delivered(key); ok {
+					if id, err := strconv.ParseInt(data, 10, 64); err == nil {
+						message = id // delivered before this process began
+						return nil
+					}
+				}
 				var msg tgMessage
 				if err := t.callWaiting(stop, ctx, "sendMessage", params, &msg, t.cfg.CallTimeout); err != nil {
 					return err
 				}
 				message = msg.MessageID
+				t.cfg.Ledger.Record(key, strconv.FormatInt(message, 10))
 				return nil
 			},
 			func(ctx context.Context, closed *ask.Question) error {
 				edit := map[string]any{"chat_id": chat, "message_id": message, "text": cut(text+"\n— "+closedText(closed), maxMessage)}
-				return t.call(ctx, "editMessageText", edit, nil)
+				err := t.call(ctx, "editMessageText", edit, nil)
+				if err == nil {
+					t.cfg.Ledger.Forget(key)
+				}
+				return err
 			})
 	}
 }
@@ -238,7 +267,7 @@ func (t *Telegram) poll(ctx context.Context, inputs chan<- tgUpdate) {
 // handle obeys an update from an allowed chat and user; any other is
 // ignored and logged, and so is a message longer than MaxText (its size
 // and sender, never its text).
-func (t *Telegram) handle(ctx context.Context, out *outbox, desk ask.Desk, u tgUpdate) {
+func (t *Telegram) handle(ctx context.Context, out *outbox, served *desks, u tgUpdate) {
 	chat, user, kind := u.origin()
 	if kind == "" {
 		return
@@ -257,14 +286,14 @@ func (t *Telegram) handle(ctx context.Context, out *outbox, desk ask.Desk, u tgU
 	}
 	by := fmt.Sprintf("telegram:%d", user)
 	if kind == "callback" {
-		t.press(ctx, out, desk, u.CallbackQuery, by)
+		t.press(ctx, out, served, u.CallbackQuery, by)
 		return
 	}
 	if size := len(u.Message.Text); size > MaxText {
 		ignore(fmt.Sprintf("a message of %d bytes, more than %d", size, MaxText), zap.Int("bytes", size))
 		return
 	}
-	t.command(ctx, out, desk, chat, u.Message.Text, by)
+	t.command(ctx, out, served, chat, u.Message.Text, by)
 }
 
 func (t *Telegram) allowed(chat, user int64) bool {
@@ -276,12 +305,12 @@ func (t *Telegram) allowed(chat, user int64) bool {
 
 // press answers the question of a button; the person is told what was
 // typed, or that the question has moved on.
-func (t *Telegram) press(ctx context.Context, out *outbox, desk ask.Desk, cq *tgCallback, by string) {
+func (t *Telegram) press(ctx context.Context, out *outbox, served *desks, cq *tgCallback, by string) {
 	reply := MovedOn
 	b, err := ParseButton(cq.Data)
 	if err == nil {
 		var sent ask.Sent
-		sent, err = Press(ctx, desk, b, by, t.Name())
+		sent, err = pressIn(ctx, served, b, by, t.Name())
 		if err == nil {
 			reply = "sent: " + ask.Visible(sent.Sent)
 		}
@@ -291,71 +320,6 @@ func (t *Telegram) press(ctx context.Context, out *outbox, desk ask.Desk, cq *tg
 	out.reply(chatLane(cq.Message.Chat.ID), "answerCallbackQuery", func(ctx context.Context) error {
 		return t.call(ctx, "answerCallbackQuery", params, nil)
 	})
-}
-
-// command obeys /status, /answer SESSION TEXT, /view SESSION and /help;
-// anything else is answered with the help.
-func (t *Telegram) command(ctx context.Context, out *outbox, desk ask.Desk, chat int64, text, by string) {
-	s := desk.Session()
-	name, rest, _ := strings.Cut(strings.TrimSpace(text), " ")
-	name, _, _ = strings.Cut(name, "@") // /status@my_bot in a group
-	switch name {
-	case "/status":
-		t.reply(out, chat, cut(statusText(s), maxMessage))
-	case "/view":
-		session := strings.TrimSpace(rest)
-		if !names(s, session) {
-			t.reply(out, chat, viewUsage(s, session))
-			return
-		}
-		screen := desk.Screen().Text
-		body := "<pre>" + html.EscapeString(cut(excerpt(screen, 60, 200), maxMessage-20)) + "</pre>"
-		t.replyParams(out, chat, map[string]any{"chat_id": chat, "text": body, "parse_mode": "HTML"})
-	case "/answer":
-		session, answer, ok := strings.Cut(strings.TrimLeft(rest, " "), " ")
-		if !ok || !names(s, session) {
-			t.reply(out, chat, "write /answer "+s.ID+" TEXT")
-			return
-		}
-		t.reply(out, chat, t.answerText(ctx, desk, s, answer, by))
-	default:
-		t.reply(out, chat, helpText(s))
-	}
-}
-
-// viewUsage is the reply to a /view that names no session of this run.
-func viewUsage(s ask.Session, asked string) string {
-	if asked == "" {
-		return fmt.Sprintf("/view needs the session: write /view %s (or /view %s) to see the screen of %s.", s.ID, s.Name, s.Name)
-	}
-	return fmt.Sprintf("there is no session \"%s\" here; this bot serves %s: write /view %s.", cut(ask.Visible(asked), 64), s.Name, s.ID)
-}
-
-// helpText lists the commands, for s.
-func helpText(s ask.Session) string {
-	return fmt.Sprintf(`clai serves %s (session %s) here. Press a question's buttons to answer it, or:
-/status — the session, its state and its open question
-/answer %s TEXT — type TEXT as the answer to the open question
-/view %s — the screen as it is now
-/help — this list`, s.Name, s.ID, s.ID, s.ID)
-}
-
-// answerText types text as the answer to the open question.
-func (t *Telegram) answerText(ctx context.Context, desk ask.Desk, s ask.Session, text, by string) string {
-	if s.Question == nil {
-		t.logAnswer(by, &ask.Refusal{Code: ask.RefusedNoQuestion, Reason: "no question is open"})
-		return "no question is open"
-	}
-	sent, err := desk.Answer(ctx, ask.Answer{Question: s.Question.ID, Text: &text, By: by, Channel: t.Name()})
-	t.logAnswer(by, err)
-	var r *ask.Refusal
-	switch {
-	case errors.As(err, &r) && (r.Code == ask.RefusedClosed || r.Code == ask.RefusedStale || r.Code == ask.RefusedEnded):
-		return MovedOn
-	case err != nil:
-		return cut(err.Error(), 300)
-	}
-	return "sent: " + ask.Visible(sent.Sent)
 }
 
 func (t *Telegram) logAnswer(by string, err error) {
@@ -368,23 +332,6 @@ func (t *Telegram) logAnswer(by string, err error) {
 
 func (t *Telegram) failed(method string, err error) {
 	t.log.Warn(LogFailed, zap.String("event", LogFailed), zap.String("channel", t.Name()), zap.String("method", method), zap.String("error", err.Error()))
-}
-
-// names says whether id names session s, by its id or its name.
-func names(s ask.Session, id string) bool {
-	return id != "" && (id == s.ID || id == s.Name)
-}
-
-// statusText lists the session and its open question.
-func statusText(s ask.Session) string {
-	text := fmt.Sprintf("%s (session %s): %s since %s", s.Name, s.ID, s.State, s.Since.UTC().Format(time.TimeOnly))
-	if q := s.Question; q != nil {
-		text += fmt.Sprintf("\nopen question %s: %s", q.ID, cut(q.Text, 300))
-		for _, o := range q.Options {
-			text += "\n  • " + cut(o.Label, 64)
-		}
-	}
-	return text
 }
 
 // call posts params to the Bot API's method and decodes its result into

@@ -32,7 +32,6 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/answerer"
-	"github.com/clai-sh/clai/runner/channel"
 	"github.com/clai-sh/clai/runner/notify"
 	"github.com/clai-sh/clai/runner/report"
 	"github.com/clai-sh/clai/runner/suggest/learned"
@@ -73,6 +72,12 @@ type Options struct {
 	// (under $XDG_RUNTIME_DIR). Learned answers are kept in the state folder
 	// of Environ ($XDG_STATE_HOME).
 	SessionsDir string
+	// Hub is the per-user hub whose channels the run asks on; nil opens
+	// the user config's channels in the run itself.
+	Hub *Hub
+	// Host names this machine in the run's session, which a hub tells
+	// people; "" is none.
+	Host string
 	// Runner are the options of runner.Run besides those of the human loop
 	// (a terminal or a mirror, variables, arguments, a recording…); Run
 	// adds its own after them.
@@ -107,6 +112,9 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts Options) (*report.Rep
 		opts.Sources = DefaultSources()
 	}
 	runOpts := slices.Clone(opts.Runner)
+	if opts.Host != "" {
+		runOpts = append(runOpts, runner.WithHost(opts.Host))
+	}
 	remote := opts.Remote
 	// The answerer takes the easy questions; in a dry run it says what it
 	// would answer.
@@ -127,14 +135,14 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts Options) (*report.Rep
 	// Nobody is told of a question the run answers itself.
 	tri := newRunTriage(ans, learner)
 	var notifier *notify.Sender
-	var channels *channel.Set
+	var channels phones
 	if !opts.DryRun {
 		if notifier, err = openNotifier(opts.Config, pb, opts.Environ, opts.Logger, tri, opts.SessionsDir); err != nil {
 			closeParts(ans, nil, nil, learner)
 			return nil, err
 		}
 		env := notify.Environment{Environ: opts.Environ, ResolvePath: pb.ResolvePath}
-		if channels, err = openChannels(opts.Config.Channels, env, opts.Logger, tri); err != nil {
+		if channels, err = openPhones(pb, opts.Config.Channels, env, opts.Hub, opts.Logger, tri, opts.Notices); err != nil {
 			closeParts(ans, notifier, nil, learner)
 			return nil, err
 		}
@@ -184,7 +192,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts Options) (*report.Rep
 // closeParts closes the parts that are open, in order: the answerer, then
 // the notifications and the channels together (each waits notify.Grace or
 // channel.Grace at most for what is in flight), then learned answers.
-func closeParts(ans *answerer.Answerer, notifier *notify.Sender, channels *channel.Set, learner *learned.Learner) {
+func closeParts(ans *answerer.Answerer, notifier *notify.Sender, channels phones, learner *learned.Learner) {
 	if ans != nil {
 		ans.Close()
 	}

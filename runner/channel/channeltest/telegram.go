@@ -42,6 +42,10 @@ type Telegram struct {
 	taken map[string]int
 	// Now is the fake's time, for Flood (nil: the wall clock's).
 	Now func() time.Time
+	// poll ends the getUpdates in flight, if any: as the Bot API does, a
+	// newer one ends it with 409 Conflict. conflicts counts them.
+	poll      chan struct{}
+	conflicts int
 	// Hook, when set, handles a method instead of the fake (a hostile or
 	// failing peer); it returns false to leave it to the fake.
 	Hook func(method string, w http.ResponseWriter, r *http.Request) bool
@@ -116,6 +120,10 @@ func (f *Telegram) Edits() []Message { return f.edits }
 
 // Answers are the answers to callback queries (see Messages).
 func (f *Telegram) Answers() []CallbackAnswer { return f.answers }
+
+// Conflicts is how many getUpdates a newer one ended with 409 Conflict:
+// two pollers of one bot (see Messages).
+func (f *Telegram) Conflicts() int { return f.conflicts }
 
 // Calls is how often method was called (see Messages).
 func (f *Telegram) Calls(method string) int { return f.calls[method] }
@@ -260,6 +268,22 @@ func (f *Telegram) getUpdates(w http.ResponseWriter, r *http.Request, p map[stri
 	}
 	wait := time.NewTimer(time.Duration(timeout) * time.Second)
 	defer wait.Stop()
+	// As the Bot API does, a newer getUpdates ends this one with a
+	// conflict: one bot has one poller.
+	mine := make(chan struct{})
+	f.mu.Lock()
+	if f.poll != nil {
+		close(f.poll)
+	}
+	f.poll = mine
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		if f.poll == mine {
+			f.poll = nil
+		}
+		f.mu.Unlock()
+	}()
 	for {
 		f.mu.Lock()
 		// As the Bot API does, an offset confirms the updates before it.
@@ -279,6 +303,14 @@ func (f *Telegram) getUpdates(w http.ResponseWriter, r *http.Request, p map[stri
 		}
 		select {
 		case <-ch:
+		case <-mine:
+			f.mu.Lock()
+			f.conflicts++
+			f.notify()
+			f.mu.Unlock()
+			writeJSON(w, http.StatusConflict, map[string]any{"ok": false, "error_code": 409,
+				"description": "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"})
+			return
 		case <-wait.C:
 			writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": []any{}})
 			return
