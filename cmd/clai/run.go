@@ -53,6 +53,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "headless: do not mirror the program's output"},
 			&cli.BoolFlag{Name: "remote", Usage: "headless, wait up to timeouts.prompt for an answer from elsewhere (clai answer) at a hand-over, instead of ending at once"},
+			&cli.BoolFlag{Name: "own-channels", Usage: "the run polls the config's channels itself instead of through the hub (docs/hub.md): for one run alone, where no hub may run"},
 		},
 		Action: func(c *cli.Context) error {
 			vars, err := parseVars(c.StringSlice("var"))
@@ -124,7 +125,7 @@ func runCommand() *cli.Command {
 				Config: cfg, Logger: logger, DryRun: c.Bool("dry-run"), Remote: c.Bool("remote"),
 				Headless: term == nil, Quiet: c.Bool("quiet"), Notices: c.App.ErrWriter,
 				Command: append(slices.Clone(pb.Spawn.Command), extra...), Runner: opts,
-				Hub: &humanloop.Hub{Socket: hublink.Socket(rundir.Dir()), Start: startHub}, Host: hostName(),
+				Hub: runHub(c.Bool("own-channels")), Host: hostName(),
 			})
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused
@@ -139,6 +140,14 @@ func runCommand() *cli.Command {
 			return finishRun(c, report, out, paths.reports, err)
 		},
 	}
+}
+
+// runHub is the hub a run links to; nil when it owns its channels.
+func runHub(own bool) *humanloop.Hub {
+	if own {
+		return nil
+	}
+	return &humanloop.Hub{Socket: hublink.Socket(rundir.Dir()), Start: startHub}
 }
 
 // loadRunPlaybook loads the playbook clai run was given, a file or a preset,
