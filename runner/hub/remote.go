@@ -142,11 +142,16 @@ func (r *run) reply(rep *hublink.Reply) {
 func (r *run) Watch(ctx context.Context) <-chan ask.Update { return r.WatchKinds(ctx) }
 
 // WatchKinds hands the run's updates of kinds (all when none) and its end
-// to the watcher, until ctx ends or the run ended.
+// to the watcher, until ctx ends or the run ended. A watcher of questions
+// is first told of the one open now: a channel that joins a run which
+// linked with its question open asks it (one that asked it already knows).
 func (r *run) WatchKinds(ctx context.Context, kinds ...string) <-chan ask.Update {
 	w := &watcher{ch: make(chan ask.Update, watchBuffer), kinds: kinds}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if q := r.session.Question; q != nil && q.Closed == nil && !r.ended && (len(kinds) == 0 || slices.Contains(kinds, ask.UpdateQuestion)) {
+		w.ch <- ask.Update{Kind: ask.UpdateQuestion, At: q.AskedAt, State: r.session.State, Question: q}
+	}
 	if r.ended {
 		w.ch <- ask.Update{Kind: ask.UpdateEnd, At: time.Now(), State: r.session.State, Outcome: "ended"}
 		close(w.ch)
