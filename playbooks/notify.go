@@ -72,6 +72,9 @@ const (
 // notify: list. Exactly one of URL, Webhook, Command and Desktop is set.
 type Notify struct {
 	Pos
+	// Name is what a playbook's channels: calls a target of the user
+	// config: its name:, else its kind; several may share one.
+	Name string
 	Kind NotifyKind
 	// URL is a service URL as shoutrrr reads it, as written: ${VAR} is
 	// expanded from the environment when the run starts.
@@ -162,7 +165,7 @@ var tokenPlaces = map[string]string{
 var secretQueryKey = &lazyre.Regexp{Expr: `(?i)token|secret|pass|key|auth|credential`}
 
 // notifyKeys are a target's keys in documentation order.
-var notifyKeys = []string{"url", "webhook", "command", "env", "desktop", "on", "rate", "dedup", "timeout", "dashboard_link"}
+var notifyKeys = []string{"name", "url", "webhook", "command", "env", "desktop", "on", "rate", "dedup", "timeout", "dashboard_link"}
 
 // notifyList decodes a notify: list; inConfig says it is the user config's.
 func (d *decoder) notifyList(n ast.Node, inConfig bool) []*Notify {
@@ -183,6 +186,8 @@ func (d *decoder) notifyTarget(n ast.Node, index int, inConfig bool) *Notify {
 	var kinds []entry
 	present, ok := d.fields(n, what, notifyKeys, func(key string, v ast.Node) {
 		switch key {
+		case "name":
+			t.Name = d.channelName(v, sub(what, "name"))
 		case "url":
 			t.Kind, t.URL = NotifyURL, d.notifyURL(v, sub(what, "url"), inConfig)
 			t.AddressPos = d.pos(d.resolve(v))
@@ -228,6 +233,9 @@ func (d *decoder) notifyTarget(n ast.Node, index int, inConfig bool) *Notify {
 		d.errorAt(kinds[1].keyN, "schema", "give each target its own entry of the list", "%s has both %s and %s: a target is one of url, webhook, command, desktop", what, kinds[0].key, kinds[1].key)
 	case len(kinds) == 0:
 		d.errorAt(n, "schema", `add one of url: "ntfy://ntfy.sh/TOPIC", webhook: {url: …}, command: [program], desktop: true`, "%s names no target", what)
+	}
+	if t.Name == "" {
+		t.Name = string(t.Kind)
 	}
 	return t
 }

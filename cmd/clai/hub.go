@@ -114,6 +114,13 @@ func hubServe(c *cli.Context) error {
 	if err != nil {
 		return failure(err)
 	}
+	notifier, targets, err := hub.OpenTargets(cfg, env, logger, humanloop.RunningDashboard(dir))
+	if err != nil {
+		return failure(err)
+	}
+	if notifier != nil {
+		defer notifier.Close()
+	}
 	reg, err := sessions.Open(dir)
 	if err != nil {
 		return failure(err)
@@ -121,7 +128,7 @@ func hubServe(c *cli.Context) error {
 	ctx, cancel := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	err = hub.Run(ctx, hub.Config{
-		Dir: dir, Host: hostName(), Channels: channels, Log: logger, Idle: c.Duration("idle"),
+		Dir: dir, Host: hostName(), Channels: channels, Notifier: notifier, Targets: targets, Log: logger, Idle: c.Duration("idle"),
 		Mirror: func(desk ask.Desk) func() {
 			entry, err := reg.Register(hub.Named(desk), nil)
 			if err != nil {
@@ -252,6 +259,7 @@ func hubStatus(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "the hub runs on %s as process %d since %s\n", st.Host, st.PID, st.Since)
 	fmt.Fprintf(c.App.Writer, "channels: %s\n", orNone(st.Channels))
+	fmt.Fprintf(c.App.Writer, "notify targets: %s\n", orNone(st.Targets))
 	fmt.Fprintf(c.App.Writer, "%d sessions\n", len(st.Sessions))
 	for _, s := range st.Sessions {
 		line := fmt.Sprintf("  %s/%s  %s  %s", s.Host, s.ID, ask.Visible(s.Name), s.State)

@@ -155,12 +155,26 @@ func TestTheHubKilledLosesNothing(t *testing.T) {
 	e.telegramChannel(t, tg, token, chat)
 	r := e.startAsking(t, "alpha", "north", "south")
 	m := waitAsked(t, tg, r)
+	// The hub writes its ledger once the Bot API answered the send: killed
+	// before, it sends the message again (docs/hub.md says so).
+	state := filepath.Join(e.runtime, "clai", hub.StateName)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(state)
+		if strings.Contains(string(b), `"data":"`+strconv.FormatInt(m.ID, 10)+`"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub's ledger never had the message: %s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	first := e.hubPID(t)
 	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	// The run links to a hub of its own starting, which takes the lock.
-	deadline := time.Now().Add(60 * time.Second)
+	deadline = time.Now().Add(60 * time.Second)
 	for e.hubStatus(t) == "" {
 		if time.Now().After(deadline) {
 			t.Fatalf("no hub answers after the first was killed:\n%s", r.out)

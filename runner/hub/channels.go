@@ -3,6 +3,7 @@ package hub
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.uber.org/zap"
 
@@ -36,4 +37,33 @@ func OpenChannels(specs []*playbooks.Channel, env notify.Environment, log *zap.L
 		out = append(out, Channel{Name: spec.Name, Channel: c})
 	}
 	return out, errors.Join(errs...)
+}
+
+// OpenTargets opens the user config's notify targets for the hub, reading
+// their secrets from env, and starts their sender: one outbox a target for
+// every run; nil when there are none. names are the targets' names.
+func OpenTargets(cfg *playbooks.Config, env notify.Environment, log *zap.Logger, dashboard func() string) (sender *notify.Sender, names []string, err error) {
+	if len(cfg.Notify) == 0 {
+		return nil, nil, nil
+	}
+	// A command: target's program is not given the variables behind the
+	// config's secrets, unless its env: names them.
+	env.Secrets = playbooks.SecretVariables(nil, cfg)
+	var routes []notify.Route
+	var errs []error
+	for _, spec := range cfg.Notify {
+		t, err := notify.Open(spec, env)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		routes = append(routes, notify.Route{Target: t, Spec: spec})
+		if !slices.Contains(names, spec.Name) {
+			names = append(names, spec.Name)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	return notify.NewSender(routes, notify.WithLogger(log), notify.WithDashboard(dashboard)), names, nil
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/channel"
 	"github.com/clai-sh/clai/runner/hublink"
+	"github.com/clai-sh/clai/runner/notify"
 )
 
 // ErrAlreadyRunning is Run's error where another hub holds the lock.
@@ -82,6 +83,11 @@ type Config struct {
 	Host string
 	// Channels are the channels the hub owns.
 	Channels []Channel
+	// Notifier, when set, tells the user config's notify targets of every
+	// run (of those its playbook names), one outbox a target for them all;
+	// Targets are the targets' names.
+	Notifier *notify.Sender
+	Targets  []string
 	// Mirror, when set, is told of each joined machine's run, so that this
 	// machine's clai sessions, clai answer and dashboard reach it; the
 	// function it returns is called once the run ended.
@@ -241,17 +247,23 @@ func (h *Hub) check(hello *hublink.Hello) string {
 		return "too many questions closed"
 	}
 	for _, name := range hello.Channels {
-		if _, ok := h.joins[name]; !ok {
-			return fmt.Sprintf("the hub has no channel %q: the user config names %s", ask.Visible(name), h.channelNames())
+		if _, ok := h.joins[name]; !ok && !slices.Contains(h.cfg.Targets, name) {
+			return fmt.Sprintf("the hub has no channel or notify target %q: the user config names %s", ask.Visible(name), h.names())
 		}
 	}
 	return ""
 }
 
-func (h *Hub) channelNames() string {
+// names lists the channels' and targets' names, for a message.
+func (h *Hub) names() string {
 	var names []string
 	for _, c := range h.cfg.Channels {
 		names = append(names, c.Name)
+	}
+	for _, t := range h.cfg.Targets {
+		if !slices.Contains(names, t) {
+			names = append(names, t)
+		}
 	}
 	if len(names) == 0 {
 		return "none"
@@ -389,6 +401,9 @@ func (h *Hub) join(ctx context.Context, r *run) {
 			return
 		}
 	}
+	if h.cfg.Notifier != nil {
+		h.cfg.Notifier.WatchNamed(r, r.channels)
+	}
 	if h.cfg.Mirror != nil && !h.local(r.Session()) {
 		stop := h.cfg.Mirror(r)
 		go func() {
@@ -419,6 +434,7 @@ func (h *Hub) status() hublink.Status {
 	for _, c := range h.cfg.Channels {
 		st.Channels = append(st.Channels, c.Name)
 	}
+	st.Targets = h.cfg.Targets
 	h.mu.Lock()
 	runs := make([]*run, 0, len(h.runs))
 	for _, r := range h.runs {

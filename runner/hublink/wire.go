@@ -95,5 +95,6 @@ type Status struct {
 	Host     string        `json:"host"`
 	Since    string        `json:"since"`
 	Channels []string      `json:"channels"`
+	Targets  []string      `json:"targets"`
 	Sessions []ask.Session `json:"sessions"`
 }

@@ -34,44 +34,100 @@ type phones interface {
 	Close()
 }
 
-// openPhones opens the channels of the user config that the playbook asks
-// on (its channels:, else every one): through the hub when there is one,
-// else in the run itself. With a hub, a run whose user config declares no
-// channel links to a hub that answers (a joined machine's, or one started
-// with a config of its own), and a playbook that names channels links
-// whatever this machine's config says: the hub knows its channels. nil
-// when the run asks on none.
-func openPhones(pb *playbooks.Playbook, specs []*playbooks.Channel, env notify.Environment, hub *Hub, logger *zap.Logger, tri runTriage, notices io.Writer) (phones, error) {
+// reach is what a run uses of the user config: its channels and notify
+// targets, which its playbook chose (channels:, else every one), and
+// whether it reaches them through the hub.
+type reach struct {
+	channels []*playbooks.Channel
+	targets  []*playbooks.Notify
+	// hub is the hub the run links to; nil when it opens what it uses
+	// itself.
+	hub *Hub
+	// start starts a hub where none answers; nil where this machine's
+	// config gives a hub of its own nothing to serve.
+	start func(context.Context) error
+}
+
+// reachOf decides what the run uses of cfg, and how. With a hub, the run
+// links to it when the config declares a channel or a target, when the
+// playbook names some (a joined machine's hub has them), or when a hub
+// answers (one started with a config of its own); without one, it opens
+// what it uses itself. A playbook's name that is none of the config's
+// refuses the run, unless the config declares none (the hub knows).
+func reachOf(pb *playbooks.Playbook, cfg *playbooks.Config, hub *Hub) (reach, error) {
 	if pb.Channels != nil && len(pb.Channels) == 0 {
-		return nil, nil
+		return reach{}, nil
 	}
-	if hub == nil || len(specs) > 0 {
-		chosen, err := chosenChannels(pb, specs)
-		if err != nil || len(chosen) == 0 {
+	declared := len(cfg.Channels) > 0 || len(cfg.Notify) > 0
+	r := reach{channels: cfg.Channels, targets: cfg.Notify}
+	if pb.Channels != nil && declared {
+		r.channels, r.targets = nil, nil
+		for _, name := range pb.Channels {
+			found := false
+			for _, c := range cfg.Channels {
+				if c.Name == name {
+					r.channels, found = append(r.channels, c), true
+				}
+			}
+			for _, t := range cfg.Notify {
+				if t.Name == name {
+					r.targets, found = append(r.targets, t), true
+				}
+			}
+			if !found {
+				return reach{}, refused(fmt.Errorf("%s: channels: the user config has no channel or notify target %q (it has %s); docs/hub.md says how to name one", pb.Path, name, configNames(cfg)))
+			}
+		}
+	}
+	switch {
+	case hub == nil:
+	case declared:
+		r.hub, r.start = hub, hub.Start
+	case pb.Channels != nil || hublink.Reachable(hub.Socket):
+		r.hub = hub
+	}
+	return r, nil
+}
+
+// configNames lists the names of cfg's channels and targets, for a
+// message.
+func configNames(cfg *playbooks.Config) string {
+	var names []string
+	for _, c := range cfg.Channels {
+		names = append(names, c.Name)
+	}
+	for _, t := range cfg.Notify {
+		if !slices.Contains(names, t.Name) {
+			names = append(names, t.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// names are the names the run's hello gives the hub: the playbook's, nil
+// for every one.
+func (r reach) names(pb *playbooks.Playbook) []string { return pb.Channels }
+
+// openPhones opens the channels the run asks on: its own, or through the
+// hub, where a token this run cannot read refuses it before anything
+// starts, as a channel of its own would. nil when there are none.
+func openPhones(pb *playbooks.Playbook, r reach, env notify.Environment, logger *zap.Logger, tri runTriage, notices io.Writer) (phones, error) {
+	if r.hub == nil {
+		set, err := openChannels(r.channels, env, logger, tri)
+		if set == nil || err != nil {
 			return nil, err
 		}
-		if hub == nil {
-			set, err := openChannels(chosen, env, logger, tri)
-			if set == nil || err != nil {
-				return nil, err
-			}
-			return set, nil
-		}
-		// The hub reads the tokens; one this run cannot read refuses it
-		// before anything starts, as a channel of its own would.
-		for _, spec := range chosen {
-			if _, err := channel.Open(spec, env, logger); err != nil {
-				return nil, refused(err)
-			}
-		}
-	} else if pb.Channels == nil && !hublink.Reachable(hub.Socket) {
-		return nil, nil
+		return set, nil
 	}
-	start := hub.Start
-	if len(specs) == 0 {
-		start = nil // this machine's config gives a hub of its own no channel
+	for _, spec := range r.channels {
+		if _, err := channel.Open(spec, env, logger); err != nil {
+			return nil, refused(err)
+		}
 	}
-	link := hublink.New(hublink.Options{Socket: hub.Socket, Channels: pb.Channels, Start: start, Log: logger, Notices: notices})
+	link := hublink.New(hublink.Options{Socket: r.hub.Socket, Channels: r.names(pb), Start: r.start, Log: logger, Notices: notices})
 	return &hubPhones{link: link, tri: tri}, nil
 }
 
@@ -90,31 +146,6 @@ func (h *hubPhones) Watch(desk ask.Desk) {
 }
 
 func (h *hubPhones) Close() { h.link.Close() }
-
-// chosenChannels are the channels of specs that pb asks on; a name that is
-// none of theirs refuses the run.
-func chosenChannels(pb *playbooks.Playbook, specs []*playbooks.Channel) ([]*playbooks.Channel, error) {
-	if pb.Channels == nil {
-		return specs, nil
-	}
-	var chosen []*playbooks.Channel
-	for _, name := range pb.Channels {
-		i := slices.IndexFunc(specs, func(c *playbooks.Channel) bool { return c.Name == name })
-		if i < 0 {
-			var names []string
-			for _, c := range specs {
-				names = append(names, c.Name)
-			}
-			have := "none"
-			if len(names) > 0 {
-				have = strings.Join(names, ", ")
-			}
-			return nil, refused(fmt.Errorf("%s: channels: the user config has no channel %q (it has %s); docs/hub.md says how to name one", pb.Path, name, have))
-		}
-		chosen = append(chosen, specs[i])
-	}
-	return chosen, nil
-}
 
 // openChannels opens the two-way channels of the user config file; nil
 // when there are none. A token that cannot be read refuses the run before

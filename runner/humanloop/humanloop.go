@@ -134,15 +134,22 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts Options) (*report.Rep
 	learner := openLearner(pb, getenv(opts.Environ), opts.Logger, opts.DryRun, opts.Notices, &runOpts)
 	// Nobody is told of a question the run answers itself.
 	tri := newRunTriage(ans, learner)
+	// The user config's channels and targets the playbook uses: the hub's,
+	// or the run's own.
+	used, err := reachOf(pb, opts.Config, opts.Hub)
+	if err != nil {
+		closeParts(ans, nil, nil, learner)
+		return nil, err
+	}
 	var notifier *notify.Sender
 	var channels phones
 	if !opts.DryRun {
-		if notifier, err = openNotifier(opts.Config, pb, opts.Environ, opts.Logger, tri, opts.SessionsDir); err != nil {
+		if notifier, err = openNotifier(used, pb, opts.Config, opts.Environ, opts.Logger, tri, opts.SessionsDir); err != nil {
 			closeParts(ans, nil, nil, learner)
 			return nil, err
 		}
 		env := notify.Environment{Environ: opts.Environ, ResolvePath: pb.ResolvePath}
-		if channels, err = openPhones(pb, opts.Config.Channels, env, opts.Hub, opts.Logger, tri, opts.Notices); err != nil {
+		if channels, err = openPhones(pb, used, env, opts.Logger, tri, opts.Notices); err != nil {
 			closeParts(ans, notifier, nil, learner)
 			return nil, err
 		}
@@ -170,7 +177,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts Options) (*report.Rep
 	runOpts = append(runOpts, runner.WithDesk(served.ready))
 	// Headless, each question a person may answer from elsewhere is said on
 	// the notices, with where to answer it.
-	hints := hintsFor(opts.Headless, opts.Quiet, remote, opts.Notices, served, dashboardIn(opts.SessionsDir), tri)
+	hints := hintsFor(opts.Headless, opts.Quiet, remote, opts.Notices, served, RunningDashboard(opts.SessionsDir), tri)
 	if hints != nil {
 		runOpts = append(runOpts, runner.WithDesk(hints.watch))
 	}

@@ -35,14 +35,16 @@ func LoadConfig(stderr io.Writer, environ []string) (*playbooks.Config, error) {
 	return cfg, nil
 }
 
-// openNotifier opens the notification targets of the user config file cfg
-// and of pb, in that order, and starts their sender; nil when there are
-// none. A variable a target reads that is not set or a secret that cannot be
-// read refuses the run before anything starts. A question is told of once
-// tri has decided it: not when the answerer or auto_answer answered it, and
+// openNotifier opens the notification targets the run uses, the user
+// config's (used.targets) and pb's, in that order, and starts their sender;
+// nil when there are none. Where the run reaches the hub, the config's
+// targets are the hub's: they are opened here only to be checked. A
+// variable a target reads that is not set or a secret that cannot be read
+// refuses the run before anything starts. A question is told of once tri
+// has decided it: not when the answerer or auto_answer answered it, and
 // with the answerer's summary.
-func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []string, logger *zap.Logger, tri runTriage, sessionsDir string) (*notify.Sender, error) {
-	specs := append(append([]*playbooks.Notify(nil), cfg.Notify...), pb.Notify...)
+func openNotifier(used reach, pb *playbooks.Playbook, cfg *playbooks.Config, environ []string, logger *zap.Logger, tri runTriage, sessionsDir string) (*notify.Sender, error) {
+	specs := append(append([]*playbooks.Notify(nil), used.targets...), pb.Notify...)
 	if len(specs) == 0 {
 		return nil, nil
 	}
@@ -57,22 +59,28 @@ func openNotifier(cfg *playbooks.Config, pb *playbooks.Playbook, environ []strin
 			errs = append(errs, err)
 			continue
 		}
+		if s.FromConfig && used.hub != nil {
+			continue // the hub's: checked, not used here
+		}
 		routes = append(routes, notify.Route{Target: t, Spec: s})
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, refused(err)
 	}
-	opts := []notify.Option{notify.WithLogger(logger), notify.WithDashboard(dashboardIn(sessionsDir))}
+	if len(routes) == 0 {
+		return nil, nil
+	}
+	opts := []notify.Option{notify.WithLogger(logger), notify.WithDashboard(RunningDashboard(sessionsDir))}
 	if tri.decide != nil {
 		opts = append(opts, notify.WithTriage(tri.decide, tri.wait))
 	}
 	return notify.NewSender(routes, opts...), nil
 }
 
-// dashboardIn returns the URL, with its token, of the clai dashboard that
+// RunningDashboard returns the URL, with its token, of the clai dashboard that
 // runs now for the sessions folder dir ("" is the user's); "" when none does
 // or the folder cannot be used (the run says so itself).
-func dashboardIn(dir string) func() string {
+func RunningDashboard(dir string) func() string {
 	return func() string {
 		reg, err := sessions.Open(dir)
 		if err != nil {

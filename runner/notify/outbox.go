@@ -30,7 +30,10 @@ type item struct {
 	n    *Notification
 	kind string
 	// question is the id of the question it tells of or closes; "" none.
+	// key is its session's id and question's: a sender that tells of many
+	// runs (the hub's) keeps their questions apart.
 	question string
+	key      string
 	// attempt counts the attempts started.
 	attempt int
 	// due is when the next attempt may start; none starts after deadline.
@@ -102,6 +105,9 @@ func (r *route) newItem(n *Notification, kind string) *item {
 	} else if n.Question != nil {
 		it.question = n.Question.ID
 	}
+	if it.question != "" {
+		it.key = questionKey(n.Session.ID, it.question)
+	}
 	return it
 }
 
@@ -131,9 +137,12 @@ func (r *route) remove(it *item) {
 	}
 }
 
-// closeQuestion takes question q, which closed, out of the outbox, and
+// questionKey names question id of session among those a sender tells of.
+func questionKey(session, id string) string { return session + "/" + id }
+
+// closeQuestion takes question q of session, which closed, out of the outbox, and
 // queues its close, made by build, if the target was told of it.
-func (r *route) closeQuestion(q *ask.Question, build func() *Notification) {
+func (r *route) closeQuestion(session string, q *ask.Question, build func() *Notification) {
 	how := ask.Ended
 	if q.Closed != nil {
 		how = q.Closed.How
@@ -141,7 +150,7 @@ func (r *route) closeQuestion(q *ask.Question, build func() *Notification) {
 	r.mu.Lock()
 	var lines []line
 	for _, it := range slices.Clone(r.items) {
-		if it.kind != KindQuestion || it.question != q.ID {
+		if it.kind != KindQuestion || it.key != questionKey(session, q.ID) {
 			continue
 		}
 		if it.flying {
@@ -157,7 +166,7 @@ func (r *route) closeQuestion(q *ask.Question, build func() *Notification) {
 		r.forget(it)
 		lines = append(lines, newLine(LogCancelled, it, zap.String("reason", "the question closed ("+how+") before it was delivered")))
 	}
-	if told := r.untell(q.ID); told != nil {
+	if told := r.untell(questionKey(session, q.ID)); told != nil {
 		r.forgetKey(told)
 		lines = r.push(r.newItem(build(), KindClosed), lines)
 	}
@@ -182,7 +191,7 @@ func (r *route) tell(it *item, lines []line) []line {
 // untell forgets that the target has question id, and returns the
 // notification that told it; nil when it has not. r.mu is held.
 func (r *route) untell(id string) *item {
-	i := slices.IndexFunc(r.told, func(it *item) bool { return it.question == id })
+	i := slices.IndexFunc(r.told, func(it *item) bool { return it.key == id })
 	if i < 0 {
 		return nil
 	}

@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -173,7 +174,13 @@ func (s *Sender) retryWait(attempt int) time.Duration {
 
 // Watch tells the routes of the updates of desk until the run ends (or
 // Close). It returns at once.
-func (s *Sender) Watch(desk ask.Desk) {
+func (s *Sender) Watch(desk ask.Desk) { s.WatchNamed(desk, nil) }
+
+// WatchNamed is Watch of desk for the routes whose spec's name is among
+// names only (nil: every route): the hub tells each run's updates to the
+// targets its playbook uses. A sender may watch many desks at once, each
+// route one outbox for them all.
+func (s *Sender) WatchNamed(desk ask.Desk, names []string) {
 	if s.triage != nil {
 		desk = triage.Desk(desk, s.triage, s.triageWait)
 	}
@@ -207,7 +214,7 @@ func (s *Sender) Watch(desk ask.Desk) {
 			// Most updates (the screen, clai's answers) tell nobody: the
 			// session is not asked for those.
 			if candidates(u) != nil || u.Kind == ask.UpdateClosed && u.Question != nil {
-				s.Notify(u, desk.Session())
+				s.notify(u, desk.Session(), names)
 			}
 		}
 	}()
@@ -216,7 +223,10 @@ func (s *Sender) Watch(desk ask.Desk) {
 // Notify queues update u of session for each route that is told of it. A
 // question that closed is taken from every queue it waits in, and each
 // route that was told of it is told it closed.
-func (s *Sender) Notify(u ask.Update, session ask.Session) {
+func (s *Sender) Notify(u ask.Update, session ask.Session) { s.notify(u, session, nil) }
+
+// notify is Notify for the routes named in names (nil: every one).
+func (s *Sender) notify(u ask.Update, session ask.Session, names []string) {
 	if u.Kind == ask.UpdateClosed {
 		s.closeQuestion(u, session)
 		return
@@ -227,6 +237,9 @@ func (s *Sender) Notify(u ask.Update, session ask.Session) {
 	}
 	dashboard := sync.OnceValue(s.dashboardURL)
 	for _, r := range s.routes {
+		if names != nil && !slices.Contains(names, r.Spec.Name) {
+			continue
+		}
 		for _, ev := range evs {
 			if r.Spec.Wants(ev) {
 				n := build(s.nextID(session.ID), ev, u, session)
@@ -247,7 +260,7 @@ func (s *Sender) closeQuestion(u ask.Update, session ask.Session) {
 		return
 	}
 	for _, r := range s.routes {
-		r.closeQuestion(u.Question, func() *Notification { return buildClosed(s.nextID(session.ID), u, session) })
+		r.closeQuestion(session.ID, u.Question, func() *Notification { return buildClosed(s.nextID(session.ID), u, session) })
 	}
 }
 
