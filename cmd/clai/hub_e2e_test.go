@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,7 +20,7 @@ import (
 // hubRun is a clai run of a test, asking one question on the hub's bot.
 type hubRun struct {
 	name   string
-	out    *bytes.Buffer
+	out    *lockedBuffer
 	exited <-chan error
 	pid    int
 }
@@ -36,7 +36,15 @@ func (e *sessionsEnv) startAsking(t *testing.T, name string, options ...string) 
 	if err := os.WriteFile(pb, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd, out, exited := e.start(t, "run", "--log", filepath.Join(e.dir, name+".log"), pb)
+	out := new(lockedBuffer)
+	cmd := exec.Command(e.bin, "run", "--log", filepath.Join(e.dir, name+".log"), pb)
+	cmd.Env, cmd.Stdout, cmd.Stderr = e.env, out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	return &hubRun{name: name, out: out, exited: exited, pid: cmd.Process.Pid}
 }
 
@@ -79,15 +87,24 @@ func (r *hubRun) waitExit(t *testing.T) {
 }
 
 // TestRunsShareOneBotThroughTheHub: three clai runs at once, one Telegram
-// bot: the first run starts the hub, which polls the bot once for all of
-// them; each question arrives once, naming its machine, and each press
-// types its option into the program it was made for, none refused as moved
-// on. The bot sees one poller: no getUpdates is ended by another's.
+// bot and one ntfy topic: the first run starts the hub, which polls the bot
+// and reads the reply topic once for all of them; each question arrives
+// once on each, naming its machine, and each press (two on Telegram, one
+// on ntfy) types its option into the program it was made for, none refused
+// as moved on. The bot sees one poller: no getUpdates is ended by
+// another's.
 func TestRunsShareOneBotThroughTheHub(t *testing.T) {
 	const token, chat = "123456:AAHsecret-token_value", 4242
 	tg := channeltest.NewTelegram(t, token)
+	ntfy := channeltest.NewNtfy(t, "")
 	e := newSessionsEnv(t)
 	e.telegramChannel(t, tg, token, chat)
+	config := filepath.Join(e.dir, "config", "clai", "config.yaml")
+	both := fmt.Sprintf("channels:\n  - telegram:\n      token: env:CLAI_TEST_TG\n      chats: [%d]\n      base_url: %q\n"+
+		"  - ntfy:\n      server: %q\n      topic: alice-questions\n", chat, tg.URL(), ntfy.URL())
+	if err := os.WriteFile(config, []byte(both), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	e.env = append(e.env, "CLAI_HOST=laptop")
 	runs := []*hubRun{
 		e.startAsking(t, "alpha", "north", "south"),
@@ -98,18 +115,37 @@ func TestRunsShareOneBotThroughTheHub(t *testing.T) {
 	for _, r := range runs {
 		asked[r.name] = waitAsked(t, tg, r)
 	}
+	published := map[string]channeltest.NtfyMessage{}
+	ntfy.Wait(t, "every question published", func(msgs []channeltest.NtfyMessage) bool {
+		for _, m := range msgs {
+			for _, r := range runs {
+				if len(m.Actions) > 0 && strings.Contains(m.Message, r.name+": where?") {
+					published[r.name] = m
+				}
+			}
+		}
+		return len(published) == len(runs)
+	})
+	want := map[string]string{}
 	for i, r := range runs {
 		m := asked[r.name]
 		if !strings.Contains(m.Text, "on laptop") {
 			t.Errorf("%s's question does not name its machine:\n%s", r.name, m.Text)
 		}
+		if r.name == "bravo" {
+			want[r.name] = published[r.name].Actions[1].Label
+			if status := ntfy.Press(t, published[r.name].Actions[1]); status != 200 {
+				t.Fatalf("the ntfy press: status %d", status)
+			}
+			continue
+		}
+		want[r.name] = m.Buttons[i%2].Text
 		tg.Press(chat, chat, m.ID, m.Buttons[i%2].Data)
 	}
-	for i, r := range runs {
+	for _, r := range runs {
 		r.waitExit(t)
-		want := "got: " + asked[r.name].Buttons[i%2].Text + "\r\n"
-		if got := r.out.String(); !strings.Contains(got, want) {
-			t.Errorf("%s's program got %q, want %q", r.name, got, want)
+		if got := r.out.String(); !strings.Contains(got, "got: "+want[r.name]+"\r\n") {
+			t.Errorf("%s's program got %q, want %q", r.name, got, want[r.name])
 		}
 	}
 	tg.Snapshot(func(f *channeltest.Telegram) {
@@ -126,6 +162,20 @@ func TestRunsShareOneBotThroughTheHub(t *testing.T) {
 		if n := f.Conflicts(); n != 0 {
 			t.Errorf("%d getUpdates ended by another: the bot had more than one poller", n)
 		}
+	})
+	ntfy.Wait(t, "each question published once", func(msgs []channeltest.NtfyMessage) bool {
+		for _, r := range runs {
+			n := 0
+			for _, m := range msgs {
+				if len(m.Actions) > 0 && strings.Contains(m.Message, r.name+": where?") {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%s's question was published %d times", r.name, n)
+			}
+		}
+		return true
 	})
 }
 
