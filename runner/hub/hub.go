@@ -402,7 +402,13 @@ func (h *Hub) join(ctx context.Context, r *run) {
 		}
 	}
 	if h.cfg.Notifier != nil {
-		h.cfg.Notifier.WatchNamed(r, r.channels)
+		// A joined machine's run is HOST/ID here, in the clai answer
+		// commands its notifications carry.
+		var desk ask.Desk = r
+		if !h.local(r.Session()) {
+			desk = Named(r)
+		}
+		h.cfg.Notifier.WatchNamed(desk, r.channels)
 	}
 	if h.cfg.Mirror != nil && !h.local(r.Session()) {
 		stop := h.cfg.Mirror(r)

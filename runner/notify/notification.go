@@ -157,6 +157,10 @@ func build(id string, ev playbooks.NotifyEvent, u ask.Update, s ask.Session) *No
 	if name == "" {
 		name = s.Playbook
 	}
+	if s.Host != "" {
+		// The hub tells of runs of several machines: the title says which.
+		name += " on " + oneLine(s.Host)
+	}
 	switch {
 	case u.Question != nil:
 		n.Title = fmt.Sprintf("clai: %s asks", name)

@@ -51,3 +51,18 @@ func TestSuggestionsComeFirst(t *testing.T) {
 		t.Fatalf("the message:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestTheTitleNamesTheMachine: a run whose session names its machine (the
+// hub tells of runs of several) is named with it in the title.
+func TestTheTitleNamesTheMachine(t *testing.T) {
+	t.Parallel()
+	q := &ask.Question{ID: "q1", Reason: ask.Prompt, Text: "Go?"}
+	n := build("s-1", "question", ask.Update{Kind: ask.UpdateQuestion, Question: q}, ask.Session{ID: "s", Name: "deploy", Host: "build-box"})
+	if n.Title != "clai: deploy on build-box asks" {
+		t.Fatalf("the title: %q", n.Title)
+	}
+	n = build("s-2", "question", ask.Update{Kind: ask.UpdateQuestion, Question: q}, ask.Session{ID: "s", Name: "deploy"})
+	if n.Title != "clai: deploy asks" {
+		t.Fatalf("the title without a machine: %q", n.Title)
+	}
+}
