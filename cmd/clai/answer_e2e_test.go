@@ -13,8 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofrs/flock"
-
+	"github.com/clai-sh/clai/internal/pidlock"
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/hub"
@@ -58,10 +57,13 @@ func (e *sessionsEnv) stopHub(t *testing.T) {
 	cmd := exec.Command(e.bin, "hub", "stop")
 	cmd.Env = e.env
 	_ = cmd.Run()
-	lock := flock.New(hub.LockPath(filepath.Join(e.runtime, "clai")))
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if ok, err := lock.TryLock(); err != nil || ok {
+		lock, held, err := pidlock.TryLock(hub.LockPath(filepath.Join(e.runtime, "clai")))
+		if err != nil {
+			return
+		}
+		if !held {
 			_ = lock.Unlock()
 			return
 		}

@@ -100,6 +100,15 @@ func hubServe(c *cli.Context) error {
 	}
 	logger, stop := eventlog.New(zapcore.AddSync(c.App.ErrWriter), zapcore.InfoLevel, "hub")
 	defer stop()
+	// The lock first: the state is the holder's alone.
+	lock, err := hub.TakeLock(dir)
+	if errors.Is(err, hub.ErrAlreadyRunning) {
+		fmt.Fprintln(c.App.ErrWriter, "clai hub:", err)
+		return nil
+	}
+	if err != nil {
+		return failure(err)
+	}
 	state, err := hub.OpenState(dir)
 	if err != nil {
 		return failure(err)
@@ -128,7 +137,7 @@ func hubServe(c *cli.Context) error {
 	ctx, cancel := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	err = hub.Run(ctx, hub.Config{
-		Dir: dir, Host: hostName(), Channels: channels, Notifier: notifier, Targets: targets, Log: logger, Idle: c.Duration("idle"),
+		Dir: dir, Host: hostName(), Channels: channels, Notifier: notifier, Targets: targets, Log: logger, Idle: c.Duration("idle"), Lock: lock,
 		Mirror: func(desk ask.Desk) func() {
 			entry, err := reg.Register(hub.Named(desk), nil)
 			if err != nil {
@@ -137,10 +146,6 @@ func hubServe(c *cli.Context) error {
 			return func() { _ = entry.Close() }
 		},
 	})
-	if errors.Is(err, hub.ErrAlreadyRunning) {
-		fmt.Fprintln(c.App.ErrWriter, "clai hub:", err)
-		return nil
-	}
 	if err != nil {
 		return failure(err)
 	}

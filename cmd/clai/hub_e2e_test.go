@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/pidlock"
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/channel"
 	"github.com/clai-sh/clai/runner/channel/channeltest"
@@ -182,15 +183,24 @@ func TestRunsShareOneBotThroughTheHub(t *testing.T) {
 // hubPID is the process of the hub of e, as its lock says.
 func (e *sessionsEnv) hubPID(t *testing.T) int {
 	t.Helper()
-	b, err := os.ReadFile(hub.LockPath(filepath.Join(e.runtime, "clai")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatalf("the hub's lock holds %q", b)
+	pid := pidlock.Holder(hub.LockPath(filepath.Join(e.runtime, "clai")))
+	if pid == 0 {
+		t.Fatal("the hub's lock names no process")
 	}
 	return pid
+}
+
+// waitUntil waits until cond holds; a generous deadline only catches a
+// hang, and then what says what never came.
+func waitUntil(t *testing.T, cond func() bool, what func() string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal(what())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // TestTheHubKilledLosesNothing: a run waits at a question its hub sent to
@@ -208,39 +218,21 @@ func TestTheHubKilledLosesNothing(t *testing.T) {
 	// The hub writes its ledger once the Bot API answered the send: killed
 	// before, it sends the message again (docs/hub.md says so).
 	state := filepath.Join(e.runtime, "clai", hub.StateName)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		b, _ := os.ReadFile(state)
-		if strings.Contains(string(b), `"data":"`+strconv.FormatInt(m.ID, 10)+`"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the hub's ledger never had the message: %s", b)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	ledger := func() string { b, _ := os.ReadFile(state); return string(b) }
+	waitUntil(t, func() bool { return strings.Contains(ledger(), `"data":"`+strconv.FormatInt(m.ID, 10)+`"`) },
+		func() string { return "the hub's ledger never had the message: " + ledger() })
 	first := e.hubPID(t)
 	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	// The run links to a hub of its own starting, which takes the lock.
-	deadline = time.Now().Add(60 * time.Second)
-	for e.hubStatus(t) == "" {
-		if time.Now().After(deadline) {
-			t.Fatalf("no hub answers after the first was killed:\n%s", r.out)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntil(t, func() bool { return e.hubStatus(t) != "" }, func() string { return "no hub answers after the first was killed:\n" + r.out.String() })
 	if again := e.hubPID(t); again == first {
 		t.Fatalf("the hub's lock still names the killed hub %d", first)
 	}
 	// The new hub has the run again before the press.
-	for !strings.Contains(e.hubStatus(t), "1 sessions") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not link to the new hub: %s\n%s", e.hubStatus(t), r.out)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntil(t, func() bool { return strings.Contains(e.hubStatus(t), "1 sessions") },
+		func() string { return "the run did not link to the new hub: " + e.hubStatus(t) + "\n" + r.out.String() })
 	tg.Press(chat, chat, m.ID, m.Buttons[1].Data)
 	r.waitExit(t)
 	if got := r.out.String(); strings.Count(got, "got: ") != 1 || !strings.Contains(got, "got: south\r\n") {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,10 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/urfave/cli/v2"
 
 	"github.com/clai-sh/clai/internal/backoff"
+	"github.com/clai-sh/clai/internal/pidlock"
 	"github.com/clai-sh/clai/internal/rundir"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/hub"
@@ -75,16 +74,14 @@ func hubJoin(c *cli.Context) error {
 	}
 	// The lock is the hub's: while this machine is joined no hub of its own
 	// starts, and a hub that runs here refuses the join.
-	lock := flock.New(hub.LockPath(dir), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	ok, err := lock.TryLock()
+	lock, held, err := pidlock.TryLock(hub.LockPath(dir))
 	if err != nil {
 		return failure(err)
 	}
-	if !ok {
-		return failure(errors.New("a hub runs on this machine, or it is joined already: clai hub stop first"))
+	if held {
+		return failure(fmt.Errorf("a hub runs on this machine, or it is joined already (process %d): clai hub stop first", pidlock.Holder(hub.LockPath(dir))))
 	}
 	defer lock.Unlock()
-	_ = os.WriteFile(hub.LockPath(dir), []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o600)
 	j := &join{dest: c.Args().First(), sshCmd: c.String("ssh"), remoteClai: c.String("remote-clai"),
 		remoteSocket: c.String("remote-socket"), sshOpts: opts, local: hublink.Socket(dir), out: c.App.Writer}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)

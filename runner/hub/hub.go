@@ -23,10 +23,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/internal/peer"
+	"github.com/clai-sh/clai/internal/pidlock"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/channel"
 	"github.com/clai-sh/clai/runner/hublink"
@@ -99,6 +99,9 @@ type Config struct {
 	Idle time.Duration
 	// Linger overrides Linger (0: Linger).
 	Linger time.Duration
+	// Lock is the hub's lock, taken with TakeLock before its state and
+	// channels were opened; nil: Run takes it.
+	Lock *pidlock.Lock
 }
 
 // LockPath is the hub's lock in the runtime folder dir.
@@ -128,9 +131,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Linger <= 0 {
 		cfg.Linger = Linger
 	}
-	lock, err := takeLock(cfg.Dir)
-	if err != nil {
-		return err
+	lock := cfg.Lock
+	if lock == nil {
+		var err error
+		if lock, err = TakeLock(cfg.Dir); err != nil {
+			return err
+		}
 	}
 	defer lock.Unlock()
 	socket := hublink.Socket(cfg.Dir)
@@ -185,18 +191,18 @@ func Run(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-// takeLock takes the hub's lock in dir and writes this process's id in it.
-func takeLock(dir string) (*flock.Flock, error) {
+// TakeLock takes the hub's lock in dir and writes this process's id in it;
+// another hub holds it: ErrAlreadyRunning. A hub takes it before it opens
+// its state, which only the lock's holder may write.
+func TakeLock(dir string) (*pidlock.Lock, error) {
 	path := LockPath(dir)
-	lock := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	ok, err := lock.TryLock()
+	lock, held, err := pidlock.TryLock(path)
 	if err != nil {
-		return nil, fmt.Errorf("hub lock %s: %w", path, err)
+		return nil, fmt.Errorf("hub %w", err)
 	}
-	if !ok {
-		return nil, fmt.Errorf("%w (its lock is %s)", ErrAlreadyRunning, path)
+	if held {
+		return nil, fmt.Errorf("%w as process %d (its lock is %s)", ErrAlreadyRunning, pidlock.Holder(path), path)
 	}
-	_ = os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	return lock, nil
 }
 

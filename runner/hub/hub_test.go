@@ -26,6 +26,7 @@ import (
 type recorder struct {
 	mu      sync.Mutex
 	updates []ask.Update
+	desks   []ask.Desk
 	changed chan struct{}
 }
 
@@ -40,6 +41,9 @@ func (r *recorder) ServeAll(ctx context.Context, joins <-chan ask.Desk) error {
 		case <-ctx.Done():
 			return nil
 		case d := <-joins:
+			r.mu.Lock()
+			r.desks = append(r.desks, d)
+			r.mu.Unlock()
 			go func() {
 				for u := range d.Watch(ctx) {
 					r.mu.Lock()
@@ -284,5 +288,43 @@ func TestAnotherUsersConnectionIsRefused(t *testing.T) {
 	defer rec.mu.Unlock()
 	if len(rec.updates) != 0 {
 		t.Errorf("the other user's run reached the channels: %+v", rec.updates)
+	}
+}
+
+// TestAnAnswerToARunThatEndsReturns: a channel's answer waits for the
+// run's reply; the run ends before it replies (its program went on and
+// ended). The answer returns at once, saying so, and does not hold the
+// channel that gave it.
+func TestAnAnswerToARunThatEndsReturns(t *testing.T) {
+	rec := newRecorder()
+	dir := startHub(t, rec, nil)
+	conn := link(t, dir, hublink.Hello{Session: session("0123456789ab", question("q1", "h1"))})
+	rec.wait(t, "q1 asked", func(us []ask.Update) bool { return len(us) == 1 })
+	rec.mu.Lock()
+	desk := rec.desks[0]
+	rec.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	answered := make(chan error, 1)
+	go func() {
+		_, err := desk.Answer(ctx, ask.Answer{Question: "q1", Choose: "y"})
+		answered <- err
+	}()
+	// The call reaches the run, which ends without a reply.
+	f, err := conn.ReadWithin(10 * time.Second)
+	if err != nil || f.Call == nil {
+		t.Fatalf("the call: %+v, %v", f, err)
+	}
+	end := ask.Update{Kind: ask.UpdateEnd, Outcome: "done"}
+	if err := conn.Write(hublink.Frame{Update: &hublink.Update{Update: end, Session: session("0123456789ab", nil)}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-answered:
+		if err == nil || !strings.Contains(err.Error(), "ended") {
+			t.Fatalf("the answer returned %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the answer still waits for a run that ended")
 	}
 }

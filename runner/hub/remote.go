@@ -81,6 +81,11 @@ func (r *run) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 	if ended {
 		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
 	}
+	if _, bounded := ctx.Deadline(); !bounded {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, callTimeout)
+		defer cancel()
+	}
 	reply, err := r.call(ctx, hublink.Call{Answer: &a})
 	switch {
 	case err != nil:
@@ -119,7 +124,7 @@ func (r *run) call(ctx context.Context, c hublink.Call) (hublink.Reply, error) {
 	select {
 	case reply, ok := <-done:
 		if !ok {
-			return hublink.Reply{}, errors.New("the run's link went away before it replied; the answer may have been typed")
+			return hublink.Reply{}, errors.New("the run ended, or its link went away, before it replied; the answer may have been typed")
 		}
 		return reply, nil
 	case <-ctx.Done():
@@ -183,6 +188,7 @@ func (r *run) publish(u ask.Update) {
 	}
 	if u.Kind == ask.UpdateEnd {
 		r.ended = true
+		r.failPending()
 		for _, w := range r.watchers {
 			w.stop()
 			close(w.ch)
@@ -241,12 +247,18 @@ func (r *run) detach(conn *hublink.Conn, now time.Time) <-chan struct{} {
 		return nil
 	}
 	r.conn, r.away = nil, now
+	r.failPending()
+	r.gone = make(chan struct{})
+	return r.gone
+}
+
+// failPending ends the calls that wait for a reply that will not come: the
+// link went away, or the run ended. r.mu is held.
+func (r *run) failPending() {
 	for id, done := range r.pending {
 		close(done)
 		delete(r.pending, id)
 	}
-	r.gone = make(chan struct{})
-	return r.gone
 }
 
 // end ends the run as the hub last knew it, with outcome: its open question

@@ -33,6 +33,9 @@ const (
 	// StartEvery is how often at most a run starts a hub that is not
 	// there.
 	StartEvery = time.Minute
+	// endWait bounds the wait of a run's end for the replies to the hub's
+	// calls under way.
+	endWait = time.Second
 	// stableLink is how long a link must hold for the waits before
 	// linking again to start from the shortest.
 	stableLink = 30 * time.Second
@@ -128,6 +131,8 @@ type runLink struct {
 	started  time.Time
 	retry    <-chan time.Time
 	start    chan error
+	// calls are the hub's calls under way.
+	calls sync.WaitGroup
 }
 
 func newRunLink(l *Link, desk ask.Desk) *runLink {
@@ -188,6 +193,11 @@ func (r *runLink) update(u ask.Update) bool {
 		r.retry, r.start = nil, nil
 		r.dial()
 	}
+	if u.Kind == ask.UpdateEnd {
+		// The replies to the calls under way go before the end: the answer
+		// that ended the run is told as typed.
+		r.waitCalls(endWait)
+	}
 	if r.conn != nil {
 		if err := r.conn.Write(Frame{Update: &Update{Update: u, Session: r.desk.Session()}}); err != nil {
 			r.lost(err)
@@ -196,13 +206,29 @@ func (r *runLink) update(u ask.Update) bool {
 	return u.Kind == ask.UpdateEnd
 }
 
+// waitCalls waits for the calls under way, d at most.
+func (r *runLink) waitCalls(d time.Duration) {
+	done := make(chan struct{})
+	go func() { r.calls.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
 // frame obeys a frame of the hub.
 func (r *runLink) frame(f Frame) {
 	switch {
 	case f.Refused != "":
 		r.lost(fmt.Errorf("the hub refused the run: %s", f.Refused))
 	case f.Call != nil:
-		go r.call(r.conn, *f.Call)
+		r.calls.Add(1)
+		go func(conn *Conn, c Call) {
+			defer r.calls.Done()
+			r.call(conn, c)
+		}(r.conn, *f.Call)
 	}
 }
 

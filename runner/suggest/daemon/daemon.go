@@ -29,16 +29,15 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/gofrs/flock"
 	"golang.org/x/sync/semaphore"
 
 	"github.com/clai-sh/clai/internal/peer"
+	"github.com/clai-sh/clai/internal/pidlock"
 	"github.com/clai-sh/clai/runner/suggest/gitctx"
 	"github.com/clai-sh/clai/runner/suggest/hookproto"
 	"github.com/clai-sh/clai/runner/suggest/normalize"
@@ -222,32 +221,25 @@ func (cfg Config) withDefaults() (Config, error) {
 
 // takeLock takes the daemon's lock beside socket, and writes this process's
 // id in it for the message of a second daemon.
-func takeLock(socket string) (*flock.Flock, error) {
+func takeLock(socket string) (*pidlock.Lock, error) {
 	path := LockPath(socket)
-	lock := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	ok, err := lock.TryLock()
+	lock, held, err := pidlock.TryLock(path)
 	if err != nil {
-		return nil, fmt.Errorf("daemon lock %s: %w", path, err)
+		return nil, fmt.Errorf("daemon %w", err)
 	}
-	if !ok {
+	if held {
 		return nil, fmt.Errorf("%w%s (its lock is %s); it serves %s", ErrAlreadyRunning, holder(path), path, socket)
 	}
-	_ = os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	return lock, nil
 }
 
 // holder names the process that holds the lock at path, as it wrote itself
 // there, or "".
 func holder(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) > 32 {
-		return ""
+	if pid := pidlock.Holder(path); pid > 0 {
+		return fmt.Sprintf(" as process %d", pid)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		return ""
-	}
-	return fmt.Sprintf(" as process %d", pid)
+	return ""
 }
 
 // listen binds the socket, removing a stale one first: the lock is held, so
