@@ -165,7 +165,7 @@ var tokenPlaces = map[string]string{
 var secretQueryKey = &lazyre.Regexp{Expr: `(?i)token|secret|pass|key|auth|credential`}
 
 // notifyKeys are a target's keys in documentation order.
-var notifyKeys = []string{"name", "url", "webhook", "command", "env", "desktop", "on", "rate", "dedup", "timeout", "dashboard_link"}
+var notifyKeys = []string{"url", "webhook", "command", "env", "desktop", "on", "rate", "dedup", "timeout", "dashboard_link"}
 
 // notifyList decodes a notify: list; inConfig says it is the user config's.
 func (d *decoder) notifyList(n ast.Node, inConfig bool) []*Notify {
@@ -184,7 +184,12 @@ func (d *decoder) notifyTarget(n ast.Node, index int, inConfig bool) *Notify {
 	t := &Notify{Pos: d.pos(d.resolve(n)), On: defaultNotifyOn, RateMax: DefaultNotifyRateMax,
 		RatePer: DefaultNotifyRatePer, Dedup: DefaultNotifyDedup, Timeout: DefaultNotifyTimeout, FromConfig: inConfig}
 	var kinds []entry
-	present, ok := d.fields(n, what, notifyKeys, func(key string, v ast.Node) {
+	keys := notifyKeys
+	if inConfig {
+		// What a playbook's channels: calls a target of the config.
+		keys = append([]string{"name"}, notifyKeys...)
+	}
+	present, ok := d.fields(n, what, keys, func(key string, v ast.Node) {
 		switch key {
 		case "name":
 			t.Name = d.channelName(v, sub(what, "name"))
