@@ -370,6 +370,12 @@ func bench(runs int, only, before string) error {
 			return err
 		}
 	}
+	if selected("WH") {
+		b := hubBench{clai: clai, prompter: filepath.Join(dir, "prompter"), dir: dir, n: 20, limit: time.Minute}
+		if err := benchHub(b, runs); err != nil {
+			return err
+		}
+	}
 	if selected("W13") {
 		if err := sb.benchEval(); err != nil {
 			return err
