@@ -81,6 +81,9 @@ func (r *run) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 	if ended {
 		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
 	}
+	// A run that never replies holds up no channel past callTimeout.
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	reply, err := r.call(ctx, hublink.Call{Answer: &a})
 	switch {
 	case err != nil:
@@ -178,6 +181,12 @@ func (r *run) publish(u ask.Update) {
 	}
 	if u.Kind == ask.UpdateEnd {
 		r.ended = true
+		// A call the run will not reply to now ends at once: a press
+		// waiting on it must not hold its channel up.
+		for id, done := range r.pending {
+			close(done)
+			delete(r.pending, id)
+		}
 		for _, w := range r.watchers {
 			w.stop()
 			close(w.ch)
