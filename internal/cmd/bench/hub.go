@@ -94,16 +94,16 @@ func (e *hubEnv) close() {
 // hubRun is one clai run of WH, asking "rNN: where? [northXX/southXX] ",
 // XX letters of its own.
 type hubRun struct {
-	i             int
-	name, stamp   string
-	cmd           *exec.Cmd
-	out           *syncBuffer
-	exited        chan error
-	question      channeltest.Message
-	asked         bool
-	pressID       string
-	pressed       time.Time
-	want, outcome string
+	i           int
+	name, stamp string
+	cmd         *exec.Cmd
+	out         *syncBuffer
+	exited      chan error
+	question    channeltest.Message
+	asked       bool
+	pressID     string
+	pressed     time.Time
+	want        string
 }
 
 // syncBuffer is a buffer written by a process's output and read meanwhile.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -133,16 +132,14 @@ func (b hubBench) hubMemory(n int) (idle, loaded memReading, err error) {
 // waitHub waits until the hub at socket answers a status with sessions
 // sessions registered, or ctx ends, or the hub exits.
 func waitHub(ctx context.Context, socket string, sessions int, exited chan error) error {
-	last := errors.New("no answer yet")
 	for {
 		st, err := hubStatusAt(ctx, socket)
 		if err == nil && len(st.Sessions) == sessions {
 			return nil
 		}
+		last := err
 		if err == nil {
 			last = fmt.Errorf("%d sessions registered, not %d", len(st.Sessions), sessions)
-		} else {
-			last = err
 		}
 		select {
 		case err := <-exited:
