@@ -128,6 +128,9 @@ type runLink struct {
 	started  time.Time
 	retry    <-chan time.Time
 	start    chan error
+	// calls are the hub's calls in flight; their replies go before the
+	// run's end.
+	calls sync.WaitGroup
 }
 
 func newRunLink(l *Link, desk ask.Desk) *runLink {
@@ -183,6 +186,12 @@ func (r *runLink) update(u ask.Update) bool {
 			r.away = slices.Delete(r.away, 0, len(r.away)-MaxClosed)
 		}
 	}
+	if u.Kind == ask.UpdateEnd {
+		// The hub hears the replies to its calls before the run's end: a
+		// press typed just before the program exited is told it was sent,
+		// not left waiting on a run that is gone.
+		r.calls.Wait()
+	}
 	if u.Kind == ask.UpdateEnd && r.conn == nil {
 		// One last try, so that the hub closes its questions at once.
 		r.retry, r.start = nil, nil
@@ -202,7 +211,8 @@ func (r *runLink) frame(f Frame) {
 	case f.Refused != "":
 		r.lost(fmt.Errorf("the hub refused the run: %s", f.Refused))
 	case f.Call != nil:
-		go r.call(r.conn, *f.Call)
+		conn, c := r.conn, *f.Call
+		r.calls.Go(func() { r.call(conn, c) })
 	}
 }
 
