@@ -155,6 +155,12 @@ func (r *run) WatchKinds(ctx context.Context, kinds ...string) <-chan ask.Update
 		close(w.ch)
 		return w.ch
 	}
+	// A watcher that comes after the question opened (a channel the run
+	// joined with its question open: it asked while no hub ran) is told of
+	// it first; a channel that asked it already knows it.
+	if q := r.session.Question; q != nil && q.Closed == nil && (len(kinds) == 0 || slices.Contains(kinds, ask.UpdateQuestion)) {
+		w.ch <- ask.Update{Kind: ask.UpdateQuestion, At: q.AskedAt, State: r.session.State, Question: q}
+	}
 	r.watchers = append(r.watchers, w)
 	w.stop = context.AfterFunc(ctx, func() {
 		r.mu.Lock()

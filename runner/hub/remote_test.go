@@ -36,6 +36,36 @@ func (j joinsTo) ServeAll(ctx context.Context, joins <-chan ask.Desk) error {
 	}
 }
 
+// startHub serves a hub in dir whose one channel is joined, until the test
+// ends, and returns a connection to it.
+func startHub(t *testing.T, dir string, joined joinsTo) *hublink.Conn {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() {
+		served <- Run(ctx, Config{Dir: dir, Host: "h", Channels: []Channel{{Name: "test", Channel: joined}}})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Error(err)
+		}
+	})
+	for {
+		c, err := peer.Dial(ctx, filepath.Join(dir, hublink.SocketName))
+		if err == nil {
+			conn := hublink.NewConn(c)
+			t.Cleanup(func() { _ = conn.Close() })
+			return conn
+		}
+		select {
+		case err := <-served:
+			t.Fatalf("the hub ended: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 // TestAnAnswerEndsWithTheRun: a run is asked to type an answer and ends
 // without replying to the call (its program read the answer and exited
 // first): the answer waiting on it returns at once with an error, rather
@@ -48,31 +78,7 @@ func TestAnAnswerEndsWithTheRun(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	joined := make(joinsTo, 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() {
-		served <- Run(ctx, Config{Dir: dir, Host: "h", Channels: []Channel{{Name: "test", Channel: joined}}})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Error(err)
-		}
-	})
-	var conn *hublink.Conn
-	for conn == nil {
-		c, err := peer.Dial(ctx, filepath.Join(dir, hublink.SocketName))
-		if err == nil {
-			conn = hublink.NewConn(c)
-			continue
-		}
-		select {
-		case err := <-served:
-			t.Fatalf("the hub ended: %v", err)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	defer conn.Close()
+	conn := startHub(t, dir, joined)
 	now := time.Now()
 	q := &ask.Question{ID: "q1", Session: "5b43b7f71f74", Text: "where? [north/south]",
 		Options: []ask.Option{{Label: "north"}, {Label: "south"}}, ScreenHash: "s1", AskedAt: now}
@@ -101,5 +107,36 @@ func TestAnAnswerEndsWithTheRun(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the answer still waits on a run that ended")
+	}
+}
+
+// TestARunLinkingWithItsQuestionOpenIsAsked: a run asked while no hub ran,
+// and links with its question open in its hello: the channel it joins is
+// told of the question, so that it reaches the phone once the hub is back.
+func TestARunLinkingWithItsQuestionOpenIsAsked(t *testing.T) {
+	dir, err := os.MkdirTemp("", "hub-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	joined := make(joinsTo, 1)
+	conn := startHub(t, dir, joined)
+	now := time.Now()
+	q := &ask.Question{ID: "q1", Session: "5b43b7f71f74", Text: "where? [north/south]",
+		Options: []ask.Option{{Label: "north"}, {Label: "south"}}, ScreenHash: "s1", AskedAt: now}
+	s := ask.Session{ID: "5b43b7f71f74", Name: "alpha", Host: "h", PID: os.Getpid(), State: "manual", Since: now, Started: now, Question: q}
+	if err := conn.Write(hublink.Frame{Hello: &hublink.Hello{Version: hublink.Version, Session: s}}); err != nil {
+		t.Fatal(err)
+	}
+	desk := <-joined
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	select {
+	case u := <-desk.(ask.KindWatcher).WatchKinds(ctx, ask.UpdateQuestion):
+		if u.Kind != ask.UpdateQuestion || u.Question == nil || u.Question.ID != "q1" {
+			t.Errorf("the channel was told %+v, not the open question", u)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the channel was never told of the question the run linked with")
 	}
 }
