@@ -551,14 +551,15 @@ func benchHub(b hubBench, runs int) error {
 		return err
 	}
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1e3) }
+	row := func(label, format string, args ...any) { fmt.Printf("  %-56s "+format+"\n", append([]any{label}, args...)...) }
 	fmt.Printf("\nWH %d concurrent clai run on one Telegram bot (a loopback fake) through one hub, each question pressed in turn\n", b.n)
 	fmt.Printf("   once the one before was typed, against one run alone owning the bot (--own-channels) (%d rounds, %d presses each):\n", runs, len(viaHub))
-	fmt.Printf("  misrouted presses (a program read another option)   %d (must be 0)\n", total.misrouted)
-	fmt.Printf("  presses refused as moved on                         %d (must be 0)\n", total.refused)
-	fmt.Printf("  questions sent other than once; 409 conflicts       %d; %d\n", total.twice, total.conflicts)
-	fmt.Printf("  press queued → program read it, through the hub     p50 %s  p99 %s  (max %s)\n", ms(percentile(viaHub, 0.5)), ms(percentile(viaHub, 0.99)), ms(slices.Max(viaHub)))
-	fmt.Printf("  the same, one run alone owning the bot (%d runs)    p50 %s  p99 %s  (max %s)\n", len(alone), ms(percentile(alone, 0.5)), ms(percentile(alone, 0.99)), ms(slices.Max(alone)))
-	fmt.Printf("  hub / alone                                         p50 %.2f×  p99 %.2f×  (rounds' ratios of medians %.2f–%.2f×)\n",
+	row("misrouted presses (a program read another option)", "%d (must be 0)", total.misrouted)
+	row("presses refused as moved on", "%d (must be 0)", total.refused)
+	row("questions sent other than once; 409 conflicts", "%d; %d", total.twice, total.conflicts)
+	row("press queued → program read it, through the hub", "p50 %s  p99 %s  (max %s)", ms(percentile(viaHub, 0.5)), ms(percentile(viaHub, 0.99)), ms(slices.Max(viaHub)))
+	row(fmt.Sprintf("the same, one run alone owning the bot (%d runs)", len(alone)), "p50 %s  p99 %s  (max %s)", ms(percentile(alone, 0.5)), ms(percentile(alone, 0.99)), ms(slices.Max(alone)))
+	row("hub / alone", "p50 %.2f×  p99 %.2f×  (rounds' ratios of medians %.2f–%.2f×)",
 		float64(percentile(viaHub, 0.5))/float64(percentile(alone, 0.5)), float64(percentile(viaHub, 0.99))/float64(percentile(alone, 0.99)),
 		slices.Min(ratios), slices.Max(ratios))
 	fmt.Printf("  without the hub, %d runs at once each owning the bot, every button pressed at once (%v window):\n", b.n, sharedWindow)
