@@ -551,7 +551,9 @@ func benchHub(b hubBench, runs int) error {
 		return err
 	}
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1e3) }
-	row := func(label, format string, args ...any) { fmt.Printf("  %-56s "+format+"\n", append([]any{label}, args...)...) }
+	row := func(label, format string, args ...any) {
+		fmt.Printf("  %-56s "+format+"\n", append([]any{label}, args...)...)
+	}
 	fmt.Printf("\nWH %d concurrent clai run on one Telegram bot (a loopback fake) through one hub, each question pressed in turn\n", b.n)
 	fmt.Printf("   once the one before was typed, against one run alone owning the bot (--own-channels) (%d rounds, %d presses each):\n", runs, len(viaHub))
 	row("misrouted presses (a program read another option)", "%d (must be 0)", total.misrouted)
