@@ -293,15 +293,22 @@ func (b hubBench) settle(ctx context.Context, e *hubEnv, r *hubRun) (pressOutcom
 
 // hubRound is n runs at once through one hub: every question reached the
 // bot once, then each is pressed in turn once the one before was typed, as
-// a person goes down the phone's list. The hub is stopped at the end and
-// waited for.
+// a person goes down the phone's list; or, in a burst, every button at
+// once. The hub is stopped at the end and waited for.
 type hubRound struct {
 	latencies                  []time.Duration
 	misrouted, refused, twice  int
 	conflicts, getUpdatesCalls int
 }
 
-func (b hubBench) hubRound() (res hubRound, err error) {
+// settled is what became of one run's press.
+type settled struct {
+	outcome pressOutcome
+	d       time.Duration
+	err     error
+}
+
+func (b hubBench) hubRound(burst bool) (res hubRound, err error) {
 	e, err := b.newEnv("wh-hub")
 	if err != nil {
 		return res, err
@@ -328,23 +335,43 @@ func (b hubBench) hubRound() (res hubRound, err error) {
 	if err := b.waitAsked(ctx, e, runs); err != nil {
 		return res, err
 	}
-	for _, r := range runs {
-		r.press(e)
+	settle := func(r *hubRun) settled {
 		ctx, cancel := context.WithTimeout(context.Background(), b.limit)
+		defer cancel()
 		outcome, d, err := b.settle(ctx, e, r)
-		cancel()
-		if err != nil {
-			return res, err
+		return settled{outcome, d, err}
+	}
+	results := make([]settled, len(runs))
+	if burst {
+		for _, r := range runs {
+			r.press(e)
 		}
-		switch outcome {
+		var wg sync.WaitGroup
+		for k, r := range runs {
+			wg.Go(func() { results[k] = settle(r) })
+		}
+		wg.Wait()
+	} else {
+		for k, r := range runs {
+			r.press(e)
+			if results[k] = settle(r); results[k].err != nil {
+				break
+			}
+		}
+	}
+	for k, x := range results {
+		if x.err != nil {
+			return res, x.err
+		}
+		switch x.outcome {
 		case typed:
-			res.latencies = append(res.latencies, d)
+			res.latencies = append(res.latencies, x.d)
 		case misrouted:
 			res.misrouted++
 		case refused:
 			res.refused++
 		case lost:
-			return res, fmt.Errorf("WH: %s's press was never answered by the hub within %v:\n%s%s", r.name, b.limit, r.out.String(), e.hubLog())
+			return res, fmt.Errorf("WH: %s's press was never answered by the hub within %v:\n%s%s", runs[k].name, b.limit, runs[k].out.String(), e.hubLog())
 		}
 	}
 	e.tg.Snapshot(func(f *channeltest.Telegram) {
@@ -502,7 +529,7 @@ func (b hubBench) sharedRound() (res sharedRound, err error) {
 // owning the bot; the hub's memory with 0 and 100 sessions.
 func benchHub(b hubBench, runs int) error {
 	// A first round and run, not counted, warm the caches.
-	if _, err := b.hubRound(); err != nil {
+	if _, err := b.hubRound(false); err != nil {
 		return err
 	}
 	if _, err := b.direct(); err != nil {
@@ -517,7 +544,7 @@ func benchHub(b hubBench, runs int) error {
 		hubFirst := i%2 == 0
 		doHub := func() error {
 			var err error
-			round, err = b.hubRound()
+			round, err = b.hubRound(false)
 			return err
 		}
 		doOwn := func() error {
@@ -546,6 +573,14 @@ func benchHub(b hubBench, runs int) error {
 		total.twice += round.twice
 		total.conflicts += round.conflicts
 	}
+	burst, err := b.hubRound(true)
+	if err != nil {
+		return err
+	}
+	total.misrouted += burst.misrouted
+	total.refused += burst.refused
+	total.twice += burst.twice
+	total.conflicts += burst.conflicts
 	shared, err := b.sharedRound()
 	if err != nil {
 		return err
@@ -555,12 +590,14 @@ func benchHub(b hubBench, runs int) error {
 		fmt.Printf("  %-56s "+format+"\n", append([]any{label}, args...)...)
 	}
 	fmt.Printf("\nWH %d concurrent clai run on one Telegram bot (a loopback fake) through one hub, each question pressed in turn\n", b.n)
-	fmt.Printf("   once the one before was typed, against one run alone owning the bot (--own-channels) (%d rounds, %d presses each):\n", runs, len(viaHub))
+	fmt.Printf("   once the one before was typed, against one run alone owning the bot (--own-channels) (%d rounds, %d presses each),\n", runs, len(viaHub))
+	fmt.Printf("   and one round of %d whose buttons are all pressed at once (counted in the first three rows):\n", b.n)
 	row("misrouted presses (a program read another option)", "%d (must be 0)", total.misrouted)
 	row("presses refused as moved on", "%d (must be 0)", total.refused)
 	row("questions sent other than once; 409 conflicts", "%d; %d", total.twice, total.conflicts)
 	row("press queued → program read it, through the hub", "p50 %s  p99 %s  (max %s)", ms(percentile(viaHub, 0.5)), ms(percentile(viaHub, 0.99)), ms(slices.Max(viaHub)))
 	row(fmt.Sprintf("the same, one run alone owning the bot (%d runs)", len(alone)), "p50 %s  p99 %s  (max %s)", ms(percentile(alone, 0.5)), ms(percentile(alone, 0.99)), ms(slices.Max(alone)))
+	row(fmt.Sprintf("the same, %d buttons pressed at once, through the hub", b.n), "p50 %s  p99 %s  (min %s)", ms(percentile(burst.latencies, 0.5)), ms(percentile(burst.latencies, 0.99)), ms(slices.Min(burst.latencies)))
 	row("hub / alone", "p50 %.2f×  p99 %.2f×  (rounds' ratios of medians %.2f–%.2f×)",
 		float64(percentile(viaHub, 0.5))/float64(percentile(alone, 0.5)), float64(percentile(viaHub, 0.99))/float64(percentile(alone, 0.99)),
 		slices.Min(ratios), slices.Max(ratios))
