@@ -75,7 +75,8 @@ update-golden:
 	  echo $(GO) test -count=1 $$pkgs -update; $(GO) test -count=1 $$pkgs -update
 
 ## bench: Go benchmarks, then whole-process workloads W0–W13 against a floor
-## measured in the same run, and WM, peak memory beside its bounds (RUNS=N
+## measured in the same run, WM, peak memory beside its bounds, and WH, 20
+## runs on one Telegram bot through the hub against one owning it (RUNS=N
 ## runs each, ONLY=W1,W2 to pick, BEFORE=a clai binary of an earlier commit
 ## measured in the same runs)
 RUNS ?= 5

@@ -43,6 +43,13 @@
 //	    exact text and by template against global and repository frequency,
 //	    Markov and Markov + frequency on the same stream, and the daemon's
 //	    calibration
+//	WH  20 concurrent clai runs asking on one Telegram bot (a loopback
+//	    fake of the Bot API) through one hub, each question pressed in
+//	    turn: misrouted presses and presses refused as moved on (both must
+//	    be 0), press-to-typed p50/p99 against one run alone owning the bot
+//	    (--own-channels), in the same run; what 20 runs each owning the bot
+//	    do without the hub (presses refused or lost, 409 conflicts); the
+//	    hub's memory with 100 sessions registered against none
 //	WM  peak resident memory beside its bound: clai run on W1 at 16 MiB and
 //	    W2 at 10,000 round trips (≤ 12 MiB, with the floor's), clai daemon
 //	    serving suggestions from 1,000,000 events (≤ 64 MiB), clai dashboard
@@ -367,6 +374,12 @@ func bench(runs int, only, before string) error {
 		}
 		m := memoryBench{clai: clai, dir: dir, flood: flood, roundtrip: roundtrip, prompter: filepath.Join(dir, "prompter"), startFloor: floor, sb: sb}
 		if err := m.benchMemory(runs); err != nil {
+			return err
+		}
+	}
+	if selected("WH") {
+		b := hubBench{clai: clai, prompter: filepath.Join(dir, "prompter"), dir: dir, n: 20, limit: time.Minute}
+		if err := benchHub(b, runs); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@
 package channeltest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -75,12 +76,22 @@ type CallbackAnswer struct {
 
 // NewTelegram starts the fake for the bot with token; it stops with t.
 func NewTelegram(t testing.TB, token string) *Telegram {
+	f := StartTelegram(token)
+	t.Cleanup(f.Close)
+	return f
+}
+
+// StartTelegram starts the fake for the bot with token outside a test (a
+// benchmark program); Close stops it.
+func StartTelegram(token string) *Telegram {
 	f := &Telegram{Token: token, changed: make(chan struct{}), calls: map[string]int{}, nextMsg: 100,
 		floods: map[string]time.Time{}, flooded: map[string]int{}, taken: map[string]int{}}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.Server.Close)
 	return f
 }
+
+// Close stops the fake's server, ending the requests in flight.
+func (f *Telegram) Close() { f.Server.Close() }
 
 // URL is the fake's base URL.
 func (f *Telegram) URL() string { return f.Server.URL }
@@ -94,18 +105,27 @@ func (f *Telegram) notify() {
 // Wait waits until cond holds of the fake, or the deadline (a hang).
 func (f *Telegram) Wait(t testing.TB, what string, cond func(f *Telegram) bool) {
 	t.Helper()
-	deadline := time.After(60 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if f.WaitContext(ctx, cond) != nil {
+		t.Fatalf("the fake Telegram never saw %s", what)
+	}
+}
+
+// WaitContext waits until cond holds of the fake, called with the fake
+// locked at each change, or ctx ends (its error).
+func (f *Telegram) WaitContext(ctx context.Context, cond func(f *Telegram) bool) error {
 	for {
 		f.mu.Lock()
 		ok, ch := cond(f), f.changed
 		f.mu.Unlock()
 		if ok {
-			return
+			return nil
 		}
 		select {
 		case <-ch:
-		case <-deadline:
-			t.Fatalf("the fake Telegram never saw %s", what)
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 }

@@ -1,0 +1,617 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/clai-sh/clai/runner/channel"
+	"github.com/clai-sh/clai/runner/channel/channeltest"
+	"github.com/clai-sh/clai/runner/hub"
+)
+
+// The bot of WH: its token (any the fake takes) and the chat it answers in.
+const (
+	hubBenchToken = "123456:AAHbench-token_value"
+	hubBenchChat  = 4242
+	// hubBenchTokenEnv carries the token to the runs and the hub, as a
+	// user's config names it.
+	hubBenchTokenEnv = "CLAI_BENCH_TG"
+)
+
+// hubBench is WH: runs asking on one Telegram bot, a loopback fake of the
+// Bot API (runner/channel/channeltest), through the hub and owning the bot
+// themselves.
+type hubBench struct {
+	clai, prompter, dir string
+	// n runs at once share the bot.
+	n int
+	// limit bounds each step that waits for a process or the fake, so that
+	// one that never comes is an error that says so, not a hang.
+	limit time.Duration
+}
+
+// hubEnv is the folders one group of runs shares: a runtime folder (one
+// hub), a config folder whose user config has one Telegram channel on the
+// fake.
+type hubEnv struct {
+	dir, runtime string
+	env          []string
+	tg           *channeltest.Telegram
+}
+
+// newEnv makes a fresh fake bot and the folders of a group of runs under
+// b.dir; close stops the fake and removes the folders.
+func (b hubBench) newEnv(name string) (*hubEnv, error) {
+	dir, err := os.MkdirTemp(b.dir, name+"-")
+	if err != nil {
+		return nil, err
+	}
+	e := &hubEnv{dir: dir, runtime: filepath.Join(dir, "rt")}
+	config := filepath.Join(dir, "config", "clai", "config.yaml")
+	for _, d := range []string{e.runtime, filepath.Dir(config)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	e.tg = channeltest.StartTelegram(hubBenchToken)
+	cfg := fmt.Sprintf("channels:\n  - telegram:\n      token: env:%s\n      chats: [%d]\n      base_url: %q\n", hubBenchTokenEnv, hubBenchChat, e.tg.URL())
+	if err := os.WriteFile(config, []byte(cfg), 0o600); err != nil {
+		e.close()
+		return nil, err
+	}
+	e.env = append(os.Environ(), "XDG_RUNTIME_DIR="+e.runtime, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+		hubBenchTokenEnv+"="+hubBenchToken, "CLAI_HOST=bench")
+	return e, nil
+}
+
+// hubLog is the end of the log of e's hub, if one ran, to say what went
+// wrong.
+func (e *hubEnv) hubLog() string {
+	log, err := os.ReadFile(filepath.Join(e.runtime, "clai", "hub.log"))
+	if err != nil {
+		return ""
+	}
+	return "\nthe hub's log:\n" + string(tail(log, 8192))
+}
+
+func (e *hubEnv) close() {
+	e.tg.Close()
+	_ = os.RemoveAll(e.dir)
+}
+
+// hubRun is one clai run of WH, asking "rNN: where? [northXX/southXX] ",
+// XX letters of its own.
+type hubRun struct {
+	i           int
+	name, stamp string
+	cmd         *exec.Cmd
+	out         *syncBuffer
+	exited      chan error
+	question    channeltest.Message
+	asked       bool
+	pressID     string
+	pressed     time.Time
+	want        string
+}
+
+// syncBuffer is a buffer written by a process's output and read meanwhile.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.b.Len() > 64<<10 {
+		return len(p), nil // enough to say what went wrong
+	}
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start starts run i of env e: clai run, through the hub, or owning the
+// bot itself when own.
+func (b hubBench) start(e *hubEnv, i int, own bool) (*hubRun, error) {
+	r := &hubRun{i: i, name: fmt.Sprintf("r%02d", i), stamp: filepath.Join(e.dir, fmt.Sprintf("stamp-%02d", i)),
+		out: &syncBuffer{}, exited: make(chan error, 1)}
+	pb := filepath.Join(e.dir, r.name+".yaml")
+	// Each run's options are its own (letters only, as a [y/n] question's
+	// are), so that a press typed into another run shows.
+	code := string(rune('a'+i/26%26)) + string(rune('a'+i%26))
+	src := fmt.Sprintf("version: 1\nname: %s\nspawn: {command: [%q, -q, \"%s: where? [north%s/south%s] \", -stamp, %q]}\n"+
+		"timeouts: {prompt: %s, total: %s}\n", r.name, b.prompter, r.name, code, code, r.stamp, b.limit, 2*b.limit)
+	if err := os.WriteFile(pb, []byte(src), 0o644); err != nil {
+		return nil, err
+	}
+	args := []string{"run", "--log", os.DevNull}
+	if own {
+		args = append(args, "--own-channels")
+	}
+	r.cmd = exec.Command(b.clai, append(args, pb)...)
+	r.cmd.Env, r.cmd.Stdout, r.cmd.Stderr = e.env, r.out, r.out
+	r.cmd.WaitDelay = 5 * time.Second
+	if err := r.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("WH: start %s: %w", r.name, err)
+	}
+	go func() { r.exited <- r.cmd.Wait() }()
+	return r, nil
+}
+
+// stop ends a run that still runs (SIGTERM, then SIGKILL) and waits for it.
+func (r *hubRun) stop() {
+	select {
+	case err := <-r.exited:
+		r.exited <- err
+		return
+	default:
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-r.exited:
+		r.exited <- err
+	case <-time.After(5 * time.Second):
+		_ = r.cmd.Process.Kill()
+		r.exited <- <-r.exited
+	}
+}
+
+// questionOf is the message with buttons that asks r's question, if sent;
+// call it with the fake locked.
+func questionOf(f *channeltest.Telegram, name string) (channeltest.Message, int) {
+	var first channeltest.Message
+	n := 0
+	for _, m := range f.Messages() {
+		if len(m.Buttons) >= 2 && strings.Contains(m.Text, name+": where?") {
+			if n == 0 {
+				first = m
+			}
+			n++
+		}
+	}
+	return first, n
+}
+
+// waitAsked waits until every run's question reached the bot.
+func (b hubBench) waitAsked(ctx context.Context, e *hubEnv, runs []*hubRun) error {
+	err := e.tg.WaitContext(ctx, func(f *channeltest.Telegram) bool {
+		all := true
+		for _, r := range runs {
+			if !r.asked {
+				r.question, _ = questionOf(f, r.name)
+				r.asked = r.question.ID != 0
+			}
+			all = all && r.asked
+		}
+		return all
+	})
+	if err != nil {
+		var missing []string
+		for _, r := range runs {
+			if !r.asked {
+				missing = append(missing, r.name+": "+strings.TrimSpace(r.out.String()))
+			}
+		}
+		var sent []string
+		e.tg.Snapshot(func(f *channeltest.Telegram) {
+			for _, m := range f.Messages() {
+				sent = append(sent, fmt.Sprintf("%q", m.Text))
+			}
+		})
+		return fmt.Errorf("WH: %d runs' questions never reached the bot within %v:\n%s\nthe bot got: %s%s",
+			len(missing), b.limit, strings.Join(missing, "\n"), strings.Join(sent, ", "), e.hubLog())
+	}
+	return nil
+}
+
+// press presses r's button as a person would: north for even runs, south
+// for odd ones; pressed is when the press was queued at the fake.
+func (r *hubRun) press(e *hubEnv) {
+	k := r.i % 2
+	r.want = r.question.Buttons[k].Text
+	r.pressID = e.tg.Press(hubBenchChat, hubBenchChat, r.question.ID, r.question.Buttons[k].Data)
+	r.pressed = time.Now()
+}
+
+// answerOf is how the bot answered r's press ("" before it did).
+func answerOf(f *channeltest.Telegram, r *hubRun) string {
+	for _, a := range f.Answers() {
+		if a.ID == r.pressID {
+			return a.Text
+		}
+	}
+	return ""
+}
+
+// got is what r's program said it got ("" if nothing yet).
+func (r *hubRun) got() string {
+	out := r.out.String()
+	i := strings.LastIndex(out, "got: ")
+	if i < 0 {
+		return ""
+	}
+	line, _, _ := strings.Cut(out[i+len("got: "):], "\n")
+	return strings.TrimSpace(line)
+}
+
+// pressOutcome is what became of one press.
+type pressOutcome int
+
+const (
+	typed     pressOutcome = iota // the program read its own option
+	misrouted                     // the program read another option than the one pressed
+	refused                       // the press was answered as moved on
+	lost                          // nothing: the press was taken by no run that typed it
+)
+
+// settle waits for r's press to be answered by the bot and, unless it was
+// refused, for r to end; it returns what became of the press and, when it
+// was typed, the time from the press to the program reading it.
+func (b hubBench) settle(ctx context.Context, e *hubEnv, r *hubRun) (pressOutcome, time.Duration, error) {
+	var said string
+	if e.tg.WaitContext(ctx, func(f *channeltest.Telegram) bool { said = answerOf(f, r); return said != "" }) != nil {
+		return lost, 0, nil
+	}
+	if said == channel.MovedOn {
+		return refused, 0, nil
+	}
+	select {
+	case err := <-r.exited:
+		r.exited <- err
+		if err != nil {
+			return lost, 0, fmt.Errorf("WH: %s: clai run: %w\n%s", r.name, err, r.out.String())
+		}
+	case <-ctx.Done():
+		return lost, 0, fmt.Errorf("WH: %s did not end within %v of its press (answered %q):\n%s", r.name, b.limit, said, r.out.String())
+	}
+	if got := r.got(); got != r.want {
+		return misrouted, 0, nil
+	}
+	read, err := readStamp(r.stamp)
+	if err != nil {
+		return lost, 0, fmt.Errorf("WH: %s: %w", r.name, err)
+	}
+	return typed, read.Sub(r.pressed), nil
+}
+
+// hubRound is n runs at once through one hub: every question reached the
+// bot once, then each is pressed in turn once the one before was typed, as
+// a person goes down the phone's list; or, in a burst, every button at
+// once. The hub is stopped at the end and waited for.
+type hubRound struct {
+	latencies                  []time.Duration
+	misrouted, refused, twice  int
+	conflicts, getUpdatesCalls int
+}
+
+// settled is what became of one run's press.
+type settled struct {
+	outcome pressOutcome
+	d       time.Duration
+	err     error
+}
+
+func (b hubBench) hubRound(burst bool) (res hubRound, err error) {
+	e, err := b.newEnv("wh-hub")
+	if err != nil {
+		return res, err
+	}
+	defer e.close()
+	var runs []*hubRun
+	defer func() {
+		for _, r := range runs {
+			r.stop()
+		}
+		if serr := b.stopHub(e); serr != nil && err == nil {
+			err = serr
+		}
+	}()
+	for i := range b.n {
+		r, err := b.start(e, i, false)
+		if err != nil {
+			return res, err
+		}
+		runs = append(runs, r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.limit)
+	defer cancel()
+	if err := b.waitAsked(ctx, e, runs); err != nil {
+		return res, err
+	}
+	settle := func(r *hubRun) settled {
+		ctx, cancel := context.WithTimeout(context.Background(), b.limit)
+		defer cancel()
+		outcome, d, err := b.settle(ctx, e, r)
+		return settled{outcome, d, err}
+	}
+	results := make([]settled, len(runs))
+	if burst {
+		for _, r := range runs {
+			r.press(e)
+		}
+		var wg sync.WaitGroup
+		for k, r := range runs {
+			wg.Go(func() { results[k] = settle(r) })
+		}
+		wg.Wait()
+	} else {
+		for k, r := range runs {
+			r.press(e)
+			if results[k] = settle(r); results[k].err != nil {
+				break
+			}
+		}
+	}
+	for k, x := range results {
+		if x.err != nil {
+			return res, x.err
+		}
+		switch x.outcome {
+		case typed:
+			res.latencies = append(res.latencies, x.d)
+		case misrouted:
+			res.misrouted++
+		case refused:
+			res.refused++
+		case lost:
+			return res, fmt.Errorf("WH: %s's press was never answered by the hub within %v:\n%s%s", runs[k].name, b.limit, runs[k].out.String(), e.hubLog())
+		}
+	}
+	e.tg.Snapshot(func(f *channeltest.Telegram) {
+		for _, r := range runs {
+			if _, n := questionOf(f, r.name); n != 1 {
+				res.twice++
+			}
+		}
+		res.conflicts, res.getUpdatesCalls = f.Conflicts(), f.Calls("getUpdates")
+	})
+	return res, nil
+}
+
+// stopHub stops the hub of e (clai hub stop) and waits until its process
+// is gone; no hub is no error.
+func (b hubBench) stopHub(e *hubEnv) error {
+	data, err := os.ReadFile(hub.LockPath(filepath.Join(e.runtime, "clai")))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("WH: the hub's lock: %w", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 1 {
+		return fmt.Errorf("WH: the hub's lock holds %q", data)
+	}
+	cmd := exec.Command(b.clai, "hub", "stop")
+	cmd.Env = e.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("WH: clai hub stop: %w\n%s", err, out)
+	}
+	deadline := time.Now().Add(b.limit)
+	for processLives(pid) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("WH: the hub (process %d) still runs %v after clai hub stop", pid, b.limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
+}
+
+// processLives says whether pid is a process that has not ended: not
+// gone, no zombie.
+func processLives(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}
+
+// direct is one run alone owning the bot (clai run --own-channels), its
+// question pressed once it reached the bot: the press-to-typed latency.
+func (b hubBench) direct() (d time.Duration, err error) {
+	e, err := b.newEnv("wh-own")
+	if err != nil {
+		return 0, err
+	}
+	defer e.close()
+	r, err := b.start(e, 0, true)
+	if err != nil {
+		return 0, err
+	}
+	defer r.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), b.limit)
+	defer cancel()
+	if err := b.waitAsked(ctx, e, []*hubRun{r}); err != nil {
+		return 0, err
+	}
+	r.press(e)
+	outcome, d, err := b.settle(ctx, e, r)
+	switch {
+	case err != nil:
+		return 0, err
+	case outcome != typed:
+		return 0, fmt.Errorf("WH: the run alone on its bot did not type its press (outcome %d, got %q):\n%s", outcome, r.got(), r.out.String())
+	}
+	return d, nil
+}
+
+// sharedRound is what becomes of n runs at once that each own the bot
+// (--own-channels), without the hub: every question sent, then every
+// button pressed at once; each press is typed, typed in the wrong run,
+// refused as moved on, or lost (no run typed it within the window).
+type sharedRound struct {
+	asked, typed, misrouted, refused, lost, conflicts int
+}
+
+// sharedWindow is how long the presses of sharedRound are given.
+const sharedWindow = 10 * time.Second
+
+func (b hubBench) sharedRound() (res sharedRound, err error) {
+	e, err := b.newEnv("wh-shared")
+	if err != nil {
+		return res, err
+	}
+	defer e.close()
+	var runs []*hubRun
+	defer func() {
+		for _, r := range runs {
+			r.stop()
+		}
+	}()
+	for i := range b.n {
+		r, err := b.start(e, i, true)
+		if err != nil {
+			return res, err
+		}
+		runs = append(runs, r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.limit)
+	defer cancel()
+	if err := b.waitAsked(ctx, e, runs); err != nil {
+		return res, err
+	}
+	res.asked = len(runs)
+	for _, r := range runs {
+		r.press(e)
+	}
+	window, cancelWindow := context.WithTimeout(context.Background(), sharedWindow)
+	defer cancelWindow()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		wg.Go(func() {
+			outcome, _, err := b.settle(window, e, r)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				res.lost++ // answered, but its run never ended with it
+			case outcome == typed:
+				res.typed++
+			case outcome == misrouted:
+				res.misrouted++
+			case outcome == refused:
+				res.refused++
+			default:
+				res.lost++
+			}
+		})
+	}
+	wg.Wait()
+	e.tg.Snapshot(func(f *channeltest.Telegram) { res.conflicts = f.Conflicts() })
+	return res, nil
+}
+
+// benchHub runs WH: rounds of n runs at once through the hub against n
+// runs alone owning the bot, in turn; one round of n runs at once each
+// owning the bot; the hub's memory with 0 and 100 sessions.
+func benchHub(b hubBench, runs int) error {
+	// A first round and run, not counted, warm the caches.
+	if _, err := b.hubRound(false); err != nil {
+		return err
+	}
+	if _, err := b.direct(); err != nil {
+		return err
+	}
+	var viaHub, alone []time.Duration
+	var total hubRound
+	var ratios []float64
+	for i := range runs {
+		var round hubRound
+		var own []time.Duration
+		hubFirst := i%2 == 0
+		doHub := func() error {
+			var err error
+			round, err = b.hubRound(false)
+			return err
+		}
+		doOwn := func() error {
+			for range b.n {
+				d, err := b.direct()
+				if err != nil {
+					return err
+				}
+				own = append(own, d)
+			}
+			return nil
+		}
+		steps := []func() error{doHub, doOwn}
+		if !hubFirst {
+			steps = []func() error{doOwn, doHub}
+		}
+		for _, step := range steps {
+			if err := step(); err != nil {
+				return err
+			}
+		}
+		viaHub, alone = append(viaHub, round.latencies...), append(alone, own...)
+		ratios = append(ratios, float64(median(round.latencies))/float64(median(own)))
+		total.misrouted += round.misrouted
+		total.refused += round.refused
+		total.twice += round.twice
+		total.conflicts += round.conflicts
+	}
+	burst, err := b.hubRound(true)
+	if err != nil {
+		return err
+	}
+	total.misrouted += burst.misrouted
+	total.refused += burst.refused
+	total.twice += burst.twice
+	total.conflicts += burst.conflicts
+	shared, err := b.sharedRound()
+	if err != nil {
+		return err
+	}
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1e3) }
+	row := func(label, format string, args ...any) {
+		fmt.Printf("  %-56s "+format+"\n", append([]any{label}, args...)...)
+	}
+	fmt.Printf("\nWH %d concurrent clai run on one Telegram bot (a loopback fake) through one hub, each question pressed in turn\n", b.n)
+	fmt.Printf("   once the one before was typed, against one run alone owning the bot (--own-channels) (%d rounds, %d presses each),\n", runs, len(viaHub))
+	fmt.Printf("   and one round of %d whose buttons are all pressed at once (counted in the first three rows):\n", b.n)
+	row("misrouted presses (a program read another option)", "%d (must be 0)", total.misrouted)
+	row("presses refused as moved on", "%d (must be 0)", total.refused)
+	row("questions sent other than once; 409 conflicts", "%d; %d", total.twice, total.conflicts)
+	row("press queued → program read it, through the hub", "p50 %s  p99 %s  (max %s)", ms(percentile(viaHub, 0.5)), ms(percentile(viaHub, 0.99)), ms(slices.Max(viaHub)))
+	row(fmt.Sprintf("the same, one run alone owning the bot (%d runs)", len(alone)), "p50 %s  p99 %s  (max %s)", ms(percentile(alone, 0.5)), ms(percentile(alone, 0.99)), ms(slices.Max(alone)))
+	row(fmt.Sprintf("the same, %d buttons pressed at once, through the hub", b.n), "p50 %s  p99 %s  (min %s)", ms(percentile(burst.latencies, 0.5)), ms(percentile(burst.latencies, 0.99)), ms(slices.Min(burst.latencies)))
+	row("hub / alone: the median of the rounds' ratios of p50s", "%.2f× (%.2f–%.2f×); of all presses, p50 %.2f×  p99 %.2f×",
+		median(ratios), slices.Min(ratios), slices.Max(ratios),
+		float64(percentile(viaHub, 0.5))/float64(percentile(alone, 0.5)), float64(percentile(viaHub, 0.99))/float64(percentile(alone, 0.99)))
+	fmt.Printf("  without the hub, %d runs at once each owning the bot, every button pressed at once (%v window):\n", b.n, sharedWindow)
+	fmt.Printf("    %d typed, %d misrouted, %d refused as moved on, %d lost; the fake ended %d getUpdates with 409 Conflict\n",
+		shared.typed, shared.misrouted, shared.refused, shared.lost, shared.conflicts)
+	if err := benchHubMemory(b, runs); err != nil {
+		return err
+	}
+	if total.misrouted > 0 || total.refused > 0 || total.twice > 0 {
+		return fmt.Errorf("WH: through the hub, %d presses misrouted, %d refused, %d questions not sent once", total.misrouted, total.refused, total.twice)
+	}
+	return nil
+}
+
+// tail is the last n bytes of b at most.
+func tail(b []byte, n int) []byte { return b[max(len(b)-n, 0):] }
