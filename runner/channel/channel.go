@@ -274,13 +274,15 @@ func Press(ctx context.Context, desk ask.Desk, b Button, by, channel string) (as
 }
 
 // pressIn is Press on the desk of the session b was made for, among
-// served; a button of a session not served is refused with MovedOn.
-func pressIn(ctx context.Context, served *desks, b Button, by, channel string) (ask.Sent, error) {
+// served, which it finds at once (on the serve's loop) and presses when
+// called (off it); a button of a session not served is refused with
+// MovedOn.
+func pressIn(ctx context.Context, served *desks, b Button, by, channel string) func() (ask.Sent, error) {
 	desk, ok := served.session(b.Session)
 	if !ok {
-		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: MovedOn}
+		return func() (ask.Sent, error) { return ask.Sent{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: MovedOn} }
 	}
-	return Press(ctx, desk, b, by, channel)
+	return func() (ask.Sent, error) { return Press(ctx, desk, b, by, channel) }
 }
 
 // limiter lets at most max inputs through in any per.

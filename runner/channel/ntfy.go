@@ -241,18 +241,22 @@ func (n *Ntfy) press(ctx context.Context, out *outbox, served *desks, m ntfyMess
 		n.log.Info(LogIgnored, zap.String("event", LogIgnored), zap.String("channel", n.Name()), zap.String("reason", err.Error()))
 		return
 	}
-	_, err = pressIn(ctx, served, b, "ntfy", n.Name())
-	if err != nil {
-		n.log.Info(LogRefused, zap.String("event", LogRefused), zap.String("channel", n.Name()), zap.String("reason", err.Error()))
-		title := "clai"
-		if desk, ok := served.session(b.Session); ok {
-			title += ": " + desk.Session().Name
-		}
-		msg := ntfyPublish{Title: title, Message: MovedOn + ": nothing was typed"}
-		out.reply(topicLane, "publish", func(ctx context.Context) error { return n.publish(ctx, msg) })
-		return
+	answer := pressIn(ctx, served, b, "ntfy", n.Name())
+	title := "clai"
+	if desk, ok := served.session(b.Session); ok {
+		title += ": " + desk.Session().Name
 	}
-	n.log.Info(LogAnswer, zap.String("event", LogAnswer), zap.String("channel", n.Name()), zap.String("by", "ntfy"))
+	fill := out.reserve(topicLane, "publish")
+	out.serial(b.Session, func() {
+		if _, err := answer(); err != nil {
+			n.log.Info(LogRefused, zap.String("event", LogRefused), zap.String("channel", n.Name()), zap.String("reason", err.Error()))
+			msg := ntfyPublish{Title: title, Message: MovedOn + ": nothing was typed"}
+			fill(func(ctx context.Context) error { return n.publish(ctx, msg) })
+			return
+		}
+		fill(nil)
+		n.log.Info(LogAnswer, zap.String("event", LogAnswer), zap.String("channel", n.Name()), zap.String("by", "ntfy"))
+	})
 }
 
 // subscribe reads the reply topic's JSON stream and hands each new message

@@ -49,7 +49,10 @@ type outbox struct {
 	open map[questionKey][]*delivery
 	mu   sync.Mutex
 	// lanes are the replies waiting, by lane; mu guards them.
-	lanes map[string][]reply
+	lanes map[string][]*reply
+	// work is what people's inputs ask of each session, waiting, by
+	// session; mu guards it.
+	work map[string][]func()
 }
 
 // questionKey names a question among those of every session a Serve tells
@@ -71,10 +74,13 @@ type delivery struct {
 type reply struct {
 	what string
 	call func(ctx context.Context) error
+	// ready, for a reply reserved, closes once call is set (nil: given
+	// up); the replies after it wait for it.
+	ready chan struct{}
 }
 
 func newOutbox(ctx context.Context, channel string, log *zap.Logger, sleep func(context.Context, time.Duration) bool) *outbox {
-	return &outbox{ctx: ctx, channel: channel, log: log, sleep: sleep, open: map[questionKey][]*delivery{}, lanes: map[string][]reply{}}
+	return &outbox{ctx: ctx, channel: channel, log: log, sleep: sleep, open: map[questionKey][]*delivery{}, lanes: map[string][]*reply{}, work: map[string][]func(){}}
 }
 
 // ask delivers question q: send is tried (on the outbox's context, so that
@@ -136,18 +142,77 @@ func (o *outbox) closeSession(session string) {
 // reply queues call in lane, after the replies before it; a lane holds
 // maxLane replies at most, and one beyond them is dropped and logged.
 func (o *outbox) reply(lane, what string, call func(ctx context.Context) error) {
+	o.queue(lane, &reply{what: what, call: call})
+}
+
+// reserve keeps the next place in lane for a reply whose call comes later,
+// from work done off the serve's loop: fill gives it (nil: none), and the
+// replies after it wait for it, so that a chat's replies keep the order of
+// what people sent.
+func (o *outbox) reserve(lane, what string) (fill func(call func(ctx context.Context) error)) {
+	r := &reply{what: what, ready: make(chan struct{})}
+	if !o.queue(lane, r) {
+		return func(func(ctx context.Context) error) {}
+	}
+	var once sync.Once
+	return func(call func(ctx context.Context) error) {
+		once.Do(func() {
+			o.mu.Lock()
+			r.call = call
+			o.mu.Unlock()
+			close(r.ready)
+		})
+	}
+}
+
+// queue adds r to lane, maxLane replies at most: one beyond them is
+// dropped and logged (false).
+func (o *outbox) queue(lane string, r *reply) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	queue, running := o.lanes[lane]
 	if len(queue) >= maxLane {
-		o.log.Warn(LogFailed, zap.String("event", LogFailed), zap.String("channel", o.channel), zap.String("method", what),
+		o.log.Warn(LogFailed, zap.String("event", LogFailed), zap.String("channel", o.channel), zap.String("method", r.what),
 			zap.String("error", fmt.Sprintf("dropped: %d replies already wait to be sent", len(queue))))
-		return
+		return false
 	}
-	o.lanes[lane] = append(queue, reply{what: what, call: call})
+	o.lanes[lane] = append(queue, r)
 	if !running {
 		o.wg.Add(1)
 		go o.drain(lane)
+	}
+	return true
+}
+
+// serial does fn off the serve's loop, after the work queued before it for
+// session: what people ask of one session (its answers, its screen) is done
+// in the order they asked, and a session slow to reply holds up no other.
+func (o *outbox) serial(session string, fn func()) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	queue, running := o.work[session]
+	o.work[session] = append(queue, fn)
+	if !running {
+		o.wg.Add(1)
+		go o.doWork(session)
+	}
+}
+
+// doWork does session's work in order until none waits.
+func (o *outbox) doWork(session string) {
+	defer o.wg.Done()
+	for {
+		o.mu.Lock()
+		queue := o.work[session]
+		if len(queue) == 0 {
+			delete(o.work, session)
+			o.mu.Unlock()
+			return
+		}
+		fn := queue[0]
+		o.work[session] = queue[1:]
+		o.mu.Unlock()
+		fn()
 	}
 }
 
@@ -165,7 +230,19 @@ func (o *outbox) drain(lane string) {
 		r := queue[0]
 		o.lanes[lane] = queue[1:]
 		o.mu.Unlock()
-		o.retry(o.ctx, r.what, FollowUpAttempts, r.call)
+		if r.ready != nil {
+			select {
+			case <-r.ready:
+			case <-o.ctx.Done():
+				return
+			}
+		}
+		o.mu.Lock()
+		call := r.call
+		o.mu.Unlock()
+		if call != nil {
+			o.retry(o.ctx, r.what, FollowUpAttempts, call)
+		}
 	}
 }
 

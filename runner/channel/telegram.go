@@ -306,19 +306,26 @@ func (t *Telegram) allowed(chat, user int64) bool {
 // press answers the question of a button; the person is told what was
 // typed, or that the question has moved on.
 func (t *Telegram) press(ctx context.Context, out *outbox, served *desks, cq *tgCallback, by string) {
-	reply := MovedOn
-	b, err := ParseButton(cq.Data)
-	if err == nil {
-		var sent ask.Sent
-		sent, err = pressIn(ctx, served, b, by, t.Name())
-		if err == nil {
-			reply = "sent: " + ask.Visible(sent.Sent)
-		}
+	reply := func(text string) func(ctx context.Context) error {
+		params := map[string]any{"callback_query_id": cq.ID, "text": cut(text, 190)}
+		return func(ctx context.Context) error { return t.call(ctx, "answerCallbackQuery", params, nil) }
 	}
-	t.logAnswer(by, err)
-	params := map[string]any{"callback_query_id": cq.ID, "text": cut(reply, 190)}
-	out.reply(chatLane(cq.Message.Chat.ID), "answerCallbackQuery", func(ctx context.Context) error {
-		return t.call(ctx, "answerCallbackQuery", params, nil)
+	b, err := ParseButton(cq.Data)
+	if err != nil {
+		t.logAnswer(by, err)
+		out.reply(chatLane(cq.Message.Chat.ID), "answerCallbackQuery", reply(MovedOn))
+		return
+	}
+	answer := pressIn(ctx, served, b, by, t.Name())
+	fill := out.reserve(chatLane(cq.Message.Chat.ID), "answerCallbackQuery")
+	out.serial(b.Session, func() {
+		text := MovedOn
+		sent, err := answer()
+		if err == nil {
+			text = "sent: " + ask.Visible(sent.Sent)
+		}
+		t.logAnswer(by, err)
+		fill(reply(text))
 	})
 }
 

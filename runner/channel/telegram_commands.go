@@ -32,9 +32,13 @@ func (t *Telegram) command(ctx context.Context, out *outbox, served *desks, chat
 			t.reply(out, chat, viewUsage(served, session))
 			return
 		}
-		screen := desk.Screen().Text
-		body := "<pre>" + html.EscapeString(cut(excerpt(screen, 60, 200), maxMessage-20)) + "</pre>"
-		t.replyParams(out, chat, map[string]any{"chat_id": chat, "text": body, "parse_mode": "HTML"})
+		fill := out.reserve(chatLane(chat), "sendMessage")
+		out.serial(desk.Session().ID, func() {
+			screen := desk.Screen().Text
+			body := "<pre>" + html.EscapeString(cut(excerpt(screen, 60, 200), maxMessage-20)) + "</pre>"
+			params := map[string]any{"chat_id": chat, "text": body, "parse_mode": "HTML"}
+			fill(func(ctx context.Context) error { return t.call(ctx, "sendMessage", params, nil) })
+		})
 	case "/answer":
 		session, answer, ok := strings.Cut(strings.TrimLeft(rest, " "), " ")
 		desk, found := served.find(session)
@@ -42,7 +46,12 @@ func (t *Telegram) command(ctx context.Context, out *outbox, served *desks, chat
 			t.reply(out, chat, "write /answer "+sessionHint(served)+" TEXT")
 			return
 		}
-		t.reply(out, chat, t.answerText(ctx, desk, desk.Session(), answer, by))
+		fill := out.reserve(chatLane(chat), "sendMessage")
+		s := desk.Session()
+		out.serial(s.ID, func() {
+			params := map[string]any{"chat_id": chat, "text": t.answerText(ctx, desk, s, answer, by)}
+			fill(func(ctx context.Context) error { return t.call(ctx, "sendMessage", params, nil) })
+		})
 	default:
 		t.reply(out, chat, helpText(served))
 	}
