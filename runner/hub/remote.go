@@ -142,7 +142,11 @@ func (r *run) reply(rep *hublink.Reply) {
 func (r *run) Watch(ctx context.Context) <-chan ask.Update { return r.WatchKinds(ctx) }
 
 // WatchKinds hands the run's updates of kinds (all when none) and its end
-// to the watcher, until ctx ends or the run ended.
+// to the watcher, until ctx ends or the run ended. A watcher that takes
+// questions is told first of the one open now: a run links with its
+// question open (it was asked while the hub was away, or before this hub
+// started), and a channel starts to watch it after the link's hello, so it
+// would hear of it no other way. A channel that asked it already knows.
 func (r *run) WatchKinds(ctx context.Context, kinds ...string) <-chan ask.Update {
 	w := &watcher{ch: make(chan ask.Update, watchBuffer), kinds: kinds}
 	r.mu.Lock()
@@ -151,6 +155,9 @@ func (r *run) WatchKinds(ctx context.Context, kinds ...string) <-chan ask.Update
 		w.ch <- ask.Update{Kind: ask.UpdateEnd, At: time.Now(), State: r.session.State, Outcome: "ended"}
 		close(w.ch)
 		return w.ch
+	}
+	if q := r.session.Question; q != nil && q.Closed == nil && (len(kinds) == 0 || slices.Contains(kinds, ask.UpdateQuestion)) {
+		w.ch <- ask.Update{Kind: ask.UpdateQuestion, At: time.Now(), State: r.session.State, Question: q}
 	}
 	r.watchers = append(r.watchers, w)
 	w.stop = context.AfterFunc(ctx, func() {
