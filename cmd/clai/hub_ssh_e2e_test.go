@@ -3,8 +3,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,6 +123,52 @@ func (e *sessionsEnv) waitSession(t *testing.T, name, text string) ask.Session {
 			t.Fatalf("clai sessions never listed %s asking %q: %+v", name, text, list)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// dashboardSees reads the dashboard's events at url (as clai dashboard
+// printed it) until a session event has named each of ids.
+func dashboardSees(t *testing.T, url string, ids ...string) {
+	t.Helper()
+	base, token, ok := strings.Cut(url, "/?token=")
+	if !ok {
+		t.Fatalf("a dashboard URL without its token: %s", url)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), sshHang)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Clai-Token", token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the dashboard's events: %s", resp.Status)
+	}
+	missing := map[string]bool{}
+	for _, id := range ids {
+		missing[id] = true
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for len(missing) > 0 && sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var view struct {
+			Session ask.Session `json:"session"`
+		}
+		if json.Unmarshal([]byte(data), &view) == nil {
+			delete(missing, view.Session.ID)
+		}
+	}
+	if len(missing) > 0 {
+		t.Fatalf("the dashboard never showed %v (%v)", missing, sc.Err())
 	}
 }
 
@@ -262,9 +312,11 @@ func TestTwoMachinesOneBotOverSSH(t *testing.T) {
 	}
 	for _, name := range []string{"alpha", "bravo", "charlie", "echo"} {
 		if names[name] == "" {
-			t.Errorf("the laptop's clai sessions does not list %s: %v", name, names)
+			t.Fatalf("the laptop's clai sessions does not list %s: %v", name, names)
 		}
 	}
+	// And so does its dashboard.
+	dashboardSees(t, laptop.startDashboard(t), names["alpha"], names["bravo"], names["charlie"], names["echo"])
 
 	// Each press types into its own program, on either machine.
 	tg.Press(chat, chat, alphaQ.ID, button(t, alphaQ, "south"))
