@@ -155,6 +155,9 @@ func TestTheHubKilledLosesNothing(t *testing.T) {
 	e.telegramChannel(t, tg, token, chat)
 	r := e.startAsking(t, "alpha", "north", "south")
 	m := waitAsked(t, tg, r)
+	// The hub writes its ledger once the Bot API said the message was
+	// sent: killed before that, it would send it again (docs/hub.md).
+	e.waitLedger(t, strconv.FormatInt(m.ID, 10))
 	first := e.hubPID(t)
 	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -187,6 +190,23 @@ func TestTheHubKilledLosesNothing(t *testing.T) {
 			t.Errorf("the question was sent %d times", n)
 		}
 	})
+}
+
+// waitLedger waits until the hub's ledger in e's runtime folder holds a
+// delivery of the message id.
+func (e *sessionsEnv) waitLedger(t *testing.T, id string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(e.runtime, "clai", hub.StateName))
+		if bytes.Contains(b, []byte(`"data":"`+id+`"`)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub's ledger never held message %s: %s", id, b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // hubStatus is clai hub status's output, "" when no hub answers.
