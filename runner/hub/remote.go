@@ -81,6 +81,10 @@ func (r *run) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 	if ended {
 		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
 	}
+	// The run bounds its typing by hublink.CallTimeout; a reply that does
+	// not come by then, and a little more, never will.
+	ctx, cancel := context.WithTimeout(ctx, hublink.CallTimeout+callTimeout)
+	defer cancel()
 	reply, err := r.call(ctx, hublink.Call{Answer: &a})
 	switch {
 	case err != nil:
@@ -100,11 +104,14 @@ func (r *run) call(ctx context.Context, c hublink.Call) (hublink.Reply, error) {
 	c.ID = r.calls.Add(1)
 	done := make(chan hublink.Reply, 1)
 	r.mu.Lock()
-	conn := r.conn
-	if conn != nil {
+	conn, ended := r.conn, r.ended
+	if conn != nil && !ended {
 		r.pending[c.ID] = done
 	}
 	r.mu.Unlock()
+	if ended {
+		return hublink.Reply{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
+	}
 	if conn == nil {
 		return hublink.Reply{}, &ask.Refusal{Code: RefusedAway, Reason: "the run cannot be reached just now; nothing was typed"}
 	}
@@ -119,7 +126,7 @@ func (r *run) call(ctx context.Context, c hublink.Call) (hublink.Reply, error) {
 	select {
 	case reply, ok := <-done:
 		if !ok {
-			return hublink.Reply{}, errors.New("the run's link went away before it replied; the answer may have been typed")
+			return hublink.Reply{}, errors.New("the run's link went away, or the run ended, before it replied; the answer may have been typed")
 		}
 		return reply, nil
 	case <-ctx.Done():
@@ -185,6 +192,12 @@ func (r *run) publish(u ask.Update) {
 	}
 	if u.Kind == ask.UpdateEnd {
 		r.ended = true
+		// A call the run has not replied to by its end never will be: the
+		// run stops reading its link once it told its end.
+		for id, done := range r.pending {
+			close(done)
+			delete(r.pending, id)
+		}
 		for _, w := range r.watchers {
 			w.stop()
 			close(w.ch)

@@ -1,6 +1,9 @@
 package hub
 
 import (
+	"context"
+	"errors"
+	"net"
 	"testing"
 	"time"
 
@@ -43,5 +46,35 @@ func TestAWatcherHearsOfTheQuestionOpenNow(t *testing.T) {
 	case u := <-r.WatchKinds(t.Context(), ask.UpdateQuestion):
 		t.Errorf("a closed question was told as open: %+v", u)
 	default:
+	}
+}
+
+// TestAnAnswerUnrepliedAtTheRunsEndFails: a press's answer is called of a
+// run, which types it and ends before its reply reaches the hub: the call
+// fails at the run's end, and the channel that waits on it goes on to the
+// next press, instead of waiting for a reply that never comes.
+func TestAnAnswerUnrepliedAtTheRunsEndFails(t *testing.T) {
+	hubEnd, runEnd := net.Pipe()
+	defer runEnd.Close()
+	q := &ask.Question{ID: "q1", Session: "5b43b7f71f74", Text: "Deploy where?"}
+	hello := &hublink.Hello{Session: ask.Session{ID: "5b43b7f71f74", Host: "box", Question: q}}
+	r := newRun("box/5b43b7f71f74", hello)
+	r.attach(hublink.NewConn(hubEnd), hello, time.Now())
+	answered := make(chan error, 1)
+	go func() {
+		_, err := r.Answer(t.Context(), ask.Answer{Question: "q1", Choose: "prod"})
+		answered <- err
+	}()
+	f, err := hublink.NewConn(runEnd).Read()
+	if err != nil || f.Call == nil || f.Call.Answer == nil {
+		t.Fatalf("the run was called %+v (%v)", f, err)
+	}
+	r.update(&hublink.Update{Update: ask.Update{Kind: ask.UpdateEnd, At: time.Now()}, Session: hello.Session})
+	if err := <-answered; err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the answer unreplied at the run's end: %v", err)
+	}
+	var refusal *ask.Refusal
+	if _, err := r.Answer(t.Context(), ask.Answer{Question: "q1"}); !errors.As(err, &refusal) || refusal.Code != ask.RefusedEnded {
+		t.Errorf("an answer after the run's end: %v", err)
 	}
 }

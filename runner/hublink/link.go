@@ -128,6 +128,9 @@ type runLink struct {
 	started  time.Time
 	retry    <-chan time.Time
 	start    chan error
+	// calls are the hub's calls under way, whose replies go before the
+	// run's end: the hub reads nothing after it.
+	calls sync.WaitGroup
 }
 
 func newRunLink(l *Link, desk ask.Desk) *runLink {
@@ -183,6 +186,9 @@ func (r *runLink) update(u ask.Update) bool {
 			r.away = slices.Delete(r.away, 0, len(r.away)-MaxClosed)
 		}
 	}
+	if u.Kind == ask.UpdateEnd {
+		r.calls.Wait() // each bounded by CallTimeout
+	}
 	if u.Kind == ask.UpdateEnd && r.conn == nil {
 		// One last try, so that the hub closes its questions at once.
 		r.retry, r.start = nil, nil
@@ -202,7 +208,8 @@ func (r *runLink) frame(f Frame) {
 	case f.Refused != "":
 		r.lost(fmt.Errorf("the hub refused the run: %s", f.Refused))
 	case f.Call != nil:
-		go r.call(r.conn, *f.Call)
+		conn, c := r.conn, *f.Call
+		r.calls.Go(func() { r.call(conn, c) })
 	}
 }
 
