@@ -253,7 +253,7 @@ func processesWith(s string) []int {
 	return pids
 }
 
-// TestTwoMachinesOneBotOverSSH: two machines, simulated by two runtime
+// TestHubTwoMachinesOneBotOverSSH: two machines, simulated by two runtime
 // folders and a real sshd on loopback, one Telegram bot. The laptop's runs
 // start its hub; the build box joins it with clai hub join and has no
 // channel of its own. Each question reaches the bot once, naming its
@@ -263,12 +263,19 @@ func processesWith(s string) []int {
 // meanwhile is answerable there, and reaches the phone once the join links
 // again; a question answered on the build box while the link was down is
 // closed on the phone, never asked as open again.
-func TestTwoMachinesOneBotOverSSH(t *testing.T) {
+func TestHubTwoMachinesOneBotOverSSH(t *testing.T) {
 	const token, chat = "123456:AAHsecret-token_value", 4242
 	tg := channeltest.NewTelegram(t, token)
 	laptop := newSessionsEnv(t)
 	laptop.telegramChannel(t, tg, token, chat)
 	laptop.env = append(laptop.env, "CLAI_HOST=laptop")
+	t.Cleanup(func() {
+		if t.Failed() {
+			tg.Snapshot(func(f *channeltest.Telegram) {
+				t.Logf("the bot's messages: %+v\nits edits: %+v\nthe presses answered: %+v", f.Messages(), f.Edits(), f.Answers())
+			})
+		}
+	})
 	box := newSessionsEnv(t)
 	box.env = append(box.env, "CLAI_HOST=buildbox", "XDG_CONFIG_HOME="+filepath.Join(box.dir, "config"))
 
