@@ -31,9 +31,16 @@ type hubRun struct {
 func (e *sessionsEnv) startAsking(t *testing.T, name string, options ...string) *hubRun {
 	t.Helper()
 	prompter := testprog.Build(t, "prompter")
-	pb := filepath.Join(e.dir, name+".yaml")
 	src := fmt.Sprintf("version: 1\nname: %s\nspawn:\n  command: [%q, \"-q\", \"%s: where? [%s] \"]\ntimeouts:\n  prompt: 120s\n  total: 300s\n",
 		name, prompter, name, strings.Join(options, "/"))
+	return e.startPlaybook(t, name, src)
+}
+
+// startPlaybook starts clai run of the playbook src, written as NAME.yaml,
+// with its output read while it runs.
+func (e *sessionsEnv) startPlaybook(t *testing.T, name, src string) *hubRun {
+	t.Helper()
+	pb := filepath.Join(e.dir, name+".yaml")
 	if err := os.WriteFile(pb, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/google/shlex"
 	"github.com/urfave/cli/v2"
 
 	"github.com/clai-sh/clai/internal/backoff"
@@ -64,9 +65,9 @@ func hubJoin(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError("hub join: give the host to join, e.g. clai hub join me@build-box")
 	}
-	var opts []string
-	for _, o := range c.StringSlice("ssh-option") {
-		opts = append(opts, strings.Fields(o)...)
+	opts, err := sshOptions(c.StringSlice("ssh-option"))
+	if err != nil {
+		return usageError("hub join: %v", err)
 	}
 	dir := rundir.Dir()
 	if err := rundir.Prepare(dir); err != nil {
@@ -89,6 +90,20 @@ func hubJoin(c *cli.Context) error {
 	j.keepUp(ctx)
 	_ = os.Remove(j.local)
 	return nil
+}
+
+// sshOptions splits each -o into the words ssh takes, as a shell would:
+// quotes keep a path with spaces one word ("-i '/home/me/my keys/build'").
+func sshOptions(given []string) ([]string, error) {
+	var opts []string
+	for _, o := range given {
+		words, err := shlex.Split(o)
+		if err != nil {
+			return nil, fmt.Errorf("-o %q: %v", ask.OneLine(o, 200), err)
+		}
+		opts = append(opts, words...)
+	}
+	return opts, nil
 }
 
 // keepUp links to the hub again and again until ctx ends, with a backoff

@@ -105,11 +105,14 @@ func (r *run) call(ctx context.Context, c hublink.Call) (hublink.Reply, error) {
 	c.ID = r.calls.Add(1)
 	done := make(chan hublink.Reply, 1)
 	r.mu.Lock()
-	conn := r.conn
-	if conn != nil {
+	conn, ended := r.conn, r.ended
+	if conn != nil && !ended {
 		r.pending[c.ID] = done
 	}
 	r.mu.Unlock()
+	if ended {
+		return hublink.Reply{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
+	}
 	if conn == nil {
 		return hublink.Reply{}, &ask.Refusal{Code: RefusedAway, Reason: "the run cannot be reached just now; nothing was typed"}
 	}
