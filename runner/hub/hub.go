@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -212,6 +213,9 @@ func (h *Hub) serve(ctx context.Context, c *hublink.Conn) {
 	defer c.Close()
 	context.AfterFunc(ctx, func() { _ = c.Close() })
 	f, err := c.ReadWithin(helloTimeout)
+	if errors.Is(err, io.EOF) {
+		return // a run that looked whether a hub answers, and went
+	}
 	if err != nil {
 		h.refuse(c, fmt.Sprintf("no hello: %v", err))
 		return
