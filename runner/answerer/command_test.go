@@ -14,14 +14,17 @@ import (
 	"github.com/clai-sh/clai/runner/answerer"
 )
 
-// script writes a shell script that acts as a model command.
-func script(t *testing.T, body string) string {
+// script writes a shell script that acts as a model command, and returns
+// the command line that runs it: sh reads the script, which is never
+// executed itself, so that a write of it still open in a process another
+// test forks at that moment cannot make its exec fail ("text file busy").
+func script(t *testing.T, body string) []string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "model")
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+	if err := os.WriteFile(path, []byte(body+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return path
+	return []string{"/bin/sh", path}
 }
 
 func contextWithTimeout(t *testing.T, d time.Duration) (context.Context, context.CancelFunc) {
@@ -32,7 +35,7 @@ func TestCommandModel(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	got := filepath.Join(dir, "request.json")
-	m := &answerer.Command{Argv: []string{script(t, `cat > "$1"; echo '{"answer": "Y", "confidence": 0.97, "reason": "safe"}'`), got}}
+	m := &answerer.Command{Argv: append(script(t, `cat > "$1"; echo '{"answer": "Y", "confidence": 0.97, "reason": "safe"}'`), got)}
 	r, err := m.Ask(t.Context(), answerer.Request{Question: "Continue? [Y/n]", Options: []string{"Y", "n"}, Playbook: answerer.Playbook{Name: "p"}})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +59,7 @@ func TestCommandModelFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			m := &answerer.Command{Argv: []string{script(t, tc.body)}}
+			m := &answerer.Command{Argv: script(t, tc.body)}
 			_, err := m.Ask(t.Context(), answerer.Request{Question: "Continue?"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one with %q", err, tc.want)
@@ -69,7 +72,7 @@ func TestCommandModelFailures(t *testing.T) {
 // the call returns although a grandchild holds its stdout.
 func TestCommandModelThatHangsIsKilled(t *testing.T) {
 	t.Parallel()
-	m := &answerer.Command{Argv: []string{script(t, `sleep 600 & sleep 600`)}}
+	m := &answerer.Command{Argv: script(t, `sleep 600 & sleep 600`)}
 	ctx, cancel := contextWithTimeout(t, 100*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
@@ -113,7 +116,7 @@ func TestCommandModelName(t *testing.T) {
 func TestCommandModelQuotesAnUnusableReply(t *testing.T) {
 	t.Parallel()
 	m := &answerer.Command{
-		Argv:    []string{script(t, `printf 'Error: model sk-live-1234 is\033[31m down\n'; yes 'more text' | head -c 4000`)},
+		Argv:    script(t, `printf 'Error: model sk-live-1234 is\033[31m down\n'; yes 'more text' | head -c 4000`),
 		Secrets: []string{"sk-live-1234"},
 	}
 	_, err := m.Ask(t.Context(), answerer.Request{Question: "Continue?"})

@@ -188,10 +188,10 @@ func TestWatchDryRunSaysWhatItWouldAnswer(t *testing.T) {
 func TestWatchLogsAnUnusableReply(t *testing.T) {
 	t.Parallel()
 	q, screen := question("Continue? [Y/n]", "Continue? [Y/n]", "Y", "n")
-	model := &answerer.Command{Argv: []string{script(t, `echo 'Traceback: no module named "openai"'`)}}
+	model := &answerer.Command{Argv: script(t, `echo 'Traceback: no module named "openai"'`)}
 	_, logs, _ := runWatch(t, model, q, screen, false)
 	d := decision(t, logs)
-	if d["decision"] != answerer.Failed || d["reply"] != `Traceback: no module named "openai"\n` || d["model"] != "command model" {
+	if d["decision"] != answerer.Failed || d["reply"] != `Traceback: no module named "openai"\n` || d["model"] != "command sh model" {
 		t.Errorf("logged %v, want failed with the reply quoted", d)
 	}
 }
