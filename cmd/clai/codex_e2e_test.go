@@ -28,14 +28,17 @@ const codexVersion = "0.171.0"
 // codexE2EPlaybook is the codex preset plus what a person would add for the
 // scripted conversation: a short idle time and nudge gap, so that the
 // preset's nudge ("continue") takes Codex on after each refusal, which ends
-// its turn, and /exit once the fake model has said its last word. Every
+// its turn, and /exit once the fake model has said its last word. The idle
+// time is longer than Codex takes to draw its first screen on a loaded
+// machine: at 3 s, a nudge came before the trust dialog was drawn, and its
+// Enter took the dialog's default. Every
 // preset rule and danger rule runs unchanged; the dialogs the preset leaves to
 // a person are answered by the test, with clai answer.
 const codexE2EPlaybook = `version: 1
 name: codex-e2e
 extends: codex
 spawn: {command: [codex]}
-timeouts: {idle: 3s, total: 90s}
+timeouts: {idle: 6s, total: 120s}
 nudge: {gap: 3s}
 rules:
   - name: exit-when-done
