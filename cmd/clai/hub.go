@@ -119,7 +119,8 @@ func hubServe(c *cli.Context) error {
 		}
 		return filepath.Join(filepath.Dir(cfg.Path), p)
 	}}
-	channels, err := hub.OpenChannels(cfg.Channels, env, logger, state)
+	host := hostName()
+	channels, err := hub.OpenChannels(cfg.Channels, env, logger, state, host)
 	if err != nil {
 		return failure(err)
 	}
@@ -137,7 +138,7 @@ func hubServe(c *cli.Context) error {
 	ctx, cancel := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	err = hub.Run(ctx, hub.Config{
-		Dir: dir, Host: hostName(), Channels: channels, Notifier: notifier, Targets: targets, Log: logger, Idle: c.Duration("idle"), Lock: lock,
+		Dir: dir, Host: host, Channels: channels, Notifier: notifier, Targets: targets, Log: logger, Idle: c.Duration("idle"), Lock: lock,
 		Mirror: func(desk ask.Desk) func() {
 			entry, err := reg.Register(hub.Named(desk), nil)
 			if err != nil {

@@ -59,6 +59,11 @@ type NtfyConfig struct {
 	// the id of each message read from it, to start from next time.
 	Since string
 	Seen  func(id string)
+	// Host is the machine the channel's process runs on (the hub's); a
+	// session of another machine is HOST/ID in the clai answer commands it
+	// publishes, as that machine's sessions are named there ("": every
+	// session by its id).
+	Host string
 	// Sleep waits d or until ctx ends, and says whether d passed: the wait
 	// between attempts (nil: the wall clock's), which a test makes virtual.
 	Sleep func(ctx context.Context, d time.Duration) bool
@@ -194,7 +199,7 @@ func (n *Ntfy) ask(out *outbox, s ask.Session, q *ask.Question) {
 		msg.Actions = append(msg.Actions, a)
 	}
 	if len(q.Suggestions)+len(q.Options) > MaxNtfyActions || len(q.Options) == 0 {
-		msg.Message += fmt.Sprintf("\nanswer: clai answer --question %s %s TEXT", q.ID, s.ID)
+		msg.Message += fmt.Sprintf("\nanswer: clai answer --question %s %s TEXT", q.ID, n.sessionName(s))
 	}
 	msg.Message = cut(msg.Message, maxMessage)
 	key := ledgerKey(n.Name(), q, n.cfg.Topic)
@@ -216,6 +221,15 @@ func (n *Ntfy) ask(out *outbox, s ask.Session, q *ask.Question) {
 			}
 			return err
 		})
+}
+
+// sessionName is s as clai answer names it where the channel runs: HOST/ID
+// for a session of another machine.
+func (n *Ntfy) sessionName(s ask.Session) string {
+	if n.cfg.Host != "" && s.Host != "" && s.Host != n.cfg.Host {
+		return s.Host + "/" + s.ID
+	}
+	return s.ID
 }
 
 // ntfyClosed is the follow-up of question q, published, once it closed

@@ -172,3 +172,31 @@ func TestNtfyHostilePeers(t *testing.T) {
 		}
 	})
 }
+
+// TestNtfyNamesAnotherMachinesSession: the hub's ntfy channel names a
+// session of a joined machine HOST/ID in the clai answer command it
+// publishes, as the hub's machine lists it; one of its own machine by its
+// id.
+func TestNtfyNamesAnotherMachinesSession(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ host, want string }{
+		{"buildbox", "clai answer --question q1 buildbox/7f3c2a1e TEXT"},
+		{"laptop", "clai answer --question q1 7f3c2a1e TEXT"},
+	} {
+		fake := channeltest.NewNtfy(t, "")
+		n, err := channel.NewNtfy(channel.NtfyConfig{Server: fake.URL(), Topic: "alice-questions", Host: "laptop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		desk := newFakeDesk()
+		desk.session.Host = tc.host
+		set := channel.NewSet([]channel.Channel{n}, zap.NewNop(), 50*time.Millisecond)
+		set.Watch(desk)
+		t.Cleanup(set.Close)
+		desk.ask(question("q1", "h1", "Name?"))
+		m := published(t, fake, "the question", func(m channeltest.NtfyMessage) bool { return strings.Contains(m.Message, "Name?") })
+		if !strings.Contains(m.Message, tc.want) {
+			t.Errorf("a session of %s: the question published says\n%s\nwant %q", tc.host, m.Message, tc.want)
+		}
+	}
+}

@@ -14,10 +14,12 @@ import (
 type Kept struct {
 	// Ledger remembers what was delivered.
 	Ledger Ledger
-	// ReplyTopic, Since and Seen are an ntfy channel's (see NtfyConfig).
+	// ReplyTopic, Since, Seen and Host are an ntfy channel's (see
+	// NtfyConfig).
 	ReplyTopic string
 	Since      string
 	Seen       func(id string)
+	Host       string
 }
 
 // Open makes the channel spec describes, reading its token. Its error names
@@ -54,7 +56,7 @@ func openTelegram(spec *playbooks.TelegramChannel, env notify.Environment, log *
 }
 
 func openNtfy(spec *playbooks.NtfyChannel, env notify.Environment, log *zap.Logger, kept Kept) (Multi, error) {
-	cfg := NtfyConfig{Server: spec.Server, Topic: spec.Topic, Log: log, Ledger: kept.Ledger, ReplyTopic: kept.ReplyTopic, Since: kept.Since, Seen: kept.Seen}
+	cfg := NtfyConfig{Server: spec.Server, Topic: spec.Topic, Log: log, Ledger: kept.Ledger, ReplyTopic: kept.ReplyTopic, Since: kept.Since, Seen: kept.Seen, Host: kept.Host}
 	if spec.Token != nil {
 		token, err := notify.ReadSecret(*spec.Token, env)
 		if err != nil {

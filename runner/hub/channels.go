@@ -15,7 +15,11 @@ import (
 // OpenChannels makes the hub's channels from the user config's, reading
 // their tokens from env: each keeps its deliveries in state, and an ntfy
 // channel its reply topic. The error names each channel that cannot open.
-func OpenChannels(specs []*playbooks.Channel, env notify.Environment, log *zap.Logger, state *State) ([]Channel, error) {
+//
+// host is this machine's name: an ntfy message names a session of another
+// machine HOST/ID in its clai answer command, as the sessions folder here
+// does.
+func OpenChannels(specs []*playbooks.Channel, env notify.Environment, log *zap.Logger, state *State, host string) ([]Channel, error) {
 	var out []Channel
 	var errs []error
 	for _, spec := range specs {
@@ -27,7 +31,7 @@ func OpenChannels(specs []*playbooks.Channel, env notify.Environment, log *zap.L
 				continue
 			}
 			name := spec.Name
-			kept.ReplyTopic, kept.Since, kept.Seen = topic, since, func(id string) { state.Seen(name, id) }
+			kept.ReplyTopic, kept.Since, kept.Seen, kept.Host = topic, since, func(id string) { state.Seen(name, id) }, host
 		}
 		c, err := channel.OpenKept(spec, env, log, kept)
 		if err != nil {
