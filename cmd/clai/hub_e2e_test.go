@@ -210,18 +210,31 @@ func waitUntil(t *testing.T, cond func() bool, what func() string) {
 	}
 }
 
+// The bot of the hub tests: its token and its one chat.
+const (
+	hubToken = "123456:AAHsecret-token_value"
+	hubChat  = 4242
+)
+
+// oneRunAsking starts a run whose program asks one question, with a user
+// config whose one channel is a fake bot, and waits until the hub asked it
+// there.
+func oneRunAsking(t *testing.T) (*sessionsEnv, *channeltest.Telegram, *hubRun, channeltest.Message) {
+	t.Helper()
+	tg := channeltest.NewTelegram(t, hubToken)
+	e := newSessionsEnv(t)
+	e.telegramChannel(t, tg, hubToken, hubChat)
+	r := e.startAsking(t, "alpha", "north", "south")
+	return e, tg, r, waitAsked(t, tg, r)
+}
+
 // TestTheHubKilledLosesNothing: a run waits at a question its hub sent to
 // the bot; the hub is killed with SIGKILL. The run starts a new hub and
 // links to it; the question is not sent again (the ledger knows it was),
 // and a press of the first message's button, taken by the new hub, types
 // the option once.
 func TestTheHubKilledLosesNothing(t *testing.T) {
-	const token, chat = "123456:AAHsecret-token_value", 4242
-	tg := channeltest.NewTelegram(t, token)
-	e := newSessionsEnv(t)
-	e.telegramChannel(t, tg, token, chat)
-	r := e.startAsking(t, "alpha", "north", "south")
-	m := waitAsked(t, tg, r)
+	e, tg, r, m := oneRunAsking(t)
 	// The hub writes its ledger once the Bot API answered the send: killed
 	// before, it sends the message again (docs/hub.md says so).
 	state := filepath.Join(e.runtime, "clai", hub.StateName)
@@ -240,7 +253,7 @@ func TestTheHubKilledLosesNothing(t *testing.T) {
 	// The new hub has the run again before the press.
 	waitUntil(t, func() bool { return strings.Contains(e.hubStatus(t), "1 sessions") },
 		func() string { return "the run did not link to the new hub: " + e.hubStatus(t) + "\n" + r.out.String() })
-	tg.Press(chat, chat, m.ID, m.Buttons[1].Data)
+	tg.Press(hubChat, hubChat, m.ID, m.Buttons[1].Data)
 	r.waitExit(t)
 	if got := r.out.String(); strings.Count(got, "got: ") != 1 || !strings.Contains(got, "got: south\r\n") {
 		t.Errorf("the program got:\n%s", got)
@@ -267,12 +280,7 @@ func (e *sessionsEnv) hubStatus(t *testing.T) string {
 // message is edited to say the run ended; a press of it is refused as moved
 // on.
 func TestARunKilledClosesItsQuestionEverywhere(t *testing.T) {
-	const token, chat = "123456:AAHsecret-token_value", 4242
-	tg := channeltest.NewTelegram(t, token)
-	e := newSessionsEnv(t)
-	e.telegramChannel(t, tg, token, chat)
-	r := e.startAsking(t, "alpha", "north", "south")
-	m := waitAsked(t, tg, r)
+	_, tg, r, m := oneRunAsking(t)
 	if err := syscall.Kill(r.pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +292,7 @@ func TestARunKilledClosesItsQuestionEverywhere(t *testing.T) {
 		}
 		return false
 	})
-	id := tg.Press(chat, chat, m.ID, m.Buttons[0].Data)
+	id := tg.Press(hubChat, hubChat, m.ID, m.Buttons[0].Data)
 	tg.Wait(t, "the press answered", func(f *channeltest.Telegram) bool {
 		for _, a := range f.Answers() {
 			if a.ID == id {

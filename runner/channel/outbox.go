@@ -202,34 +202,37 @@ func (o *outbox) serial(session string, fn func()) {
 func (o *outbox) doWork(session string) {
 	defer o.wg.Done()
 	for {
-		o.mu.Lock()
-		queue := o.work[session]
-		if len(queue) == 0 {
-			delete(o.work, session)
-			o.mu.Unlock()
+		fn, ok := next(o, o.work, session)
+		if !ok {
 			return
 		}
-		fn := queue[0]
-		o.work[session] = queue[1:]
-		o.mu.Unlock()
 		fn()
 	}
+}
+
+// next takes the first of key's queue in queues, under o.mu; false, with
+// key let go, once the queue is empty: its goroutine ends then.
+func next[T any](o *outbox, queues map[string][]T, key string) (T, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	queue := queues[key]
+	if len(queue) == 0 {
+		delete(queues, key)
+		var none T
+		return none, false
+	}
+	queues[key] = queue[1:]
+	return queue[0], true
 }
 
 // drain sends lane's replies in order until it is empty.
 func (o *outbox) drain(lane string) {
 	defer o.wg.Done()
 	for {
-		o.mu.Lock()
-		queue := o.lanes[lane]
-		if len(queue) == 0 {
-			delete(o.lanes, lane)
-			o.mu.Unlock()
+		r, ok := next(o, o.lanes, lane)
+		if !ok {
 			return
 		}
-		r := queue[0]
-		o.lanes[lane] = queue[1:]
-		o.mu.Unlock()
 		if r.ready != nil {
 			select {
 			case <-r.ready:

@@ -109,34 +109,3 @@ func TestAnAnswerEndsWithTheRun(t *testing.T) {
 		t.Fatal("the answer still waits on a run that ended")
 	}
 }
-
-// TestARunLinkingWithItsQuestionOpenIsAsked: a run asked while no hub ran,
-// and links with its question open in its hello: the channel it joins is
-// told of the question, so that it reaches the phone once the hub is back.
-func TestARunLinkingWithItsQuestionOpenIsAsked(t *testing.T) {
-	dir, err := os.MkdirTemp("", "hub-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	joined := make(joinsTo, 1)
-	conn := startHub(t, dir, joined)
-	now := time.Now()
-	q := &ask.Question{ID: "q1", Session: "5b43b7f71f74", Text: "where? [north/south]",
-		Options: []ask.Option{{Label: "north"}, {Label: "south"}}, ScreenHash: "s1", AskedAt: now}
-	s := ask.Session{ID: "5b43b7f71f74", Name: "alpha", Host: "h", PID: os.Getpid(), State: "manual", Since: now, Started: now, Question: q}
-	if err := conn.Write(hublink.Frame{Hello: &hublink.Hello{Version: hublink.Version, Session: s}}); err != nil {
-		t.Fatal(err)
-	}
-	desk := <-joined
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	select {
-	case u := <-desk.(ask.KindWatcher).WatchKinds(ctx, ask.UpdateQuestion):
-		if u.Kind != ask.UpdateQuestion || u.Question == nil || u.Question.ID != "q1" {
-			t.Errorf("the channel was told %+v, not the open question", u)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("the channel was never told of the question the run linked with")
-	}
-}
