@@ -3,6 +3,7 @@ package playbooks
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -284,4 +285,35 @@ func ntfyTopicSyntax(s string) bool {
 		}
 	}
 	return true
+}
+
+// UnknownChannels reports each name pb's channels: gives that cfg declares
+// no channel or notify target by: clai run would refuse to start. A config
+// that declares none says nothing (the machine may be joined to a hub that
+// has them; see docs/hub.md).
+func UnknownChannels(pb *Playbook, cfg *Config) diag.List {
+	if pb.Channels == nil || len(cfg.Channels) == 0 && len(cfg.Notify) == 0 {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, c := range cfg.Channels {
+		known[c.Name] = true
+	}
+	for _, t := range cfg.Notify {
+		known[t.Name] = true
+	}
+	var names []string
+	for name := range known {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var out diag.List
+	for _, name := range pb.Channels {
+		if !known[name] {
+			out = append(out, diag.Diagnostic{Pos: pb.ChannelsPos, Severity: diag.Error, Rule: "channels",
+				Message: fmt.Sprintf("channels: the user config %s has no channel or notify target %q: clai run would refuse to start", cfg.Path, name),
+				Hint:    fmt.Sprintf("use one of %s, or give one of the config's entries name: %s", strings.Join(names, ", "), name)})
+		}
+	}
+	return out
 }

@@ -193,7 +193,7 @@ func (d *decoder) playbook(src []byte) *Playbook {
 		pb.Suggest = d.suggest(e.value)
 	}
 	if e, ok := present["channels"]; ok {
-		pb.Channels = d.channelNames(e.value)
+		pb.Channels, pb.ChannelsPos = d.channelNames(e.value), d.pos(d.resolve(e.value))
 	}
 	if e, ok := present["tests"]; ok {
 		items, _ := d.seq(e.value, "tests")

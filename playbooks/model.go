@@ -45,10 +45,12 @@ type Playbook struct {
 	// Suggest says where the questions' suggestions come from; nil for
 	// none.
 	Suggest *Suggest
-	// Channels are the names of the user config's channels the run asks
-	// on: nil (the playbook says nothing) is every one, empty is none.
-	Channels []string
-	Tests    []*Test
+	// Channels are the names of the user config's channels and notify
+	// targets the run uses: nil (the playbook says nothing) is every one,
+	// empty is none. ChannelsPos is where the list is written.
+	Channels    []string
+	ChannelsPos Pos
+	Tests       []*Test
 
 	// keys are the top-level keys the file gives, so extends knows what the
 	// playbook sets itself.

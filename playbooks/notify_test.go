@@ -114,7 +114,7 @@ func TestLintConfig(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.yaml")
-	if findings, _, found := files.LintConfig(path, nil); found || len(findings) != 0 {
+	if findings, _, _, found := files.LintConfig(path, nil); found || len(findings) != 0 {
 		t.Fatalf("no file: found %v, %v", found, findings)
 	}
 	src := "notify:\n" +
@@ -125,7 +125,7 @@ func TestLintConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	findings, got, found := files.LintConfig(path, []string{"HOME=/nowhere"})
+	findings, got, _, found := files.LintConfig(path, []string{"HOME=/nowhere"})
 	if !found || string(got) != src {
 		t.Fatalf("found %v, source %q", found, got)
 	}
@@ -145,11 +145,11 @@ func TestLintConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	findings, _, _ = files.LintConfig(path, []string{"HOME=/nowhere"})
+	findings, _, _, _ = files.LintConfig(path, []string{"HOME=/nowhere"})
 	if len(findings) != 1 || findings[0].Rule != "missing-env" || findings[0].Pos.Line != 2 || findings[0].Pos.Col != 10 {
 		t.Errorf("a ${TOPIC} not set: %v", findings)
 	}
-	if findings, _, _ = files.LintConfig(path, []string{"TOPIC=alerts"}); len(findings) != 0 {
+	if findings, _, _, _ = files.LintConfig(path, []string{"TOPIC=alerts"}); len(findings) != 0 {
 		t.Errorf("with TOPIC set: %v", findings)
 	}
 }

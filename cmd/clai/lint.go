@@ -175,7 +175,7 @@ func (l lintConfig) lintInto(res *files.LintResult, environ []string) string {
 	if !l.exists() {
 		return ""
 	}
-	findings, src, found := files.LintConfig(l.path, environ)
+	findings, src, cfg, found := files.LintConfig(l.path, environ)
 	if !found {
 		findings = diag.List{{Pos: playbooks.Pos{File: l.path, Line: 1, Col: 1}, Severity: diag.Error, Rule: "io",
 			Message: fmt.Sprintf("cannot read %s: there is no such file", l.path), Hint: "check the path given to --config"}}
@@ -184,6 +184,12 @@ func (l lintConfig) lintInto(res *files.LintResult, environ []string) string {
 		res.Sources[l.path] = src
 	}
 	res.Findings = append(res.Findings, findings...)
+	if cfg != nil {
+		// The playbooks' channels: name what the config declares.
+		for _, pb := range res.Playbooks {
+			res.Findings = append(res.Findings, playbooks.UnknownChannels(pb, cfg)...)
+		}
+	}
 	res.Findings.Sort()
 	return l.path
 }

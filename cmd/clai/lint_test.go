@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,5 +62,34 @@ func TestLintFolderFindsEveryPlaybook(t *testing.T) {
 	fixtures, _ := filepath.Glob("../../testdata/lint/*.yaml")
 	if len(res.Files) != len(fixtures) {
 		t.Fatalf("linted %d files, want %d", len(res.Files), len(fixtures))
+	}
+}
+
+// TestLintChecksChannelNamesAgainstTheConfig: a playbook's channels: that
+// names what the user config declares no channel or target by is an error
+// at its file:line:col, with the names there are: clai run would refuse to
+// start. A config that declares none (a machine joined to a hub) says
+// nothing.
+func TestLintChecksChannelNamesAgainstTheConfig(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	pb := filepath.Join(e.dir, "deploy.yaml")
+	if err := os.WriteFile(pb, []byte("version: 1\nname: deploy\nchannels: [phone, pager]\nspawn: {command: [sh]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(e.dir, "config.yaml")
+	if err := os.WriteFile(config, []byte("channels:\n  - name: phone\n    ntfy: {topic: alice-questions}\nnotify:\n  - desktop: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := e.clai(t, "lint", "--config", config, pb)
+	want := pb + `:3:11: error: channels: the user config ` + config + ` has no channel or notify target "pager"`
+	if code != 1 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "use one of desktop, phone") || strings.Contains(stdout, `"phone"`) {
+		t.Fatalf("clai lint: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if err := os.WriteFile(config, []byte("history: {ignore: [ls]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if stdout, stderr, code := e.clai(t, "lint", "--config", config, pb); code != 0 {
+		t.Fatalf("clai lint with a config that declares no channel: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

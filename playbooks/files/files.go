@@ -71,24 +71,24 @@ func LoadConfig(path string) (*playbooks.Config, error) {
 // LintConfig checks the user config file at path as clai run reads it: its
 // findings are those of a playbook's notify: list and answerer: (but literal-secret: the
 // file is the place for tokens), missing-env of environ included. src is
-// what was read; found is false, with no finding, when there is no file at
-// path.
-func LintConfig(path string, environ []string) (findings diag.List, src []byte, found bool) {
+// what was read, cfg what it says (nil where it does not load); found is
+// false, with no finding, when there is no file at path.
+func LintConfig(path string, environ []string) (findings diag.List, src []byte, cfg *playbooks.Config, found bool) {
 	src, err := readPlaybook(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, false
+		return nil, nil, nil, false
 	case errors.Is(err, errTooLarge):
-		return diag.List{playbooks.FileTooLarge(path)}, nil, true
+		return diag.List{playbooks.FileTooLarge(path)}, nil, nil, true
 	case err != nil:
-		return diag.List{ioFinding(path, err)}, nil, true
+		return diag.List{ioFinding(path, err)}, nil, nil, true
 	}
-	cfg, findings := playbooks.ParseConfig(path, src)
+	cfg, findings = playbooks.ParseConfig(path, src)
 	if cfg != nil {
 		findings = append(findings, playbooks.MissingEnvOf(cfg.Notify, environ)...)
 	}
 	findings.Sort()
-	return findings, src, true
+	return findings, src, cfg, true
 }
 
 // errTooLarge is the error of readPlaybook for a file over
