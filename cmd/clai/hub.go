@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/clai-sh/clai/internal/bounded"
 	"github.com/clai-sh/clai/internal/peer"
 	"github.com/clai-sh/clai/internal/rundir"
 	"github.com/clai-sh/clai/runner/ask"
@@ -318,8 +319,9 @@ func startHub(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, hubStartWait+5*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self, "hub", "start")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &limitedWriter{w: &out, n: 4096}, &limitedWriter{w: &out, n: 4096}
+	// One writer for both: exec then writes from one goroutine at a time.
+	out := bounded.NewWriter(4096)
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("%v: %s", err, strings.TrimSpace(out.String()))
 	}

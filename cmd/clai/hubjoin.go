@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clai-sh/clai/internal/backoff"
+	"github.com/clai-sh/clai/internal/bounded"
 	"github.com/clai-sh/clai/internal/pidlock"
 	"github.com/clai-sh/clai/internal/rundir"
 	"github.com/clai-sh/clai/runner/ask"
@@ -142,8 +143,8 @@ func (j *join) linkOnce(ctx context.Context) (up bool, err error) {
 	args := append(append([]string{}, j.sshOpts...), "-N", "-o", "ExitOnForwardFailure=yes", "-o", "StreamLocalBindUnlink=yes",
 		"-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3", "-L", j.local+":"+remote, j.dest)
 	cmd := exec.Command(j.sshCmd, args...)
-	var stderr strings.Builder
-	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
+	stderr := bounded.NewWriter(4096)
+	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return false, err
@@ -201,8 +202,8 @@ func (j *join) askSocket(ctx context.Context) (string, error) {
 	defer cancel()
 	args := append(append([]string{}, j.sshOpts...), j.dest, j.remoteClai, "hub", "socket", "--start")
 	cmd := exec.CommandContext(ctx, j.sshCmd, args...)
-	var stderr strings.Builder
-	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
+	stderr := bounded.NewWriter(4096)
+	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", err
@@ -220,19 +221,4 @@ func (j *join) askSocket(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("%s named no hub socket (%q)", j.dest, ask.OneLine(path, 200))
 	}
 	return path, nil
-}
-
-// limitedWriter keeps the first n bytes written to it.
-type limitedWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(p), l.n)
-		_, _ = l.w.Write(p[:k])
-		l.n -= k
-	}
-	return len(p), nil
 }

@@ -63,3 +63,15 @@ func TestSize(t *testing.T) {
 		}
 	}
 }
+
+func TestWriter(t *testing.T) {
+	w := NewWriter(5)
+	for _, p := range []string{"abc", "defg", "hij"} {
+		if n, err := w.Write([]byte(p)); n != len(p) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v; want all of it taken", p, n, err)
+		}
+	}
+	if got := w.String(); got != "abcde" {
+		t.Fatalf("kept %q, want the first 5 bytes", got)
+	}
+}

@@ -6,7 +6,6 @@
 package gitctx
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clai-sh/clai/internal/bounded"
 	"github.com/clai-sh/clai/internal/procgroup"
 )
 
@@ -299,9 +299,8 @@ func (r *Resolver) run(ctx context.Context, dir string, args ...string) (output,
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.git, append([]string{"--no-pager", "-C", dir}, args...)...)
 	cmd.Env = gitEnv(os.Environ())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &limitedWriter{buf: &stdout, left: maxOutput}
-	cmd.Stderr = &limitedWriter{buf: &stderr, left: maxOutput}
+	stdout, stderr := bounded.NewWriter(maxOutput), bounded.NewWriter(maxOutput)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	procgroup.Own(cmd)
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
@@ -324,19 +323,4 @@ func gitEnv(env []string) []string {
 		out = append(out, kv)
 	}
 	return append(out, "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C")
-}
-
-// limitedWriter keeps the first left bytes written to it and drops the rest.
-type limitedWriter struct {
-	buf  *bytes.Buffer
-	left int
-}
-
-// Write keeps what fits and reports all of p written, so git is never
-// stopped by a short write.
-func (w *limitedWriter) Write(p []byte) (int, error) {
-	keep := min(len(p), w.left)
-	w.buf.Write(p[:keep])
-	w.left -= keep
-	return len(p), nil
 }

@@ -1,7 +1,6 @@
 package tasks
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clai-sh/clai/internal/bounded"
 	"github.com/clai-sh/clai/internal/procgroup"
 )
 
@@ -172,9 +172,8 @@ func makeDatabase(ctx context.Context, dir, name string, opts Options) ([]Task, 
 	cmd := exec.CommandContext(ctx, makeProgram, "-npqRr", "-f", name, noSuchGoal)
 	cmd.Dir = dir
 	cmd.Env = makeEnv(os.Environ())
-	var out, stderr bytes.Buffer
-	cmd.Stdout = &capped{buf: &out, left: maxMakeOutput}
-	cmd.Stderr = &capped{buf: &stderr, left: 4 << 10}
+	out, stderr := bounded.NewWriter(maxMakeOutput), bounded.NewWriter(4<<10)
+	cmd.Stdout, cmd.Stderr = out, stderr
 	procgroup.Own(cmd) // the timeout stops the Makefile's $(shell ...) too
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
@@ -258,18 +257,4 @@ func databaseTargets(db string) []string {
 	}
 	sort.Strings(targets)
 	return targets
-}
-
-// capped keeps the first left bytes written to it and drops the rest.
-type capped struct {
-	buf  *bytes.Buffer
-	left int
-}
-
-// Write keeps what fits and reports all of p written.
-func (w *capped) Write(p []byte) (int, error) {
-	keep := min(len(p), w.left)
-	w.buf.Write(p[:keep])
-	w.left -= keep
-	return len(p), nil
 }
