@@ -73,14 +73,15 @@ func (r *run) Screen() ask.Screen {
 	return *reply.Screen
 }
 
-// Answer sends a to the run, which types it or refuses it as any answer.
+// awayRefusal refuses what is asked of a run whose link is away: nothing
+// was typed, and it may be asked again.
+func awayRefusal() *ask.Refusal {
+	return &ask.Refusal{Code: RefusedAway, Reason: "the run cannot be reached just now; nothing was typed"}
+}
+
+// Answer sends a to the run, which types it or refuses it as any answer;
+// a run that ended refuses it here (see call).
 func (r *run) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
-	r.mu.Lock()
-	ended := r.ended
-	r.mu.Unlock()
-	if ended {
-		return ask.Sent{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
-	}
 	if _, bounded := ctx.Deadline(); !bounded {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, callTimeout)
@@ -114,7 +115,7 @@ func (r *run) call(ctx context.Context, c hublink.Call) (hublink.Reply, error) {
 		return hublink.Reply{}, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
 	}
 	if conn == nil {
-		return hublink.Reply{}, &ask.Refusal{Code: RefusedAway, Reason: "the run cannot be reached just now; nothing was typed"}
+		return hublink.Reply{}, awayRefusal()
 	}
 	defer func() {
 		r.mu.Lock()
@@ -122,7 +123,7 @@ func (r *run) call(ctx context.Context, c hublink.Call) (hublink.Reply, error) {
 		r.mu.Unlock()
 	}()
 	if err := conn.Write(hublink.Frame{Call: &c}); err != nil {
-		return hublink.Reply{}, &ask.Refusal{Code: RefusedAway, Reason: "the run cannot be reached just now; nothing was typed"}
+		return hublink.Reply{}, awayRefusal()
 	}
 	select {
 	case reply, ok := <-done:

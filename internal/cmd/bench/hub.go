@@ -72,16 +72,7 @@ func (b hubBench) hubRound(burst bool) (res hubRound, err error) {
 			err = serr
 		}
 	}()
-	for i := range b.n {
-		r, err := b.start(e, i, false)
-		if err != nil {
-			return res, err
-		}
-		runs = append(runs, r)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), b.limit)
-	defer cancel()
-	if err := b.waitAsked(ctx, e, runs); err != nil {
+	if err := b.startAsked(e, false, &runs); err != nil {
 		return res, err
 	}
 	settle := func(r *hubRun) settled {
@@ -214,6 +205,22 @@ type sharedRound struct {
 	asked, typed, misrouted, refused, lost, conflicts int
 }
 
+// startAsked starts b.n runs of e (owning the bot when own), each added to
+// runs as it starts, so that the caller stops every one it started, and
+// waits until every question reached the bot.
+func (b hubBench) startAsked(e *hubEnv, own bool, runs *[]*hubRun) error {
+	for i := range b.n {
+		r, err := b.start(e, i, own)
+		if err != nil {
+			return err
+		}
+		*runs = append(*runs, r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.limit)
+	defer cancel()
+	return b.waitAsked(ctx, e, *runs)
+}
+
 // sharedWindow is how long the presses of sharedRound are given.
 const sharedWindow = 10 * time.Second
 
@@ -229,16 +236,7 @@ func (b hubBench) sharedRound() (res sharedRound, err error) {
 			r.stop()
 		}
 	}()
-	for i := range b.n {
-		r, err := b.start(e, i, true)
-		if err != nil {
-			return res, err
-		}
-		runs = append(runs, r)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), b.limit)
-	defer cancel()
-	if err := b.waitAsked(ctx, e, runs); err != nil {
+	if err := b.startAsked(e, true, &runs); err != nil {
 		return res, err
 	}
 	res.asked = len(runs)
