@@ -82,14 +82,23 @@ func TestBoundedAndQuick(t *testing.T) {
 	}
 }
 
-// allocated is how many bytes judging line allocates.
+// allocated is how many bytes judging line allocates: the least of three
+// counts, since the count is the whole process's and anything else that
+// allocates meanwhile (the runtime, a goroutine an earlier test left) only
+// adds to it.
 func allocated(line string) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	safecmd.ReadOnly(line, "/p")
-	safecmd.ProjectCode(line, "/p")
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
+	least := uint64(0)
+	for i := range 3 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		safecmd.ReadOnly(line, "/p")
+		safecmd.ProjectCode(line, "/p")
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; i == 0 || n < least {
+			least = n
+		}
+	}
+	return least
 }
 
 // BenchmarkReadOnly judges a line of MaxLen bytes made of many commands.
