@@ -19,9 +19,13 @@ BUILD_TAGS  := $(TAGS)$(if $(filter linux,$(shell $(GO) env GOOS)),$(comma)$(STA
 
 all: build
 
-## build: clai and clai-hook (which the shell hooks of clai init run) in bin/
+## build: clai, clai-full and clai-hook (which the shell hooks of clai init
+## run) in bin/. clai is the lean clai (the tag clai_lean): it links no human
+## loop and hands the commands and runs that need it to clai-full beside it
+## (docs/performance.md#two-binaries)
 build:
-	$(GO) build -tags '$(BUILD_TAGS)' -o $(BIN) ./cmd/clai
+	$(GO) build -tags '$(BUILD_TAGS),clai_lean' -o $(BIN) ./cmd/clai
+	$(GO) build -tags '$(BUILD_TAGS)' -o $(dir $(BIN))clai-full ./cmd/clai
 	$(GO) build -tags '$(BUILD_TAGS)' -o $(dir $(BIN))clai-hook ./cmd/clai-hook
 
 ## test: the hermetic tier, with the race detector (the README's test
@@ -39,14 +43,16 @@ e2e:
 	$(GO) test -race -count=1 -tags e2e ./...
 
 ## lint: gofmt, go vet and staticcheck must report nothing, in both tiers'
-## builds (with and without the tag e2e)
+## builds (with and without the tag e2e), and the lean clai's (clai_lean)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./...
+	$(GO) vet -tags clai_lean,e2e ./cmd/clai
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) run $(STATICCHECK) -tags e2e ./...
+	$(GO) run $(STATICCHECK) -tags clai_lean,e2e ./cmd/clai
 
 ## cross: every package, tests of both tiers included, must build and vet
 ## for macOS and FreeBSD (CI runs the tests on Linux only)
@@ -54,7 +60,8 @@ CROSS_GOOS ?= darwin freebsd
 cross:
 	@set -e; for os in $(CROSS_GOOS); do \
 	  echo "GOOS=$$os go vet ./..."; GOOS=$$os $(GO) vet ./...; \
-	  echo "GOOS=$$os go vet -tags e2e ./..."; GOOS=$$os $(GO) vet -tags e2e ./...; done
+	  echo "GOOS=$$os go vet -tags e2e ./..."; GOOS=$$os $(GO) vet -tags e2e ./...; \
+	  echo "GOOS=$$os go vet -tags clai_lean,e2e ./cmd/clai"; GOOS=$$os $(GO) vet -tags clai_lean,e2e ./cmd/clai; done
 
 ## tidy-check: go mod tidy must change nothing
 tidy-check:

@@ -148,15 +148,12 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			presetsCommand(),
 			sessionsCommand(),
 			answerCommand(),
-			dashboardCommand(),
 			initCommand(),
-			daemonCommand(),
-			hubCommand(),
 			suggestCommand(),
-			historyCommand(),
 			versionCommand(),
 		},
 	}
+	app.Commands = append(app.Commands, companionCommands()...)
 	for _, cmd := range app.Commands {
 		flagErrorsAreUsage(cmd, app.Name)
 	}

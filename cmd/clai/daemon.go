@@ -1,3 +1,5 @@
+//go:build !clai_lean
+
 package main
 
 import (
@@ -27,7 +29,7 @@ import (
 func daemonCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "daemon",
-		Usage: "serve the shell-history suggestions: learn from the shell hooks' commands, answer clai suggest",
+		Usage: daemonUsage,
 		Description: "One daemon a user: it listens on $XDG_RUNTIME_DIR/clai/daemon.sock (else clai-UID in the temp folder,\n" +
 			"or $" + hookproto.SocketEnv + ") and keeps what it learns in $XDG_STATE_HOME/clai/suggest.db\n" +
 			"(else ~/.local/state/clai/suggest.db). It runs until stopped (Ctrl-C, SIGTERM; a hangup does not stop it). Start it with\n" +

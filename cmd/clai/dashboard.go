@@ -1,3 +1,5 @@
+//go:build !clai_lean
+
 package main
 
 import (
@@ -16,7 +18,7 @@ import (
 func dashboardCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "dashboard",
-		Usage: "serve a web page of this user's running sessions, to watch them and answer their questions",
+		Usage: dashboardUsage,
 		Description: "Prints the page's URL with a token, which the browser then keeps in a cookie;\n" +
 			"every request needs it. Listens on 127.0.0.1 at a free port unless told otherwise;\n" +
 			"listening beyond loopback needs --listen-any. Stops at Ctrl-C. See docs/dashboard.md.",

@@ -1,3 +1,5 @@
+//go:build !clai_lean
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+//go:build !clai_lean
+
 package main
 
 import (
@@ -15,7 +17,7 @@ import (
 func historyCommand() *cli.Command {
 	return &cli.Command{
 		Name:            "history",
-		Usage:           "what the suggestion daemon keeps of the shells' commands",
+		Usage:           historyUsage,
 		HideHelpCommand: true,
 		Subcommands:     []*cli.Command{historyForgetCommand()},
 	}

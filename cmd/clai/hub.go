@@ -1,3 +1,5 @@
+//go:build !clai_lean
+
 package main
 
 import (
@@ -29,9 +31,6 @@ import (
 	"github.com/clai-sh/clai/runner/sessions"
 )
 
-// hostEnv names this machine in place of its host name.
-const hostEnv = "CLAI_HOST"
-
 // Bounds of starting a hub.
 const (
 	// hubStartWait bounds the wait for a hub started to answer.
@@ -46,7 +45,7 @@ const (
 func hubCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "hub",
-		Usage: "the per-user hub that owns the phone channels for every run (docs/hub.md)",
+		Usage: hubUsage,
 		Description: "One hub a user and machine owns the channels of the user config (Telegram, ntfy) once:\n" +
 			"every run hands it its questions, and each press answers the run it was made for.\n" +
 			"A run that needs it starts it; runs on other machines reach it with clai hub join.",
@@ -283,29 +282,6 @@ func orNone(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
-}
-
-// hostName names this machine to a hub: $CLAI_HOST, else the host name up
-// to its first dot; letters, digits, '.', '-' and '_' only, 64 at most.
-func hostName() string {
-	name := os.Getenv(hostEnv)
-	if name == "" {
-		name, _ = os.Hostname()
-		name, _, _ = strings.Cut(name, ".")
-	}
-	name = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
-			return r
-		}
-		return -1
-	}, name)
-	if len(name) > 64 {
-		name = name[:64]
-	}
-	if name == "" {
-		name = "localhost"
-	}
-	return name
 }
 
 // startHub starts the hub for a run that needs it, as clai hub start

@@ -15,15 +15,13 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/clai-sh/clai/internal/rundir"
 	"github.com/clai-sh/clai/internal/statedir"
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/playbooks/files"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
 	"github.com/clai-sh/clai/runner/eventlog"
-	"github.com/clai-sh/clai/runner/hublink"
-	"github.com/clai-sh/clai/runner/humanloop"
+	"github.com/clai-sh/clai/runner/humanloop/core"
 	"github.com/clai-sh/clai/runner/report"
 )
 
@@ -64,6 +62,19 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			cfg, err := core.LoadConfig(os.Environ())
+			if err != nil {
+				return err
+			}
+			if c.String("replay") == "" {
+				// The lean clai hands a run that needs more of the human
+				// loop than it has to the full one, before it opens
+				// anything (docs/performance.md#two-binaries).
+				if err := handOver(c, pb, cfg); err != nil {
+					return err
+				}
+			}
+			core.WarnIfExposed(c.App.ErrWriter, cfg)
 			// Every output is checked before anything runs: a path that
 			// cannot be written is a usage error, not a run without it.
 			paths := outputPaths{reports: c.StringSlice("report"), log: c.String("log"), record: c.String("record")}
@@ -117,15 +128,9 @@ func runCommand() *cli.Command {
 				out.record = rec
 				opts = append(opts, runner.WithRecording(rec.Writer))
 			}
-			cfg, err := humanloop.LoadConfig(c.App.ErrWriter, os.Environ())
-			if err != nil {
-				return err
-			}
-			report, err := humanloop.Run(c.Context, pb, humanloop.Options{
-				Config: cfg, Logger: logger, DryRun: c.Bool("dry-run"), Remote: c.Bool("remote"),
-				Headless: term == nil, Quiet: c.Bool("quiet"), Notices: c.App.ErrWriter,
-				Command: append(slices.Clone(pb.Spawn.Command), extra...), Runner: opts,
-				Hub: runHub(c.Bool("own-channels")), Host: hostName(),
+			report, err := runLoop(c, pb, loopRun{
+				cfg: cfg, logger: logger, headless: term == nil,
+				command: append(slices.Clone(pb.Spawn.Command), extra...), runner: opts,
 			})
 			if err != nil {
 				// The error carries its exit code: 2 for a run refused
@@ -142,12 +147,18 @@ func runCommand() *cli.Command {
 	}
 }
 
-// runHub is the hub a run links to; nil when it owns its channels.
-func runHub(own bool) *humanloop.Hub {
-	if own {
-		return nil
-	}
-	return &humanloop.Hub{Socket: hublink.Socket(rundir.Dir()), Start: startHub}
+// loopRun is what the run command hands runLoop besides its playbook.
+type loopRun struct {
+	// cfg is the user config.
+	cfg *playbooks.Config
+	// logger is the event log's.
+	logger *zap.Logger
+	// headless is a run with no terminal.
+	headless bool
+	// command is the program's command line as it runs.
+	command []string
+	// runner are the options of runner.Run the flags gave.
+	runner []runner.Option
 }
 
 // loadRunPlaybook loads the playbook clai run was given, a file or a preset,

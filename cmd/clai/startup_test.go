@@ -16,7 +16,7 @@ import (
 )
 
 // initAllocators are the packages outside the standard library whose
-// initialisers allocate when clai starts, as `GODEBUG=inittrace=1 clai
+// initialisers allocate when clai (the lean one, bin/clai) starts, as `GODEBUG=inittrace=1 clai
 // version` shows them: every command pays for them, whether it uses them or
 // not. A change that adds one (a package-level regexp.MustCompile, a table
 // built at init, an import that links a heavy library) must add it here in
@@ -38,16 +38,10 @@ var initAllocators = []string{
 	"github.com/clai-sh/clai/internal/redact",
 	"github.com/clai-sh/clai/playbooks",
 	"github.com/clai-sh/clai/playbooks/safecmd",
-	"github.com/clai-sh/clai/runner/answerer",
 	"github.com/clai-sh/clai/runner/driver/keys",
 	"github.com/clai-sh/clai/runner/eventlog",
-	"github.com/clai-sh/clai/runner/notify",
 	"github.com/clai-sh/clai/runner/report",
 	"github.com/clai-sh/clai/runner/suggest/hookproto",
-	"github.com/clai-sh/clai/runner/suggest/learned",
-	"github.com/clai-sh/clai/runner/suggest/normalize",
-	"github.com/clai-sh/clai/runner/suggest/runnable",
-	"github.com/clai-sh/clai/runner/suggest/score",
 	"github.com/clai-sh/clai/runner/suggest/secretfilter",
 	// Expressions, YAML, the shell parser, the CLI library.
 	"github.com/expr-lang/expr/ast",
@@ -65,36 +59,13 @@ var initAllocators = []string{
 	"github.com/goccy/go-yaml/token",
 	"github.com/urfave/cli/v2",
 	"mvdan.cc/sh/v3/fileutil",
-	// Notifications: shoutrrr's router links every service it serves.
-	"github.com/nicholas-fedor/shoutrrr/pkg/color",
-	"github.com/nicholas-fedor/shoutrrr/pkg/format",
-	"github.com/nicholas-fedor/shoutrrr/pkg/router",
-	"github.com/nicholas-fedor/shoutrrr/pkg/services/chat/mattermost",
-	"github.com/nicholas-fedor/shoutrrr/pkg/services/chat/signal",
-	"github.com/nicholas-fedor/shoutrrr/pkg/services/chat/slack",
-	"github.com/nicholas-fedor/shoutrrr/pkg/services/chat/teams",
-	"github.com/nicholas-fedor/shoutrrr/pkg/services/chat/telegram",
-	"github.com/nicholas-fedor/shoutrrr/pkg/services/chat/wecom",
-	"github.com/nicholas-fedor/shoutrrr/pkg/services/chat/zulip",
-	"github.com/nicholas-fedor/shoutrrr/pkg/services/email/smtp",
-	"github.com/nicholas-fedor/shoutrrr/pkg/services/push/ntfy",
-	"github.com/nicholas-fedor/shoutrrr/pkg/services/push/pushbullet",
-	"github.com/nicholas-fedor/shoutrrr/pkg/services/specialized/notifiarr",
-	"github.com/nicholas-fedor/shoutrrr/pkg/util",
-	"github.com/nicholas-fedor/shoutrrr/pkg/util/jsonclient",
 	// The event log.
 	"go.uber.org/zap",
 	"go.uber.org/zap/internal/bufferpool",
 	"go.uber.org/zap/internal/stacktrace",
 	"go.uber.org/zap/zapcore",
-	// SQLite, for the suggestion daemon and the learned answers.
-	"github.com/dustin/go-humanize",
+	// The system calls of the terminal and the sessions.
 	"golang.org/x/sys/unix",
-	"modernc.org/libc",
-	"modernc.org/libc/sys/types",
-	"modernc.org/libc/uuid/uuid",
-	"modernc.org/mathutil",
-	"modernc.org/sqlite",
 }
 
 // initLine is a line of GODEBUG=inittrace=1: the package, then its clock,
@@ -162,7 +133,8 @@ func TestBuildTagsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"\nTAGS        ?= " + testprog.Tags + "\n", "\nSTATIC_TAGS ?= " + testprog.StaticTags + "\n"} {
+	for _, want := range []string{"\nTAGS        ?= " + testprog.Tags + "\n", "\nSTATIC_TAGS ?= " + testprog.StaticTags + "\n",
+		"-tags '$(BUILD_TAGS)," + testprog.LeanTag + "' -o $(BIN) ./cmd/clai\n"} {
 		if !bytes.Contains(makefile, []byte(want)) {
 			t.Errorf("the Makefile sets no %q: make build and the tests would build different binaries", strings.TrimSpace(want))
 		}

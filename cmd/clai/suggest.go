@@ -18,7 +18,7 @@ func suggestCommand() *cli.Command {
 			"its session ($CLAI_SESSION_ID, set by the hooks of clai init), its folder and repository, and its\n" +
 			"last command. Exit 1 with a message when the daemon is not running.",
 		// The answers learned from people: rules from them, and forgetting.
-		Subcommands: []*cli.Command{suggestRulesCommand(), suggestForgetCommand()},
+		Subcommands: suggestSubcommands(),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the daemon's answer as JSON"},
 			&cli.IntFlag{Name: "limit", Value: hookproto.DefaultLimit, Usage: fmt.Sprintf("at most this many suggestions (1–%d)", hookproto.MaxLimit)},

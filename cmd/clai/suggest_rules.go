@@ -1,3 +1,5 @@
+//go:build !clai_lean
+
 package main
 
 import (
@@ -19,7 +21,7 @@ import (
 func suggestRulesCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "rules",
-		Usage:     "propose rules from the answers people repeated to a playbook's questions",
+		Usage:     suggestRulesUsage,
 		ArgsUsage: "PLAYBOOK",
 		Description: "Prints rules: and tests: to paste into the playbook, one rule for each question whose\n" +
 			"most given answer people gave at least --min-count times and at least --min-share of\n" +
@@ -86,7 +88,7 @@ func openLearned(ctx context.Context) (*learned.Store, error) {
 func suggestForgetCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "forget",
-		Usage:       "forget the answers learned from people, of one playbook or of all",
+		Usage:       suggestForgetUsage,
 		ArgsUsage:   "[PLAYBOOK-NAME]",
 		Description: "Deletes the learned answers to the questions of the playbook of that name, or every\nlearned answer without one, and says how many.",
 		Action: stopOnSignal(func(c *cli.Context) error {

@@ -75,9 +75,18 @@ func BuildTags() string {
 	return Tags
 }
 
+// LeanTag builds the lean clai, which links no human loop and hands the
+// commands and runs that need it to the full clai, Companion, beside it
+// (docs/performance.md#two-binaries).
+const LeanTag = "clai_lean"
+
+// Companion is the full clai's file name, beside the lean one.
+const Companion = "clai-full"
+
 // BuildCommand returns the path of the module's command package pkg (such as
 // "./cmd/clai") built once per test binary into the same swept directory,
-// with BuildTags, as make build builds it.
+// with BuildTags, as make build builds it: clai is the lean clai, with
+// the full one beside it as Companion.
 func BuildCommand(t testing.TB, pkg string) string {
 	t.Helper()
 	return cached(t, pkg, func(dir string) (string, error) {
@@ -86,13 +95,24 @@ func BuildCommand(t testing.TB, pkg string) string {
 			return "", err
 		}
 		bin := filepath.Join(dir, "cmd-"+filepath.Base(pkg))
-		cmd := exec.Command(goTool(), "build", "-buildvcs=false", "-tags", BuildTags(), "-o", bin, pkg)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("build %s: %w\n%s", pkg, err, out)
+		if filepath.Base(pkg) != "clai" {
+			return bin, goBuild(root, bin, pkg, BuildTags())
 		}
-		return bin, nil
+		if err := goBuild(root, filepath.Join(dir, Companion), pkg, BuildTags()); err != nil {
+			return "", err
+		}
+		return bin, goBuild(root, bin, pkg, BuildTags()+","+LeanTag)
 	})
+}
+
+// goBuild builds the package pkg of the module at root into bin with tags.
+func goBuild(root, bin, pkg, tags string) error {
+	cmd := exec.Command(goTool(), "build", "-buildvcs=false", "-tags", tags, "-o", bin, pkg)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s: %w\n%s", pkg, err, out)
+	}
+	return nil
 }
 
 // cached runs make once per key in this test binary, in the cache directory.

@@ -11,11 +11,8 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/askuser"
+	"github.com/clai-sh/clai/runner/humanloop/core"
 )
-
-// claudeCodePreset is the preset whose runs follow Claude Code's own
-// questions (docs/presets.md).
-const claudeCodePreset = "claude-code"
 
 // A Source is a source of questions beside the program's screen: for the
 // runs that are its, it follows questions the program asks some other way
@@ -54,7 +51,7 @@ func ClaudeCode() Source { return Source{Name: "Claude Code's own questions", Op
 
 func claudeQuestions(r SourceRun) (runner.Option, bool) {
 	pb := r.Playbook
-	if pb.Name != claudeCodePreset && pb.Extends != claudeCodePreset {
+	if pb.Name != core.ClaudeCodePreset && pb.Extends != core.ClaudeCodePreset {
 		return nil, false
 	}
 	dir := r.Getenv("CLAUDE_CONFIG_DIR")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/glyph"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/humanloop/core"
 	"github.com/clai-sh/clai/runner/triage"
 )
 
@@ -155,9 +156,9 @@ func dashboardAddress(full string) string {
 // hintsFor returns the hints of a run, or nil when none are said: with a
 // terminal (its person answers there), with -q, or when nothing can answer
 // from elsewhere (the run does not wait for an answer).
-func hintsFor(headless, quiet, remote bool, w io.Writer, served *sessionServer, dashboard func() string, tri runTriage) *answerHints {
+func hintsFor(headless, quiet, remote bool, w io.Writer, served *core.Server, dashboard func() string, tri runTriage) *answerHints {
 	if !headless || quiet || !remote {
 		return nil
 	}
-	return &answerHints{w: w, reachable: served.registered, dashboard: dashboard, tri: tri}
+	return &answerHints{w: w, reachable: served.Registered, dashboard: dashboard, tri: tri}
 }

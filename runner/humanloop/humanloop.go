@@ -32,6 +32,7 @@ import (
 	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/answerer"
+	"github.com/clai-sh/clai/runner/humanloop/core"
 	"github.com/clai-sh/clai/runner/notify"
 	"github.com/clai-sh/clai/runner/report"
 	"github.com/clai-sh/clai/runner/suggest/learned"
@@ -173,8 +174,8 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts Options) (*report.Rep
 	}
 	// The run is registered and served while it lives (clai sessions, clai
 	// answer).
-	served := newSessionServer(opts.SessionsDir, opts.Notices)
-	runOpts = append(runOpts, runner.WithDesk(served.ready))
+	served := core.NewServer(opts.SessionsDir, opts.Notices)
+	runOpts = append(runOpts, runner.WithDesk(served.Ready))
 	// Headless, each question a person may answer from elsewhere is said on
 	// the notices, with where to answer it.
 	hints := hintsFor(opts.Headless, opts.Quiet, remote, opts.Notices, served, RunningDashboard(opts.SessionsDir), tri)
@@ -182,7 +183,7 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts Options) (*report.Rep
 		runOpts = append(runOpts, runner.WithDesk(hints.watch))
 	}
 	rep, err := runner.Run(ctx, pb, runOpts...)
-	served.close(opts.Notices)
+	served.Close(opts.Notices)
 	if ans != nil && rep != nil {
 		// First: the notifications it holds back are then told.
 		ans.Close()

@@ -2,36 +2,24 @@ package humanloop
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"os"
 
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/playbooks"
-	"github.com/clai-sh/clai/playbooks/files"
+	"github.com/clai-sh/clai/runner/humanloop/core"
 	"github.com/clai-sh/clai/runner/notify"
 	"github.com/clai-sh/clai/runner/sessions"
 )
 
-// LoadConfig loads the user config file of environ; an empty one when
-// environ names no place for it. A config file that does not load is a
-// *runner.SetupError (the run is refused before anything starts); one others
-// may read is warned of on stderr.
+// LoadConfig loads the user config file of environ, as core.LoadConfig
+// does, and says on stderr when others may read it.
 func LoadConfig(stderr io.Writer, environ []string) (*playbooks.Config, error) {
-	path := playbooks.ConfigPath(environ)
-	if path == "" {
-		return &playbooks.Config{}, nil
-	}
-	warnIfExposed(stderr, path)
-	cfg, err := files.LoadConfig(path)
+	cfg, err := core.LoadConfig(environ)
 	if err != nil {
-		var list interface{ Count() (int, int) }
-		if errors.As(err, &list) {
-			return nil, refused(fmt.Errorf("%w\nthe user config file %s does not load", err, path))
-		}
-		return nil, refused(err)
+		return nil, err
 	}
+	core.WarnIfExposed(stderr, cfg)
 	return cfg, nil
 }
 
@@ -88,14 +76,4 @@ func RunningDashboard(dir string) func() string {
 		}
 		return reg.DashboardURL()
 	}
-}
-
-// warnIfExposed says on stderr that the config file at path, where tokens
-// are kept, may be read by other users.
-func warnIfExposed(stderr io.Writer, path string) {
-	info, err := os.Stat(path)
-	if err != nil || info.Mode().Perm()&0o077 == 0 {
-		return
-	}
-	fmt.Fprintf(stderr, "clai: warning: %s may be read by other users (mode %04o) and holds tokens: chmod 600 %s\n", path, info.Mode().Perm(), path)
 }

@@ -68,7 +68,11 @@ func claiBinary(root, dir string) (string, error) {
 		}
 		return abs, nil
 	}
-	return goBuild(root, filepath.Join(dir, "clai"), "./cmd/clai", testprog.BuildTags())
+	// The lean clai, as make build builds it, with the full one beside it.
+	if _, err := goBuild(root, filepath.Join(dir, testprog.Companion), "./cmd/clai", testprog.BuildTags()); err != nil {
+		return "", err
+	}
+	return goBuild(root, filepath.Join(dir, "clai"), "./cmd/clai", testprog.BuildTags()+","+testprog.LeanTag)
 }
 
 // isolate points every process the bench starts at folders of its own under

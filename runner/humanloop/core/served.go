@@ -1,4 +1,4 @@
-package humanloop
+package core
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/clai-sh/clai/runner/sessions"
 )
 
-// sessionServer registers a run in the sessions folder and serves its desk
-// from goroutines of its own: the run never waits for it.
-type sessionServer struct {
+// Server registers a run in the sessions folder and serves its desk from
+// goroutines of its own: the run never waits for it.
+type Server struct {
 	reg     *sessions.Registry
 	started bool
 	done    chan struct{}
@@ -18,19 +18,20 @@ type sessionServer struct {
 	err     error
 }
 
-// newSessionServer opens the sessions folder dir ("" is the user's). One
-// that cannot be used is said on warn, and the run goes on without being
+// NewServer opens the sessions folder dir ("" is the user's). One that
+// cannot be used is said on warn, and the run goes on without being
 // registered.
-func newSessionServer(dir string, warn io.Writer) *sessionServer {
+func NewServer(dir string, warn io.Writer) *Server {
 	reg, err := sessions.Open(dir)
 	if err != nil {
 		fmt.Fprintf(warn, "clai: warning: this run cannot be seen or answered from elsewhere: %v\n", err)
 	}
-	return &sessionServer{reg: reg, done: make(chan struct{})}
+	return &Server{reg: reg, done: make(chan struct{})}
 }
 
-// ready registers and serves d; it returns at once.
-func (s *sessionServer) ready(d ask.Desk) {
+// Ready registers and serves d; it returns at once. It is how a run hands
+// the server its desk (runner.WithDesk).
+func (s *Server) Ready(d ask.Desk) {
 	if s.reg == nil {
 		return
 	}
@@ -41,9 +42,9 @@ func (s *sessionServer) ready(d ask.Desk) {
 	}()
 }
 
-// registered waits until the run is registered and reports whether it is:
-// whether clai answer can reach it. It is called after ready.
-func (s *sessionServer) registered() bool {
+// Registered waits until the run is registered and reports whether it is:
+// whether clai answer can reach it. It is called after Ready.
+func (s *Server) Registered() bool {
 	if !s.started {
 		return false
 	}
@@ -51,10 +52,10 @@ func (s *sessionServer) registered() bool {
 	return s.err == nil
 }
 
-// close stops serving and removes the run's entry, once the run is over. A
+// Close stops serving and removes the run's entry, once the run is over. A
 // registration that failed is said on warn then, when the terminal is the
 // person's again.
-func (s *sessionServer) close(warn io.Writer) {
+func (s *Server) Close(warn io.Writer) {
 	if !s.started {
 		return
 	}

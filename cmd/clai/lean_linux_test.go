@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clai-sh/clai/internal/testprog"
+)
+
+// leanRun runs clai (the lean one at bin) with args in an environment of
+// its own under dir, with PATH holding only /usr/bin and /bin, and returns
+// its exit code, stdout and stderr.
+func leanRun(t *testing.T, bin, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), bin, args...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir,
+		"XDG_RUNTIME_DIR=" + filepath.Join(dir, "run"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
+		"XDG_STATE_HOME=" + filepath.Join(dir, "state")}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// parentPlaybook writes a playbook whose program says which program runs
+// it (the file its parent, clai, runs) and ends.
+func parentPlaybook(t *testing.T, dir, name string) string {
+	t.Helper()
+	pb := filepath.Join(dir, name+".yaml")
+	yaml := fmt.Sprintf("version: 1\nname: %s\nspawn:\n  shell: 'echo parent=$(readlink /proc/$PPID/exe)'\nsteps:\n  - expect: parent=\n", name)
+	if err := os.WriteFile(pb, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return pb
+}
+
+// TestLeanClaiRunsAloneAndHandsTheRestOver: the lean clai runs a headless
+// run that waits for no answer itself, and hands a run that may wait for a
+// person, and the commands of the human loop, to the full clai beside it:
+// the same process, the full clai's program (docs/performance.md).
+func TestLeanClaiRunsAloneAndHandsTheRestOver(t *testing.T) {
+	t.Parallel()
+	lean := testprog.BuildCommand(t, "./cmd/clai")
+	full := filepath.Join(filepath.Dir(lean), testprog.Companion)
+	dir := t.TempDir()
+	pb := parentPlaybook(t, dir, "parent")
+
+	code, out, errs := leanRun(t, lean, dir, "run", "--log", filepath.Join(dir, "alone.log"), pb)
+	if code != 0 || !strings.Contains(out, "parent="+lean) {
+		t.Errorf("a run alone: exit %d, want 0 with the program's parent the lean clai %s\n%s%s", code, lean, out, errs)
+	}
+	code, out, errs = leanRun(t, lean, dir, "run", "--remote", "--log", filepath.Join(dir, "remote.log"), pb)
+	if code != 0 || !strings.Contains(out, "parent="+full) {
+		t.Errorf("a run that may wait for an answer: exit %d, want 0 with the program's parent the full clai %s\n%s%s", code, full, out, errs)
+	}
+	// The full clai's own answer: no hub runs here.
+	code, out, errs = leanRun(t, lean, dir, "hub", "status")
+	if code != 1 || !strings.Contains(errs, "no hub runs") {
+		t.Errorf("clai hub status, handed over: exit %d, want 1 and that no hub runs\n%s%s", code, out, errs)
+	}
+	code, out, _ = leanRun(t, lean, dir, "--help")
+	for _, cmd := range []string{"dashboard", "daemon", "hub", "history"} {
+		if code != 0 || !strings.Contains(out, "\n   "+cmd+" ") {
+			t.Errorf("clai --help of the lean clai does not list %s (exit %d):\n%s", cmd, code, out)
+		}
+	}
+}
+
+// TestLeanClaiWithoutTheFullOneSaysSo: a lean clai with no full clai beside
+// it or on PATH runs what it runs alone, and refuses the rest with exit 1
+// and what to do, having started nothing.
+func TestLeanClaiWithoutTheFullOneSaysSo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lean := filepath.Join(dir, "clai")
+	b, err := os.ReadFile(testprog.BuildCommand(t, "./cmd/clai"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lean, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pb := parentPlaybook(t, dir, "parent")
+	if code, out, errs := leanRun(t, lean, dir, "run", "--log", filepath.Join(dir, "alone.log"), pb); code != 0 || !strings.Contains(out, "parent="+lean) {
+		t.Errorf("a run alone: exit %d, want 0\n%s%s", code, out, errs)
+	}
+	for _, args := range [][]string{
+		{"run", "--remote", "--log", filepath.Join(dir, "remote.log"), pb},
+		{"daemon", "--help"},
+		{"suggest", "forget", "--all"},
+	} {
+		code, out, errs := leanRun(t, lean, dir, args...)
+		if code != 1 || out != "" || !strings.Contains(errs, "needs the full clai, clai-full") || !strings.Contains(errs, "make build") {
+			t.Errorf("clai %s: exit %d, want 1 and where to find the full clai\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "remote.log")); err == nil {
+		t.Error("the run handed over wrote its log before it found no full clai")
+	}
+}
