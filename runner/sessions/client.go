@@ -29,26 +29,89 @@ const (
 // server of this user.
 type Client struct {
 	socket string
-	http   *http.Client
 }
 
 // NewClient returns a client of the session whose socket is at path.
-func NewClient(path string) *Client {
-	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return peer.Dial(ctx, path)
+func NewClient(path string) *Client { return &Client{socket: path} }
+
+// do sends req on a connection of its own, closed with the reply's body: an
+// idle connection would hold one of the few the session serves at once.
+// It speaks HTTP/1.1 with net/http's request writer and response reader,
+// not its Transport, whose client stacks (HTTP/2, proxies, TLS) a local
+// socket has no use for and every clai would link (docs/performance.md).
+// The reply's header is bounded by maxHeaderBytes; ctx ending closes the
+// connection.
+func (c *Client) do(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	conn, err := peer.Dial(ctx, c.socket)
+	if err != nil {
+		return nil, err
 	}
-	return &Client{
-		socket: path,
-		http: &http.Client{Transport: &http.Transport{
-			DialContext:            dial,
-			MaxResponseHeaderBytes: maxHeaderBytes,
-			DisableCompression:     true,
-			// Each request has a connection of its own, closed after its
-			// reply: an idle connection would hold one of the few the
-			// session serves at once.
-			DisableKeepAlives: true,
-		}},
+	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	req.Close = true
+	if err := req.Write(conn); err != nil {
+		stop()
+		_ = conn.Close()
+		return nil, ctxErr(ctx, err)
 	}
+	header := &headerBound{r: conn, left: maxHeaderBytes + headerSlack}
+	resp, err := http.ReadResponse(bufio.NewReaderSize(header, headerSlack), req)
+	if err != nil {
+		stop()
+		_ = conn.Close()
+		return nil, ctxErr(ctx, err)
+	}
+	header.left = -1
+	resp.Body = &connBody{ReadCloser: resp.Body, conn: conn, stop: stop}
+	return resp, nil
+}
+
+// headerSlack is the read-ahead of the reply's reader: what of the body it
+// may hold when the header is read.
+const headerSlack = 4 << 10
+
+// headerBound reads r, at most left bytes while left is not negative: the
+// reply's header and what the reader reads ahead of it.
+type headerBound struct {
+	r    io.Reader
+	left int
+}
+
+func (h *headerBound) Read(p []byte) (int, error) {
+	if h.left < 0 {
+		return h.r.Read(p)
+	}
+	if h.left == 0 {
+		return 0, fmt.Errorf("the reply's header is longer than %d bytes", maxHeaderBytes)
+	}
+	if len(p) > h.left {
+		p = p[:h.left]
+	}
+	n, err := h.r.Read(p)
+	h.left -= n
+	return n, err
+}
+
+// connBody is a reply's body whose Close closes its connection.
+type connBody struct {
+	io.ReadCloser
+	conn net.Conn
+	stop func() bool
+}
+
+func (b *connBody) Close() error {
+	b.stop()
+	_ = b.ReadCloser.Close()
+	return b.conn.Close()
+}
+
+// ctxErr is err, or the context's error when ctx ended (and so closed the
+// connection under it).
+func ctxErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
 }
 
 // Session returns the session as it stands.
@@ -76,7 +139,7 @@ func (c *Client) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 		return sent, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		if c.gone() {
 			// The run removes its socket before it stops serving: the
@@ -143,7 +206,7 @@ func (c *Client) Subscribe(ctx context.Context) (*Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.http.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		return nil, c.wrap(err)
 	}
@@ -188,7 +251,7 @@ func (c *Client) get(ctx context.Context, path string, v any) error {
 	if err != nil {
 		return err
 	}
-	resp, err := c.http.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		return c.wrap(err)
 	}

@@ -1,11 +1,11 @@
 package sessions
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"os"
@@ -352,10 +352,12 @@ func userName() string {
 // Server serves one session's API on a listener that only lets this user's
 // processes in.
 type Server struct {
-	srv  *http.Server
-	ln   net.Listener
-	api  *api
-	done chan struct{}
+	ln     net.Listener
+	api    *api
+	conns  conns
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // Serve serves desk on ln, in goroutines of its own: only processes of this
@@ -367,24 +369,15 @@ func Serve(ln net.Listener, desk ask.Desk, refused func(error)) *Server {
 
 // serveAs serves desk to the processes of uid within lim.
 func serveAs(ln net.Listener, desk ask.Desk, refused func(error), uid int, lim limits) *Server {
-	pl := peer.Listen(ln, uid, lim.conns, refused)
+	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		api:  newAPI(desk, lim),
-		ln:   pl,
-		done: make(chan struct{}),
+		api:    newAPI(desk, lim),
+		ln:     peer.Listen(ln, uid, lim.conns, refused),
+		ctx:    ctx,
+		cancel: cancel,
+		done:   make(chan struct{}),
 	}
-	s.srv = &http.Server{
-		Handler:           s.api,
-		ReadHeaderTimeout: lim.readHeader,
-		ReadTimeout:       lim.read,
-		IdleTimeout:       lim.idle,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          log.New(io.Discard, "", 0),
-	}
-	go func() {
-		defer close(s.done)
-		_ = s.srv.Serve(pl)
-	}()
+	go s.serve()
 	return s
 }
 
@@ -395,9 +388,8 @@ func serveAs(ln net.Listener, desk ask.Desk, refused func(error), uid int, lim l
 func (s *Server) Close() error {
 	err := s.ln.Close()
 	s.api.stop(s.api.lim.grace)
-	if cerr := s.srv.Close(); err == nil {
-		err = cerr
-	}
+	s.cancel()
+	s.conns.closeAll()
 	<-s.done
 	if errors.Is(err, net.ErrClosed) {
 		err = nil
