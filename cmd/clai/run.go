@@ -35,7 +35,8 @@ func runCommand() *cli.Command {
 			"type to it; Ctrl-C goes to the program and switches clai to MANUAL, twice ends the run.\n" +
 			"Every output (--report, --log, --record) is checked before the program starts; one\n" +
 			"that fails later is said on stderr and in the report, and leaves the exit code as is.\n" +
-			"While it runs, clai sessions lists it and clai answer answers its questions.\n" +
+			"While it runs (after its first tenth of a second), clai sessions lists it and clai\n" +
+			"answer answers its questions.\n" +
 			"Exit codes: 0 done, 1 the program failed or could not start, 2 usage, invalid\n" +
 			"playbook or an output that cannot be written, 3 a danger rule aborted, 4 ended in\n" +
 			"MANUAL or at an unanswered prompt, 124 timeout, 130 interrupted.",
