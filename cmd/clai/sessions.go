@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -88,13 +89,20 @@ func printSessions(w io.Writer, live []ask.Session, now time.Time) error {
 		_, err := fmt.Fprintln(w, "no sessions are running")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	// The table is written whole, in one write: the tab writer writes each
+	// cell and each padding on its own.
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tSINCE\tPLAYBOOK\tPROGRAM\tQUESTION")
 	for _, s := range live {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", glyph.OneLine(s.ID, 40), glyph.OneLine(s.Name, 24), glyph.OneLine(s.State, 12), ago(now, s.Since),
 			glyph.OneLine(s.Playbook, 40), glyph.OneLine(strings.Join(s.Program, " "), 30), questionLine(s.Question))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(table.Bytes())
+	return err
 }
 
 // questionLine is an open question on one line: its id, text and options.
@@ -149,13 +157,18 @@ func answerCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			live, err := listSessions(c.Context, c.App.ErrWriter, mayMatch(target))
+			s, ok, err := registeredSession(target, a.Question, wait.d > 0)
 			if err != nil {
 				return failure(err)
 			}
-			s, err := pickSession(live, target, a.Question, wait.d > 0)
-			if err != nil {
-				return err
+			if !ok {
+				live, err := listSessions(c.Context, c.App.ErrWriter, mayMatch(target))
+				if err != nil {
+					return failure(err)
+				}
+				if s, err = pickSession(live, target, a.Question, wait.d > 0); err != nil {
+					return err
+				}
 			}
 			client := sessions.NewClient(s.socket)
 			var sent ask.Sent
@@ -309,6 +322,27 @@ func pickSession(live []sessions.Found, target, question string, wait bool) (pic
 		return picked{}, &exitError{code: exitcode.Refused, err: fmt.Errorf("session %s (%s) has no open question", f.Session.ID, f.Session.Name)}
 	}
 	return picked{session: f.Session, socket: f.Socket}, nil
+}
+
+// registeredSession is the session whose id is target, found by its entry
+// alone, when an answer names the session by its id and the question too
+// (and waits for none): then nothing need be asked of the session before the
+// answer, which it refuses if that question is not open. ok is false when
+// the session must be asked (a name, no question, --wait) or no entry has
+// that id.
+func registeredSession(target, question string, wait bool) (s picked, ok bool, err error) {
+	if target == "" || question == "" || wait {
+		return picked{}, false, nil
+	}
+	reg, err := sessions.Open("")
+	if err != nil {
+		return picked{}, false, err
+	}
+	found, err := reg.Registered(func(s ask.Session) bool { return s.ID == target })
+	if err != nil || len(found) != 1 {
+		return picked{}, false, err
+	}
+	return picked{session: found[0].Session, socket: found[0].Socket}, true, nil
 }
 
 // mayMatch holds for the sessions matchSessions may pick for target (every

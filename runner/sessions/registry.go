@@ -208,20 +208,12 @@ func (r *Registry) List(ctx context.Context) ([]Found, error) {
 // (their id, name, playbook and program never change): only those are asked
 // how they stand, so that finding one session among many asks it alone.
 func (r *Registry) ListOnly(ctx context.Context, keep func(ask.Session) bool) ([]Found, error) {
-	var infos []entryInfo
-	err := r.locked(unix.LOCK_SH, func() error {
-		var err error
-		infos, err = r.scan()
-		return err
-	})
+	found, err := r.Registered(keep)
 	if err != nil {
 		return nil, err
 	}
-	infos = slices.DeleteFunc(infos, func(info entryInfo) bool { return !keep(info.Session) })
-	found := make([]Found, len(infos))
 	var wg sync.WaitGroup
-	for i, info := range infos {
-		found[i] = Found{Session: info.Session, Socket: filepath.Join(r.dir, info.Socket)}
+	for i := range found {
 		wg.Go(func() {
 			qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 			defer cancel()
@@ -235,6 +227,28 @@ func (r *Registry) ListOnly(ctx context.Context, keep func(ask.Session) bool) ([
 	}
 	wg.Wait()
 	slices.SortStableFunc(found, func(a, b Found) int { return a.Session.Started.Compare(b.Session.Started) })
+	return found, nil
+}
+
+// Registered returns the sessions of live runs that keep holds for, as
+// they registered, without asking them how they stand: their id, name,
+// playbook, program and socket, which never change. The entries of runs
+// that are gone are removed.
+func (r *Registry) Registered(keep func(ask.Session) bool) ([]Found, error) {
+	var infos []entryInfo
+	err := r.locked(unix.LOCK_SH, func() error {
+		var err error
+		infos, err = r.scan()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	infos = slices.DeleteFunc(infos, func(info entryInfo) bool { return !keep(info.Session) })
+	found := make([]Found, len(infos))
+	for i, info := range infos {
+		found[i] = Found{Session: info.Session, Socket: filepath.Join(r.dir, info.Socket)}
+	}
 	return found, nil
 }
 

@@ -58,6 +58,28 @@ func TestListOnlyAsksTheSessionsItKeeps(t *testing.T) {
 	}
 }
 
+// TestRegisteredAsksNoSession: Registered finds a session by its entry
+// alone, with its socket, and asks it nothing (clai answer ID --question Q
+// goes straight to the answer).
+func TestRegisteredAsksNoSession(t *testing.T) {
+	t.Parallel()
+	r := openTemp(t)
+	one, two := newFakeDesk("one"), newFakeDesk("two")
+	e := register(t, r, one)
+	register(t, r, two)
+	before := one.sessionCalls()
+	found, err := r.Registered(func(s ask.Session) bool { return s.ID == "s-one" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].Session.Name != "one" || found[0].Socket != e.Socket() {
+		t.Fatalf("found %+v, want session one at %s", found, e.Socket())
+	}
+	if calls := one.sessionCalls() - before; calls != 0 {
+		t.Fatalf("session one was asked %d times, want 0", calls)
+	}
+}
+
 func TestReadersDoNotWaitForEachOther(t *testing.T) {
 	t.Parallel()
 	r := openTemp(t)

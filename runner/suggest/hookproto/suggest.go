@@ -2,6 +2,7 @@ package hookproto
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,10 +163,16 @@ func WriteSuggestions(w io.Writer, reply SuggestReply, asJSON bool) error {
 		_, err := fmt.Fprintln(w, "no suggestions yet: the daemon learns from the commands the shell hooks send (clai init)")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	// One write for the table: the tab writer writes each cell on its own.
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "COMMAND\tCONFIDENCE\tREASONS")
 	for _, x := range reply.Suggestions {
 		fmt.Fprintf(tw, "%s\t%.0f%%\t%s\n", glyph.OneLine(x.Command, maxShown), 100*x.Confidence, glyph.OneLine(strings.Join(x.Reasons, "; "), maxShown))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(table.Bytes())
+	return err
 }
