@@ -352,12 +352,18 @@ func userName() string {
 // Server serves one session's API on a listener that only lets this user's
 // processes in.
 type Server struct {
-	ln     net.Listener
-	api    *api
-	conns  conns
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
+	ln   net.Listener
+	desk ask.Desk
+	lim  limits
+	// api is made for the first request (its routes are not worth their
+	// pages to a run nobody asks); one made after Close starts stopped.
+	apiMu   sync.Mutex
+	api     *api
+	closing bool
+	conns   conns
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{}
 }
 
 // Serve serves desk on ln, in goroutines of its own: only processes of this
@@ -371,7 +377,8 @@ func Serve(ln net.Listener, desk ask.Desk, refused func(error)) *Server {
 func serveAs(ln net.Listener, desk ask.Desk, refused func(error), uid int, lim limits) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		api:    newAPI(desk, lim),
+		desk:   desk,
+		lim:    lim,
 		ln:     peer.Listen(ln, uid, lim.conns, refused),
 		ctx:    ctx,
 		cancel: cancel,
@@ -387,7 +394,13 @@ func serveAs(ln net.Listener, desk ask.Desk, refused func(error), uid int, lim l
 // those of clients still sending their request.
 func (s *Server) Close() error {
 	err := s.ln.Close()
-	s.api.stop(s.api.lim.grace)
+	s.apiMu.Lock()
+	s.closing = true
+	a := s.api
+	s.apiMu.Unlock()
+	if a != nil {
+		a.stop(s.lim.grace)
+	}
 	s.cancel()
 	s.conns.closeAll()
 	<-s.done
@@ -395,4 +408,17 @@ func (s *Server) Close() error {
 		err = nil
 	}
 	return err
+}
+
+// served is the server's api, made on first use.
+func (s *Server) served() *api {
+	s.apiMu.Lock()
+	defer s.apiMu.Unlock()
+	if s.api == nil {
+		s.api = newAPI(s.desk, s.lim)
+		if s.closing {
+			s.api.stop(0)
+		}
+	}
+	return s.api
 }

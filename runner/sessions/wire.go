@@ -79,7 +79,7 @@ func (s *Server) serve() {
 func (s *Server) serveConn(c net.Conn) {
 	defer s.conns.remove(c)
 	defer c.Close()
-	lim := s.api.lim
+	lim := s.lim
 	_ = c.SetReadDeadline(time.Now().Add(lim.readHeader))
 	header := &headerBound{r: c, left: maxHeaderBytes + headerSlack}
 	br := bufio.NewReaderSize(header, headerSlack)
@@ -116,7 +116,7 @@ func (s *Server) serveConn(c net.Conn) {
 			cancel()
 		}()
 	}
-	s.api.ServeHTTP(w, req)
+	s.served().ServeHTTP(w, req)
 	_ = w.FlushError()
 }
 

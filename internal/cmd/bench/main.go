@@ -220,7 +220,7 @@ func bench(runs int, only, before string) error {
 	}
 	selected := func(name string) bool { return only == "" || slices.Contains(strings.Split(only, ","), name) }
 	sb := suggestBench{clai: clai, dir: dir}
-	if selected("W0") || selected("W10") {
+	if selected("W0") || selected("W10") || selected("WM") {
 		if sb.hook, err = hookBinary(root, dir, clai); err != nil {
 			return err
 		}
