@@ -109,3 +109,45 @@ func TestLeanClaiWithoutTheFullOneSaysSo(t *testing.T) {
 		t.Error("the run handed over wrote its log before it found no full clai")
 	}
 }
+
+// TestTheLeanClaiLinksNoHumanLoop: the lean clai links none of the human
+// loop's packages nor the heavy libraries under them, which every command
+// would pay for at start-up (docs/performance.md#two-binaries). A change that
+// makes the lean build reach one fails here, naming the way it is reached.
+func TestTheLeanClaiLinksNoHumanLoop(t *testing.T) {
+	t.Parallel()
+	root, err := testprog.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), "go", "list", "-deps", "-tags", testprog.BuildTags()+","+testprog.LeanTag,
+		"-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./cmd/clai")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	importers := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		fields := strings.Fields(line)
+		for _, imp := range fields[1:] {
+			importers[imp] = append(importers[imp], fields[0])
+		}
+	}
+	const clai = "github.com/clai-sh/clai/"
+	// Packages, and modules (ending in /...) whose every package is out.
+	forbidden := []string{
+		clai + "runner/humanloop", clai + "runner/answerer", clai + "runner/suggest/learned",
+		clai + "runner/notify", clai + "runner/channel", clai + "runner/hub", clai + "runner/dashboard",
+		clai + "runner/suggest/daemon", clai + "runner/triage",
+		"github.com/nicholas-fedor/shoutrrr/...", "modernc.org/sqlite/...", "github.com/chromedp/chromedp/...",
+	}
+	for _, f := range forbidden {
+		module, whole := strings.CutSuffix(f, "/...")
+		for pkg, by := range importers {
+			if pkg == module || whole && strings.HasPrefix(pkg, module+"/") {
+				t.Errorf("the lean clai links %s (imported by %s)", pkg, strings.Join(by, ", "))
+			}
+		}
+	}
+}
