@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,25 +11,15 @@ import (
 	"github.com/clai-sh/clai/internal/testprog"
 )
 
-// leanRun runs clai (the lean one at bin) with args in an environment of
-// its own under dir, with PATH holding only /usr/bin and /bin, and returns
-// its exit code, stdout and stderr.
-func leanRun(t *testing.T, bin, dir string, args ...string) (int, string, string) {
+// leanEnv is a sessions folder of the test's own for the lean clai at bin,
+// with no user config and PATH holding only /usr/bin and /bin: no full clai
+// is found there.
+func leanEnv(t *testing.T, bin string) *sessionsEnv {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), bin, args...)
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir,
-		"XDG_RUNTIME_DIR=" + filepath.Join(dir, "run"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
-		"XDG_STATE_HOME=" + filepath.Join(dir, "state")}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, stdout.String(), stderr.String()
+	e := newSessionsEnv(t)
+	e.bin = bin
+	e.env = append(e.env, "PATH=/usr/bin:/bin", "HOME="+e.dir, "XDG_CONFIG_HOME="+filepath.Join(e.dir, "config"))
+	return e
 }
 
 // parentPlaybook writes a playbook whose program says which program runs
@@ -53,23 +42,24 @@ func TestLeanClaiRunsAloneAndHandsTheRestOver(t *testing.T) {
 	t.Parallel()
 	lean := testprog.BuildCommand(t, "./cmd/clai")
 	full := filepath.Join(filepath.Dir(lean), testprog.Companion)
-	dir := t.TempDir()
+	e := leanEnv(t, lean)
+	dir := e.dir
 	pb := parentPlaybook(t, dir, "parent")
 
-	code, out, errs := leanRun(t, lean, dir, "run", "--log", filepath.Join(dir, "alone.log"), pb)
+	out, errs, code := e.clai(t, "run", "--log", filepath.Join(dir, "alone.log"), pb)
 	if code != 0 || !strings.Contains(out, "parent="+lean) {
 		t.Errorf("a run alone: exit %d, want 0 with the program's parent the lean clai %s\n%s%s", code, lean, out, errs)
 	}
-	code, out, errs = leanRun(t, lean, dir, "run", "--remote", "--log", filepath.Join(dir, "remote.log"), pb)
+	out, errs, code = e.clai(t, "run", "--remote", "--log", filepath.Join(dir, "remote.log"), pb)
 	if code != 0 || !strings.Contains(out, "parent="+full) {
 		t.Errorf("a run that may wait for an answer: exit %d, want 0 with the program's parent the full clai %s\n%s%s", code, full, out, errs)
 	}
 	// The full clai's own answer: no hub runs here.
-	code, out, errs = leanRun(t, lean, dir, "hub", "status")
+	out, errs, code = e.clai(t, "hub", "status")
 	if code != 1 || !strings.Contains(errs, "no hub runs") {
 		t.Errorf("clai hub status, handed over: exit %d, want 1 and that no hub runs\n%s%s", code, out, errs)
 	}
-	code, out, _ = leanRun(t, lean, dir, "--help")
+	out, _, code = e.clai(t, "--help")
 	for _, cmd := range []string{"dashboard", "daemon", "hub", "history"} {
 		if code != 0 || !strings.Contains(out, "\n   "+cmd+" ") {
 			t.Errorf("clai --help of the lean clai does not list %s (exit %d):\n%s", cmd, code, out)
@@ -91,8 +81,9 @@ func TestLeanClaiWithoutTheFullOneSaysSo(t *testing.T) {
 	if err := os.WriteFile(lean, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	e := leanEnv(t, lean)
 	pb := parentPlaybook(t, dir, "parent")
-	if code, out, errs := leanRun(t, lean, dir, "run", "--log", filepath.Join(dir, "alone.log"), pb); code != 0 || !strings.Contains(out, "parent="+lean) {
+	if out, errs, code := e.clai(t, "run", "--log", filepath.Join(dir, "alone.log"), pb); code != 0 || !strings.Contains(out, "parent="+lean) {
 		t.Errorf("a run alone: exit %d, want 0\n%s%s", code, out, errs)
 	}
 	for _, args := range [][]string{
@@ -100,7 +91,7 @@ func TestLeanClaiWithoutTheFullOneSaysSo(t *testing.T) {
 		{"daemon", "--help"},
 		{"suggest", "forget", "--all"},
 	} {
-		code, out, errs := leanRun(t, lean, dir, args...)
+		out, errs, code := e.clai(t, args...)
 		if code != 1 || out != "" || !strings.Contains(errs, "needs the full clai, clai-full") || !strings.Contains(errs, "make build") {
 			t.Errorf("clai %s: exit %d, want 1 and where to find the full clai\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out, errs)
 		}
