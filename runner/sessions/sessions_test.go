@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clai-sh/clai/runner/ask"
 )
@@ -121,6 +123,59 @@ func rawRequest(t *testing.T, socket, req string) string {
 		t.Fatalf("no reply: %v", err)
 	}
 	return strings.TrimSpace(line)
+}
+
+// TestRepliesAreHTTP11: a reply is an HTTP/1.1 reply a client of its own
+// reads whole: its length, no body to HEAD, the connection closed after it,
+// and 100 Continue to a client that waits for it before its body.
+func TestRepliesAreHTTP11(t *testing.T) {
+	t.Parallel()
+	e := register(t, openTemp(t), newFakeDesk("x"))
+	exchange := func(req string) string {
+		conn, err := net.Dial("unix", e.Socket())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+		if _, err := conn.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(conn)
+		if err != nil {
+			t.Fatalf("the reply did not end with its connection: %v", err)
+		}
+		return string(b)
+	}
+	get := exchange("GET /v1/session HTTP/1.1\r\nHost: clai\r\n\r\n")
+	header, body, ok := strings.Cut(get, "\r\n\r\n")
+	if !ok || !strings.HasPrefix(header, "HTTP/1.1 200 OK\r\n") || !strings.Contains(header, "\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n") ||
+		!strings.Contains(header, "\r\nConnection: close") || !strings.Contains(body, `"name":"x"`) {
+		t.Errorf("GET: %q", get)
+	}
+	head := exchange("HEAD /v1/session HTTP/1.1\r\nHost: clai\r\n\r\n")
+	if !strings.HasPrefix(head, "HTTP/1.1 200 OK\r\n") || !strings.HasSuffix(head, "\r\n\r\n") {
+		t.Errorf("HEAD: %q, want a header and no body", head)
+	}
+	body = `{"question":"q1","text":"y"}`
+	conn, err := net.Dial("unix", e.Socket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	fmt.Fprintf(conn, "POST /v1/answer HTTP/1.1\r\nHost: clai\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", len(body))
+	br := bufio.NewReader(conn)
+	if line, err := br.ReadString('\n'); err != nil || line != "HTTP/1.1 100 Continue\r\n" {
+		t.Fatalf("before the body: %q, %v; want 100 Continue", line, err)
+	}
+	if _, err := br.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(conn, body)
+	if line, err := br.ReadString('\n'); err != nil || line != "HTTP/1.1 200 OK\r\n" {
+		t.Fatalf("after the body: %q, %v", line, err)
+	}
 }
 
 func TestBadRequestsAreRefused(t *testing.T) {

@@ -102,7 +102,7 @@ func (s *Server) serveConn(c net.Conn) {
 	defer cancel()
 	req = req.WithContext(ctx)
 	req.RemoteAddr = "local"
-	w := &replyWriter{conn: c, bw: bufio.NewWriter(c), header: http.Header{}}
+	w := &replyWriter{conn: c, bw: bufio.NewWriter(c), header: http.Header{}, head: req.Method == http.MethodHead}
 	if req.Header.Get("Expect") == "100-continue" {
 		_, _ = io.WriteString(w.bw, "HTTP/1.1 100 Continue\r\n\r\n")
 		_ = w.bw.Flush()
@@ -127,6 +127,8 @@ type replyWriter struct {
 	bw     *bufio.Writer
 	header http.Header
 	wrote  bool
+	// head is the reply to a HEAD request: its header only.
+	head bool
 }
 
 // Header is the reply's header, until it is written.
@@ -148,6 +150,9 @@ func (w *replyWriter) WriteHeader(status int) {
 // Write writes the body, after the header (200 when none was written).
 func (w *replyWriter) Write(p []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
+	if w.head {
+		return len(p), nil
+	}
 	return w.bw.Write(p)
 }
 
