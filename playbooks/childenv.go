@@ -99,12 +99,11 @@ func SecretVariables(pb *Playbook, cfg *Config) []string {
 		if cfg.Answerer != nil {
 			add(cfg.Answerer.Key)
 		}
+		// A channel's secrets are what its settings say comes from
+		// env:NAME or file:PATH, whatever field holds it.
 		for _, c := range cfg.Channels {
-			if c.Telegram != nil {
-				add(&c.Telegram.Token)
-			}
-			if c.Ntfy != nil {
-				add(c.Ntfy.Token)
+			for _, ref := range c.Settings.secretRefs() {
+				add(&ref)
 			}
 		}
 	}

@@ -49,7 +49,10 @@ func lintCommand() *cli.Command {
 			if c.Context.Err() != nil {
 				return interrupted(c)
 			}
-			checked := target.lintInto(&res, os.Environ())
+			checked, err := target.lintInto(&res, os.Environ())
+			if err != nil {
+				return err
+			}
 			var sources map[string][]byte
 			if format == "text" && isTerminal(c.App.Writer) {
 				sources = res.Sources
@@ -170,12 +173,22 @@ func (l lintConfig) claim(paths []string) []string {
 }
 
 // lintInto adds the findings of the config file to res, its source too,
-// and returns its path; "" when there is none to check.
-func (l lintConfig) lintInto(res *files.LintResult, environ []string) string {
+// and returns its path; "" when there is none to check. Its channels'
+// settings are read by their kinds (checkChannels); the lean clai hands a
+// config with channels to the full one, which has them, and returns that
+// hand-over's error.
+func (l lintConfig) lintInto(res *files.LintResult, environ []string) (string, error) {
 	if !l.exists() {
-		return ""
+		return "", nil
 	}
 	findings, src, cfg, found := files.LintConfig(l.path, environ)
+	if cfg != nil {
+		more, err := checkChannels(cfg)
+		if err != nil {
+			return "", err
+		}
+		findings = append(findings, more...)
+	}
 	if !found {
 		findings = diag.List{{Pos: playbooks.Pos{File: l.path, Line: 1, Col: 1}, Severity: diag.Error, Rule: "io",
 			Message: fmt.Sprintf("cannot read %s: there is no such file", l.path), Hint: "check the path given to --config"}}
@@ -191,5 +204,5 @@ func (l lintConfig) lintInto(res *files.LintResult, environ []string) string {
 		}
 	}
 	res.Findings.Sort()
-	return l.path
+	return l.path, nil
 }

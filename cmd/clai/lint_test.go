@@ -93,3 +93,27 @@ func TestLintChecksChannelNamesAgainstTheConfig(t *testing.T) {
 		t.Fatalf("clai lint with a config that declares no channel: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestLintReadsTheChannelsSettings: clai lint reads a config's channels as
+// their kinds do (the lean clai hands such a config to the full one, which
+// has them): a mistake in a channel's settings is an error at its
+// file:line:col, and an unknown kind says which there are.
+func TestLintReadsTheChannelsSettings(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	config := filepath.Join(e.dir, "config.yaml")
+	src := "channels:\n  - ntfy: {topic: \"a/b\"}\n  - name: work\n    slack: {token: env:SLACK}\n"
+	if err := os.WriteFile(config, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := e.clai(t, "lint", "--config", config)
+	for _, want := range []string{
+		config + ":2:19: error: channels[0].ntfy.topic is not an ntfy topic",
+		config + `:3:5: error: channel "work": clai has no channel of kind "slack"`,
+		"the kinds: telegram, ntfy",
+	} {
+		if code != 1 || !strings.Contains(stdout, want) {
+			t.Errorf("clai lint: exit %d, want 1 and %q\n%s%s", code, want, stdout, stderr)
+		}
+	}
+}

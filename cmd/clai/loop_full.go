@@ -7,6 +7,8 @@ import (
 
 	"github.com/clai-sh/clai/internal/rundir"
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/diag"
+	"github.com/clai-sh/clai/runner/channel"
 	"github.com/clai-sh/clai/runner/hublink"
 	"github.com/clai-sh/clai/runner/humanloop"
 	"github.com/clai-sh/clai/runner/report"
@@ -25,6 +27,10 @@ func companionCommands() []*cli.Command {
 func suggestSubcommands() []*cli.Command {
 	return []*cli.Command{suggestRulesCommand(), suggestForgetCommand()}
 }
+
+// checkChannels reads the settings of cfg's channels as their kinds do:
+// the findings of clai lint.
+func checkChannels(cfg *playbooks.Config) (diag.List, error) { return channel.Check(cfg.Channels), nil }
 
 // handOver keeps every run in this clai, which has the whole human loop.
 func handOver(*cli.Context, *playbooks.Playbook, *playbooks.Config) error { return nil }

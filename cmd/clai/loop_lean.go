@@ -14,6 +14,7 @@ import (
 
 	"github.com/clai-sh/clai/internal/rundir"
 	"github.com/clai-sh/clai/playbooks"
+	"github.com/clai-sh/clai/playbooks/diag"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/hublink"
 	"github.com/clai-sh/clai/runner/humanloop/core"
@@ -68,6 +69,15 @@ func handOver(c *cli.Context, pb *playbooks.Playbook, cfg *playbooks.Config) err
 		return nil
 	}
 	return execFull("a run with a person, a phone or an answerer")
+}
+
+// checkChannels hands a lint of a config with channels to the full clai,
+// which has their kinds; a config with none has nothing to read.
+func checkChannels(cfg *playbooks.Config) (diag.List, error) {
+	if len(cfg.Channels) == 0 {
+		return nil, nil
+	}
+	return nil, execFull("a lint of a config with channels")
 }
 
 // runLoop runs pb, which is alone: registered and served, so that clai

@@ -19,7 +19,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/internal/backoff"
+	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/notify"
 )
 
 // ntfy's bounds and the channel's.
@@ -446,3 +448,57 @@ type (
 		Message string `json:"message"`
 	}
 )
+
+// ntfyKind is the ntfy: channel of a user config: a topic the questions are
+// published to, whose answers come back on a reply topic of the channel's
+// own; docs/ntfy.md.
+func ntfyKind() kind {
+	return kind{name: "ntfy", keys: []string{"server", "topic", "token"}, read: readNtfy, replyTopic: true}
+}
+
+// defaultNtfyURL is the ntfy server's address.
+const defaultNtfyURL = "https://ntfy.sh"
+
+func readNtfy(r *playbooks.ChannelReader) opener {
+	server := defaultNtfyURL
+	if r.Has("server") {
+		server = r.URL("server")
+	}
+	topic := r.String("topic")
+	if r.Has("topic") && topic != "" && !ntfyTopicSyntax(topic) {
+		r.Errorf("topic", "use letters, digits, - and _ only, at most 64", "%s is not an ntfy topic", r.What("topic"))
+	}
+	var token *playbooks.SecretRef
+	if r.Has("token") {
+		if ref, ok := r.Secret("token"); ok {
+			token = &ref
+		}
+	}
+	if !r.Require("topic") {
+		return nil
+	}
+	return func(env notify.Environment, log *zap.Logger, kept Kept) (Multi, error) {
+		cfg := NtfyConfig{Server: server, Topic: topic, Log: log, Ledger: kept.Ledger, ReplyTopic: kept.ReplyTopic, Since: kept.Since, Seen: kept.Seen, Host: kept.Host}
+		if token != nil {
+			secret, err := notify.ReadSecret(*token, env)
+			if err != nil {
+				return nil, fmt.Errorf("ntfy token: %w", err)
+			}
+			cfg.Token = secret
+		}
+		return NewNtfy(cfg)
+	}
+}
+
+// ntfyTopicSyntax says whether s is a topic's name as ntfy takes it.
+func ntfyTopicSyntax(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}

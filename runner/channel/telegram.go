@@ -18,7 +18,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/clai-sh/clai/internal/backoff"
+	"github.com/clai-sh/clai/playbooks"
 	"github.com/clai-sh/clai/runner/ask"
+	"github.com/clai-sh/clai/runner/notify"
 )
 
 // Telegram's bounds and the channel's.
@@ -525,4 +527,42 @@ func (u tgUpdate) origin() (chat, user int64, kind string) {
 		return u.Message.Chat.ID, u.Message.From.ID, "message"
 	}
 	return 0, 0, ""
+}
+
+// telegramKind is the telegram: channel of a user config: a bot that asks
+// in the chats listed, and takes the answers of their people (of users:,
+// when given); docs/telegram.md.
+func telegramKind() kind {
+	return kind{name: "telegram", keys: []string{"token", "chats", "users", "base_url"}, read: readTelegram}
+}
+
+// defaultTelegramURL is the Bot API's address.
+const defaultTelegramURL = "https://api.telegram.org"
+
+// maxTelegramIDs bounds a channel's chats and users.
+const maxTelegramIDs = 64
+
+func readTelegram(r *playbooks.ChannelReader) opener {
+	const idHint = "write the id as Telegram gives it, e.g. 987654321 or -1001234567890"
+	token, _ := r.Secret("token")
+	chats := r.Int64s("chats", maxTelegramIDs, nil, idHint)
+	users := r.Int64s("users", maxTelegramIDs, nil, idHint)
+	base := defaultTelegramURL
+	if r.Has("base_url") {
+		base = r.URL("base_url")
+	}
+	if !r.Require("token", "chats") {
+		return nil
+	}
+	if len(chats) == 0 {
+		r.Errorf("chats", "list the chat ids to ask, e.g. [987654321]; docs/telegram.md says how to find yours", "%s is empty: nobody would be asked", r.What("chats"))
+		return nil
+	}
+	return func(env notify.Environment, log *zap.Logger, kept Kept) (Multi, error) {
+		secret, err := notify.ReadSecret(token, env)
+		if err != nil {
+			return nil, fmt.Errorf("telegram token: %w", err)
+		}
+		return NewTelegram(TelegramConfig{BaseURL: base, Token: secret, Chats: chats, Users: users, Log: log, Ledger: kept.Ledger})
+	}
 }

@@ -24,7 +24,7 @@ func OpenChannels(specs []*playbooks.Channel, env notify.Environment, log *zap.L
 	var errs []error
 	for _, spec := range specs {
 		kept := channel.Kept{Ledger: state}
-		if spec.Kind == playbooks.ChannelNtfy {
+		if channel.KeepsReplyTopic(spec.Kind) {
 			topic, since, err := state.ReplyTopic(spec.Name, channel.NewReplyTopic)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: channel %s: %w", spec.Pos, spec.Name, err))
