@@ -73,6 +73,13 @@ func TestRunTellsAPersonAndTakesTheirAnswerFromAPhone(t *testing.T) {
 		}
 		return false
 	})
+	// The person presses once both have told them: a question answered
+	// before its webhook went out is not told there any more.
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(told.String(), "Deploy where?"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the webhook was not told within 60 s:\n%s", told.String())
+		}
+	}
 	if status := ntfy.Press(t, asked.Actions[1]); status != 200 {
 		t.Fatalf("the press: status %d", status)
 	}
