@@ -128,6 +128,16 @@ func (r *ChannelReader) Secret(key string) (SecretRef, bool) {
 	return r.d.secret(e.value, r.What(key))
 }
 
+// EmptyList reports whether key is given as a list with no items.
+func (r *ChannelReader) EmptyList(key string) bool {
+	e, ok := r.present[key]
+	if !ok {
+		return false
+	}
+	items, isList := r.d.resolve(e.value).(*ast.SequenceNode)
+	return isList && len(items.Values) == 0
+}
+
 // Int64s is key's list of non-zero integers, at most max of them; check,
 // when not nil, is a further test of each, whose failures are reported
 // with hint.

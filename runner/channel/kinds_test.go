@@ -56,15 +56,15 @@ func TestKindsReadTheirSettings(t *testing.T) {
 		{"channels:\n  - telegram: {token: env:T, chats: [me]}\n", "config.yaml:2:38: error: channels[0].telegram.chats[0] must be an integer"},
 		{"channels:\n  - telegram: {token: env:T}\n", `config.yaml:2:16: error: channels[0].telegram has no "chats"`},
 		{"channels:\n  - telegram: {token: env:T, chats: [1], base_url: \"https://u:p@x\"}\n", "config.yaml:2:52: error: channels[0].telegram.base_url is not a service's address"},
-		{"channels:\n  - telegram: {token: env:T, chats: [1], chat: [2]}\n", `unknown key "chat" in channels[0].telegram, did you mean "chats"?`},
+		{"channels:\n  - telegram: {token: env:T, chat: [2]}\n", `unknown key "chat" in channels[0].telegram, did you mean "chats"?`},
 		{"channels:\n  - ntfy: {topic: \"a/b\"}\n", "config.yaml:2:19: error: channels[0].ntfy.topic is not an ntfy topic"},
 		{"channels:\n  - ntfy: {server: https://n.example}\n", `config.yaml:2:12: error: channels[0].ntfy has no "topic"`},
 		{"channels:\n  - slack: {}\n", `config.yaml:2:5: error: channel "slack": clai has no channel of kind "slack"`},
 	} {
 		specs := configChannels(t, tc.src)
 		findings := channel.Check(specs)
-		if got := findings.Error(); !strings.Contains(got, tc.want) {
-			t.Errorf("%q:\n got %s\nwant %s", tc.src, got, tc.want)
+		if got := findings.Error(); !strings.Contains(got, tc.want) || len(findings) != 1 {
+			t.Errorf("%q:\n got %s\nwant %s, and no other finding", tc.src, got, tc.want)
 		}
 		for _, f := range findings {
 			if f.Hint == "" {

@@ -554,7 +554,7 @@ func readTelegram(r *playbooks.ChannelReader) opener {
 	if !r.Require("token", "chats") {
 		return nil
 	}
-	if len(chats) == 0 {
+	if r.EmptyList("chats") {
 		r.Errorf("chats", "list the chat ids to ask, e.g. [987654321]; docs/telegram.md says how to find yours", "%s is empty: nobody would be asked", r.What("chats"))
 		return nil
 	}
