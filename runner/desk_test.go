@@ -278,7 +278,7 @@ spawn: {command: [%q, -q, "Name: "]}
 settings: {settle: 50ms}
 `, []any{prompter}, runner.WithTerminal(term))
 	q := nextQuestion(t, updates)
-	person.types("carol\r")
+	person.Types("carol\r")
 	for u := range updates {
 		if u.Kind != ask.UpdateClosed {
 			continue
@@ -292,9 +292,9 @@ settings: {settle: 50ms}
 		t.Fatal("an answer to the question answered at the terminal was typed")
 	}
 	wantOutcome(t, <-reports, engine.Done, 0)
-	person.waitFor("got: carol", 1)
-	if strings.Contains(person.seen.String(), "dave") {
-		t.Fatalf("the program got the refused answer:\n%q", person.seen.String())
+	person.WaitFor("got: carol", 1)
+	if strings.Contains(person.Seen(), "dave") {
+		t.Fatalf("the program got the refused answer:\n%q", person.Seen())
 	}
 }
 

@@ -2,16 +2,15 @@ package runner_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/clai-sh/clai/internal/terminaltest"
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/engine"
@@ -96,61 +95,12 @@ func (t *manualTimer) fireIfDue() {
 	}
 }
 
-// personAtTerminal is the other end of the terminal a run is given: what the
-// program shows there, and the keys a person types.
-type personAtTerminal struct {
-	t    *testing.T
-	ptmx *os.File
-	seen syncBuffer
-}
-
 // newPersonAtTerminal opens a terminal and returns the person at it and the
 // terminal for the run.
-func newPersonAtTerminal(t *testing.T) (*personAtTerminal, *runner.Terminal) {
+func newPersonAtTerminal(t *testing.T) (*terminaltest.Person, *runner.Terminal) {
 	t.Helper()
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ptmx.Close(); _ = tty.Close() })
-	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 10, Cols: 60}); err != nil {
-		t.Fatal(err)
-	}
-	p := &personAtTerminal{t: t, ptmx: ptmx}
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			_, _ = p.seen.Write(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return p, &runner.Terminal{In: tty, Out: tty}
-}
-
-// waitUntil waits until done holds; the deadline only catches a hang.
-func (p *personAtTerminal) waitUntil(what string, done func() bool) {
-	p.t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !done(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			p.t.Fatalf("never saw %s; the terminal shows:\n%q", what, p.seen.String())
-		}
-	}
-}
-
-// waitFor waits until the terminal has shown s n times.
-func (p *personAtTerminal) waitFor(s string, n int) {
-	p.t.Helper()
-	p.waitUntil(strings.Repeat(s, n), func() bool { return strings.Count(p.seen.String(), s) >= n })
-}
-
-func (p *personAtTerminal) types(keys string) {
-	p.t.Helper()
-	if _, err := p.ptmx.Write([]byte(keys)); err != nil {
-		p.t.Fatal(err)
-	}
+	person, tty := terminaltest.Open(t, 10, 60)
+	return person, &runner.Terminal{In: tty, Out: tty}
 }
 
 // In a terminal, with screen matching, a real program asks a question that a
@@ -184,28 +134,28 @@ rules:
 		reports <- rep
 	}()
 
-	person.waitFor("Name: ", 1)
-	person.types("alice\r")
-	person.waitFor("Other: ", 1)
+	person.WaitFor("Name: ", 1)
+	person.Types("alice\r")
+	person.WaitFor("Other: ", 1)
 	// Past the settle: clai matches the screen, which still shows the first
 	// question, and sees the second, which nothing answers.
 	clock.advance(time.Second)
-	person.waitUntil("the prompt nobody answers, or clai's answer", func() bool {
-		return logs.FilterMessage("prompt").Len() > 0 || strings.Contains(person.seen.String(), "got: bob")
+	person.WaitUntil("the prompt nobody answers, or clai's answer", func() bool {
+		return logs.FilterMessage("prompt").Len() > 0 || strings.Contains(person.Seen(), "got: bob")
 	})
-	if strings.Contains(person.seen.String(), "got: bob") {
-		t.Fatalf("clai answered the question the person had answered:\n%q", person.seen.String())
+	if strings.Contains(person.Seen(), "got: bob") {
+		t.Fatalf("clai answered the question the person had answered:\n%q", person.Seen())
 	}
-	person.types("carol\r")
-	person.waitFor("Name: ", 2)
+	person.Types("carol\r")
+	person.WaitFor("Name: ", 2)
 	clock.advance(time.Second)
-	person.waitFor("got: bob", 1)
+	person.WaitFor("got: bob", 1)
 	rep := <-reports
 	if rep == nil {
 		t.FailNow()
 	}
 	wantOutcome(t, rep, engine.Done, 0)
-	if got := person.seen.String(); !strings.Contains(got, "got: alice") || !strings.Contains(got, "got: carol") {
+	if got := person.Seen(); !strings.Contains(got, "got: alice") || !strings.Contains(got, "got: carol") {
 		t.Fatalf("the program did not get the person's answers:\n%q", got)
 	}
 	if rep.Rules["name"] != 1 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/terminaltest"
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner"
 	"github.com/clai-sh/clai/runner/cast"
@@ -20,7 +21,7 @@ import (
 
 // recordedAt is a recording of a program at a terminal a person drives.
 type recordedAt struct {
-	person *personAtTerminal
+	person *terminaltest.Person
 	buf    syncBuffer
 	w      *cast.Writer
 	done   chan recordResult
@@ -81,8 +82,8 @@ func TestRecordCtrlCIsTheProgramsOwn(t *testing.T) {
 	t.Parallel()
 	// In raw mode Ctrl-C reaches the program as a byte.
 	r := recordAtTerminal(t, "sh", "-c", `stty raw -echo; echo ready; head -c 3 | od -An -c; stty sane`)
-	r.person.waitFor("ready", 1)
-	r.person.types("\x03\x03q")
+	r.person.WaitFor("ready", 1)
+	r.person.Types("\x03\x03q")
 	st, joined, events := r.end(t)
 	if st.Code != 0 {
 		t.Errorf("the program ended %s, want exit 0", st)
@@ -90,7 +91,7 @@ func TestRecordCtrlCIsTheProgramsOwn(t *testing.T) {
 	if got := strings.Join(strings.Fields(joined[cast.KindOutput]), " "); !strings.Contains(got, `003 003 q`) {
 		t.Errorf("the program did not get the two Ctrl-C and the q; it wrote %q", joined[cast.KindOutput])
 	}
-	if shown := r.person.seen.String(); strings.Contains(shown, "clai:") {
+	if shown := r.person.Seen(); strings.Contains(shown, "clai:") {
 		t.Errorf("clai spoke up in a session a person drives:\n%q", shown)
 	}
 	if got := joined[cast.KindInput]; got != "\x03\x03q" {
@@ -109,10 +110,10 @@ func TestRecordCtrlCIsTheProgramsOwn(t *testing.T) {
 func TestRecordKeepsWhatIsTypedAsTyped(t *testing.T) {
 	t.Parallel()
 	r := recordAtTerminal(t, testprog.Build(t, "prompter"), "-q", "Password: ", "-secret", "1", "-q", "Name: ")
-	r.person.waitFor("Password: ", 1)
-	r.person.types("hunter2-is-long\r")
-	r.person.waitFor("Name: ", 1)
-	r.person.types("bob\r")
+	r.person.WaitFor("Password: ", 1)
+	r.person.Types("hunter2-is-long\r")
+	r.person.WaitFor("Name: ", 1)
+	r.person.Types("bob\r")
 	st, joined, _ := r.end(t)
 	if st.Code != 0 {
 		t.Errorf("the program ended %s, want exit 0", st)
@@ -123,8 +124,8 @@ func TestRecordKeepsWhatIsTypedAsTyped(t *testing.T) {
 	if !strings.Contains(joined[cast.KindOutput], "got: hunter2-is-long") {
 		t.Errorf("output recorded %q: the program's own words were changed", joined[cast.KindOutput])
 	}
-	if !strings.Contains(r.person.seen.String(), "got: hunter2-is-long") {
-		t.Errorf("the terminal shows %q: the program's own words were changed", r.person.seen.String())
+	if !strings.Contains(r.person.Seen(), "got: hunter2-is-long") {
+		t.Errorf("the terminal shows %q: the program's own words were changed", r.person.Seen())
 	}
 }
 

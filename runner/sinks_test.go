@@ -25,10 +25,10 @@ danger:
 `, prompter)
 	reports := make(chan *report.Report, 1)
 	go func() { reports <- run(t, pb, runner.WithTerminal(term)) }()
-	person.waitFor("clai: MANUAL: ", 1)
-	person.types("no\r")
+	person.WaitFor("clai: MANUAL: ", 1)
+	person.Types("no\r")
 	<-reports
-	seen := person.seen.String()
+	seen := person.Seen()
 	told := seen[strings.Index(seen, "clai: MANUAL: "):]
 	if !strings.Contains(told, "wipe") || !strings.Contains(told, "you drive now\r\n") {
 		t.Errorf("the hand-over was told as %q", told)
@@ -36,5 +36,5 @@ danger:
 	if !strings.Contains(seen, "Delete everything? \r\nclai: MANUAL: ") {
 		t.Errorf("the hand-over is not on a line of its own:\n%q", seen)
 	}
-	person.waitFor("got: no", 1)
+	person.WaitFor("got: no", 1)
 }

@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-
-	expect "github.com/Netflix/go-expect"
 
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/ask"
@@ -119,82 +115,11 @@ func TestSuggestRulesLintClean(t *testing.T) {
 	}
 }
 
-// waitOpen waits until the only session's open question is id.
-func (e *sessionsEnv) waitOpen(t *testing.T, id string) {
-	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if list := e.sessions(t); len(list) == 1 && list[0].Question != nil && list[0].Question.ID == id {
-			return
-		}
-	}
-	t.Fatalf("no question %s", id)
-}
-
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
 	}
 	return v
-}
-
-// TestTerminalAnswerIsLearned: a person answers at clai's own terminal, in
-// two runs, erasing a typo; the third run's question carries that answer. The
-// password they type where the program does not echo, and a menu's keys,
-// are never learned.
-func TestTerminalAnswerIsLearned(t *testing.T) {
-	t.Parallel()
-	e := newSessionsEnv(t)
-	suggest := "suggest: {sources: [answers]}\n"
-	for run := 1; run <= 2; run++ {
-		c, err := expect.NewConsole(expect.WithDefaultTimeout(30 * time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		cmd := exec.Command(e.bin, "run", learnsPlaybook(t, e.dir, run, suggest))
-		cmd.Env = e.env
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Tty(), c.Tty(), c.Tty()
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		for i, step := range []struct{ expect, send string }{
-			{"[yes/no] ", "yxs\x7f\x7fes\r"},
-			{"Password: ", "hunter2-secret\r"},
-			{"Release name: ", "\x1b[Aspring\r"},
-		} {
-			if _, err := c.ExpectString(step.expect); err != nil {
-				t.Fatalf("run %d: %v", run, err)
-			}
-			// The person answers the question once it is open.
-			e.waitOpen(t, fmt.Sprintf("q%d", i+1))
-			if _, err := c.Send(step.send); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("run %d: %v", run, err)
-		}
-	}
-	_, out, exited := e.start(t, "run", "--remote", learnsPlaybook(t, e.dir, 3, suggest))
-	s := e.waitQuestion(t, "q1", exited, out)
-	if got := fmt.Sprint(s.Question.Suggestions); got != "[{yes true 1 2 answers}]" {
-		t.Fatalf("the third run's question carries %s", got)
-	}
-	e.mustAnswer(t, "--choose", "yes")
-	e.waitQuestion(t, "q2", exited, out)
-	e.mustAnswer(t, "--", "pw")
-	s = e.waitQuestion(t, "q3", exited, out)
-	if len(s.Question.Suggestions) != 0 {
-		t.Fatalf("a line typed after an arrow key was learned: %+v", s.Question.Suggestions)
-	}
-	e.mustAnswer(t, "--", "x")
-	waitRunEnd(t, exited, out)
-	for _, name := range []string{"learned.db", "learned.db-wal"} {
-		if data, _ := os.ReadFile(filepath.Join(e.dir, "clai", name)); bytes.Contains(data, []byte("hunter2")) {
-			t.Fatalf("%s holds the password typed", name)
-		}
-	}
 }
 
 // TestSuggestRulesChooseLintsClean: a menu a person answered twice, from
