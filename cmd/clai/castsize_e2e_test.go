@@ -99,3 +99,29 @@ func TestOversizedRecordingFromPipe(t *testing.T) {
 		t.Fatalf("clai run --replay of an endless pipe: exit %d, want 2 and %q\n%s", code, say, stderr)
 	}
 }
+
+// TestReplayReadsNoUserConfig: a replay reaches nobody, so a user config
+// that does not load (or that names channels) does not stop it.
+func TestReplayReadsNoUserConfig(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	config := filepath.Join(e.dir, "config", "clai")
+	if err := os.MkdirAll(config, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		filepath.Join(config, "config.yaml"): "notify: 3\n",
+		filepath.Join(e.dir, "a.cast"):       "{\"version\": 2, \"width\": 80, \"height\": 24}\n[0.1, \"o\", \"Continue? [y/n] \"]\n[0.5, \"o\", \"y\\r\\nok\\r\\n\"]\n",
+		filepath.Join(e.dir, "a.yaml"):       "version: 1\nname: a\nspawn: {command: [x]}\nrules:\n  - {name: go, match: {regex: 'Continue\\? \\[y/n\\] $'}, line: \"y\", limit: 1}\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(name, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.env = append(e.env, "XDG_CONFIG_HOME="+filepath.Join(e.dir, "config"))
+	stdout, stderr, code := e.clai(t, "run", "-q", "--log", filepath.Join(e.dir, "a.log"), "--replay", filepath.Join(e.dir, "a.cast"), filepath.Join(e.dir, "a.yaml"))
+	if code != 0 || strings.Contains(stderr, "config") {
+		t.Fatalf("a replay with a user config that does not load: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

@@ -63,19 +63,20 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := core.LoadConfig(os.Environ())
-			if err != nil {
-				return err
-			}
+			// A replay reaches nobody: it reads no user config.
+			var cfg *playbooks.Config
 			if c.String("replay") == "" {
+				if cfg, err = core.LoadConfig(os.Environ()); err != nil {
+					return err
+				}
 				// The lean clai hands a run that needs more of the human
 				// loop than it has to the full one, before it opens
 				// anything (docs/performance.md#two-binaries).
 				if err := handOver(c, pb, cfg); err != nil {
 					return err
 				}
+				core.WarnIfExposed(c.App.ErrWriter, cfg)
 			}
-			core.WarnIfExposed(c.App.ErrWriter, cfg)
 			// Every output is checked before anything runs: a path that
 			// cannot be written is a usage error, not a run without it.
 			paths := outputPaths{reports: c.StringSlice("report"), log: c.String("log"), record: c.String("record")}
