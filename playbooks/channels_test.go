@@ -75,7 +75,7 @@ func TestChannelReaderReportsAtThePlace(t *testing.T) {
 	findings = cfg.Channels[0].Settings.Decode([]string{"url", "key", "ids", "topic"}, func(r *playbooks.ChannelReader) {
 		r.URL("url")
 		r.Secret("key")
-		r.Int64s("ids", 8, nil, "write ids")
+		r.Int64s("ids", 8, "write ids")
 		r.Require("topic")
 	})
 	got := findings.Error()

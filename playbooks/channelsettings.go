@@ -138,10 +138,9 @@ func (r *ChannelReader) EmptyList(key string) bool {
 	return isList && len(items.Values) == 0
 }
 
-// Int64s is key's list of non-zero integers, at most max of them; check,
-// when not nil, is a further test of each, whose failures are reported
-// with hint.
-func (r *ChannelReader) Int64s(key string, max int, check func(int64) bool, hint string) []int64 {
+// Int64s is key's list of non-zero integers, at most max of them; a zero
+// or an integer out of range is reported with hint.
+func (r *ChannelReader) Int64s(key string, max int, hint string) []int64 {
 	e, ok := r.present[key]
 	if !ok {
 		return nil
@@ -163,7 +162,7 @@ func (r *ChannelReader) Int64s(key string, max int, check func(int64) bool, hint
 			continue
 		}
 		n, err := strconv.ParseInt(fmt.Sprint(v.Value), 10, 64)
-		if err != nil || n == 0 || check != nil && !check(n) {
+		if err != nil || n == 0 {
 			r.d.errorAt(v, "schema", hint, "%s[%d] is not a valid value", what, i)
 			continue
 		}

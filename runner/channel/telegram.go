@@ -545,8 +545,8 @@ const maxTelegramIDs = 64
 func readTelegram(r *playbooks.ChannelReader) opener {
 	const idHint = "write the id as Telegram gives it, e.g. 987654321 or -1001234567890"
 	token, _ := r.Secret("token")
-	chats := r.Int64s("chats", maxTelegramIDs, nil, idHint)
-	users := r.Int64s("users", maxTelegramIDs, nil, idHint)
+	chats := r.Int64s("chats", maxTelegramIDs, idHint)
+	users := r.Int64s("users", maxTelegramIDs, idHint)
 	base := defaultTelegramURL
 	if r.Has("base_url") {
 		base = r.URL("base_url")
