@@ -33,7 +33,7 @@ func suggestSubcommands() []*cli.Command {
 func checkChannels(cfg *playbooks.Config) (diag.List, error) { return channel.Check(cfg.Channels), nil }
 
 // handOver keeps every run in this clai, which has the whole human loop.
-func handOver(*cli.Context, *playbooks.Playbook, *playbooks.Config) error { return nil }
+func handOver(*cli.Context, *playbooks.Playbook, *playbooks.Config, bool) error { return nil }
 
 // runLoop runs pb with the human loop it and the user config ask for.
 func runLoop(c *cli.Context, pb *playbooks.Playbook, l loopRun) (*report.Report, error) {

@@ -54,14 +54,12 @@ func handedOver(name, usage string) *cli.Command {
 	}
 }
 
-// handOver hands the run to the full clai unless it is alone: headless,
-// waiting for no answer, with no answerer, notification, channel, learned
-// suggestion or question source (core.Alone). It returns only when the run
-// stays, or with the error of a hand-over that failed.
-func handOver(c *cli.Context, pb *playbooks.Playbook, cfg *playbooks.Config) error {
-	stdin, _ := c.App.Reader.(*os.File)
-	stdout, _ := c.App.Writer.(*os.File)
-	s := core.Situation{Terminal: runner.OpenTerminal(stdin, stdout) != nil, Remote: c.Bool("remote")}
+// handOver hands the run to the full clai unless it is alone: headless
+// (no terminal), waiting for no answer, with no answerer, notification,
+// channel, learned suggestion or question source (core.Alone). It returns
+// only when the run stays, or with the error of a hand-over that failed.
+func handOver(c *cli.Context, pb *playbooks.Playbook, cfg *playbooks.Config, terminal bool) error {
+	s := core.Situation{Terminal: terminal, Remote: c.Bool("remote")}
 	if !c.Bool("own-channels") {
 		s.Hub = func() bool { return hublink.Reachable(hublink.Socket(rundir.Dir())) }
 	}

@@ -63,6 +63,9 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			stdin, _ := c.App.Reader.(*os.File)
+			stdout, _ := c.App.Writer.(*os.File)
+			term := runner.OpenTerminal(stdin, stdout)
 			// A replay reaches nobody: it reads no user config.
 			var cfg *playbooks.Config
 			if c.String("replay") == "" {
@@ -72,7 +75,7 @@ func runCommand() *cli.Command {
 				// The lean clai hands a run that needs more of the human
 				// loop than it has to the full one, before it opens
 				// anything (docs/performance.md#two-binaries).
-				if err := handOver(c, pb, cfg); err != nil {
+				if err := handOver(c, pb, cfg, term != nil); err != nil {
 					return err
 				}
 				core.WarnIfExposed(c.App.ErrWriter, cfg)
@@ -107,9 +110,6 @@ func runCommand() *cli.Command {
 			if file := c.String("replay"); file != "" {
 				return replayRun(c, pb, file, opts, out, paths.reports)
 			}
-			stdin, _ := c.App.Reader.(*os.File)
-			stdout, _ := c.App.Writer.(*os.File)
-			term := runner.OpenTerminal(stdin, stdout)
 			if term != nil {
 				opts = append(opts, runner.WithTerminal(term))
 			} else if !c.Bool("quiet") {
