@@ -82,8 +82,13 @@ func flagErrorsAreUsage(cmd *cli.Command, parent string) {
 // writing to a full one. The action sees the same context and stops at its next
 // check; run ends the process without waiting for it. Commands that must clean
 // up after a program (run, record) handle the context themselves instead.
+//
+// A command that catches no signal (endsAtOnce) runs its action as it is.
 func stopOnSignal(action cli.ActionFunc) cli.ActionFunc {
 	return func(c *cli.Context) error {
+		if c.Context.Done() == nil {
+			return action(c)
+		}
 		done := make(chan error, 1)
 		go func() { done <- action(c) }()
 		select {
@@ -106,7 +111,7 @@ func interrupted(c *cli.Context) error {
 // run is main without the process: it builds the app, runs it on args and returns the
 // exit code. Errors are printed once, with the clai: prefix, on stderr.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := newApp(stdin, stdout, stderr)
+	app := newApp(stdin, stdout, stderr, commandNamed(args))
 	err := app.RunContext(ctx, hoistFlags(args, app.Commands))
 	code := exitCode(err)
 	var ee *exitError
@@ -116,7 +121,49 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return code
 }
 
-func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+// command is one of clai's commands, built only when it is needed.
+type command struct {
+	name  string
+	build func() *cli.Command
+}
+
+// commands are clai's commands, in the order --help lists them.
+func commands() []command {
+	return append([]command{
+		{"run", runCommand},
+		{"test", testCommand},
+		{"lint", lintCommand},
+		{"schema", schemaCommand},
+		{"record", recordCommand},
+		{"presets", presetsCommand},
+		{"sessions", sessionsCommand},
+		{"answer", answerCommand},
+		{"init", initCommand},
+		{"suggest", suggestCommand},
+		{"version", versionCommand},
+	}, companionCommands()...)
+}
+
+// commandNamed returns the name of the command args run ("clai NAME ..."),
+// or "" when they run none by its name (no arguments, a flag first, a
+// mistyped name): then the app needs every command, for its help or its
+// suggestion.
+func commandNamed(args []string) string {
+	if len(args) < 2 {
+		return ""
+	}
+	for _, c := range commands() {
+		if c.name == args[1] {
+			return c.name
+		}
+	}
+	return ""
+}
+
+// newApp builds the app with the command called name, or with every
+// command when name is "". A command's flags and subcommands are a good part
+// of a short command's start-up, so clai builds only the one it runs.
+func newApp(stdin io.Reader, stdout, stderr io.Writer, name string) *cli.App {
 	app := &cli.App{
 		Name:      "clai",
 		Usage:     "run interactive terminal programs from playbooks",
@@ -139,21 +186,12 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			}
 			return usageError("unknown command %q (see clai --help)", c.Args().First())
 		},
-		Commands: []*cli.Command{
-			runCommand(),
-			testCommand(),
-			lintCommand(),
-			schemaCommand(),
-			recordCommand(),
-			presetsCommand(),
-			sessionsCommand(),
-			answerCommand(),
-			initCommand(),
-			suggestCommand(),
-			versionCommand(),
-		},
 	}
-	app.Commands = append(app.Commands, companionCommands()...)
+	for _, c := range commands() {
+		if name == "" || c.name == name {
+			app.Commands = append(app.Commands, c.build())
+		}
+	}
 	for _, cmd := range app.Commands {
 		flagErrorsAreUsage(cmd, app.Name)
 	}

@@ -42,3 +42,22 @@ func TestExitCode(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandsAreNamedAsTheyBuild holds the table newApp picks one command
+// from: each entry's name is its command's, so that "clai NAME" builds the
+// command it names and nothing else.
+func TestCommandsAreNamedAsTheyBuild(t *testing.T) {
+	t.Parallel()
+	for _, c := range commands() {
+		if got := c.build().Name; got != c.name {
+			t.Errorf("commands() lists %q, whose command is named %q", c.name, got)
+		}
+		app := newApp(nil, nil, nil, commandNamed([]string{"clai", c.name, "--help"}))
+		if len(app.Commands) != 1 || app.Commands[0].Name != c.name {
+			t.Errorf("clai %s builds %d commands", c.name, len(app.Commands))
+		}
+	}
+	if all := newApp(nil, nil, nil, commandNamed([]string{"clai", "--help"})); len(all.Commands) != len(commands()) {
+		t.Errorf("clai --help builds %d commands, want all %d", len(all.Commands), len(commands()))
+	}
+}

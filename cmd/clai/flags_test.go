@@ -7,7 +7,7 @@ import (
 
 func TestHoistFlags(t *testing.T) {
 	t.Parallel()
-	cmds := newApp(nil, nil, nil).Commands
+	cmds := newApp(nil, nil, nil, "").Commands
 	cases := map[string]string{
 		"clai run pb.yaml --dry-run":                       "clai run --dry-run pb.yaml",
 		"clai run pb.yaml --var a=1 --var b=2":             "clai run --var a=1 --var b=2 pb.yaml",

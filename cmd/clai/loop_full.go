@@ -18,8 +18,8 @@ import (
 // human loop (docs/performance.md#two-binaries).
 
 // companionCommands are the commands the lean clai hands to this one.
-func companionCommands() []*cli.Command {
-	return []*cli.Command{dashboardCommand(), daemonCommand(), hubCommand(), historyCommand()}
+func companionCommands() []command {
+	return []command{{"dashboard", dashboardCommand}, {"daemon", daemonCommand}, {"hub", hubCommand}, {"history", historyCommand}}
 }
 
 // suggestSubcommands are clai suggest's: the answers learned from people,

@@ -31,12 +31,12 @@ const companionName = "clai-full"
 
 // companionCommands are the commands of the full clai: each hands its
 // whole command line over to it.
-func companionCommands() []*cli.Command {
-	return []*cli.Command{
-		handedOver("dashboard", dashboardUsage),
-		handedOver("daemon", daemonUsage),
-		handedOver("hub", hubUsage),
-		handedOver("history", historyUsage),
+func companionCommands() []command {
+	return []command{
+		{"dashboard", func() *cli.Command { return handedOver("dashboard", dashboardUsage) }},
+		{"daemon", func() *cli.Command { return handedOver("daemon", daemonUsage) }},
+		{"hub", func() *cli.Command { return handedOver("hub", hubUsage) }},
+		{"history", func() *cli.Command { return handedOver("history", historyUsage) }},
 	}
 }
 

@@ -142,3 +142,74 @@ func TestRecordStopsOnSignal(t *testing.T) {
 		t.Fatalf("recording: %v\n%s", err, data)
 	}
 }
+
+// TestAnswerWaitStopsOnSignal: clai answer --wait waits as long as it is
+// told, so it catches signals as the long commands do: sent SIGTERM while it
+// watches a session, it ends at once with exit 130 and says why. Once the
+// waiting clai answer is refused q7 (it watches the session then), SIGTERM
+// is sent.
+func TestAnswerWaitStopsOnSignal(t *testing.T) {
+	t.Parallel()
+	e := newSessionsEnv(t)
+	log := filepath.Join(e.dir, "run.jsonl")
+	_, out, exited := e.start(t, "run", "--remote", "--log", log, deployPlaybook(t, e.dir))
+	e.waitQuestion(t, "q1", exited, out)
+
+	var stderr bytes.Buffer
+	cmd := exec.Command(e.bin, "answer", "dep", "--wait=5m", "--question", "q7", "x")
+	cmd.Env, cmd.Stderr = e.env, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	waitLog(t, log, `"event":"refused"`, `q7`)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-waited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "answer stopped") {
+			t.Fatalf("clai answer --wait after SIGTERM: %v, want exit 130\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("clai answer --wait did not end on SIGTERM")
+	}
+}
+
+// TestQuickCommandsCatchNoSignal holds which command lines end by a
+// signal's default action (they catch none, which saves their start-up a
+// thread) and which catch SIGINT, SIGTERM and SIGHUP to stop with exit 130.
+func TestQuickCommandsCatchNoSignal(t *testing.T) {
+	t.Parallel()
+	for line, quick := range map[string]bool{
+		"clai":                            false,
+		"clai version":                    true,
+		"clai sessions --json":            true,
+		"clai suggest --last x":           true,
+		"clai suggest rules":              false,
+		"clai suggest forget x":           false,
+		"clai answer s y":                 true,
+		"clai answer s y --wait":          false,
+		"clai answer --wait=2m s y":       false,
+		"clai answer -wait s y":           false,
+		"clai run pb.yaml":                false,
+		"clai lint pb.yaml":               false,
+		"clai dashboard":                  false,
+		"clai hub status":                 false,
+		"clai presets list":               false,
+		"clai record -- sh -c 'version'":  false,
+		"clai test pb.yaml":               false,
+		"clai init --from x":              false,
+		"clai history --since 1h":         false,
+		"clai daemon":                     false,
+		"clai schema":                     false,
+		"clai answer s --choose a --keys": true,
+	} {
+		if got := endsAtOnce(strings.Fields(line)); got != quick {
+			t.Errorf("endsAtOnce(%q) = %v, want %v", line, got, quick)
+		}
+	}
+}
