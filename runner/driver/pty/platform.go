@@ -53,8 +53,10 @@ var (
 	// newTracker prepares to follow a program about to start.
 	_ func(useCgroup bool) *tracker = newTracker
 	// startOnOwnThread runs start, which forks the program, on the thread
-	// the program must be started from, kept until done is closed.
-	_ func(start func() error, done <-chan struct{}) error = startOnOwnThread
+	// the program must be started from, and then, once start succeeded,
+	// the reaper it is handed, which waits for the program's end, on that
+	// same thread.
+	_ func(start func() error, reaper <-chan func()) error = startOnOwnThread
 	_ processTracker                                       = (*tracker)(nil)
 )
 

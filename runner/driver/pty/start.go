@@ -78,15 +78,17 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		track.procAttr(attr)
 		return &exec.Cmd{Path: path, Args: opts.Argv, Env: opts.Env, Dir: opts.Dir, Stdin: tty, Stdout: tty, Stderr: tty, SysProcAttr: attr}
 	}
-	done := make(chan struct{})
+	// The program's reaper runs on the thread that started it, once the
+	// program runs (startOnOwnThread).
+	reaper := make(chan func(), 1)
 	cmd := newCmd()
-	err = startOnOwnThread(func() error { return startWithDefaultSignals(cmd.Start) }, done)
+	err = startOnOwnThread(func() error { return startWithDefaultSignals(cmd.Start) }, reaper)
 	if err != nil && track.usesCgroup() {
 		// The kernel would not start it in the cgroup (no clone3, a cgroup it
 		// may not enter): tracking must never stop a program from starting.
 		track.dropCgroup()
 		cmd = newCmd()
-		err = startOnOwnThread(func() error { return startWithDefaultSignals(cmd.Start) }, done)
+		err = startOnOwnThread(func() error { return startWithDefaultSignals(cmd.Start) }, reaper)
 	}
 	_ = tty.Close() // the child has its own copy; ours would keep EOF away
 	if err != nil {
@@ -115,13 +117,13 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		grace:   grace,
 		linger:  lingerClock{period: linger, now: now},
 		name:    tty.Name(),
-		done:    done,
+		done:    make(chan struct{}),
 		closing: make(chan struct{}),
 		track:   track,
 	}
 	p.rdFn, p.rdWaitFn, p.wrFn = p.controlRead, p.controlReadWait, p.controlWrite
 	p.wg.Add(1)
-	go p.reap()
+	reaper <- p.reap
 	if track.adopting() {
 		p.wg.Add(1)
 		go func() {

@@ -39,4 +39,13 @@ func (*tracker) release(int)                                       {}
 func (*tracker) adopting() bool                                    { return false }
 func (*tracker) reapOrphans(int, <-chan struct{})                  {}
 func (*tracker) usesCgroup() bool                                  { return false }
-func startOnOwnThread(start func() error, _ <-chan struct{}) error { return start() }
+
+// startOnOwnThread runs start, and once it succeeded the reaper it is handed
+// on a goroutine of its own: no thread here is the program's parent.
+func startOnOwnThread(start func() error, reaper <-chan func()) error {
+	if err := start(); err != nil {
+		return err
+	}
+	go func() { (<-reaper)() }()
+	return nil
+}

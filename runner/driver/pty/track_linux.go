@@ -263,20 +263,23 @@ func (t *tracker) started(pid int) {
 }
 
 // startOnOwnThread runs start, which forks the program, on an OS thread that
-// stays alive and locked until done is closed (the program was reaped). The
-// kernel sends the parent-death signal when the thread that forked ends, not
-// the process; Go may end a thread that a goroutine locked and left locked,
-// so the program's thread is one nothing else uses.
-func startOnOwnThread(start func() error, done <-chan struct{}) error {
+// stays alive and locked until the program was reaped: once start succeeded,
+// the thread runs the reaper it is handed, which waits in the kernel for the
+// program to end. The kernel sends the parent-death signal when the thread
+// that forked ends, not the process; Go may end a thread that a goroutine
+// locked and left locked, so the program's thread is one nothing else uses.
+// The thread that waits for the program is the one that started it: a run
+// holds one thread for both, not two.
+func startOnOwnThread(start func() error, reaper <-chan func()) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		err := start()
 		errc <- err
 		if err == nil {
-			<-done
+			(<-reaper)()
 		}
-		runtime.UnlockOSThread()
 	}()
 	return <-errc
 }
