@@ -29,16 +29,16 @@ func AdoptOrphans() error { return errors.ErrUnsupported }
 // signal, which Close sends, has to do.
 type tracker struct{}
 
-func newTracker(bool) *tracker                                     { return &tracker{} }
-func (*tracker) dropCgroup()                                       {}
-func (*tracker) procAttr(*syscall.SysProcAttr)                     {}
-func (*tracker) started(int)                                       {}
-func (*tracker) note(int)                                          {}
-func (*tracker) killAll(int, bool)                                 {}
-func (*tracker) release(int)                                       {}
-func (*tracker) adopting() bool                                    { return false }
-func (*tracker) reapOrphans(int, <-chan struct{})                  {}
-func (*tracker) usesCgroup() bool                                  { return false }
+func newTracker(bool) *tracker                    { return &tracker{} }
+func (*tracker) dropCgroup()                      {}
+func (*tracker) procAttr(*syscall.SysProcAttr)    {}
+func (*tracker) started(int)                      {}
+func (*tracker) note(int)                         {}
+func (*tracker) killAll(int, bool)                {}
+func (*tracker) release(int)                      {}
+func (*tracker) adopting() bool                   { return false }
+func (*tracker) reapOrphans(int, <-chan struct{}) {}
+func (*tracker) usesCgroup() bool                 { return false }
 
 // startOnOwnThread runs start, and once it succeeded the reaper it is handed
 // on a goroutine of its own: no thread here is the program's parent.
