@@ -1,6 +1,7 @@
 package main
 
 import (
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
@@ -139,6 +140,37 @@ func TestTheLeanClaiLinksNoHumanLoop(t *testing.T) {
 			if pkg == module || whole && strings.HasPrefix(pkg, module+"/") {
 				t.Errorf("the lean clai links %s (imported by %s)", pkg, strings.Join(by, ", "))
 			}
+		}
+	}
+}
+
+// TestTheLeanClaiLinksNoTLS: the lean clai's code holds no TLS handshake
+// and no certificate checks. The session API reads and writes HTTP without
+// net/http's request and response, which carry a TLS connection's state:
+// clai's command line reflects on methods (its help templates), so every
+// method of a type they reach stays linked, x509's and crypto's with them
+// (docs/performance.md#memory). The symbols are read from the binary built.
+func TestTheLeanClaiLinksNoTLS(t *testing.T) {
+	t.Parallel()
+	f, err := elf.Open(testprog.BuildCommand(t, "./cmd/clai"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := map[string]bool{}
+	for _, s := range syms {
+		linked[s.Name] = true
+	}
+	if !linked["main.main"] {
+		t.Fatal("the binary's symbols hold no main.main: the test reads no symbols")
+	}
+	for _, name := range []string{"crypto/x509.(*Certificate).Verify", "crypto/tls.(*Conn).Handshake", "net/http.ReadRequest", "net/http.ReadResponse"} {
+		if linked[name] {
+			t.Errorf("the lean clai links %s", name)
 		}
 	}
 }

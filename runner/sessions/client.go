@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,10 +9,12 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"net/http"
+	"net/textproto"
 	"os"
+	"strconv"
 	"strings"
 
+	"github.com/clai-sh/clai/internal/glyph"
 	"github.com/clai-sh/clai/internal/peer"
 	"github.com/clai-sh/clai/runner/ask"
 )
@@ -34,36 +35,83 @@ type Client struct {
 // NewClient returns a client of the session whose socket is at path.
 func NewClient(path string) *Client { return &Client{socket: path} }
 
-// do sends req on a connection of its own, closed with the reply's body: an
-// idle connection would hold one of the few the session serves at once.
-// It speaks HTTP/1.1 with net/http's request writer and response reader,
-// not its Transport, whose client stacks (HTTP/2, proxies, TLS) a local
-// socket has no use for and every clai would link (docs/performance.md).
-// The reply's header is bounded by maxHeaderBytes; ctx ending closes the
-// connection.
-func (c *Client) do(req *http.Request) (*http.Response, error) {
-	ctx := req.Context()
+// response is a reply as the client reads it: its status, and its body,
+// whose Close closes the connection.
+type response struct {
+	// status is the status code; statusLine the code and its reason
+	// ("404 Not Found").
+	status     int
+	statusLine string
+	body       io.ReadCloser
+}
+
+// do sends a request on a connection of its own, closed with the reply's
+// body: an idle connection would hold one of the few the session serves at
+// once. It speaks HTTP/1.1 as the server does (see wire.go), with
+// net/textproto. The reply's header is bounded by maxHeaderBytes; ctx
+// ending closes the connection.
+func (c *Client) do(ctx context.Context, method, path string, body []byte) (*response, error) {
 	conn, err := peer.Dial(ctx, c.socket)
 	if err != nil {
 		return nil, err
 	}
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
-	req.Close = true
-	if err := req.Write(conn); err != nil {
+	fail := func(err error) (*response, error) {
 		stop()
 		_ = conn.Close()
 		return nil, ctxErr(ctx, err)
+	}
+	req := method + " " + path + " HTTP/1.1\r\nHost: clai\r\nUser-Agent: clai\r\nConnection: close\r\n"
+	if body != nil {
+		req += "Content-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n"
+	}
+	if _, err := conn.Write(append([]byte(req+"\r\n"), body...)); err != nil {
+		return fail(err)
 	}
 	header := &headerBound{r: conn, left: maxHeaderBytes + headerSlack}
-	resp, err := http.ReadResponse(bufio.NewReaderSize(header, headerSlack), req)
+	br := bufio.NewReaderSize(header, headerSlack)
+	resp, err := readResponse(br)
 	if err != nil {
-		stop()
-		_ = conn.Close()
-		return nil, ctxErr(ctx, err)
+		return fail(err)
 	}
 	header.left = -1
-	resp.Body = &connBody{ReadCloser: resp.Body, conn: conn, stop: stop}
+	resp.body = &connBody{Reader: resp.body, conn: conn, stop: stop}
 	return resp, nil
+}
+
+// readResponse reads a reply's status line and header from r, past any 1xx
+// reply, and sets its body: as long as its Content-Length says, else up to
+// the connection's end.
+func readResponse(r *bufio.Reader) (*response, error) {
+	tp := textproto.NewReader(r)
+	for {
+		line, err := tp.ReadLine()
+		if err != nil {
+			return nil, err
+		}
+		proto, status, ok := strings.Cut(line, " ")
+		code, _, _ := strings.Cut(status, " ")
+		n, err := strconv.Atoi(code)
+		if !ok || !strings.HasPrefix(proto, "HTTP/1.") || err != nil || len(code) != 3 {
+			return nil, fmt.Errorf("malformed reply %q", glyph.OneLine(line, 80))
+		}
+		header, err := tp.ReadMIMEHeader()
+		if err != nil {
+			return nil, err
+		}
+		if n >= 100 && n < 200 {
+			continue
+		}
+		resp := &response{status: n, statusLine: status, body: io.NopCloser(r)}
+		if cl := header.Get("Content-Length"); cl != "" {
+			length, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64)
+			if err != nil || length < 0 {
+				return nil, fmt.Errorf("malformed reply: Content-Length %q", glyph.OneLine(cl, 40))
+			}
+			resp.body = io.NopCloser(io.LimitReader(r, length))
+		}
+		return resp, nil
+	}
 }
 
 // headerSlack is the read-ahead of the reply's reader: what of the body it
@@ -94,14 +142,13 @@ func (h *headerBound) Read(p []byte) (int, error) {
 
 // connBody is a reply's body whose Close closes its connection.
 type connBody struct {
-	io.ReadCloser
+	io.Reader
 	conn net.Conn
 	stop func() bool
 }
 
 func (b *connBody) Close() error {
 	b.stop()
-	_ = b.ReadCloser.Close()
 	return b.conn.Close()
 }
 
@@ -134,12 +181,7 @@ func (c *Client) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 	if err != nil {
 		return sent, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://clai/v1/answer", bytes.NewReader(body))
-	if err != nil {
-		return sent, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.do(req)
+	resp, err := c.do(ctx, "POST", "/v1/answer", body)
 	if err != nil {
 		if c.gone() {
 			// The run removes its socket before it stops serving: the
@@ -148,10 +190,10 @@ func (c *Client) Answer(ctx context.Context, a ask.Answer) (ask.Sent, error) {
 		}
 		return sent, c.wrap(err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusConflict {
+	defer resp.body.Close()
+	if resp.status == statusConflict {
 		refusal := new(ask.Refusal)
-		if err := decodeReply(resp.Body, refusal); err != nil {
+		if err := decodeReply(resp.body, refusal); err != nil {
 			return sent, c.wrap(err)
 		}
 		return sent, refusal
@@ -202,21 +244,17 @@ type Stream struct {
 // any watcher does) until ctx ends or the run ends. The Stream must be
 // closed.
 func (c *Client) Subscribe(ctx context.Context) (*Stream, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://clai/v1/events", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.do(req)
+	resp, err := c.do(ctx, "GET", "/v1/events", nil)
 	if err != nil {
 		return nil, c.wrap(err)
 	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
+	if resp.status != statusOK {
+		defer resp.body.Close()
 		return nil, c.reply(resp, nil)
 	}
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(resp.body)
 	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
-	return &Stream{c: c, body: resp.Body, sc: sc}, nil
+	return &Stream{c: c, body: resp.body, sc: sc}, nil
 }
 
 // Next returns the next update; io.EOF once the stream ended with the run.
@@ -247,31 +285,27 @@ func (c *Client) Gone() bool { return c.gone() }
 
 // get reads the JSON at path into v.
 func (c *Client) get(ctx context.Context, path string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://clai"+path, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.do(req)
+	resp, err := c.do(ctx, "GET", path, nil)
 	if err != nil {
 		return c.wrap(err)
 	}
-	defer resp.Body.Close()
+	defer resp.body.Close()
 	return c.reply(resp, v)
 }
 
 // reply reads a 200 reply into v, or turns another into an error.
-func (c *Client) reply(resp *http.Response, v any) error {
-	if resp.StatusCode != http.StatusOK {
+func (c *Client) reply(resp *response, v any) error {
+	if resp.status != statusOK {
 		var e apiError
-		if err := decodeReply(resp.Body, &e); err != nil || e.Error == "" {
-			e.Error = resp.Status
+		if err := decodeReply(resp.body, &e); err != nil || e.Error == "" {
+			e.Error = resp.statusLine
 		}
 		return c.wrap(errors.New(e.Error))
 	}
 	if v == nil {
 		return nil
 	}
-	if err := decodeReply(resp.Body, v); err != nil {
+	if err := decodeReply(resp.body, v); err != nil {
 		return c.wrap(err)
 	}
 	return nil

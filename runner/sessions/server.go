@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/user"
 	"strconv"
@@ -59,59 +58,89 @@ func serveLimits() limits {
 	}
 }
 
-// Handler serves desk's session over HTTP:
+// api serves a desk's session, its routes:
 //
 //	GET  /v1/session  the session (ask.Session)
 //	GET  /v1/screen   what the program shows (ask.Screen)
 //	GET  /v1/events   the updates as Server-Sent Events: "event: KIND", "data: ask.Update"
 //	POST /v1/answer   an ask.Answer: 200 ask.Sent, 409 ask.Refusal, 400 a bad request
 //
-// Errors other than a refusal are {"error": "…"}. Who may connect is the
-// listener's business (see Serve).
-func Handler(desk ask.Desk) http.Handler { return newAPI(desk, serveLimits()) }
-
-// api serves a desk until it is stopped: event streams then end, and
-// requests that come after are refused.
+// Errors other than a refusal are {"error": "…"}; GET takes HEAD too. Who
+// may connect is the listener's business (see Serve). It serves until it
+// is stopped: event streams then end, and requests that come after are
+// refused.
 type api struct {
 	desk     ask.Desk
 	lim      limits
-	mux      *http.ServeMux
 	stopping chan struct{}
 	replies  inflight
 }
 
 func newAPI(desk ask.Desk, lim limits) *api {
-	a := &api{desk: desk, lim: lim, mux: http.NewServeMux(), stopping: make(chan struct{}), replies: inflight{idle: make(chan struct{})}}
-	a.mux.HandleFunc("GET /v1/session", func(w http.ResponseWriter, _ *http.Request) {
-		a.reply(w, unavailable, func() (int, any) { return http.StatusOK, desk.Session() })
-	})
-	a.mux.HandleFunc("GET /v1/screen", func(w http.ResponseWriter, _ *http.Request) {
-		a.reply(w, unavailable, func() (int, any) { return http.StatusOK, desk.Screen() })
-	})
-	a.mux.HandleFunc("GET /v1/events", a.serveEvents)
-	a.mux.HandleFunc("POST /v1/answer", a.serveAnswer)
-	return a
+	return &api{desk: desk, lim: lim, stopping: make(chan struct{}), replies: inflight{idle: make(chan struct{})}}
 }
 
-// ServeHTTP bounds the time each reply may take to be written, and serves r.
-func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(a.lim.write))
-	a.mux.ServeHTTP(w, r)
+// serve bounds the time each reply may take to be written, and serves r by
+// its route.
+func (a *api) serve(w *replyWriter, r *request) {
+	_ = w.setWriteDeadline(time.Now().Add(a.lim.write))
+	get := r.method == "GET" || r.method == "HEAD"
+	switch r.path {
+	case "/v1/session", "/v1/screen", "/v1/events":
+		if !get {
+			notAllowed(w, "GET, HEAD")
+			return
+		}
+	case "/v1/answer":
+		if r.method != "POST" {
+			notAllowed(w, "POST")
+			return
+		}
+	default:
+		writeText(w, statusNotFound, "404 page not found")
+		return
+	}
+	switch r.path {
+	case "/v1/session":
+		a.reply(w, unavailable, func() (int, any) { return statusOK, a.desk.Session() })
+	case "/v1/screen":
+		a.reply(w, unavailable, func() (int, any) { return statusOK, a.desk.Screen() })
+	case "/v1/events":
+		a.serveEvents(w, r)
+	case "/v1/answer":
+		a.serveAnswer(w, r)
+	}
+}
+
+// notAllowed replies 405 to a method the route does not take.
+func notAllowed(w *replyWriter, allow string) {
+	w.header.Set("Allow", allow)
+	writeText(w, statusMethodNotAllowed, "Method Not Allowed")
+}
+
+// writeText replies status with a line of text.
+func writeText(w *replyWriter, status int, text string) {
+	h := w.header
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", strconv.Itoa(len(text)+1))
+	w.writeHeader(status)
+	_, _ = io.WriteString(w, text+"\n")
 }
 
 // unavailable is the reply of a request that comes once the api stopped.
 func unavailable() (int, any) {
-	return http.StatusServiceUnavailable, apiError{Error: "the run has ended"}
+	return statusServiceUnavailable, apiError{Error: "the run has ended"}
 }
 
 // endedRefusal is the reply of an answer that comes once the api stopped.
 func endedRefusal() (int, any) {
-	return http.StatusConflict, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
+	return statusConflict, &ask.Refusal{Code: ask.RefusedEnded, Reason: "the run has ended"}
 }
 
 // reply writes what make returns, or once the api stopped what stopped
 // returns. While make runs, stop waits for it.
-func (a *api) reply(w http.ResponseWriter, stopped, make func() (int, any)) {
+func (a *api) reply(w *replyWriter, stopped, make func() (int, any)) {
 	if !a.replies.begin() {
 		status, v := stopped()
 		writeJSON(w, status, v)
@@ -122,7 +151,7 @@ func (a *api) reply(w http.ResponseWriter, stopped, make func() (int, any)) {
 	writeJSON(w, status, v)
 	// Out before the reply counts as done: the server closes its connections
 	// once none is under way, and a reply still in its buffer would be lost.
-	_ = http.NewResponseController(w).Flush()
+	_ = w.flush()
 }
 
 // stop ends the event streams and refuses what comes after; it waits up to
@@ -140,10 +169,10 @@ func (a *api) stop(grace time.Duration) {
 // serveAnswer reads an answer, bounded in size, and hands it to the desk.
 // Only once the whole answer is read is it a reply under way: a client that
 // sends its body slowly holds up nothing.
-func (a *api) serveAnswer(w http.ResponseWriter, r *http.Request) {
-	ans, err := decodeAnswer(http.MaxBytesReader(w, r.Body, maxAnswerBody))
+func (a *api) serveAnswer(w *replyWriter, r *request) {
+	ans, err := decodeAnswer(&maxBytes{r: r.body, left: maxAnswerBody})
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, apiError{Error: err.Error()})
+		writeJSON(w, statusBadRequest, apiError{Error: err.Error()})
 		return
 	}
 	if ans.Channel == "" {
@@ -153,15 +182,15 @@ func (a *api) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		ans.By = userName()
 	}
 	a.reply(w, endedRefusal, func() (int, any) {
-		sent, err := a.desk.Answer(r.Context(), ans)
+		sent, err := a.desk.Answer(r.ctx, ans)
 		var refusal *ask.Refusal
 		switch {
 		case errors.As(err, &refusal):
-			return http.StatusConflict, refusal
+			return statusConflict, refusal
 		case err != nil:
-			return http.StatusInternalServerError, apiError{Error: err.Error()}
+			return statusInternalServerError, apiError{Error: err.Error()}
 		}
-		return http.StatusOK, sent
+		return statusOK, sent
 	})
 }
 
@@ -206,6 +235,32 @@ func (f *inflight) close() <-chan struct{} {
 	return f.idle
 }
 
+// errTooLong is the read of a body past its bound.
+var errTooLong = errors.New("the body is too long")
+
+// maxBytes reads r until left bytes were read, then fails with errTooLong.
+type maxBytes struct {
+	r    io.Reader
+	left int64
+}
+
+func (m *maxBytes) Read(p []byte) (int, error) {
+	if m.left <= 0 {
+		// One byte more tells a body of exactly the bound from a longer one.
+		var one [1]byte
+		if n, _ := m.r.Read(one[:]); n > 0 {
+			return 0, errTooLong
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > m.left {
+		p = p[:m.left]
+	}
+	n, err := m.r.Read(p)
+	m.left -= int64(n)
+	return n, err
+}
+
 // decodeAnswer reads exactly one JSON answer, with no field the API does not
 // know.
 func decodeAnswer(body io.Reader) (ask.Answer, error) {
@@ -213,8 +268,7 @@ func decodeAnswer(body io.Reader) (ask.Answer, error) {
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		if errors.Is(err, errTooLong) {
 			return a, fmt.Errorf("the answer is longer than %d bytes", maxAnswerBody)
 		}
 		return a, fmt.Errorf("the answer is no JSON answer: %w", err)
@@ -231,7 +285,7 @@ func decodeAnswer(body io.Reader) (ask.Answer, error) {
 // serveEvents streams the desk's updates until the run ends or the client
 // goes or the api stops. Each write has a.lim.write to finish; a comment keeps a quiet stream
 // alive.
-func (a *api) serveEvents(w http.ResponseWriter, r *http.Request) {
+func (a *api) serveEvents(w *replyWriter, r *request) {
 	// A stream counts as a reply under way: as the api stops, it sends what
 	// the run told before it stopped, and stop waits for that.
 	if !a.replies.begin() {
@@ -240,23 +294,22 @@ func (a *api) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer a.replies.end()
-	rc := http.NewResponseController(w)
 	// The request has been read; what the client sends from now on is
 	// nothing but its going away.
-	_ = rc.SetReadDeadline(time.Time{})
-	h := w.Header()
+	_ = w.setReadDeadline(time.Time{})
+	h := w.header
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Content-Type-Options", "nosniff")
-	updates := a.desk.Watch(r.Context())
+	updates := a.desk.Watch(r.ctx)
 	send := func(b []byte) bool {
-		if rc.SetWriteDeadline(time.Now().Add(a.lim.write)) != nil {
+		if w.setWriteDeadline(time.Now().Add(a.lim.write)) != nil {
 			return false
 		}
 		if _, err := w.Write(b); err != nil {
 			return false
 		}
-		return rc.Flush() == nil
+		return w.flush() == nil
 	}
 	if !send([]byte(": clai session events\n\n")) {
 		return
@@ -276,7 +329,7 @@ func (a *api) serveEvents(w http.ResponseWriter, r *http.Request) {
 			if !send([]byte(": keep-alive\n\n")) {
 				return
 			}
-		case <-r.Context().Done():
+		case <-r.ctx.Done():
 			return
 		case <-a.stopping:
 			// What the run told before it stopped (its end) still goes out.
@@ -324,19 +377,19 @@ type apiError struct {
 	Error string `json:"error"`
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func writeJSON(w *replyWriter, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		status = http.StatusInternalServerError
+		status = statusInternalServerError
 		body, _ = json.Marshal(apiError{Error: err.Error()})
 	}
 	body = append(body, '\n')
-	h := w.Header()
+	h := w.header
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
 	// A length, not chunks: once flushed, the reply is whole on the wire.
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
+	w.writeHeader(status)
 	_, _ = w.Write(body)
 }
 

@@ -2,12 +2,12 @@ package sessions
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
+	"net/textproto"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -195,6 +195,12 @@ func TestBadRequestsAreRefused(t *testing.T) {
 		{"wrong method", "DELETE /v1/session HTTP/1.1\r\nHost: clai\r\nConnection: close\r\n\r\n", "HTTP/1.1 405 Method Not Allowed"},
 		{"unknown path", "GET /v1/passwd HTTP/1.1\r\nHost: clai\r\nConnection: close\r\n\r\n", "HTTP/1.1 404 Not Found"},
 		{"huge header", "GET /v1/session HTTP/1.1\r\nHost: clai\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n", "HTTP/1.1 431 Request Header Fields Too Large"},
+		{"no request line", "GET\r\nHost: clai\r\n\r\n", "HTTP/1.1 400 Bad Request"},
+		{"another protocol", "GET /v1/session HTTP/2.0\r\nHost: clai\r\n\r\n", "HTTP/1.1 400 Bad Request"},
+		{"a method that is no token", "G(T /v1/session HTTP/1.1\r\nHost: clai\r\n\r\n", "HTTP/1.1 400 Bad Request"},
+		{"chunked body", "POST /v1/answer HTTP/1.1\r\nHost: clai\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", "HTTP/1.1 400 Bad Request"},
+		{"two lengths", "POST /v1/answer HTTP/1.1\r\nHost: clai\r\nContent-Length: 2\r\nContent-Length: 30\r\n\r\n{}", "HTTP/1.1 400 Bad Request"},
+		{"a negative length", "POST /v1/answer HTTP/1.1\r\nHost: clai\r\nContent-Length: -1\r\n\r\n", "HTTP/1.1 400 Bad Request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -276,12 +282,67 @@ func TestAnswerWhileStopping(t *testing.T) {
 	desk := newFakeDesk("x")
 	a := newAPI(desk, serveLimits())
 	a.stop(0)
-	rec := httptest.NewRecorder()
-	a.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/answer", strings.NewReader(`{"question":"q1","text":"y"}`)))
-	if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), `"code":"ended"`) {
-		t.Fatalf("got %d %s, want 409 ended", rec.Code, rec.Body)
+	var out bytes.Buffer
+	w := &replyWriter{conn: noDeadlines{}, bw: bufio.NewWriter(&out), header: textproto.MIMEHeader{}}
+	a.serve(w, &request{ctx: t.Context(), method: "POST", path: "/v1/answer", body: strings.NewReader(`{"question":"q1","text":"y"}`)})
+	_ = w.flush()
+	if got := out.String(); !strings.HasPrefix(got, "HTTP/1.1 409 Conflict\r\n") || !strings.Contains(got, `"code":"ended"`) {
+		t.Fatalf("got %q, want 409 ended", got)
 	}
 	if got := desk.answered(); len(got) != 0 {
 		t.Fatalf("the desk got %+v", got)
+	}
+}
+
+// noDeadlines is a connection whose deadlines are never reached.
+type noDeadlines struct{}
+
+func (noDeadlines) SetReadDeadline(time.Time) error  { return nil }
+func (noDeadlines) SetWriteDeadline(time.Time) error { return nil }
+
+// TestClientReadsRepliesAsHTTP11: the client reads a reply by its length,
+// or up to the connection's end without one, past a 100 Continue; it
+// refuses a reply that is no HTTP and one whose header is past its bound.
+func TestClientReadsRepliesAsHTTP11(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, reply string
+		want        string // the session's name, or the error's part
+	}{
+		{"with a length", "HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\n{\"name\":\"a\"}trailing garbage", "a"},
+		{"to the end", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"name\":\"b\"}", "b"},
+		{"after 100 Continue", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\n{\"name\":\"c\"}", "c"},
+		{"an error", "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 29\r\n\r\n{\"error\":\"the run has ended\"}", "the run has ended"},
+		{"an error of no JSON", "HTTP/1.1 404 Not Found\r\n\r\n404 page not found\n", "404 Not Found"},
+		{"no HTTP", "SSH-2.0-OpenSSH\r\n\r\n", "malformed reply"},
+		{"a bad length", "HTTP/1.1 200 OK\r\nContent-Length: many\r\n\r\n{}", "malformed reply"},
+		{"a huge header", "HTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n{}", "longer than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			socket := filepath.Join(t.TempDir(), "s.sock")
+			ln, err := net.Listen("unix", socket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				defer c.Close()
+				_, _ = bufio.NewReader(c).ReadString('\n')
+				_, _ = io.WriteString(c, tt.reply)
+			}()
+			s, err := NewClient(socket).Session(t.Context())
+			switch {
+			case err != nil && !strings.Contains(err.Error(), tt.want):
+				t.Fatalf("got %v, want %q", err, tt.want)
+			case err == nil && s.Name != tt.want:
+				t.Fatalf("got the session %+v, want %q", s, tt.want)
+			}
+		})
 	}
 }
