@@ -3,12 +3,18 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/clai-sh/clai/internal/agenttest"
 	"github.com/clai-sh/clai/internal/testprog"
+	"github.com/clai-sh/clai/runner/ask"
 )
 
 // The claude-code preset against a real Claude Code whose model asks with
@@ -22,7 +28,7 @@ func TestDashboardAnswersClaudeCodesOwnQuestions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs and runs Claude Code from npm; skipped with -short")
 	}
-	claude := installClaudeCode(t)
+	claude := agenttest.InstallClaudeCode(t)
 	fake := testprog.Build(t, "anthropic")
 	clai := testprog.BuildCommand(t, "./cmd/clai")
 	const card = `article.card[data-session]`
@@ -40,7 +46,7 @@ func TestDashboardAnswersClaudeCodesOwnQuestions(t *testing.T) {
 	}{
 		{
 			name:      "one option",
-			questions: "[" + askColour + "]",
+			questions: "[" + agenttest.AskColour + "]",
 			answers: []chromedp.Action[chromedp.Void]{chromedp.Steps(
 				chromedp.WaitVisible(open+` button.option[data-label="Blue"]:not([disabled])`),
 				chromedp.Click(open+` button.option[data-label="Blue"]`),
@@ -50,7 +56,7 @@ func TestDashboardAnswersClaudeCodesOwnQuestions(t *testing.T) {
 		},
 		{
 			name:      "multi-select, then other",
-			questions: "[" + askTools + "," + askLicence + "]",
+			questions: "[" + agenttest.AskTools + "," + agenttest.AskLicence + "]",
 			answers: []chromedp.Action[chromedp.Void]{chromedp.Steps(
 				chromedp.WaitVisible(open+` form.multi input[data-label="Test"]:not([disabled])`),
 				chromedp.Click(open+` form.multi input[data-label="Lint"]`),
@@ -102,13 +108,78 @@ func TestDashboardAnswersClaudeCodesOwnQuestions(t *testing.T) {
 				}
 			}
 			screenshot(t, ctx, name+"-answered")
-			want := resultStart + c.want + "."
-			if !strings.Contains(fakeLog, "result toolu_fake01 ok "+strconvQuote(want+" You can now continue with these answers in mind.")) {
+			want := agenttest.ResultStart + c.want + "."
+			if !strings.Contains(fakeLog, "result toolu_fake01 ok "+agenttest.Quote(want+" You can now continue with these answers in mind.")) {
 				t.Errorf("the model was not told %s:\n%s", want, fakeLog)
 			}
-			if got := transcriptResult(t, s.home, "toolu_fake01"); !strings.HasPrefix(got, want) {
+			if got := agenttest.TranscriptResult(t, s.home, "toolu_fake01"); !strings.HasPrefix(got, want) {
 				t.Errorf("the transcript's tool_result is %q, want %q…", got, want)
 			}
 		})
 	}
+}
+
+// waitToolQuestion waits until the only session has an open question from
+// Claude Code's question tool with the text; a generous deadline only
+// catches a hang, or a run that ended.
+func waitToolQuestion[T any](t *testing.T, env *sessionsEnv, text string, finished func() T) *ask.Question {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		list := env.sessions(t)
+		if len(list) == 1 && list[0].Question != nil && list[0].Question.Reason == ask.Tool && list[0].Question.Text == text {
+			return list[0].Question
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no question %q; sessions: %+v; the run: %+v", text, list, finished())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// askRun is how a run of the e2e playbook ended.
+type askRun struct {
+	rep *e2eReport
+	err error
+}
+
+// checkDone fails t unless the run ended done, with exit 0, asking each
+// question of Claude Code's dialog once and typing every answer it was
+// given; fakeLog, which it returns, is what the fake API served.
+func (r askRun) checkDone(t *testing.T, fakeLog string) string {
+	t.Helper()
+	if r.err != nil {
+		t.Fatalf("%v\nfake API:\n%s", r.err, fakeLog)
+	}
+	if r.rep.Outcome != "done" || r.rep.ExitCode != 0 {
+		t.Errorf("outcome %q, exit %d (%s), want done, 0", r.rep.Outcome, r.rep.ExitCode, r.rep.Reason)
+	}
+	r.rep.checkToolDialogAskedOnce(t)
+	r.rep.checkTypedOnSight(t)
+	return fakeLog
+}
+
+// startAskingRun starts clai on Claude Code in s, with a sessions folder of
+// its own, against the fake Messages API asking questions (a JSON array of
+// AskUserQuestion's questions) and then saying SCRIPT-DONE. It returns the
+// sessions' environment, a function that waits for the run's end, and one
+// that stops the fake API and returns its log.
+func startAskingRun(t *testing.T, s *session, clai, claude, fake, questions string) (*sessionsEnv, func() askRun, func() string) {
+	t.Helper()
+	// A short sessions folder: a socket's path is at most 107 bytes.
+	env := &sessionsEnv{bin: clai, runtime: filepath.Join(s.root, "rt")}
+	if err := os.Mkdir(env.runtime, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env.env = append(os.Environ(), "XDG_RUNTIME_DIR="+env.runtime)
+	s.env = []string{"XDG_RUNTIME_DIR=" + env.runtime}
+	api, served := agenttest.StartFakeAPI(t, fake, []string{"-ask", `{"questions":` + questions + `}`, "-say", "SCRIPT-DONE"})
+	done := make(chan askRun, 1)
+	go func() {
+		rep, err := s.run(t, env.bin, claude, api)
+		done <- askRun{rep, err}
+	}()
+	finished := sync.OnceValue(func() askRun { return <-done })
+	t.Cleanup(func() { finished() }) // the run ends by itself, at most at its deadline
+	return env, finished, served
 }

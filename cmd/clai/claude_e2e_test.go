@@ -3,27 +3,20 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/agenttest"
 	"github.com/clai-sh/clai/internal/testprog"
-	"github.com/clai-sh/clai/runner/ask"
 )
-
-// claudeCodeVersion is the release of Claude Code the claude-code preset is
-// checked against end to end.
-const claudeCodeVersion = "2.1.197"
 
 // e2ePlaybook is the claude-code preset plus the two things a person at the
 // keyboard would do in the scripted conversation: answer Claude Code's
@@ -56,7 +49,7 @@ func TestPresetDrivesRealClaudeCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs and runs Claude Code from npm; skipped with -short")
 	}
-	claude := installClaudeCode(t)
+	claude := agenttest.InstallClaudeCode(t)
 	clai := testprog.BuildCommand(t, "./cmd/clai")
 	fake := testprog.Build(t, "anthropic")
 
@@ -90,7 +83,7 @@ func TestPresetDrivesRealClaudeCode(t *testing.T) {
 			t.Parallel()
 			s := newSession(t)
 			script := append(c.turns(s.outside), "-say", "SCRIPT-DONE")
-			api, served := startFakeAPI(t, fake, script)
+			api, served := agenttest.StartFakeAPI(t, fake, script)
 			rep, err := s.run(t, clai, claude, api)
 			fakeLog := served()
 			if err != nil {
@@ -166,7 +159,7 @@ func TestPresetLeavesWritesToAPersonInRealClaudeCode(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed: the test's project is a git repository")
 	}
-	claude := installClaudeCode(t)
+	claude := agenttest.InstallClaudeCode(t)
 	clai := testprog.BuildCommand(t, "./cmd/clai")
 	fake := testprog.Build(t, "anthropic")
 
@@ -189,7 +182,7 @@ func TestPresetLeavesWritesToAPersonInRealClaudeCode(t *testing.T) {
 	tags := "git tag -n"
 	rmOut := "rm -rf " + s.outside
 	script := []string{"-bash", find, "-bash", branch, "-bash", tags, "-bash", tags, "-bash", rmOut, "-say", "SCRIPT-DONE"}
-	api, served := startFakeAPI(t, fake, script)
+	api, served := agenttest.StartFakeAPI(t, fake, script)
 
 	p := person{clai: clai, env: append(os.Environ(), sessionsVars...), command: bashDialogCommand, proceed: "Yes", reads: 2 * time.Second}
 	answered, stopPerson := p.answer(map[string]string{find: "esc", branch: "esc"})
@@ -301,14 +294,6 @@ func TestPresetLeavesWritesToAPersonInRealClaudeCode(t *testing.T) {
 	}
 }
 
-// installClaudeCode installs Claude Code claudeCodeVersion from npm into a
-// temporary prefix and returns the path of its claude command (see
-// installFromNPM).
-func installClaudeCode(t *testing.T) string {
-	t.Helper()
-	return installFromNPM(t, "@anthropic-ai/claude-code", claudeCodeVersion, "claude")
-}
-
 // session is one first run of Claude Code: an empty home, a project with
 // an npm test script, and a folder outside it that dangerous commands aim at.
 type session struct {
@@ -365,22 +350,7 @@ func (s *session) run(t *testing.T, clai, claude, api string) (*e2eReport, error
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGHUP) }
 	cmd.WaitDelay = 10 * time.Second
 	cmd.Dir = s.proj
-	cmd.Env = []string{
-		"PATH=" + filepath.Dir(claude) + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"HOME=" + s.home,
-		"TERM=xterm-256color",
-		"LANG=C.UTF-8",
-		"ANTHROPIC_BASE_URL=" + api,
-		// A token, not ANTHROPIC_API_KEY: with an API key, 2.1.197's first
-		// run checks api.anthropic.com itself after the theme picker, base URL
-		// or not, and stops at "Unable to connect to Anthropic services".
-		"ANTHROPIC_AUTH_TOKEN=dummy",
-		"DISABLE_AUTOUPDATER=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-	}
-	if tmp := os.Getenv("TMPDIR"); tmp != "" {
-		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
-	}
+	cmd.Env = agenttest.ClaudeCodeEnv(s.home, claude, api)
 	cmd.Env = append(cmd.Env, s.env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -438,44 +408,6 @@ func (s *session) checkUntouched(t *testing.T) {
 	}
 }
 
-// startFakeAPI starts the fake Messages API with the script flags and returns
-// its base URL, and a function that stops it and returns what it logged
-// (a line per request).
-func startFakeAPI(t *testing.T, fake string, script []string) (url string, served func() string) {
-	t.Helper()
-	cmd := exec.Command(fake, script...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(stdout)
-	first, err := r.ReadString('\n')
-	url, ok := strings.CutPrefix(strings.TrimSpace(first), "listening on ")
-	if err != nil || !ok {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("fake API: %q, %v", first, err)
-	}
-	var log bytes.Buffer
-	copied := make(chan struct{})
-	go func() {
-		io.Copy(&log, r)
-		close(copied)
-	}()
-	stop := sync.OnceValue(func() string {
-		cmd.Process.Kill()
-		<-copied
-		cmd.Wait()
-		return "\n" + log.String()
-	})
-	t.Cleanup(func() { stop() })
-	return url, stop
-}
-
 // bashDialogCommand returns the command of Claude Code's Bash permission
 // dialog on screen (the first row under "Bash command"), or "".
 func bashDialogCommand(screen string) string {
@@ -511,64 +443,21 @@ func fakeResults(fakeLog string) map[string][]string {
 	return results
 }
 
-// needlessMarks begin a line of the screens Claude Code shows where the run
-// has nobody to ask: the folder-trust dialog, which the preset answers and
-// which stays a moment after, drawn answered; and the screen it leaves at
-// its exit, which says how to resume the session.
-var needlessMarks = []string{"Quick safety check:", "Is this a project you created or one you trust?", "claude --resume"}
-
 // checkTypedOnSight fails t if the keystrokes of an answer to Claude Code's
-// dialog were given up, the screen never showing what they waited for: the
-// typist's marks no longer match what Claude Code draws.
+// dialog were given up (see agenttest.CheckTypedOnSight).
 func (r *e2eReport) checkTypedOnSight(t *testing.T) {
 	t.Helper()
-	for _, e := range r.Timeline {
-		if strings.Contains(e.Reason, "of the answer") && strings.Contains(e.Reason, "is not typed") {
-			t.Errorf("an answer's keystrokes were not typed: %s", e.Reason)
-		}
+	reasons := make([]string, len(r.Timeline))
+	for i, e := range r.Timeline {
+		reasons[i] = e.Reason
 	}
+	agenttest.CheckTypedOnSight(t, reasons)
 }
 
 // checkToolDialogAskedOnce fails t if the run opened a question of its own
-// (a prompt) for Claude Code's question dialog, whose questions the question
-// source asks: it would reach every channel a second time, and an answer to
-// it would be typed into the dialog. The dialog is a screen that shows its
-// footer, its review of several answers, or a question of the tool, at the
-// start of a line. A prompt question for the trust dialog or the exit screen
-// (needlessMarks) fails t too: it would wake every channel for nothing.
-// Other prompt questions are logged.
+// for Claude Code's question dialog, or for a screen nobody need see (see
+// agenttest.CheckToolDialogAskedOnce).
 func (r *e2eReport) checkToolDialogAskedOnce(t *testing.T) {
 	t.Helper()
-	marks := append([]string{"Enter to select ·", "Review your answers"}, needlessMarks...)
-	for _, q := range r.Questions {
-		if q.Reason == ask.Tool {
-			marks = append(marks, q.Text)
-		}
-	}
-	for _, q := range r.Questions {
-		if q.Reason == ask.Tool {
-			continue
-		}
-		how := "open"
-		if q.Closed != nil {
-			how = q.Closed.How
-		}
-		report := t.Logf
-		if showsLineStart(q.Screen, marks) {
-			report = t.Errorf
-		}
-		report("the run opened question %s why %q (%s) for the screen:\n%s", q.ID, q.Reason, how, q.Screen)
-	}
-}
-
-// showsLineStart reports whether a line of screen begins with one of marks.
-func showsLineStart(screen string, marks []string) bool {
-	for _, l := range strings.Split(screen, "\n") {
-		for _, m := range marks {
-			if strings.HasPrefix(strings.TrimSpace(l), m) {
-				return true
-			}
-		}
-	}
-	return false
+	agenttest.CheckToolDialogAskedOnce(t, r.Questions)
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/agenttest"
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/ask"
 )
@@ -62,7 +63,7 @@ func TestPresetDrivesRealCodex(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs and runs Codex CLI from npm; skipped with -short")
 	}
-	codex := installFromNPM(t, "@openai/codex", codexVersion, "codex")
+	codex := agenttest.InstallFromNPM(t, "@openai/codex", codexVersion, "codex")
 	clai := testprog.BuildCommand(t, "./cmd/clai")
 	fake := testprog.Build(t, "modelapi")
 
@@ -72,7 +73,7 @@ func TestPresetDrivesRealCodex(t *testing.T) {
 	ls := "ls -la " + s.proj
 	rmOut := "rm -rf " + s.outside
 	requests := filepath.Join(s.root, "requests.log")
-	api, stopFake := startFakeAPI(t, fake, []string{"-addr", "127.0.0.1:0", "-log", requests,
+	api, stopFake := agenttest.StartFakeAPI(t, fake, []string{"-addr", "127.0.0.1:0", "-log", requests,
 		"-done", "SCRIPT-DONE", find, branch, ls, ls, rmOut})
 	s.writeConfig(t, api)
 
@@ -492,12 +493,12 @@ func (rs codexRequests) summary() string {
 			what := in.Type
 			switch {
 			case in.Type == "message" && len(in.Content) > 0:
-				what = in.Role + " " + strconvQuote(shorten(in.Content[0].Text, 60))
+				what = in.Role + " " + agenttest.Quote(shorten(in.Content[0].Text, 60))
 			case in.Type == "function_call":
 				what = "call " + shorten(in.Arguments, 60)
 			case in.Type == "function_call_output":
 				out, _ := in.Output.(string)
-				what = "output " + strconvQuote(shorten(out, 60))
+				what = "output " + agenttest.Quote(shorten(out, 60))
 			}
 			fmt.Fprintf(&b, " [%s]", what)
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/agenttest"
 	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/ask"
 )
@@ -99,7 +100,7 @@ func TestPresetDrivesRealGemini(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed: the test's project is a git repository")
 	}
-	gemini := installFromNPM(t, "@google/gemini-cli", geminiVersion, "gemini")
+	gemini := agenttest.InstallFromNPM(t, "@google/gemini-cli", geminiVersion, "gemini")
 	clai := testprog.BuildCommand(t, "./cmd/clai")
 	fake := testprog.Build(t, "modelapi")
 
@@ -109,7 +110,7 @@ func TestPresetDrivesRealGemini(t *testing.T) {
 		branch := "git branch -D main"
 		lsFiles := "git ls-files"
 		rm := "rm -rf " + s.outside
-		api, served := startFakeAPI(t, fake, []string{"-addr", "127.0.0.1:0", "-log", s.fakeLog,
+		api, served := agenttest.StartFakeAPI(t, fake, []string{"-addr", "127.0.0.1:0", "-log", s.fakeLog,
 			"-done", "SCRIPT-DONE", find, branch, lsFiles, lsFiles, rm})
 		answered := map[string]string{} // command → the question answered with Esc
 		rep, err := s.run(t, clai, gemini, api, 100*time.Second, func() {
@@ -172,7 +173,7 @@ func TestPresetDrivesRealGemini(t *testing.T) {
 	t.Run("trust dialog and approval at once", func(t *testing.T) {
 		s := newGeminiSession(t, geminiAtOncePlaybook)
 		branch := "git branch -D main"
-		api, served := startFakeAPI(t, fake, []string{"-addr", "127.0.0.1:0", "-log", s.fakeLog,
+		api, served := agenttest.StartFakeAPI(t, fake, []string{"-addr", "127.0.0.1:0", "-log", s.fakeLog,
 			"-done", "SCRIPT-DONE", branch})
 		rep, err := s.run(t, clai, gemini, api, 60*time.Second, nil, "-i", geminiPrompt)
 		served()

@@ -22,7 +22,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"slices"
 	"sync"
 	"time"
 
@@ -112,7 +111,8 @@ func Run(ctx context.Context, pb *playbooks.Playbook, opts Options) (*report.Rep
 	if opts.Sources == nil {
 		opts.Sources = DefaultSources()
 	}
-	runOpts := slices.Clone(opts.Runner)
+	// The program inherits Environ, unless Runner says otherwise.
+	runOpts := append([]runner.Option{runner.WithEnviron(opts.Environ)}, opts.Runner...)
 	if opts.Host != "" {
 		runOpts = append(runOpts, runner.WithHost(opts.Host))
 	}

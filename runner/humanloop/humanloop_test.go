@@ -101,3 +101,14 @@ func TestRunTellsAPersonAndTakesTheirAnswerFromAPhone(t *testing.T) {
 		t.Errorf("a headless run that waits for a person says where to answer; it said:\n%s", notices.String())
 	}
 }
+
+// TestTheProgramInheritsEnviron: Options.Environ is the program's
+// environment too, as it is the parts': an embedder that runs a program
+// with an environment of its own gives it there.
+func TestTheProgramInheritsEnviron(t *testing.T) {
+	pb := parsePlaybook(t, "version: 1\nname: env\nspawn: {shell: 'echo \"colour=$CLAI_TEST_COLOUR\"'}\nsteps:\n  - expect: colour=teal\n")
+	r := isolate(t).startRun(t, pb, humanloop.Options{Environ: append(os.Environ(), "CLAI_TEST_COLOUR=teal"), Headless: true, Quiet: true})
+	if rep := r.waitDone(t); rep.Outcome != "done" {
+		t.Fatalf("the program did not see Environ: %+v\n%s", rep, r.shown.String())
+	}
+}
