@@ -8,13 +8,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/clai-sh/clai/internal/agenttest"
 	"github.com/clai-sh/clai/internal/testprog"
-	"github.com/clai-sh/clai/runner/ask"
 )
 
 // The claude-code preset against a real Claude Code whose model asks with
@@ -116,24 +114,6 @@ func TestDashboardAnswersClaudeCodesOwnQuestions(t *testing.T) {
 				t.Errorf("the transcript's tool_result is %q, want %q…", got, want)
 			}
 		})
-	}
-}
-
-// waitToolQuestion waits until the only session has an open question from
-// Claude Code's question tool with the text; a generous deadline only
-// catches a hang, or a run that ended.
-func waitToolQuestion[T any](t *testing.T, env *sessionsEnv, text string, finished func() T) *ask.Question {
-	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		list := env.sessions(t)
-		if len(list) == 1 && list[0].Question != nil && list[0].Question.Reason == ask.Tool && list[0].Question.Text == text {
-			return list[0].Question
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no question %q; sessions: %+v; the run: %+v", text, list, finished())
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
