@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clai-sh/clai/internal/agenttest"
 	"github.com/clai-sh/clai/internal/testprog"
@@ -80,7 +79,9 @@ func TestClaudeCodesOwnQuestionsAreAnswered(t *testing.T) {
 			})
 
 			for i, a := range c.answers {
-				q, socket := r.waitToolQuestion(t, asked[i]["question"].(string))
+				question := asked[i]["question"].(string)
+				s, socket := r.waitFor(t, "question "+question, func(q *ask.Question) bool { return q.Reason == ask.Tool && q.Text == question })
+				q := s.Question
 				if q.Header != asked[i]["header"] || len(q.Options) != len(asked[i]["options"].([]any)) ||
 					q.Options[0].Description == "" || !q.Other || q.MultiSelect != asked[i]["multiSelect"] {
 					t.Fatalf("question %+v, asked %v", q, asked[i])
@@ -109,35 +110,5 @@ func TestClaudeCodesOwnQuestionsAreAnswered(t *testing.T) {
 				t.Errorf("the transcript's tool_result is %q, want %q…", got, want)
 			}
 		})
-	}
-}
-
-// waitToolQuestion waits until the only session registered is r's and its
-// open question is one of Claude Code's question tool with the text; it
-// returns the question and the session's socket. A generous deadline only
-// catches a hang, or a run that ended.
-func (r *aRun) waitToolQuestion(t *testing.T, text string) (*ask.Question, string) {
-	t.Helper()
-	reg, err := sessions.Open(r.sessions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(hang)
-	for {
-		list, err := reg.List(t.Context())
-		if err == nil && len(list) == 1 {
-			if q := list[0].Session.Question; q != nil && q.Reason == ask.Tool && q.Text == text {
-				return q, list[0].Socket
-			}
-		}
-		select {
-		case <-r.done:
-			t.Fatalf("the run ended (%v) before question %q:\n%s", r.err, text, r.shown.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no question %q; sessions: %+v (%v)", text, list, err)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -210,6 +210,15 @@ func (r *aRun) logLines(event string) []map[string]any {
 // socket.
 func (r *aRun) waitQuestion(t *testing.T, id string) (ask.Session, string) {
 	t.Helper()
+	return r.waitFor(t, "question "+id, func(q *ask.Question) bool { return q.ID == id })
+}
+
+// waitFor waits until the only session registered is r's and its open
+// question is one that is (what says which, for a failure), as clai sessions
+// lists it; it returns the session and its socket. A generous deadline only
+// catches a hang, or a run that ended.
+func (r *aRun) waitFor(t *testing.T, what string, is func(*ask.Question) bool) (ask.Session, string) {
+	t.Helper()
 	reg, err := sessions.Open(r.sessions)
 	if err != nil {
 		t.Fatal(err)
@@ -217,16 +226,16 @@ func (r *aRun) waitQuestion(t *testing.T, id string) (ask.Session, string) {
 	deadline := time.Now().Add(hang)
 	for {
 		list, err := reg.List(t.Context())
-		if err == nil && len(list) == 1 && list[0].Session.Question != nil && list[0].Session.Question.ID == id {
+		if err == nil && len(list) == 1 && list[0].Session.Question != nil && is(list[0].Session.Question) {
 			return list[0].Session, list[0].Socket
 		}
 		select {
 		case <-r.done:
-			t.Fatalf("the run ended (%v) before question %s:\n%s", r.err, id, r.shown.String())
+			t.Fatalf("the run ended (%v) before %s:\n%s", r.err, what, r.shown.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no question %s; sessions: %+v (%v)", id, list, err)
+			t.Fatalf("no %s; sessions: %+v (%v)", what, list, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
