@@ -3,10 +3,13 @@
 package pty
 
 import (
+	"errors"
 	"math"
 	"os"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestPollMillis(t *testing.T) {
@@ -41,11 +44,19 @@ func TestPollReadable(t *testing.T) {
 	fd := int(r.Fd())
 	ready := func(timeout time.Duration) int {
 		t.Helper()
-		n, err := pollReadable(fd, timeout)
-		if err != nil {
-			t.Fatalf("pollReadable(%v): %v", timeout, err)
+		for {
+			// A signal to this thread (a child of a test beside this one
+			// ended) ends a poll with EINTR, which its callers wait again
+			// after, as here.
+			n, err := pollReadable(fd, timeout)
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("pollReadable(%v): %v", timeout, err)
+			}
+			return n
 		}
-		return n
 	}
 	if n := ready(0); n != 0 {
 		t.Errorf("empty pipe: %d ready, want 0", n)
