@@ -22,13 +22,7 @@ func installPair(t *testing.T) (clai, hook string) {
 		testprog.BuildCommand(t, "./cmd/clai"):      "clai",
 		testprog.BuildCommand(t, "./cmd/clai-hook"): "clai-hook",
 	} {
-		data, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testprog.Place(t, src, filepath.Join(dir, name))
 	}
 	return filepath.Join(dir, "clai"), filepath.Join(dir, "clai-hook")
 }

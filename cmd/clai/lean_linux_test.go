@@ -75,13 +75,7 @@ func TestLeanClaiWithoutTheFullOneSaysSo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	lean := filepath.Join(dir, "clai")
-	b, err := os.ReadFile(testprog.BuildCommand(t, "./cmd/clai"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(lean, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testprog.Place(t, testprog.BuildCommand(t, "./cmd/clai"), lean)
 	e := leanEnv(t, lean)
 	pb := parentPlaybook(t, dir, "parent")
 	if out, errs, code := e.clai(t, "run", "--log", filepath.Join(dir, "alone.log"), pb); code != 0 || !strings.Contains(out, "parent="+lean) {

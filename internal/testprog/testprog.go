@@ -250,3 +250,22 @@ func isFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
 }
+
+// Place puts the program at src at dst, executable, as a hard link where it
+// can and as a copy where it cannot (another file system). A test that runs
+// a program it wrote itself may find it "text file busy": a program a test
+// beside it is starting holds the file open for writing between its fork and
+// its exec. A hard link writes nothing.
+func Place(t testing.TB, src, dst string) {
+	t.Helper()
+	if err := os.Link(src, dst); err == nil {
+		return
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

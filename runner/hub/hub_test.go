@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/clai-sh/clai/internal/peer"
+	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/ask"
 	"github.com/clai-sh/clai/runner/hub"
 	"github.com/clai-sh/clai/runner/hublink"
@@ -257,13 +258,7 @@ func TestAnotherUsersConnectionIsRefused(t *testing.T) {
 	}
 	// The test binary, where the other user may run it.
 	bin := filepath.Join(dir, "helper")
-	self, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, self, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testprog.Place(t, os.Args[0], bin)
 	cmd := exec.Command(bin, "-test.run=^TestDialHelper$", "-test.v")
 	cmd.Env = append(os.Environ(), dialHelperEnv+"="+socket)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clai-sh/clai/internal/testprog"
 	"github.com/clai-sh/clai/runner/ask"
 )
 
@@ -147,14 +148,8 @@ func TestOtherUserIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The test binary, where another user may run it.
-	self, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
 	bin := filepath.Join(open, "helper")
-	if err := os.WriteFile(bin, self, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testprog.Place(t, os.Args[0], bin)
 	socket := filepath.Join(open, "s.sock")
 	ln, err := net.Listen("unix", socket)
 	if err != nil {
