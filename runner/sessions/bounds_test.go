@@ -255,7 +255,7 @@ func TestCloseWaitsOnlyForReplies(t *testing.T) {
 func TestClientsHoldNoConnection(t *testing.T) {
 	t.Parallel()
 	lim := serveLimits()
-	lim.conns, lim.idle = 2, time.Hour
+	lim.conns = 2
 	socket, _ := serveTemp(t, newFakeDesk("x"), lim)
 	// A deadline far beyond a reply only catches a client left waiting.
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)

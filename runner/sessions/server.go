@@ -33,8 +33,6 @@ type limits struct {
 	// write bounds each reply, and each event of a stream: a client that
 	// stops reading is dropped.
 	write time.Duration
-	// idle closes a kept-alive connection nobody uses.
-	idle time.Duration
 	// keepAlive is how often an event stream without events sends a
 	// comment, so a client that went away is noticed.
 	keepAlive time.Duration
@@ -51,7 +49,6 @@ func serveLimits() limits {
 		readHeader: 5 * time.Second,
 		read:       10 * time.Second,
 		write:      10 * time.Second,
-		idle:       30 * time.Second,
 		keepAlive:  15 * time.Second,
 		conns:      32,
 		grace:      2 * time.Second,
@@ -405,18 +402,13 @@ func userName() string {
 // Server serves one session's API on a listener that only lets this user's
 // processes in.
 type Server struct {
-	ln   net.Listener
-	desk ask.Desk
-	lim  limits
-	// api is made for the first request (its routes are not worth their
-	// pages to a run nobody asks); one made after Close starts stopped.
-	apiMu   sync.Mutex
-	api     *api
-	closing bool
-	conns   conns
-	ctx     context.Context
-	cancel  context.CancelFunc
-	done    chan struct{}
+	ln     net.Listener
+	api    *api
+	lim    limits
+	conns  conns
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // Serve serves desk on ln, in goroutines of its own: only processes of this
@@ -430,7 +422,7 @@ func Serve(ln net.Listener, desk ask.Desk, refused func(error)) *Server {
 func serveAs(ln net.Listener, desk ask.Desk, refused func(error), uid int, lim limits) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		desk:   desk,
+		api:    newAPI(desk, lim),
 		lim:    lim,
 		ln:     peer.Listen(ln, uid, lim.conns, refused),
 		ctx:    ctx,
@@ -447,13 +439,7 @@ func serveAs(ln net.Listener, desk ask.Desk, refused func(error), uid int, lim l
 // those of clients still sending their request.
 func (s *Server) Close() error {
 	err := s.ln.Close()
-	s.apiMu.Lock()
-	s.closing = true
-	a := s.api
-	s.apiMu.Unlock()
-	if a != nil {
-		a.stop(s.lim.grace)
-	}
+	s.api.stop(s.lim.grace)
 	s.cancel()
 	s.conns.closeAll()
 	<-s.done
@@ -461,17 +447,4 @@ func (s *Server) Close() error {
 		err = nil
 	}
 	return err
-}
-
-// served is the server's api, made on first use.
-func (s *Server) served() *api {
-	s.apiMu.Lock()
-	defer s.apiMu.Unlock()
-	if s.api == nil {
-		s.api = newAPI(s.desk, s.lim)
-		if s.closing {
-			s.api.stop(0)
-		}
-	}
-	return s.api
 }

@@ -32,8 +32,10 @@ type request struct {
 	method string
 	path   string
 	header textproto.MIMEHeader
-	// body is the request's body, as long as its Content-Length says.
-	body io.Reader
+	// length is the body's length, as Content-Length says (0 without one);
+	// body is the body, that long.
+	length int64
+	body   io.Reader
 }
 
 // errBadRequest is a request the server cannot read: 400.
@@ -71,7 +73,7 @@ func readRequest(r *bufio.Reader) (*request, error) {
 		if err != nil || n < 0 || slices.ContainsFunc(cl[1:], func(v string) bool { return strings.TrimSpace(v) != strings.TrimSpace(cl[0]) }) {
 			return nil, errBadRequest
 		}
-		req.body = io.LimitReader(r, n)
+		req.length, req.body = n, io.LimitReader(r, n)
 	}
 	return req, nil
 }
@@ -88,12 +90,6 @@ func validMethod(m string) bool {
 		}
 	}
 	return true
-}
-
-// hasBody reports whether the request says it sends a body.
-func (r *request) hasBody() bool {
-	n, err := strconv.ParseInt(strings.TrimSpace(r.header.Get("Content-Length")), 10, 64)
-	return err == nil && n > 0
 }
 
 // conns are the connections a Server serves, closed at once by its Close.
@@ -177,11 +173,11 @@ func (s *Server) serveConn(c net.Conn) {
 	defer cancel()
 	req.ctx = ctx
 	w := &replyWriter{conn: c, bw: bufio.NewWriter(c), header: textproto.MIMEHeader{}, head: req.method == "HEAD"}
-	if req.hasBody() && strings.EqualFold(req.header.Get("Expect"), "100-continue") {
+	if req.length > 0 && strings.EqualFold(req.header.Get("Expect"), "100-continue") {
 		_, _ = io.WriteString(w.bw, "HTTP/1.1 100 Continue\r\n\r\n")
 		_ = w.bw.Flush()
 	}
-	if !req.hasBody() {
+	if req.length == 0 {
 		// Nothing more is read: what the client sends from now on is
 		// nothing but its going away, which ends the request's context
 		// (an event stream's end).
@@ -190,7 +186,7 @@ func (s *Server) serveConn(c net.Conn) {
 			cancel()
 		}()
 	}
-	s.served().serve(w, req)
+	s.api.serve(w, req)
 	_ = w.flush()
 }
 
@@ -261,7 +257,12 @@ func (w *replyWriter) writeHeader(status int) {
 	for _, k := range keys {
 		for _, v := range w.header[k] {
 			// A value never breaks the header's lines.
-			v = strings.NewReplacer("\r", " ", "\n", " ").Replace(v)
+			v = strings.Map(func(r rune) rune {
+				if r == '\r' || r == '\n' {
+					return ' '
+				}
+				return r
+			}, v)
 			_, _ = io.WriteString(w.bw, k+": "+strings.TrimSpace(v)+"\r\n")
 		}
 	}
